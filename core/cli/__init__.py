@@ -1,0 +1,72 @@
+"""The ``favakit`` command line.
+
+Subcommands are loaded lazily: the registry below names the module of each, and only the module
+of the command being run is imported, so ``favakit --help`` stays fast and torch-free. A command
+module defines ``configure(parser)``, which adds its arguments and sets ``func`` (a function
+taking the parsed arguments and returning an exit code). Command modules import nothing heavy at
+module level; their functions import what they need when they run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from favakit import __version__
+from favakit.errors import FavakitError
+
+__all__ = ["COMMANDS", "main"]
+
+#: name -> (module defining ``configure``, one-line help). Later stages register here.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "env": ("favakit.cli.env_cmd", "report installed extras, versions, GPUs and chosen backends"),
+    "tags": ("favakit.cli.tags_cmd", "strip, check, convert and locate error tags"),
+}
+
+
+def _root_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:  # type: ignore[type-arg]
+    parser = argparse.ArgumentParser(
+        prog="favakit",
+        description="Find, type and fix hallucinated spans in text written by language models.",
+        epilog="Run 'favakit COMMAND --help' for a command's options.",
+    )
+    parser.add_argument("--version", action="version", version=f"favakit {__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    return parser, sub
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_in = list(sys.argv[1:] if argv is None else argv)
+    parser, sub = _root_parser()
+    chosen = next((a for a in args_in if not a.startswith("-")), None)
+    for name, (module, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            importlib.import_module(module).configure(p)
+    args = parser.parse_args(args_in)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    logging.basicConfig(
+        level=logging.WARNING - 10 * min(args.verbose, 2),
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        code: int = args.func(args)
+    except FavakitError as exc:
+        print(f"favakit {args.command}: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print(f"favakit {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. piped into `head`
+        return 0
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,35 @@
+"""Optional-dependency guards: one clear error naming the extra to install."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from types import ModuleType
+
+from favakit.errors import MissingDependencyError
+
+__all__ = ["is_available", "require"]
+
+# import name -> distribution name, where they differ
+_DIST = {"faiss": "faiss-cpu", "yaml": "pyyaml", "sklearn": "scikit-learn"}
+
+
+def is_available(module: str) -> bool:
+    """True when ``module`` can be imported (checked without importing it)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def require(module: str, extra: str, purpose: str = "") -> ModuleType:
+    """Import ``module`` or raise :class:`MissingDependencyError` naming ``favakit[extra]``."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        what = f"{purpose} needs" if purpose else "this needs"
+        dist = _DIST.get(module.split(".")[0], module.split(".")[0])
+        raise MissingDependencyError(
+            f"{what} the package {dist!r}, which is not installed ({exc}); "
+            f"install it with: pip install 'favakit[{extra}]'"
+        ) from exc

@@ -1,0 +1,292 @@
+"""Record types and JSONL I/O: versioned records, atomic writes, append-and-resume.
+
+Every record favakit writes carries ``"schema": "<kind>/<version>"``. Readers check it, name the
+file and line of any bad row, and never silently skip one.
+
+Long jobs write through :class:`JsonlAppender`: each finished record is appended and flushed at
+once, the ids already written are known on restart (resume by id), and a last line cut short
+by a crash is removed before appending. Whole-file outputs go through :func:`write_jsonl_atomic`
+(temporary file in the same folder, fsync, rename), so a crash never leaves half a file in place.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, ClassVar, TypeVar
+
+from favakit.errors import UsageError
+from favakit.tags import ERROR_TYPES
+
+__all__ = [
+    "EditResult",
+    "JsonlAppender",
+    "Record",
+    "RecordError",
+    "TrainExample",
+    "atomic_open",
+    "completed_ids",
+    "read_jsonl",
+    "read_records",
+    "write_jsonl_atomic",
+]
+
+log = logging.getLogger(__name__)
+R = TypeVar("R", bound="Record")
+PathLike = str | os.PathLike[str]
+
+
+class RecordError(UsageError):
+    """A row that is not valid JSON or not a valid record; names the file and line."""
+
+
+@dataclass
+class Record:
+    """Base of favakit's JSONL records. Subclasses set ``KIND`` and ``VERSION``."""
+
+    KIND: ClassVar[str] = "record"
+    VERSION: ClassVar[int] = 1
+
+    @classmethod
+    def schema(cls) -> str:
+        return f"{cls.KIND}/{cls.VERSION}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"schema": self.schema(), **dataclasses.asdict(self)}
+
+    @classmethod
+    def from_dict(cls: type[R], row: Mapping[str, Any], where: str = "") -> R:
+        """Validate and build a record; errors say which field of which row is wrong."""
+        at = f"{where}: " if where else ""
+        if not isinstance(row, Mapping):
+            raise RecordError(f"{at}expected a JSON object, got {type(row).__name__}")
+        data = dict(row)
+        schema = data.pop("schema", None)
+        if schema is not None and schema != cls.schema():
+            raise RecordError(f"{at}schema {schema!r} is not {cls.schema()!r}")
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise RecordError(f"{at}unknown field(s) {unknown} for {cls.KIND}; known: {sorted(names)}")
+        required = {
+            f.name
+            for f in dataclasses.fields(cls)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        }
+        missing = sorted(required - set(data))
+        if missing:
+            raise RecordError(f"{at}missing field(s) {missing} for {cls.KIND}")
+        try:
+            return cls(**data)
+        except (TypeError, ValueError) as exc:
+            raise RecordError(f"{at}{exc}") from exc
+
+
+@dataclass
+class TrainExample(Record):
+    """One editor training example (the synthetic-data pipeline's output)."""
+
+    KIND: ClassVar[str] = "train_example"
+
+    id: str
+    prompt: str
+    completion: str
+    error_types: list[str] = field(default_factory=list)
+    source_title: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("id", "prompt", "completion", "source_title"):
+            if not isinstance(getattr(self, name), str):
+                raise ValueError(f"{name} must be a string")
+        bad = [t for t in self.error_types if t not in ERROR_TYPES]
+        if bad:
+            raise ValueError(f"unknown error type(s) {bad}; expected {list(ERROR_TYPES)}")
+
+
+@dataclass
+class EditResult(Record):
+    """The editor's answer for one text; spans are offsets into ``original``."""
+
+    KIND: ClassVar[str] = "edit_result"
+
+    id: str
+    original: str
+    corrected: str
+    edits: list[dict[str, Any]] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+    model: str = ""
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+
+
+def read_jsonl(path: PathLike, *, allow_truncated_tail: bool = False) -> Iterator[dict[str, Any]]:
+    """Yield the objects of a JSONL file; a bad line raises :class:`RecordError` naming it.
+
+    Blank lines are ignored. With ``allow_truncated_tail``, a last line without its newline that
+    does not parse (a write cut short by a crash) is skipped with a warning instead.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise RecordError(f"{p}: no such file")
+    with p.open("r", encoding="utf-8") as fh:
+        lines = iter(fh)
+        for lineno, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                if allow_truncated_tail and not line.endswith("\n"):
+                    log.warning("%s:%d: ignoring a truncated last line", p, lineno)
+                    return
+                raise RecordError(f"{p}:{lineno}: invalid JSON ({exc.msg})") from exc
+            if not isinstance(obj, dict):
+                raise RecordError(f"{p}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+            yield obj
+
+
+def read_records(path: PathLike, cls: type[R]) -> Iterator[R]:
+    """Read a JSONL file as records of ``cls``, validating every row."""
+    for lineno, row in enumerate(read_jsonl(path), start=1):
+        yield cls.from_dict(row, where=f"{path}:{lineno}")
+
+
+def completed_ids(path: PathLike, key: str = "id") -> set[str]:
+    """Ids already written to a (possibly crash-truncated) JSONL output; empty if missing."""
+    if not Path(path).exists():
+        return set()
+    return {str(row[key]) for row in read_jsonl(path, allow_truncated_tail=True) if key in row}
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+
+
+def _as_row(item: Record | Mapping[str, Any]) -> Mapping[str, Any]:
+    return item.to_dict() if isinstance(item, Record) else item
+
+
+def _dump(item: Record | Mapping[str, Any]) -> str:
+    return json.dumps(_as_row(item), ensure_ascii=False) + "\n"
+
+
+@contextmanager
+def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
+    """Open a temporary file next to ``path``; on success fsync and rename it into place.
+
+    On any exception (Ctrl-C included) the temporary file is removed and ``path`` is untouched.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        encoding = None if "b" in mode else "utf-8"
+        with os.fdopen(fd, mode, encoding=encoding) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_jsonl_atomic(path: PathLike, rows: Iterable[Record | Mapping[str, Any]]) -> int:
+    """Write all rows to ``path`` atomically; returns the number written."""
+    n = 0
+    with atomic_open(path) as fh:
+        for row in rows:
+            fh.write(_dump(row))
+            n += 1
+    return n
+
+
+class JsonlAppender:
+    """Append records to a JSONL output, one flushed line each, resuming by id.
+
+    ::
+
+        with JsonlAppender("out.jsonl") as out:
+            for item in work:
+                if item.id in out:      # written by an earlier, interrupted run
+                    continue
+                out.append(process(item))
+    """
+
+    def __init__(self, path: PathLike, key: str = "id", fsync_every: int = 100) -> None:
+        self.path = Path(path)
+        self.key = key
+        self.fsync_every = fsync_every
+        self.done: set[str] = set()
+        self._fh: IO[str] | None = None
+        self._since_sync = 0
+
+    def __enter__(self) -> JsonlAppender:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.path.exists():
+            self._drop_truncated_tail()
+            self.done = completed_ids(self.path, self.key)
+        self._fh = self.path.open("a", encoding="utf-8")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __contains__(self, item_id: object) -> bool:
+        return str(item_id) in self.done
+
+    def __len__(self) -> int:
+        return len(self.done)
+
+    def _drop_truncated_tail(self) -> None:
+        """A crash mid-write leaves a last line without newline: cut it so appends stay valid."""
+        with self.path.open("rb+") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            if size == 0:
+                return
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return
+            block = min(size, 1 << 20)
+            while True:
+                fh.seek(size - block)
+                data = fh.read(block)
+                cut = data.rfind(b"\n")
+                if cut >= 0 or block == size:
+                    keep = size - block + cut + 1 if cut >= 0 else 0
+                    break
+                block = min(size, block * 2)
+            log.warning("%s: removing a truncated last line (%d bytes)", self.path, size - keep)
+            fh.truncate(keep)
+
+    def append(self, item: Record | Mapping[str, Any]) -> None:
+        if self._fh is None:
+            raise RuntimeError("JsonlAppender is not open; use it as a context manager")
+        row = _as_row(item)
+        if self.key not in row:
+            raise RecordError(f"{self.path}: record has no {self.key!r} field: {row!r:.200}")
+        self._fh.write(_dump(row))
+        self._fh.flush()
+        self.done.add(str(row[self.key]))
+        self._since_sync += 1
+        if self._since_sync >= self.fsync_every:
+            os.fsync(self._fh.fileno())
+            self._since_sync = 0
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+            self._fh.close()
+            self._fh = None

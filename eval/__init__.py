@@ -1,0 +1,1 @@
+"""Detection metrics, FActScore and its successors (issue 7, not implemented yet)."""

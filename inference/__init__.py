@@ -1,0 +1,1 @@
+"""Generation backends, the editor pipeline and servers (issue 6, not implemented yet)."""
