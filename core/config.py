@@ -76,7 +76,9 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
                 return _coerce(value, arg, key)
             except ConfigError as exc:
                 errors.append(str(exc))
-        raise ConfigError(errors[0] if len(errors) == 1 else f"{key}: {value!r} matches no type in {tp}")
+        raise ConfigError(
+            errors[0] if len(errors) == 1 else f"{key}: {value!r} matches no type in {tp}"
+        )
     if origin is Literal:
         if value not in args:
             raise ConfigError(f"{key}: {value!r} is not one of {list(args)}")
@@ -95,7 +97,16 @@ def _coerce(value: Any, tp: Any, key: str) -> Any:
     if tp is bool:
         if isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.lower() in ("true", "yes", "on", "1", "false", "no", "off", "0"):
+        if isinstance(value, str) and value.lower() in (
+            "true",
+            "yes",
+            "on",
+            "1",
+            "false",
+            "no",
+            "off",
+            "0",
+        ):
             return value.lower() in ("true", "yes", "on", "1")
         raise ConfigError(f"{key}: expected true or false, got {value!r}")
     if tp is int:
@@ -133,7 +144,9 @@ def config_from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") ->
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
         if key not in fields:
-            raise ConfigError(f"unknown config key {prefix}{key!r}" + _suggest(str(key), list(fields)))
+            raise ConfigError(
+                f"unknown config key {prefix}{key!r}" + _suggest(str(key), list(fields))
+            )
         kwargs[key] = _coerce(value, hints[key], f"{prefix}{key}")
     missing = [
         n
@@ -191,7 +204,9 @@ def parse_overrides(overrides: Sequence[str]) -> dict[str, Any]:
         for part in parts[:-1]:
             child = node.setdefault(part, {})
             if not isinstance(child, dict):
-                raise ConfigError(f"override {item!r} conflicts with an earlier override of {part!r}")
+                raise ConfigError(
+                    f"override {item!r} conflicts with an earlier override of {part!r}"
+                )
             node = child
         node[parts[-1]] = value
     return tree
@@ -212,9 +227,7 @@ def list_presets(presets: _Dir | Path | str | None) -> list[str]:
     if presets is None:
         return []
     folder = Path(presets) if isinstance(presets, str) else presets
-    return sorted(
-        p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.name.endswith(".yaml")
-    )
+    return sorted(p.name.rsplit(".", 1)[0] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
 def _read_yaml(text: str, where: str) -> dict[str, Any]:

@@ -74,7 +74,9 @@ class Record:
         names = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:
-            raise RecordError(f"{at}unknown field(s) {unknown} for {cls.KIND}; known: {sorted(names)}")
+            raise RecordError(
+                f"{at}unknown field(s) {unknown} for {cls.KIND}; known: {sorted(names)}"
+            )
         required = {
             f.name
             for f in dataclasses.fields(cls)

@@ -36,7 +36,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal, NamedTuple
 
 __all__ = [
     "ERROR_TYPES",
@@ -109,6 +109,8 @@ REPAIRS: dict[str, str] = {
     "whitespace_between_parts": "whitespace between a type tag and its parts was dropped",
     "nested_type": "a type tag inside a `<mark>`/`<delete>` was flattened into the outer edit",
     "empty_edit": "a type tag with no text in it was dropped",
+    "joined_tag": "text on either side of a dropped tag joined into a new tag (`<<s>mark>`), "
+    "which was removed too",
 }
 
 
@@ -163,7 +165,7 @@ class Span:
         }
 
 
-Segment = Union[str, Edit]
+Segment = str | Edit
 
 
 @dataclass(frozen=True)
@@ -227,6 +229,8 @@ class Tagged:
                     text = text[1:]
                 elif out and out[-1][-1:] == " " and text[:1] in ".,;:!?)":
                     out[-1] = out[-1].rstrip(" ")
+                if not text:  # only the doubled space was left: the next edit still follows one
+                    continue
             out.append(text)
             deleted_before = False
         result = "".join(out)
@@ -340,10 +344,10 @@ def _tokenize(text: str) -> list[_Tok]:
                 if name not in _KNOWN:
                     continue  # unknown angle-bracket text stays text
                 if m.group("selfclose"):
-                    kind = "selfclose"
+                    kind, canonical = "selfclose", True  # has a rule of its own
                 else:
                     kind = "close" if m.group("close") else "open"
-                canonical = raw == (f"</{name}>" if kind == "close" else f"<{name}>")
+                    canonical = raw == (f"</{name}>" if kind == "close" else f"<{name}>")
         if m.start() > last:
             toks.append(_Tok("text", text[last : m.start()], last, text[last : m.start()]))
         toks.append(_Tok(kind, name, m.start(), raw, canonical))
@@ -362,6 +366,15 @@ def has_tags(text: str) -> bool:
 # Parser: one state machine; strict mode raises where lenient mode repairs.
 
 
+class _RawEdit(NamedTuple):
+    """An edit as read, before joined tags are cleaned out of its text."""
+
+    type: str
+    wrong: str
+    right: str
+    bare: bool
+
+
 class _Parser:
     def __init__(self, text: str, view: View, strict: bool) -> None:
         if view not in VIEWS:
@@ -370,7 +383,7 @@ class _Parser:
         self.roles = _ROLE_OF[view]
         self.strict = strict
         self.repairs: list[Repair] = []
-        self.out: list[Segment] = []
+        self.out: list[str | _RawEdit] = []
         # open type tag
         self.typ: str | None = None
         self.typ_pos = 0
@@ -426,7 +439,7 @@ class _Parser:
             wrong, right, bare = pending, "", True
         self.emit_text("".join(self.before))
         if wrong or right:
-            self.out.append(Edit(typ, wrong, right, bare))
+            self.out.append(_RawEdit(typ, wrong, right, bare))  # checked in defused()
         else:
             self.repair("empty_edit", self.typ_pos, f"<{typ}> holds no text")
         self.emit_text("".join(self.after))
@@ -466,7 +479,35 @@ class _Parser:
         if self.typ is not None:
             self.repair("unclosed_type", end, f"<{self.typ}> is never closed")
             self.finish_type(end)
-        return Tagged(self.out)
+        return Tagged(self.defused())
+
+    def defused(self) -> list[Segment]:
+        """Merge adjacent text and remove tags formed by joining text around a dropped tag."""
+        merged: list[str | _RawEdit] = []
+        for seg in self.out:
+            if isinstance(seg, str) and merged and isinstance(merged[-1], str):
+                merged[-1] += seg
+            else:
+                merged.append(seg)
+        result: list[Segment] = []
+        for seg in merged:
+            if isinstance(seg, str):
+                result.append(self.defuse(seg))
+                continue
+            wrong, right = self.defuse(seg.wrong), self.defuse(seg.right)
+            if wrong or right:
+                result.append(Edit(seg.type, wrong, right, seg.bare))
+        return result
+
+    def defuse(self, text: str) -> str:
+        while True:
+            toks = _tokenize(text)
+            if all(t.kind == "text" for t in toks):
+                return text
+            for t in toks:
+                if t.kind != "text":
+                    self.repair("joined_tag", -1, f"{t.raw!r} formed by joining text")
+            text = "".join(t.value for t in toks if t.kind == "text")
 
     def on_text(self, tok: _Tok) -> None:
         if self.nested is not None:
@@ -504,9 +545,7 @@ class _Parser:
         elif self.part is not None:
             self.repair("mismatched_close", tok.pos, f"</{kind}> closes <{self.part}>")
             self.close_part()
-        elif self.typ is not None and self.roles[kind] not in self.parts and "".join(
-            self.pending
-        ):
+        elif self.typ is not None and self.roles[kind] not in self.parts and "".join(self.pending):
             self.repair("missing_part_open", tok.pos, f"</{kind}> has no <{kind}>")
             self.parts[self.roles[kind]] = "".join(self.pending)
             self.pending = []
@@ -556,7 +595,11 @@ class _Parser:
             return
         if self.typ is not None:
             nxt = self.next_meaningful(toks, i)
-            if name == self.typ and self.parts and not (nxt and nxt.kind == "open" and nxt.value in _PART_KINDS):
+            if (
+                name == self.typ
+                and self.parts
+                and not (nxt and nxt.kind == "open" and nxt.value in _PART_KINDS)
+            ):
                 self.repair("reopen_as_close", tok.pos, f"<{name}> read as </{name}>")
                 self.finish_type(tok.pos)
                 return
@@ -608,11 +651,8 @@ def _render_edit(edit: Edit, view: View) -> str:
     kinds = _KIND_OF[view]
     # the correction comes first in both views: FAVA's model writes <mark>right</mark><delete>
     # wrong</delete>, and its error-insertion output <delete>right</delete><mark>wrong</mark>
-    body = "".join(
-        f"<{kinds[role]}>{text}</{kinds[role]}>"
-        for role, text in (("right", edit.right), ("wrong", edit.wrong))
-        if text
-    )
+    pairs: tuple[tuple[Role, str], ...] = (("right", edit.right), ("wrong", edit.wrong))
+    body = "".join(f"<{kinds[role]}>{text}</{kinds[role]}>" for role, text in pairs if text)
     return f"<{t}>{body}</{t}>"
 
 

@@ -55,7 +55,9 @@ def _torch_report() -> dict[str, Any]:
     if cuda:
         for i in range(torch.cuda.device_count()):
             props = torch.cuda.get_device_properties(i)
-            devices.append({"index": i, "name": props.name, "memory_gib": round(props.total_memory / 2**30, 1)})
+            devices.append(
+                {"index": i, "name": props.name, "memory_gib": round(props.total_memory / 2**30, 1)}
+            )
     return {
         "installed": True,
         "version": torch.__version__,
@@ -71,7 +73,9 @@ def environment_report(probe_torch: bool = True) -> dict[str, Any]:
     from favakit import __version__
     from favakit.deps import is_available
 
-    torch_info = _torch_report() if probe_torch else {"installed": is_available("torch"), "probed": False}
+    torch_info = (
+        _torch_report() if probe_torch else {"installed": is_available("torch"), "probed": False}
+    )
     cuda = bool(torch_info.get("cuda"))
     if is_available("vllm") and cuda:
         generation = "vllm"
@@ -113,5 +117,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--no-torch", action="store_true", help="do not import torch to probe CUDA (faster)")
+    parser.add_argument(
+        "--no-torch", action="store_true", help="do not import torch to probe CUDA (faster)"
+    )
     parser.set_defaults(func=_run)

@@ -29,7 +29,9 @@ def _read_input(name: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{where} is not UTF-8 text (byte {exc.start}); re-encode it as UTF-8") from None
+        raise UsageError(
+            f"{where} is not UTF-8 text (byte {exc.start}); re-encode it as UTF-8"
+        ) from None
 
 
 def _write(text: str) -> None:
@@ -92,7 +94,9 @@ def _convert(args: argparse.Namespace) -> int:
     try:
         tagged = _load(args)
     except tags.TagParseError as exc:
-        raise UsageError(f"input is not valid {args.source}-view text: {exc}\n(use --lenient to repair it)") from None
+        raise UsageError(
+            f"input is not valid {args.source}-view text: {exc}\n(use --lenient to repair it)"
+        ) from None
     _write(tags.render(tagged, args.target))
     return 0
 
@@ -103,23 +107,65 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
     def add(name: str, help_text: str, func, view: bool = True, lenient: bool = True):  # type: ignore[no-untyped-def]
         p = sub.add_parser(name, help=help_text, description=help_text)
-        p.add_argument("file", nargs="?", default="-", metavar="FILE", help="input file, or - for stdin (default)")
+        p.add_argument(
+            "file",
+            nargs="?",
+            default="-",
+            metavar="FILE",
+            help="input file, or - for stdin (default)",
+        )
         if view:
-            p.add_argument("--view", choices=views, default="edit", help="tag convention of the input (default: edit)")
+            p.add_argument(
+                "--view",
+                choices=views,
+                default="edit",
+                help="tag convention of the input (default: edit)",
+            )
         if lenient:
-            p.add_argument("--strict", action="store_true", help="fail on malformed tags instead of repairing them")
-            p.add_argument("-q", "--quiet", action="store_true", help="do not report repairs on stderr")
+            p.add_argument(
+                "--strict",
+                action="store_true",
+                help="fail on malformed tags instead of repairing them",
+            )
+            p.add_argument(
+                "-q", "--quiet", action="store_true", help="do not report repairs on stderr"
+            )
         p.set_defaults(func=func)
         return p
 
     p = add("strip", "print the corrected text: every edit applied, tags removed", _strip)
-    p.add_argument("--keep-bare", action="store_true", help="keep the text of bare type tags (<subjective>...</subjective>), as FAVA's code does")
-    add("original", "print the text as written: tags and corrections removed, wrong text kept", _original)
-    p = add("spans", "print the edits as JSON spans {type,start,end,wrong,right} into the original text", _spans)
+    p.add_argument(
+        "--keep-bare",
+        action="store_true",
+        help="keep the text of bare type tags (<subjective>...</subjective>), as FAVA's code does",
+    )
+    add(
+        "original",
+        "print the text as written: tags and corrections removed, wrong text kept",
+        _original,
+    )
+    p = add(
+        "spans",
+        "print the edits as JSON spans {type,start,end,wrong,right} into the original text",
+        _spans,
+    )
     p.add_argument("--compact", action="store_true", help="one-line JSON")
-    add("check", "exit 0 if the input is strictly valid tagged text, else exit 1 with the error", _check, lenient=False)
-    p = add("convert", "re-render tagged text from one view into the other", _convert, view=False, lenient=False)
+    add(
+        "check",
+        "exit 0 if the input is strictly valid tagged text, else exit 1 with the error",
+        _check,
+        lenient=False,
+    )
+    p = add(
+        "convert",
+        "re-render tagged text from one view into the other",
+        _convert,
+        view=False,
+        lenient=False,
+    )
     p.add_argument("--from", dest="source", choices=views, required=True, help="view of the input")
     p.add_argument("--to", dest="target", choices=views, required=True, help="view of the output")
-    p.add_argument("--lenient", action="store_true", help="repair malformed input instead of failing")
+    p.add_argument(
+        "--lenient", action="store_true", help="repair malformed input instead of failing"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="do not report repairs on stderr")

@@ -1,0 +1,107 @@
+"""Property tests for the tag grammar (hypothesis)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from favakit import tags
+from favakit.tags import ERROR_TYPES, Edit, Tagged
+
+# Plain text: any characters but angle brackets, plus whole pieces of harmless bracket text
+# (text that can never form a known tag, whatever stands next to it).
+_chars = st.text(
+    alphabet=st.characters(blacklist_characters="<>", blacklist_categories=("Cs",)),
+    min_size=1,
+    max_size=30,
+)
+_bracket_text = st.sampled_from(
+    [" a < b", "<b>", "</i>", "x > y", "<3", "<ref name=x>", "→ <unknown>"]
+)
+plain = st.lists(st.one_of(_chars, _bracket_text), min_size=1, max_size=3).map("".join)
+
+
+@st.composite
+def edit_strategy(draw: st.DrawFn) -> Edit:
+    typ = draw(st.sampled_from(ERROR_TYPES))
+    if draw(st.booleans()):
+        return Edit(typ, draw(plain), bare=True)
+    wrong = draw(st.one_of(st.just(""), plain))
+    right = draw(plain) if not wrong else draw(st.one_of(st.just(""), plain))
+    return Edit(typ, wrong, right)
+
+
+documents = st.lists(st.one_of(plain, edit_strategy()), max_size=12).map(Tagged)
+views = st.sampled_from(tags.VIEWS)
+
+# Arbitrary, mostly malformed, tag soup.
+_pieces = st.sampled_from(
+    [f"<{t}>" for t in ERROR_TYPES]
+    + [f"</{t}>" for t in ERROR_TYPES]
+    + ["<mark>", "</mark>", "<delete>", "</delete>", "< Mark >", "</DELETE >", "<mark/>"]
+    + ["</s>", "<s>", "<|eot_id|>", "<contradiction>", "<numerical>", "<", ">", "/", " ", "\n"]
+    + ["word", "é", "中", ".", "<b>", "entity>", "mark>", "/delete>"]
+)
+tag_soup = st.lists(_pieces, max_size=40).map("".join)
+
+
+@given(documents, views)
+def test_render_parse_round_trip(doc: Tagged, view: tags.View) -> None:
+    rendered = doc.render(view)
+    assert tags.parse(rendered, view) == doc
+    assert tags.render(tags.parse(rendered, view), view) == rendered
+    lenient = tags.parse_lenient(rendered, view)
+    assert lenient.tagged == doc and lenient.clean
+
+
+@given(documents)
+def test_spans_slice_the_original(doc: Tagged) -> None:
+    original = doc.original()
+    spans = doc.spans()
+    assert len(spans) == len(doc.edits)
+    for span, edit in zip(spans, doc.edits, strict=True):
+        assert original[span.start : span.end] == edit.wrong == span.wrong
+        assert span.right == edit.right and span.type == edit.type
+    assert [s.start for s in spans] == sorted(s.start for s in spans)
+
+
+@given(documents, st.booleans())
+def test_strip_is_idempotent(doc: Tagged, keep_bare: bool) -> None:
+    once = tags.strip(doc.render(), keep_bare=keep_bare)
+    assert not tags.has_tags(once)
+    assert tags.strip(once, keep_bare=keep_bare) == once
+
+
+@given(plain)
+def test_strip_leaves_tag_free_text_unchanged(text: str) -> None:
+    assert tags.strip(text) == text
+    assert tags.original_text(text) == text
+    assert tags.spans(text) == []
+
+
+@given(documents)
+def test_view_conversion_round_trips(doc: Tagged) -> None:
+    edit_view = doc.render("edit")
+    synthetic = tags.convert(edit_view, "edit", "synthetic")
+    assert synthetic == doc.render("synthetic")
+    assert tags.convert(synthetic, "synthetic", "edit") == edit_view
+
+
+@given(documents)
+def test_corrected_without_tidy_applies_every_edit(doc: Tagged) -> None:
+    expected = "".join(s if isinstance(s, str) else s.right for s in doc.segments)
+    assert doc.corrected(tidy=False) == expected
+
+
+@settings(max_examples=300)
+@given(st.one_of(tag_soup, st.text(max_size=200)), views)
+def test_lenient_never_raises_and_yields_canonical_text(text: str, view: tags.View) -> None:
+    result = tags.parse_lenient(text, view)
+    assert set(result.counts()) <= set(tags.REPAIRS)
+    # the repaired passage is canonical: strict parse of its rendering gives it back
+    assert tags.parse(result.tagged.render(view), view) == result.tagged
+    original = result.tagged.original()
+    for span in result.tagged.spans():
+        assert original[span.start : span.end] == span.wrong
+    if result.clean:  # no repair needed means strictly valid
+        assert tags.parse(text, view) == result.tagged
