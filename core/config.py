@@ -145,7 +145,7 @@ def config_from_dict(cls: type[T], data: Mapping[str, Any], prefix: str = "") ->
     for key, value in data.items():
         if key not in fields:
             raise ConfigError(
-                f"unknown config key {prefix}{key!r}" + _suggest(str(key), list(fields))
+                f"unknown config key {prefix + str(key)!r}" + _suggest(str(key), list(fields))
             )
         kwargs[key] = _coerce(value, hints[key], f"{prefix}{key}")
     missing = [

@@ -38,6 +38,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
+from favakit.errors import UsageError
+
 __all__ = [
     "ERROR_TYPES",
     "REPAIRS",
@@ -276,7 +278,7 @@ class LenientResult:
         return dict(Counter(r.name for r in self.repairs))
 
 
-class TagParseError(ValueError):
+class TagParseError(UsageError):
     """Strict parse failure: the rule broken, where, and a snippet of the text around it."""
 
     def __init__(self, rule: str, message: str, text: str, position: int) -> None:

@@ -177,3 +177,10 @@ def test_tagged_merges_adjacent_text() -> None:
 def test_unknown_view_is_rejected() -> None:
     with pytest.raises(ValueError, match="view"):
         tags.parse("x", view="html")  # type: ignore[arg-type]
+
+
+def test_every_repair_rule_is_documented() -> None:
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "tags.md").read_text(encoding="utf-8")
+    assert all(f"| `{name}` |" in doc for name in tags.REPAIRS)

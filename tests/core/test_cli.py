@@ -1,0 +1,151 @@
+"""The ``favakit`` command line, run as a real process where stdin/exit codes matter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from favakit import __version__
+from favakit.cli import COMMANDS, main
+
+ENTITY = "It was written by <entity><mark>Lester del Rey</mark><delete>Andy Weir</delete></entity>."
+HEAVY = ("torch", "transformers", "numpy", "faiss", "peft", "datasets")
+
+
+def run(*args: str, stdin: str | bytes = "") -> subprocess.CompletedProcess[str]:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    proc = subprocess.run(
+        [sys.executable, "-m", "favakit", *args], input=data, capture_output=True, timeout=60
+    )
+    return subprocess.CompletedProcess(
+        proc.args, proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+    )
+
+
+def test_help_is_fast_and_imports_nothing_heavy() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "favakit", "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0 and "tags" in proc.stdout
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in proc.stderr.splitlines()}
+    assert not imported & set(HEAVY), imported & set(HEAVY)
+    # the issue's bar: under one second (best of three, to ride out a noisy machine)
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "favakit", "--help"], capture_output=True, check=True)
+        best = min(best, time.perf_counter() - t0)
+    assert best < 1.0, f"favakit --help took {best:.2f}s"
+
+
+def test_each_command_help_is_torch_free() -> None:
+    for name in COMMANDS:
+        code = (
+            "import sys\nfrom favakit.cli import main\n"
+            f"try:\n    main([{name!r}, '--help'])\nexcept SystemExit:\n    pass\n"
+            f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+        assert proc.stdout.strip().splitlines()[-1] == "[]", (name, proc.stdout, proc.stderr)
+
+
+def test_version() -> None:
+    assert run("--version").stdout.strip() == f"favakit {__version__}"
+
+
+def test_acceptance_example_strip_original_spans() -> None:
+    assert run("tags", "strip", stdin=ENTITY).stdout == "It was written by Lester del Rey.\n"
+    original = run("tags", "original", stdin=ENTITY).stdout
+    assert original == "It was written by Andy Weir.\n"
+    (span,) = json.loads(run("tags", "spans", stdin=ENTITY).stdout)
+    assert original[span["start"] : span["end"]] == "Andy Weir"
+    assert span == {
+        "type": "entity",
+        "start": 18,
+        "end": 27,
+        "wrong": "Andy Weir",
+        "right": "Lester del Rey",
+    }
+
+
+def test_strip_reports_repairs_on_stderr_and_keep_bare(tmp_path: Path) -> None:
+    f = tmp_path / "out.txt"
+    f.write_text("A. <subjective>Best ever.</subjective> B.</s>\n", encoding="utf-8")
+    proc = run("tags", "strip", str(f))
+    assert proc.stdout == "A. B.\n"
+    assert "special_token x1" in proc.stderr
+    assert run("tags", "strip", "--keep-bare", "-q", str(f)).stdout == "A. Best ever. B.\n"
+    assert run("tags", "strip", "-q", str(f)).stderr == ""
+    strict = run("tags", "strip", "--strict", str(f))
+    assert strict.returncode == 2 and "special_token" in strict.stderr
+
+
+def test_check_exit_codes_and_position() -> None:
+    bad = run("tags", "check", stdin="Some text <mark>x</mark> here")
+    assert bad.returncode == 1
+    assert "offset 10" in bad.stderr and "part_outside_type" in bad.stderr
+    good = run("tags", "check", stdin=ENTITY)
+    assert good.returncode == 0 and "1 edit(s) (entity 1)" in good.stdout
+    synthetic = "x <invented><mark>Made up.</mark></invented>"
+    assert run("tags", "check", "--view", "synthetic", stdin=synthetic).returncode == 0
+
+
+def test_convert() -> None:
+    synthetic = "by <entity><delete>Lester del Rey</delete><mark>Andy Weir</mark></entity>."
+    proc = run("tags", "convert", "--from", "synthetic", "--to", "edit", stdin=synthetic)
+    assert (
+        proc.stdout
+        == "by <entity><mark>Lester del Rey</mark><delete>Andy Weir</delete></entity>.\n"
+    )
+    bad = run("tags", "convert", "--from", "synthetic", "--to", "edit", stdin="x</entity>")
+    assert bad.returncode == 2 and "--lenient" in bad.stderr
+    ok = run(
+        "tags",
+        "convert",
+        "--from",
+        "synthetic",
+        "--to",
+        "edit",
+        "--lenient",
+        "-q",
+        stdin="x</entity>",
+    )
+    assert ok.stdout == "x\n"
+    same = run("tags", "convert", "--from", "edit", "--to", "edit", stdin="x")
+    assert same.returncode == 2
+
+
+def test_user_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
+    missing = run("tags", "strip", str(tmp_path / "nope.txt"))
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    assert "Traceback" not in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes("café".encode("latin-1"))
+    enc = run("tags", "strip", str(latin1))
+    assert enc.returncode == 2 and "not UTF-8" in enc.stderr
+
+
+def test_env_reports_extras_and_backends() -> None:
+    proc = run("env", "--no-torch")
+    report = json.loads(proc.stdout)
+    assert report["favakit"] == __version__
+    assert {"train", "retrieval", "serve", "gpu", "vllm", "dev"} <= set(report["extras"])
+    assert report["extras"]["dev"]["packages"]["pytest"] is not None  # we are running under it
+    assert set(report["backends"]) == {"generation", "dense_index", "bm25", "quantization"}
+
+
+def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    assert "COMMAND" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["nosuchcommand"])

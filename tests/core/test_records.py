@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from favakit.records import (
+    EditResult,
+    JsonlAppender,
+    RecordError,
+    TrainExample,
+    atomic_open,
+    completed_ids,
+    read_jsonl,
+    read_records,
+    write_jsonl_atomic,
+)
+
+
+def example(i: int) -> TrainExample:
+    return TrainExample(f"ex{i}", f"prompt {i}", "c", ["entity"], "Title")
+
+
+def test_round_trip_with_schema(tmp_path: Path) -> None:
+    path = tmp_path / "train.jsonl"
+    assert write_jsonl_atomic(path, [example(i) for i in range(3)]) == 3
+    rows = list(read_jsonl(path))
+    assert rows[0]["schema"] == "train_example/1"
+    assert list(read_records(path, TrainExample)) == [example(i) for i in range(3)]
+
+
+def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"id": "a", "prompt": "p", "completion": "c"}\n\nnot json\n')
+    with pytest.raises(RecordError, match=r"bad.jsonl:3: invalid JSON"):
+        list(read_jsonl(path))
+    path.write_text('{"id": "a", "prompt": "p"}\n')
+    with pytest.raises(RecordError, match=r"bad.jsonl:1: missing field\(s\) \['completion'\]"):
+        list(read_records(path, TrainExample))
+    path.write_text('{"id": "a", "prompt": "p", "completion": "c", "error_types": ["numerical"]}\n')
+    with pytest.raises(RecordError, match="unknown error type"):
+        list(read_records(path, TrainExample))
+    path.write_text('{"schema": "edit_result/1", "id": "a", "prompt": "p", "completion": "c"}\n')
+    with pytest.raises(RecordError, match="schema 'edit_result/1' is not 'train_example/1'"):
+        list(read_records(path, TrainExample))
+    path.write_text('{"id": "a", "prompt": "p", "completion": "c", "extra": 1}\n')
+    with pytest.raises(RecordError, match=r"unknown field\(s\) \['extra'\]"):
+        list(read_records(path, TrainExample))
+    with pytest.raises(RecordError, match="no such file"):
+        list(read_jsonl(tmp_path / "missing.jsonl"))
+
+
+def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:
+    path = tmp_path / "out.jsonl"
+    write_jsonl_atomic(path, [{"id": "old"}])
+
+    def rows():  # type: ignore[no-untyped-def]
+        yield {"id": "new"}
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_jsonl_atomic(path, rows())
+    assert [r["id"] for r in read_jsonl(path)] == ["old"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no temporary left
+
+
+def test_atomic_open_binary(tmp_path: Path) -> None:
+    with atomic_open(tmp_path / "x.bin", "wb") as fh:
+        fh.write(b"\x00\x01")
+    assert (tmp_path / "x.bin").read_bytes() == b"\x00\x01"
+
+
+def test_appender_resumes_by_id_and_cuts_a_truncated_tail(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    with JsonlAppender(path) as out:
+        for i in range(3):
+            out.append(example(i))
+    # simulate a crash in the middle of writing a fourth line
+    with path.open("a") as fh:
+        fh.write('{"schema": "train_example/1", "id": "ex3", "pro')
+    assert completed_ids(path) == {"ex0", "ex1", "ex2"}
+    with JsonlAppender(path) as out:
+        assert "ex1" in out and "ex3" not in out and len(out) == 3
+        for i in range(5):
+            if f"ex{i}" not in out:
+                out.append(example(i))
+    ids = [r["id"] for r in read_jsonl(path)]
+    assert ids == ["ex0", "ex1", "ex2", "ex3", "ex4"]
+    assert path.read_text().endswith("\n")
+
+
+def test_appender_truncated_only_line(tmp_path: Path) -> None:
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"id": "x"')
+    with JsonlAppender(path) as out:
+        assert len(out) == 0
+        out.append({"id": "y"})
+    assert [json.loads(x)["id"] for x in path.read_text().splitlines()] == ["y"]
+
+
+def test_appender_requires_key(tmp_path: Path) -> None:
+    with JsonlAppender(tmp_path / "a.jsonl") as out, pytest.raises(RecordError, match="no 'id'"):
+        out.append({"name": "x"})
+
+
+def test_edit_result_defaults() -> None:
+    r = EditResult.from_dict({"id": "1", "original": "a", "corrected": "b"})
+    assert r.to_dict() == {
+        "schema": "edit_result/1",
+        "id": "1",
+        "original": "a",
+        "corrected": "b",
+        "edits": [],
+        "evidence": [],
+        "repairs": [],
+        "model": "",
+    }
