@@ -10,7 +10,7 @@ PIP := $(BIN)/python -m pip
 # elsewhere pass e.g. TORCH_SPEC="torch --index-url <your CPU wheel index>".
 TORCH_SPEC ?= torch==2.13.0
 # Strict editable install: mypy can follow it (the default editable mode uses an import hook).
-EDITABLE := -e . --config-settings editable_mode=strict
+EDITABLE_FLAGS := --config-settings editable_mode=strict
 # The strict editable tree links the files that existed at install time: reinstall when the
 # package gains or loses a file.
 SOURCES := pyproject.toml $(shell find core synth_data training retrieval inference eval -name '*.py' -o -name '*.yaml' -o -name '*.json' 2>/dev/null)
@@ -27,11 +27,11 @@ $(VENV)/.torch: | $(BIN)/python
 	touch $@
 
 $(VENV)/.dev: $(SOURCES) $(VENV)/.torch
-	$(PIP) install --quiet $(EDITABLE)[dev]
+	$(PIP) install --quiet $(EDITABLE_FLAGS) -e ".[dev]"
 	touch $@
 
 $(VENV)/.all: $(SOURCES) $(VENV)/.torch
-	$(PIP) install --quiet $(EDITABLE)[all,dev]
+	$(PIP) install --quiet $(EDITABLE_FLAGS) -e ".[all,dev]"
 	touch $@ $(VENV)/.dev
 
 setup: $(VENV)/.all
