@@ -1,9 +1,9 @@
 """The ``favakit`` command line.
 
-Subcommands are loaded lazily: the registry below names the module of each, and only the module
-of the command being run is imported, so ``favakit --help`` stays fast and torch-free. A command
-module defines ``configure(parser)``, which adds its arguments and sets ``func`` (a function
-taking the parsed arguments and returning an exit code). Command modules import nothing heavy at
+Subcommands are loaded lazily: the registry below names, for each, a ``module:function`` that
+configures its parser, and only the module of the command being run is imported, so
+``favakit --help`` stays fast and torch-free. The configure function adds the arguments and sets
+``func`` (a function taking the parsed arguments and returning an exit code). Command modules import nothing heavy at
 module level; their functions import what they need when they run.
 """
 
@@ -20,10 +20,25 @@ from favakit.errors import FavakitError
 
 __all__ = ["COMMANDS", "main"]
 
-#: name -> (module defining ``configure``, one-line help). Later stages register here.
+#: name -> ("module:function" that configures the command's parser, one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {
-    "env": ("favakit.cli.env_cmd", "report installed extras, versions, GPUs and chosen backends"),
-    "tags": ("favakit.cli.tags_cmd", "strip, check, convert and locate error tags"),
+    "env": (
+        "favakit.cli.env_cmd:configure",
+        "report installed extras, versions, GPUs and chosen backends",
+    ),
+    "tags": ("favakit.cli.tags_cmd:configure", "strip, check, convert and locate error tags"),
+    "kb": (
+        "favakit.retrieval.cli:configure_kb",
+        "build and read knowledge sources (title -> passages)",
+    ),
+    "index": (
+        "favakit.retrieval.cli:configure_index",
+        "build dense (FAISS) or BM25 indexes over a knowledge source",
+    ),
+    "search": (
+        "favakit.retrieval.cli:configure_search",
+        "search one or more indexes (hybrid by rank fusion)",
+    ),
 }
 
 
@@ -43,10 +58,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     parser, sub = _root_parser()
     chosen = next((a for a in args_in if not a.startswith("-")), None)
-    for name, (module, help_text) in COMMANDS.items():
+    for name, (target, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == chosen:
-            importlib.import_module(module).configure(p)
+            module, _, function = target.partition(":")
+            getattr(importlib.import_module(module), function)(p)
     args = parser.parse_args(args_in)
     if args.command is None:
         parser.print_help()

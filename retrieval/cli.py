@@ -1,0 +1,196 @@
+"""Command-line front ends: ``favakit kb``, ``favakit index``, ``favakit search``.
+
+Light at import time (argparse only); the work is imported when a command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from favakit.errors import UsageError
+
+__all__ = ["configure_index", "configure_kb", "configure_search"]
+
+
+def _kb_build(args: argparse.Namespace) -> int:
+    from favakit.retrieval.kb import build_kb
+
+    stats = build_kb(
+        args.input,
+        args.out,
+        fmt=args.format,
+        max_tokens=args.max_tokens,
+        max_words=args.max_words,
+        progress=not args.quiet,
+    )
+    print(json.dumps({"out": args.out, **stats.__dict__}))
+    return 0
+
+
+def _kb_get(args: argparse.Namespace) -> int:
+    from favakit.retrieval.kb import KnowledgeSource, UnknownTitleError
+
+    with KnowledgeSource(args.kb) as kb:
+        try:
+            passages = kb.get(args.title)
+        except UnknownTitleError as exc:
+            print(f"favakit kb get: error: {exc}", file=sys.stderr)
+            return 2
+        title = kb.resolve(args.title)
+        if args.json:
+            for i, p in enumerate(passages):
+                print(json.dumps({"title": title, "passage": i, "text": p}, ensure_ascii=False))
+        else:
+            for i, p in enumerate(passages):
+                print(f"[{title} #{i}] {p}\n")
+    return 0
+
+
+def _kb_titles(args: argparse.Namespace) -> int:
+    from favakit.retrieval.kb import KnowledgeSource
+
+    with KnowledgeSource(args.kb) as kb:
+        for title in kb.titles():
+            print(title)
+    return 0
+
+
+def configure_kb(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="kb_command", metavar="ACTION", required=True)
+    p = sub.add_parser("build", help="build a knowledge-source DB (FActScore's sqlite schema)")
+    p.add_argument(
+        "--input",
+        required=True,
+        help="JSONL/JSON file, folder of .txt/.md, DPR .tsv, or HotpotQA JSON",
+    )
+    p.add_argument("--out", required=True, help="output sqlite file")
+    p.add_argument(
+        "--format", default="auto", choices=["auto", "jsonl", "json", "dir", "dpr-tsv", "hotpot"]
+    )
+    p.add_argument(
+        "--max-tokens", type=int, default=256, help="passage budget in tokens (default 256)"
+    )
+    p.add_argument(
+        "--max-words", type=int, default=None, help="passage budget in words instead (DPR: 100)"
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_kb_build)
+    p = sub.add_parser("get", help="print the passages of one article")
+    p.add_argument("--kb", required=True, help="knowledge-source sqlite file")
+    p.add_argument("title")
+    p.add_argument("--json", action="store_true", help="JSON lines {title, passage, text}")
+    p.set_defaults(func=_kb_get)
+    p = sub.add_parser("titles", help="list every title")
+    p.add_argument("--kb", required=True)
+    p.set_defaults(func=_kb_titles)
+
+
+def _parse_shard(value: str | None) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    try:
+        i, n = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {value!r}: expected i/n, e.g. 0/4") from None
+    return i, n
+
+
+def _index_build(args: argparse.Namespace) -> int:
+    from favakit.retrieval.index import build_index
+
+    meta = build_index(
+        args.kb,
+        args.out,
+        encoder=args.encoder,
+        kind=args.kind,
+        shard_size=args.shard_size,
+        shard=_parse_shard(args.shard),
+        batch_size=args.batch_size,
+        device=args.device,
+        nlist=args.nlist,
+        progress=not args.quiet,
+    )
+    if meta is not None:
+        print(json.dumps(meta))
+    return 0
+
+
+def configure_index(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="index_command", metavar="ACTION", required=True)
+    p = sub.add_parser("build", help="embed a KB's passages and build a dense or BM25 index folder")
+    p.add_argument("--kb", required=True, help="knowledge-source sqlite file")
+    p.add_argument("--out", required=True, help="index folder")
+    p.add_argument(
+        "--encoder",
+        default="minilm",
+        help="minilm | contriever-msmarco | model folder (default minilm)",
+    )
+    p.add_argument("--kind", default="flat", choices=["flat", "ivf", "hnsw", "bm25"])
+    p.add_argument("--shard-size", type=int, default=20_000, help="passages per embedding shard")
+    p.add_argument(
+        "--shard",
+        default=None,
+        help="i/n: embed only shards k with k %% n == i (split across machines)",
+    )
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument(
+        "--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)"
+    )
+    p.add_argument("--nlist", type=int, default=None, help="IVF clusters (default about 4*sqrt(n))")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    p.set_defaults(func=_index_build)
+
+
+def _search(args: argparse.Namespace) -> int:
+    from favakit.records import read_jsonl
+    from favakit.retrieval.search import Searcher
+
+    if (args.query is None) == (args.queries is None):
+        raise UsageError("give either QUERY or --queries FILE.jsonl")
+    weights = [float(w) for w in args.weights.split(",")] if args.weights else None
+    searcher = Searcher(
+        args.index, weights=weights, title_match=args.title_match, device=args.device
+    )
+    if args.query is not None:
+        for hit in searcher.search(args.query, args.k):
+            print(json.dumps(hit.to_dict(), ensure_ascii=False))
+        return 0
+    rows: list[dict[str, Any]] = list(read_jsonl(args.queries))
+    for lineno, row in enumerate(rows, start=1):
+        if "query" not in row or not isinstance(row["query"], str):
+            raise UsageError(f'{args.queries}:{lineno}: expected {{"id", "query"}}')
+    batch = args.batch_size
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        for row, hits in zip(
+            chunk, searcher.search_many([r["query"] for r in chunk], args.k), strict=True
+        ):
+            out = {"id": row.get("id", start), "results": [h.to_dict() for h in hits]}
+            print(json.dumps(out, ensure_ascii=False))
+    return 0
+
+
+def configure_search(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("query", nargs="?", default=None, help="the query (or use --queries)")
+    parser.add_argument(
+        "--index",
+        required=True,
+        action="append",
+        help="index folder; repeat to fuse several (hybrid)",
+    )
+    parser.add_argument("--k", type=int, default=5, help="results per query (default 5)")
+    parser.add_argument("--queries", default=None, help='JSONL file of {"id", "query"} rows')
+    parser.add_argument(
+        "--weights", default=None, help="comma-separated fusion weights, one per --index"
+    )
+    parser.add_argument(
+        "--title-match",
+        action="store_true",
+        help="also fuse in articles whose title occurs in the query",
+    )
+    parser.add_argument("--batch-size", type=int, default=64, help="queries encoded together")
+    parser.add_argument("--device", default=None)
+    parser.set_defaults(func=_search)

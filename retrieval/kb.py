@@ -1,0 +1,410 @@
+"""Knowledge sources: title -> passages, in FActScore's sqlite schema.
+
+The database holds one table, ``documents(title TEXT PRIMARY KEY, text TEXT)``, with a
+document's passages joined by ``####SPECIAL####SEPARATOR####``; FActScore's own enwiki DB opens
+here unchanged, and ours opens in FActScore. favakit adds a ``favakit_titles`` table (normalized
+title and base name, indexed) for lenient lookup and for finding every article that shares a
+name ("Dick Hanley", "Dick Hanley (swimmer)"); on a database without it, the same lookup is built
+in memory on first use.
+
+Builders read JSONL or JSON lists of ``{"title", "text"}`` (text a string or a list of
+sections), a folder of .txt/.md files, DPR's ``psgs_w100.tsv`` and HotpotQA-style ``context``
+records, and pack whole sentences into passages (:mod:`favakit.retrieval.text`).
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import json
+import logging
+import os
+import re
+import sqlite3
+import unicodedata
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from favakit.errors import UsageError
+from favakit.retrieval.text import count_tokens, count_words, pack_passages
+
+__all__ = [
+    "SEPARATOR",
+    "BuildStats",
+    "KnowledgeSource",
+    "Passage",
+    "UnknownTitleError",
+    "base_name",
+    "build_kb",
+    "normalize_title",
+    "read_documents",
+]
+
+log = logging.getLogger(__name__)
+SEPARATOR = "####SPECIAL####SEPARATOR####"
+Format = Literal["auto", "jsonl", "json", "dir", "dpr-tsv", "hotpot"]
+FORMATS: tuple[str, ...] = ("auto", "jsonl", "json", "dir", "dpr-tsv", "hotpot")
+
+
+def normalize_title(title: str) -> str:
+    """Case-, width- and underscore-insensitive form of a title."""
+    t = unicodedata.normalize("NFKC", title).replace("_", " ")
+    return " ".join(t.casefold().split())
+
+
+_QUALIFIER_RE = re.compile(r"\s*\([^()]*\)\s*$")
+
+
+def base_name(title: str) -> str:
+    """Normalized title without a trailing parenthesized qualifier: "Ed Wood (film)" -> "ed wood"."""
+    return normalize_title(_QUALIFIER_RE.sub("", title)) or normalize_title(title)
+
+
+class UnknownTitleError(UsageError, KeyError):
+    """A title not in the knowledge source; carries the closest titles."""
+
+    def __init__(self, title: str, closest: list[str]) -> None:
+        self.title = title
+        self.closest = closest
+        hint = f"; closest titles: {', '.join(repr(c) for c in closest)}" if closest else ""
+        super().__init__(f"no document titled {title!r} in the knowledge source{hint}")
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class Passage:
+    title: str
+    text: str
+    doc: int  # document rowid
+    index: int  # position of the passage in its document
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"title": self.title, "text": self.text}
+
+
+class KnowledgeSource:
+    """Read access to a knowledge-source sqlite file (ours or FActScore's)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise UsageError(
+                f"knowledge source {str(self.path)!r} does not exist; build one with 'favakit kb build'"
+            )
+        self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            self.conn.execute("SELECT title, text FROM documents LIMIT 1")
+        except sqlite3.DatabaseError as exc:
+            raise UsageError(
+                f"{str(self.path)!r} is not a knowledge source (no documents table): {exc}"
+            ) from None
+        self._has_title_table = bool(
+            self.conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type='table' AND name='favakit_titles'"
+            ).fetchone()
+        )
+        self._memo_titles: dict[str, list[str]] | None = None
+        self._memo_bases: dict[str, list[str]] | None = None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> KnowledgeSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __len__(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
+
+    def __contains__(self, title: object) -> bool:
+        return isinstance(title, str) and self.resolve(title) is not None
+
+    def titles(self) -> Iterator[str]:
+        for (title,) in self.conn.execute("SELECT title FROM documents ORDER BY rowid"):
+            yield title
+
+    # -- title lookup ----------------------------------------------------------------------------
+    def _title_maps(self) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+        if self._memo_titles is None or self._memo_bases is None:
+            norms: dict[str, list[str]] = {}
+            bases: dict[str, list[str]] = {}
+            for title in self.titles():
+                norms.setdefault(normalize_title(title), []).append(title)
+                bases.setdefault(base_name(title), []).append(title)
+            self._memo_titles, self._memo_bases = norms, bases
+        return self._memo_titles, self._memo_bases
+
+    def resolve(self, title: str) -> str | None:
+        """The stored title for ``title``: exact match first, then normalized match."""
+        row = self.conn.execute("SELECT title FROM documents WHERE title = ?", (title,)).fetchone()
+        if row:
+            return str(row[0])
+        norm = normalize_title(title)
+        if self._has_title_table:
+            row = self.conn.execute(
+                "SELECT title FROM favakit_titles WHERE norm = ? ORDER BY title LIMIT 1", (norm,)
+            ).fetchone()
+            return str(row[0]) if row else None
+        found = self._title_maps()[0].get(norm)
+        return found[0] if found else None
+
+    def titles_with_base(self, name: str) -> list[str]:
+        """Every title whose name, qualifier removed, is ``name`` (for ambiguous entities)."""
+        key = base_name(name)
+        if self._has_title_table:
+            rows = self.conn.execute(
+                "SELECT title FROM favakit_titles WHERE base = ? ORDER BY title", (key,)
+            )
+            return [str(r[0]) for r in rows]
+        return sorted(self._title_maps()[1].get(key, []))
+
+    def closest_titles(self, title: str, n: int = 5) -> list[str]:
+        norm = normalize_title(title)
+        if self._has_title_table and len(self) > 50_000:
+            # large sources: only compare against titles sharing the first word
+            head = norm.split(" ")[0] if norm else ""
+            rows = self.conn.execute(
+                "SELECT norm, title FROM favakit_titles WHERE norm >= ? AND norm < ? LIMIT 20000",
+                (head, head + "\uffff"),
+            ).fetchall()
+            candidates = {str(r[0]): str(r[1]) for r in rows}
+        else:
+            candidates = {normalize_title(t): t for t in self.titles()}
+        close = difflib.get_close_matches(norm, list(candidates), n=n, cutoff=0.4)
+        return [candidates[c] for c in close]
+
+    def get(self, title: str) -> list[str]:
+        """Passages of a document; :class:`UnknownTitleError` names the closest titles."""
+        stored = self.resolve(title)
+        if stored is None:
+            raise UnknownTitleError(title, self.closest_titles(title))
+        row = self.conn.execute("SELECT text FROM documents WHERE title = ?", (stored,)).fetchone()
+        return [p for p in str(row[0]).split(SEPARATOR) if p.strip()]
+
+    def passages(self) -> Iterator[Passage]:
+        """Every passage, in a stable order (document rowid, then position)."""
+        cur = self.conn.execute("SELECT rowid, title, text FROM documents ORDER BY rowid")
+        for rowid, title, text in cur:
+            for j, p in enumerate(str(text).split(SEPARATOR)):
+                if p.strip():
+                    yield Passage(str(title), p, int(rowid), j)
+
+    def passage(self, doc: int, index: int) -> Passage:
+        row = self.conn.execute(
+            "SELECT title, text FROM documents WHERE rowid = ?", (doc,)
+        ).fetchone()
+        if row is None:
+            raise UsageError(
+                f"{self.path}: no document with rowid {doc}; was the KB rebuilt after indexing?"
+            )
+        return Passage(str(row[0]), str(row[1]).split(SEPARATOR)[index], doc, index)
+
+    def count_passages(self) -> int:
+        return sum(1 for _ in self.passages())
+
+
+# ------------------------------------------------------------------------------------------------
+# Readers: yield (title, text or sections, prepacked)
+
+
+def _detect(path: Path) -> str:
+    if path.is_dir():
+        return "dir"
+    name = path.name.lower()
+    if name.endswith((".tsv", ".tsv.gz")):
+        return "dpr-tsv"
+    if name.endswith(".jsonl"):
+        return "jsonl"
+    if name.endswith(".json"):
+        with path.open(encoding="utf-8") as fh:
+            head = fh.read(4096)
+        return "hotpot" if '"context"' in head else "json"
+    raise UsageError(
+        f"cannot tell the format of {str(path)!r}; pass --format ({', '.join(FORMATS[1:])})"
+    )
+
+
+def _doc(obj: Any, where: str) -> tuple[str, str | list[str]]:
+    if not isinstance(obj, dict) or "title" not in obj or "text" not in obj:
+        raise UsageError(f"{where}: expected an object with 'title' and 'text'")
+    title, text = obj["title"], obj["text"]
+    if not isinstance(title, str) or not title.strip():
+        raise UsageError(f"{where}: 'title' must be a non-empty string")
+    if isinstance(text, list) and all(isinstance(t, str) for t in text):
+        return title.strip(), text
+    if not isinstance(text, str):
+        raise UsageError(f"{where}: 'text' must be a string or a list of strings")
+    return title.strip(), text
+
+
+def read_documents(
+    path: str | os.PathLike[str], fmt: str = "auto"
+) -> Iterator[tuple[str, str | list[str], bool]]:
+    """Yield ``(title, text_or_sections, prepacked)`` from any supported input format."""
+    p = Path(path)
+    if not p.exists():
+        raise UsageError(f"input {str(p)!r} does not exist")
+    kind = _detect(p) if fmt == "auto" else fmt
+    if kind not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if kind == "dir":
+        files = sorted(
+            f for f in p.rglob("*") if f.suffix.lower() in (".txt", ".md") and f.is_file()
+        )
+        if not files:
+            raise UsageError(f"{str(p)!r} holds no .txt or .md files")
+        for f in files:
+            yield f.stem, f.read_text(encoding="utf-8", errors="replace"), False
+    elif kind == "jsonl":
+        with p.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise UsageError(f"{p}:{lineno}: invalid JSON ({exc.msg})") from None
+                title, text = _doc(obj, f"{p}:{lineno}")
+                yield title, text, False
+    elif kind in ("json", "hotpot"):
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"{p}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
+        if isinstance(data, dict):
+            data = data.get("data", data.get("rows", [data]))
+        if not isinstance(data, list):
+            raise UsageError(f"{p}: expected a JSON list of records")
+        for i, obj in enumerate(data):
+            if kind == "hotpot" or (isinstance(obj, dict) and "context" in obj):
+                ctx = obj.get("context") if isinstance(obj, dict) else None
+                if not isinstance(ctx, dict) or "title" not in ctx or "sentences" not in ctx:
+                    raise UsageError(f"{p}[{i}]: expected 'context' with 'title' and 'sentences'")
+                for title, sents in zip(ctx["title"], ctx["sentences"], strict=True):
+                    yield str(title), "".join(sents), False
+            else:
+                title, text = _doc(obj, f"{p}[{i}]")
+                yield title, text, False
+    else:  # dpr-tsv: one row per ready-made passage; rows of an article are consecutive
+        with p.open(encoding="utf-8", newline="") as fh:
+            reader = csv.reader(fh, delimiter="\t")
+            for lineno, row in enumerate(reader, start=1):
+                if lineno == 1 and row[:1] == ["id"]:
+                    continue
+                if len(row) < 3:
+                    raise UsageError(f"{p}:{lineno}: expected 'id<TAB>text<TAB>title'")
+                text, title = row[1], row[2]
+                if text.startswith('"') and text.endswith('"'):
+                    text = text[1:-1]
+                yield title, text, True
+
+
+@dataclass
+class BuildStats:
+    documents: int = 0
+    passages: int = 0
+    duplicates: int = 0  # same title, same text: skipped
+    merged: int = 0  # same title, other text: appended to the document
+    empty: int = 0  # no text: skipped
+    longest_passage: int = 0
+    budget: int = 0
+    unit: str = "tokens"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def build_kb(
+    source: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    fmt: str = "auto",
+    max_tokens: int = 256,
+    max_words: int | None = None,
+    progress: bool = False,
+) -> BuildStats:
+    """Build a knowledge-source DB from ``source``; written to a temporary file, then renamed."""
+    if max_words is not None:
+        budget, count, unit = max_words, count_words, "words"
+    else:
+        budget, count, unit = max_tokens, count_tokens, "tokens"
+    stats = BuildStats(budget=budget, unit=unit)
+    target = Path(out)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.partial")
+    tmp.unlink(missing_ok=True)
+    conn = sqlite3.connect(tmp)
+    try:
+        conn.execute("CREATE TABLE documents (title TEXT PRIMARY KEY, text TEXT)")
+        docs: Iterable[tuple[str, str | list[str], bool]] = read_documents(source, fmt)
+        if progress:
+            from tqdm import tqdm
+
+            docs = tqdm(docs, desc="documents", unit="doc")
+        # DPR rows of one article are consecutive: gather them before writing
+        pending_title: str | None = None
+        pending: list[str] = []
+
+        def flush() -> None:
+            if pending_title is not None and pending:
+                _store(conn, pending_title, pending, stats)
+
+        for title, text, prepacked in docs:
+            passages = (
+                [text]
+                if prepacked and isinstance(text, str)
+                else pack_passages(text, budget, count)
+            )
+            if prepacked:
+                if title != pending_title:
+                    flush()
+                    pending_title, pending = title, []
+                pending.extend(p for p in passages if p.strip())
+                continue
+            if not passages:
+                stats.empty += 1
+                continue
+            _store(conn, title, passages, stats)
+        flush()
+        conn.execute(
+            "CREATE TABLE favakit_titles (norm TEXT NOT NULL, base TEXT NOT NULL, title TEXT NOT NULL)"
+        )
+        rows = (
+            (normalize_title(t), base_name(t), t)
+            for (t,) in conn.execute("SELECT title FROM documents").fetchall()
+        )
+        conn.executemany("INSERT INTO favakit_titles VALUES (?, ?, ?)", rows)
+        conn.execute("CREATE INDEX favakit_titles_norm ON favakit_titles(norm)")
+        conn.execute("CREATE INDEX favakit_titles_base ON favakit_titles(base)")
+        stats.documents = int(conn.execute("SELECT COUNT(*) FROM documents").fetchone()[0])
+        conn.commit()
+        conn.close()
+        if stats.documents == 0:
+            raise UsageError(f"no documents with text found in {str(source)!r}")
+        os.replace(tmp, target)
+    except BaseException:
+        conn.close()
+        tmp.unlink(missing_ok=True)
+        raise
+    return stats
+
+
+def _store(conn: sqlite3.Connection, title: str, passages: list[str], stats: BuildStats) -> None:
+    joined = SEPARATOR.join(passages)
+    row = conn.execute("SELECT text FROM documents WHERE title = ?", (title,)).fetchone()
+    if row is not None:
+        if row[0] == joined:
+            stats.duplicates += 1
+            return
+        stats.merged += 1
+        conn.execute(
+            "UPDATE documents SET text = ? WHERE title = ?", (row[0] + SEPARATOR + joined, title)
+        )
+    else:
+        conn.execute("INSERT INTO documents VALUES (?, ?)", (title, joined))
+    stats.passages += len(passages)
+    counter = count_words if stats.unit == "words" else count_tokens
+    stats.longest_passage = max([stats.longest_passage, *(counter(p) for p in passages)])

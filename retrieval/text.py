@@ -1,0 +1,115 @@
+"""Sentence splitting, token counting and passage packing (pure Python, no dependencies).
+
+Passages are built from whole sentences, greedily, up to a budget counted in tokens (default 256,
+FActScore-sized passages) or in words (100, DPR's passages). Without a tokenizer, tokens are
+counted as words and punctuation marks, which is close to (slightly under) what a WordPiece or
+BPE tokenizer gives for English prose; pass ``count=tokenizer_count`` for exact budgets.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+__all__ = ["count_tokens", "count_words", "pack_passages", "split_sentences"]
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
+# Words that end with a period without ending a sentence.
+_ABBREV = {
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "no",
+    "fig", "inc", "ltd", "co", "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+    "sept", "oct", "nov", "dec", "u.s", "u.k", "approx", "ca", "cf", "vol", "gen", "col", "lt",
+    "sgt", "capt", "rev", "hon", "pp", "op", "al",
+}  # fmt: skip
+# A candidate boundary: sentence-final punctuation (and closing quotes/brackets), then space.
+_BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=[\"'(\[“‘]?[A-Z0-9À-ÖØ-Þ])")
+
+Counter = Callable[[str], int]
+
+
+def count_tokens(text: str) -> int:
+    """Approximate subword count: words and punctuation marks."""
+    return len(_TOKEN_RE.findall(text))
+
+
+def count_words(text: str) -> int:
+    return len(text.split())
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split prose into sentences; blank lines and line breaks always end a sentence."""
+    sentences: list[str] = []
+    for block in re.split(r"\n+", text):
+        block = block.strip()
+        if not block:
+            continue
+        start = 0
+        for m in _BOUNDARY_RE.finditer(block):
+            end = m.end(1)
+            words = block[start:end].split()
+            last = words[-1].rstrip(".!?\"')]’”").lower() if words else ""
+            if m.group(1)[0] == "." and (
+                last in _ABBREV or (len(last) == 1 and last.isalpha())  # "J. R. R. Tolkien"
+            ):
+                continue
+            sentences.append(block[start:end].strip())
+            start = m.end()
+        tail = block[start:].strip()
+        if tail:
+            sentences.append(tail)
+    return sentences
+
+
+def _split_long(sentence: str, budget: int, count: Counter) -> list[str]:
+    """Cut a sentence longer than the budget into word runs that fit."""
+    pieces: list[str] = []
+    current: list[str] = []
+    for word in sentence.split():
+        if count(word) > budget:  # a single "word" over budget (a URL, a formula): hard cut
+            if current:
+                pieces.append(" ".join(current))
+                current = []
+            step = max(1, len(word) * budget // max(1, count(word)))
+            pieces.extend(word[i : i + step] for i in range(0, len(word), step))
+            continue
+        if current and count(" ".join([*current, word])) > budget:
+            pieces.append(" ".join(current))
+            current = []
+        current.append(word)
+    if current:
+        pieces.append(" ".join(current))
+    return pieces
+
+
+def pack_passages(
+    text: str | Iterable[str], max_tokens: int = 256, count: Counter = count_tokens
+) -> list[str]:
+    """Pack whole sentences into passages of at most ``max_tokens`` (as ``count`` counts).
+
+    ``text`` is one string or a list of sections; a passage never spans two sections. A sentence
+    longer than the budget is split at word boundaries.
+    """
+    if max_tokens < 1:
+        raise ValueError("max_tokens must be at least 1")
+    sections = [text] if isinstance(text, str) else list(text)
+    additive = count in (count_tokens, count_words)  # joining with spaces adds nothing
+    passages: list[str] = []
+    for section in sections:
+        current: list[str] = []
+        used = 0
+        for sentence in split_sentences(section):
+            n = count(sentence)
+            pieces = [sentence] if n <= max_tokens else _split_long(sentence, max_tokens, count)
+            for piece in pieces:
+                n = count(piece)
+                over = used + n > max_tokens or (
+                    not additive and count(" ".join([*current, piece])) > max_tokens
+                )
+                if current and over:
+                    passages.append(" ".join(current))
+                    current, used = [], 0
+                current.append(piece)
+                used += n
+        if current:
+            passages.append(" ".join(current))
+    return passages
