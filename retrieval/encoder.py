@@ -84,6 +84,7 @@ class DenseEncoder:
         self.max_length = max_length or preset.max_length
         self.batch_size = batch_size
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        transformers.utils.logging.disable_progress_bar()  # a bar per load is noise
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(preset.model)
             model = transformers.AutoModel.from_pretrained(preset.model)
@@ -97,13 +98,21 @@ class DenseEncoder:
         self._torch = torch
 
     def encode(
-        self, texts: Sequence[str], progress: bool = False, desc: str = "encoding"
+        self,
+        texts: Sequence[str],
+        progress: bool = False,
+        desc: str = "encoding",
+        sort_by_length: bool = True,
     ) -> np.ndarray:
+        """Vectors for ``texts`` in their order; batches are formed in length order (less
+        padding) unless ``sort_by_length`` is False."""
         import numpy as np
 
         torch = self._torch
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        order = list(range(len(texts)))
+        if sort_by_length:
+            order.sort(key=lambda i: len(texts[i]))
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         bar: Any = None
         if progress:

@@ -174,7 +174,7 @@ class TopicRetriever:
         query = f"{topic} {fact}".strip()
         kk = min(k, len(passages))
         if self.method == "bm25":
-            scores, ids = model.search_text([query], kk)
+            _, ids = model.search_text([query], kk)
             order = [int(i) for i in ids[0] if i >= 0]
             # passages sharing no word with the query still count, in document order
             order += [i for i in range(len(passages)) if i not in order][: kk - len(order)]
