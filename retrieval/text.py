@@ -60,6 +60,24 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
+def _cut_word(word: str, budget: int, count: Counter) -> list[str]:
+    """Cut a whitespace-free string into the longest prefixes that fit (binary search; a
+    prefix never counts more than the whole)."""
+    pieces = []
+    start = 0
+    while start < len(word):
+        lo, hi = start + 1, len(word)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if count(word[start:mid]) <= budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        pieces.append(word[start:lo])
+        start = lo
+    return pieces
+
+
 def _split_long(sentence: str, budget: int, count: Counter) -> list[str]:
     """Cut a sentence longer than the budget into word runs that fit."""
     pieces: list[str] = []
@@ -69,8 +87,7 @@ def _split_long(sentence: str, budget: int, count: Counter) -> list[str]:
             if current:
                 pieces.append(" ".join(current))
                 current = []
-            step = max(1, len(word) * budget // max(1, count(word)))
-            pieces.extend(word[i : i + step] for i in range(0, len(word), step))
+            pieces.extend(_cut_word(word, budget, count))
             continue
         if current and count(" ".join([*current, word])) > budget:
             pieces.append(" ".join(current))

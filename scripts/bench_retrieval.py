@@ -152,8 +152,8 @@ def embedding_like_vectors(
     return x
 
 
-def hard_vectors(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """Clusters with isotropic noise in all ``dim`` dimensions: a worst case for ANN indexes."""
+def isotropic_cluster_vectors(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+    """Well-separated clusters with isotropic noise in all ``dim`` dimensions."""
     centers = rng.standard_normal((200, dim)).astype(np.float32)
     x = centers[rng.integers(0, 200, n)] + 0.6 * rng.standard_normal((n, dim)).astype(np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
@@ -164,7 +164,7 @@ def bench_ann(n: int, dim: int, n_queries: int, dataset: str) -> None:
     from favakit.retrieval.index import FaissIndex
 
     rng = np.random.default_rng(0)
-    make = embedding_like_vectors if dataset == "embedding-like" else hard_vectors
+    make = embedding_like_vectors if dataset == "embedding-like" else isotropic_cluster_vectors
     data = make(n + n_queries, dim, rng)
     base, queries = data[:n], data[n:]  # held-out points from the same distribution
     truth: np.ndarray | None = None
@@ -237,7 +237,7 @@ def main() -> int:
     if "embed" in parts:
         bench_embed(args.work, args.embed_passages)
     if "ann" in parts:
-        for dataset in ("embedding-like", "hard"):
+        for dataset in ("embedding-like", "isotropic-clusters"):
             bench_ann(args.ann_n, args.ann_dim, args.ann_queries, dataset)
     if args.out:
         args.out.write_text(json.dumps(RESULTS, indent=1) + "\n")

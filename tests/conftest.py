@@ -2,9 +2,137 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+from pathlib import Path
+
+import pytest
 
 # Tests never reach a model hub; anything that tries fails fast instead of hanging.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+# A small corpus written for the tests: a few articles with distinctive words, one name shared by
+# two articles (for title lookup), and enough text for several passages.
+CORPUS: list[dict[str, object]] = [
+    {
+        "title": "Marie Curie",
+        "text": [
+            "Marie Curie was a physicist and chemist born in Warsaw. She studied radioactivity in "
+            "Paris. She won the Nobel Prize in Physics in 1903.",
+            "Curie won a second Nobel Prize, in Chemistry, in 1911. She discovered polonium and "
+            "radium with Pierre Curie. She died in 1934 in Passy.",
+        ],
+    },
+    {
+        "title": "Pierre Curie",
+        "text": "Pierre Curie was a French physicist. He studied crystals and magnetism. He shared "
+        "the Nobel Prize in Physics in 1903 with Marie Curie and Henri Becquerel.",
+    },
+    {
+        "title": "Dick Hanley",
+        "text": "Dick Hanley was an American football coach. He coached at Northwestern University.",
+    },
+    {
+        "title": "Dick Hanley (swimmer)",
+        "text": "Dick Hanley was an American swimmer. He won a gold medal in the relay at the 1956 "
+        "Olympic Games in Melbourne.",
+    },
+    {
+        "title": "Volcano",
+        "text": "A volcano is a rupture in the crust of a planet. Lava, ash and gases escape from "
+        "a magma chamber below the surface. Mount Etna is a volcano in Sicily.",
+    },
+    {
+        "title": "Saturn",
+        "text": "Saturn is the sixth planet from the Sun. It has a ring system made of ice. Titan "
+        "is its largest moon. Saturn is a gas giant.",
+    },
+]
+SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def _corpus_words() -> list[str]:
+    words: set[str] = set()
+    for doc in CORPUS:
+        text = doc["text"] if isinstance(doc["text"], str) else " ".join(doc["text"])  # type: ignore[arg-type]
+        words |= set(re.findall(r"\w+|[^\w\s]", f"{doc['title']} {text}".lower()))
+    return sorted(words)
+
+
+@pytest.fixture(scope="session")
+def corpus_jsonl(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("corpus") / "docs.jsonl"
+    path.write_text("".join(json.dumps(d) + "\n" for d in CORPUS), encoding="utf-8")
+    return path
+
+
+def _tiny_tokenizer(folder: Path) -> None:
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers, processors
+    from tokenizers.models import WordLevel
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(SPECIAL + _corpus_words())}
+    tok = Tokenizer(WordLevel(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])],
+    )
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
+        model_max_length=128,
+    )
+    fast.save_pretrained(folder)
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random 2-layer BERT encoder folder with a word-level tokenizer over the test corpus."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    folder = tmp_path_factory.mktemp("tiny_encoder")
+    _tiny_tokenizer(folder)
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(SPECIAL) + len(_corpus_words()),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+    )
+    BertModel(config).save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_reranker(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random 2-layer BERT cross-encoder (one relevance logit)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    folder = tmp_path_factory.mktemp("tiny_reranker")
+    _tiny_tokenizer(folder)
+    torch.manual_seed(1)
+    config = BertConfig(
+        vocab_size=len(SPECIAL) + len(_corpus_words()),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        num_labels=1,
+    )
+    BertForSequenceClassification(config).save_pretrained(folder)
+    return folder

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from favakit.errors import UsageError
+from favakit.retrieval.kb import SEPARATOR, KnowledgeSource, UnknownTitleError, base_name, build_kb
+from favakit.retrieval.text import count_tokens
+
+
+def test_build_from_jsonl_and_read_back(corpus_jsonl: Path, tmp_path: Path) -> None:
+    out = tmp_path / "kb.db"
+    stats = build_kb(corpus_jsonl, out, max_tokens=24)
+    assert stats.documents == 6 and stats.passages >= 7
+    with KnowledgeSource(out) as kb:
+        assert len(kb) == 6
+        passages = kb.get("Marie Curie")
+        assert len(passages) >= 2 and all(count_tokens(p) <= 24 for p in passages)
+        assert passages[0].startswith("Marie Curie was a physicist")
+        # sections are never packed together
+        assert not any("Warsaw" in p and "1911" in p for p in passages)
+        assert kb.get("marie_curie") == passages  # normalized fallback
+        assert kb.resolve("MARIE  CURIE") == "Marie Curie"
+        assert kb.titles_with_base("Dick Hanley") == ["Dick Hanley", "Dick Hanley (swimmer)"]
+        assert sum(1 for _ in kb.passages()) == stats.passages
+
+
+def test_factscore_schema_on_disk(corpus_jsonl: Path, tmp_path: Path) -> None:
+    out = tmp_path / "kb.db"
+    build_kb(corpus_jsonl, out)
+    conn = sqlite3.connect(out)
+    (text,) = conn.execute("SELECT text FROM documents WHERE title = 'Marie Curie'").fetchone()
+    assert SEPARATOR in text
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(documents)")]
+    assert cols == ["title", "text"]
+
+
+def test_a_bare_factscore_db_works(tmp_path: Path) -> None:
+    """FActScore's enwiki DB has only the documents table: lookups still work."""
+    db = tmp_path / "enwiki.db"
+    conn = sqlite3.connect(db)
+    conn.execute("CREATE TABLE documents (title PRIMARY KEY, text)")
+    conn.execute(
+        "INSERT INTO documents VALUES (?, ?)", ("Lanny Flaherty", f"Born 1942.{SEPARATOR}Actor.")
+    )
+    conn.execute("INSERT INTO documents VALUES (?, ?)", ("Ed Wood (film)", "A 1994 film."))
+    conn.commit()
+    conn.close()
+    with KnowledgeSource(db) as kb:
+        assert kb.get("Lanny Flaherty") == ["Born 1942.", "Actor."]
+        assert kb.get("lanny flaherty") == ["Born 1942.", "Actor."]
+        assert kb.titles_with_base("Ed Wood") == ["Ed Wood (film)"]
+        with pytest.raises(UnknownTitleError, match="closest titles: 'Lanny Flaherty'"):
+            kb.get("Lanny Flaherti")
+
+
+def test_unknown_title_lists_closest(corpus_jsonl: Path, tmp_path: Path) -> None:
+    build_kb(corpus_jsonl, tmp_path / "kb.db")
+    with KnowledgeSource(tmp_path / "kb.db") as kb, pytest.raises(UnknownTitleError) as info:
+        kb.get("Marie Curry")
+    assert info.value.closest[0] == "Marie Curie"
+
+
+def test_other_formats(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "Alpha.txt").write_text("Alpha is first. It leads.", encoding="utf-8")
+    (docs / "Beta.md").write_text("Beta is second.", encoding="utf-8")
+    build_kb(docs, tmp_path / "dir.db")
+    with KnowledgeSource(tmp_path / "dir.db") as kb:
+        assert sorted(kb.titles()) == ["Alpha", "Beta"]
+
+    tsv = tmp_path / "psgs_w100.tsv"
+    tsv.write_text(
+        'id\ttext\ttitle\n1\t"First part."\tAlpha\n2\tSecond part.\tAlpha\n3\tOther.\tBeta\n',
+        encoding="utf-8",
+    )
+    stats = build_kb(tsv, tmp_path / "dpr.db", max_words=100)
+    assert stats.passages == 3
+    with KnowledgeSource(tmp_path / "dpr.db") as kb:
+        assert kb.get("Alpha") == ["First part.", "Second part."]
+
+    hotpot = tmp_path / "hotpot.json"
+    rows = [
+        {
+            "question": "q1",
+            "context": {"title": ["A", "B"], "sentences": [["A one.", " A two."], ["B one."]]},
+        },
+        {"question": "q2", "context": {"title": ["A"], "sentences": [["A one.", " A two."]]}},
+    ]
+    hotpot.write_text(json.dumps(rows), encoding="utf-8")
+    stats = build_kb(hotpot, tmp_path / "hp.db")
+    assert (stats.documents, stats.duplicates) == (2, 1)
+    with KnowledgeSource(tmp_path / "hp.db") as kb:
+        assert kb.get("A") == ["A one. A two."]
+
+    listing = tmp_path / "list.json"
+    listing.write_text(
+        json.dumps([{"id": 1, "title": "T", "text": "Body.", "url": "x"}]), encoding="utf-8"
+    )
+    build_kb(listing, tmp_path / "list.db")
+    with KnowledgeSource(tmp_path / "list.db") as kb:
+        assert kb.get("T") == ["Body."]
+
+
+def test_bad_input_names_the_record_and_leaves_nothing(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"title": "A", "text": "ok"}\n{"title": "B"}\n', encoding="utf-8")
+    with pytest.raises(
+        UsageError, match=r"bad.jsonl:2: expected an object with 'title' and 'text'"
+    ):
+        build_kb(bad, tmp_path / "kb.db")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
+    with pytest.raises(UsageError, match="does not exist"):
+        KnowledgeSource(tmp_path / "missing.db")
+    with pytest.raises(UsageError, match="cannot tell the format"):
+        build_kb(
+            bad.with_suffix(".csv").write_text("x") and bad.with_suffix(".csv"), tmp_path / "kb.db"
+        )
+
+
+def test_base_name() -> None:
+    assert base_name("Ed Wood (film)") == "ed wood"
+    assert base_name("(Untitled)") == "(untitled)"

@@ -1,0 +1,63 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from favakit.retrieval.text import count_tokens, count_words, pack_passages, split_sentences
+
+
+def test_split_sentences_keeps_abbreviations_and_initials() -> None:
+    text = 'Dr. Smith met J. R. R. Tolkien in the U.S. in 1950. He said "Hello." Then he left!\nNew line'
+    assert split_sentences(text) == [
+        "Dr. Smith met J. R. R. Tolkien in the U.S. in 1950.",
+        'He said "Hello."',
+        "Then he left!",
+        "New line",
+    ]
+
+
+def test_split_sentences_non_ascii() -> None:
+    assert split_sentences("Él nació en 1900. Über alles. Ünïcode") == [
+        "Él nació en 1900.",
+        "Über alles.",
+        "Ünïcode",
+    ]
+
+
+def test_pack_respects_budget_and_keeps_whole_sentences() -> None:
+    sents = [f"Sentence number {i} has exactly eight words." for i in range(10)]
+    passages = pack_passages(" ".join(sents), max_tokens=20)
+    assert all(count_tokens(p) <= 20 for p in passages)
+    assert " ".join(passages) == " ".join(sents)  # nothing lost, nothing reordered
+    assert all(p.endswith(".") for p in passages)  # whole sentences
+
+
+def test_sections_never_share_a_passage() -> None:
+    passages = pack_passages(["One. Two.", "Three."], max_tokens=100)
+    assert passages == ["One. Two.", "Three."]
+
+
+def test_long_sentence_is_split_at_words() -> None:
+    long = " ".join(f"w{i}" for i in range(50)) + "."
+    passages = pack_passages(long, max_tokens=10)
+    assert all(count_tokens(p) <= 10 for p in passages)
+    assert " ".join(passages).split() == long.split()
+
+
+def test_word_budget() -> None:
+    text = " ".join(f"Word{i} is here." for i in range(100))
+    passages = pack_passages(text, max_tokens=100, count=count_words)
+    assert all(count_words(p) <= 100 for p in passages) and len(passages) >= 3
+
+
+@given(st.text(min_size=0, max_size=400), st.integers(min_value=3, max_value=40))
+def test_pack_never_exceeds_budget_and_keeps_every_word(text: str, budget: int) -> None:
+    passages = pack_passages(text, max_tokens=budget)
+    assert all(count_tokens(p) <= budget for p in passages)
+    assert "".join("".join(passages).split()) == "".join(text.split())
+
+
+def test_bad_budget() -> None:
+    with pytest.raises(ValueError):
+        pack_passages("x", max_tokens=0)
