@@ -18,6 +18,18 @@ __all__ = ["configure_index", "configure_kb", "configure_search"]
 def _kb_build(args: argparse.Namespace) -> int:
     from favakit.retrieval.kb import build_kb
 
+    count = None
+    if args.tokenizer:
+        from favakit.deps import require
+        from favakit.retrieval.encoder import resolve_encoder
+        from favakit.retrieval.text import tokenizer_counter
+
+        transformers = require("transformers", "train", "--tokenizer")
+        try:
+            tok = transformers.AutoTokenizer.from_pretrained(resolve_encoder(args.tokenizer).model)
+        except OSError as exc:
+            raise UsageError(f"cannot load tokenizer {args.tokenizer!r}: {exc}") from None
+        count = tokenizer_counter(tok)
     stats = build_kb(
         args.input,
         args.out,
@@ -25,6 +37,7 @@ def _kb_build(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         max_words=args.max_words,
         progress=not args.quiet,
+        count=count,
     )
     print(json.dumps({"out": args.out, **stats.__dict__}))
     return 0
@@ -75,6 +88,11 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-words", type=int, default=None, help="passage budget in words instead (DPR: 100)"
+    )
+    p.add_argument(
+        "--tokenizer",
+        default=None,
+        help="count --max-tokens with this tokenizer (minilm, contriever-msmarco or a folder)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_kb_build)

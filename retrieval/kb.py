@@ -22,7 +22,7 @@ import os
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -325,12 +325,17 @@ def build_kb(
     max_tokens: int = 256,
     max_words: int | None = None,
     progress: bool = False,
+    count: Callable[[str], int] | None = None,
 ) -> BuildStats:
-    """Build a knowledge-source DB from ``source``; written to a temporary file, then renamed."""
+    """Build a knowledge-source DB from ``source``; written to a temporary file, then renamed.
+
+    Budgets are ``max_words`` words when given, else ``max_tokens`` tokens as ``count`` counts
+    them (default: :func:`~favakit.retrieval.text.count_tokens`, an estimate)."""
     if max_words is not None:
         budget, count, unit = max_words, count_words, "words"
     else:
-        budget, count, unit = max_tokens, count_tokens, "tokens"
+        budget, unit = max_tokens, "tokens"
+        count = count or count_tokens
     stats = BuildStats(budget=budget, unit=unit)
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -350,7 +355,7 @@ def build_kb(
 
         def flush() -> None:
             if pending_title is not None and pending:
-                _store(conn, pending_title, pending, stats)
+                _store(conn, pending_title, pending, stats, count)
 
         for title, text, prepacked in docs:
             passages = (
@@ -367,7 +372,7 @@ def build_kb(
             if not passages:
                 stats.empty += 1
                 continue
-            _store(conn, title, passages, stats)
+            _store(conn, title, passages, stats, count)
         flush()
         conn.execute(
             "CREATE TABLE favakit_titles (norm TEXT NOT NULL, base TEXT NOT NULL, title TEXT NOT NULL)"
@@ -392,7 +397,9 @@ def build_kb(
     return stats
 
 
-def _store(conn: sqlite3.Connection, title: str, passages: list[str], stats: BuildStats) -> None:
+def _store(
+    conn: sqlite3.Connection, title: str, passages: list[str], stats: BuildStats, counter: Callable[[str], int]
+) -> None:
     joined = SEPARATOR.join(passages)
     row = conn.execute("SELECT text FROM documents WHERE title = ?", (title,)).fetchone()
     if row is not None:
@@ -406,5 +413,4 @@ def _store(conn: sqlite3.Connection, title: str, passages: list[str], stats: Bui
     else:
         conn.execute("INSERT INTO documents VALUES (?, ?)", (title, joined))
     stats.passages += len(passages)
-    counter = count_words if stats.unit == "words" else count_tokens
     stats.longest_passage = max([stats.longest_passage, *(counter(p) for p in passages)])
