@@ -170,7 +170,7 @@ def _search(args: argparse.Namespace) -> int:
         raise UsageError("give either QUERY or --queries FILE.jsonl")
     weights = [float(w) for w in args.weights.split(",")] if args.weights else None
     searcher = Searcher(
-        args.index, weights=weights, title_match=args.title_match, device=args.device
+        args.index, kb=args.kb, weights=weights, title_match=args.title_match, device=args.device
     )
     if args.query is not None:
         for hit in searcher.search(args.query, args.k):
@@ -211,4 +211,5 @@ def configure_search(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--batch-size", type=int, default=64, help="queries encoded together")
     parser.add_argument("--device", default=None)
+    parser.add_argument("--kb", default=None, help="knowledge source, if it moved after indexing")
     parser.set_defaults(func=_search)

@@ -266,6 +266,8 @@ def build_index(
     i_shard, n_shards = shard or (0, 1)
     if not 0 <= i_shard < n_shards:
         raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
+    if kind != "bm25" and Path(encoder).is_dir():
+        encoder = str(Path(encoder).resolve())  # the index must find its encoder from anywhere
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     if (folder / "meta.json").exists():

@@ -398,7 +398,11 @@ def build_kb(
 
 
 def _store(
-    conn: sqlite3.Connection, title: str, passages: list[str], stats: BuildStats, counter: Callable[[str], int]
+    conn: sqlite3.Connection,
+    title: str,
+    passages: list[str],
+    stats: BuildStats,
+    counter: Callable[[str], int],
 ) -> None:
     joined = SEPARATOR.join(passages)
     row = conn.execute("SELECT text FROM documents WHERE title = ?", (title,)).fetchone()

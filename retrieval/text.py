@@ -33,7 +33,9 @@ Counter = Callable[[str], int]
 
 def count_tokens(text: str) -> int:
     """Estimated subword count: a punctuation mark is one, a word one per started 6 characters."""
-    return sum(-(-len(t) // 6) if t[0].isalnum() or t[0] == "_" else 1 for t in _TOKEN_RE.findall(text))
+    return sum(
+        -(-len(t) // 6) if t[0].isalnum() or t[0] == "_" else 1 for t in _TOKEN_RE.findall(text)
+    )
 
 
 def tokenizer_counter(tokenizer: Any) -> Counter:

@@ -61,3 +61,22 @@ def test_pack_never_exceeds_budget_and_keeps_every_word(text: str, budget: int) 
 def test_bad_budget() -> None:
     with pytest.raises(ValueError):
         pack_passages("x", max_tokens=0)
+
+
+def test_estimate_counts_long_words_as_several_tokens() -> None:
+    assert count_tokens("a cat, sat.") == 5
+    assert count_tokens("internationalization") == 4  # 20 characters: 4 pieces of 6
+    assert count_tokens("日本語のテキスト") == 2
+
+
+def test_tokenizer_counter_gives_exact_budgets(tiny_encoder) -> None:  # type: ignore[no-untyped-def]
+    from transformers import AutoTokenizer
+
+    from favakit.retrieval.text import tokenizer_counter
+
+    count = tokenizer_counter(AutoTokenizer.from_pretrained(tiny_encoder))
+    assert count("Saturn is a planet .") == 5
+    passages = pack_passages(
+        "Saturn is a planet. Titan is its largest moon. Lava.", max_tokens=6, count=count
+    )
+    assert all(count(p) <= 6 for p in passages) and len(passages) == 3
