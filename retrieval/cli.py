@@ -77,7 +77,8 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--input",
         required=True,
-        help="JSONL/JSON file, folder of .txt/.md, DPR .tsv, or HotpotQA JSON",
+        action="append",
+        help="JSONL/JSON file, folder of .txt/.md, DPR .tsv, or HotpotQA JSON; repeat to combine",
     )
     p.add_argument("--out", required=True, help="output sqlite file")
     p.add_argument(

@@ -22,7 +22,7 @@ import os
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -319,7 +319,7 @@ class BuildStats:
 
 
 def build_kb(
-    source: str | os.PathLike[str],
+    source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
     fmt: str = "auto",
     max_tokens: int = 256,
@@ -344,7 +344,10 @@ def build_kb(
     conn = sqlite3.connect(tmp)
     try:
         conn.execute("CREATE TABLE documents (title TEXT PRIMARY KEY, text TEXT)")
-        docs: Iterable[tuple[str, str | list[str], bool]] = read_documents(source, fmt)
+        sources = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+        docs: Iterable[tuple[str, str | list[str], bool]] = (
+            doc for src in sources for doc in read_documents(src, fmt)
+        )
         if progress:
             from tqdm import tqdm
 

@@ -39,6 +39,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "favakit.retrieval.cli:configure_search",
         "search one or more indexes (hybrid by rank fusion)",
     ),
+    "synth": (
+        "favakit.synth_data.cli:configure",
+        "build tagged training data by inserting errors into passages",
+    ),
 }
 
 
