@@ -15,8 +15,13 @@ def _run(args: argparse.Namespace) -> int:
     from favakit.synth_data.pipeline import SynthConfig, run_synthesis
 
     cfg = SynthConfig(
-        n=args.n, inserter=args.inserter, seed=args.seed, val_fraction=args.val_fraction,
-        references=args.references, template=args.template, variants=args.variants,
+        n=args.n,
+        inserter=args.inserter,
+        seed=args.seed,
+        val_fraction=args.val_fraction,
+        references=args.references,
+        template=args.template,
+        variants=args.variants,
     )
     stats = run_synthesis(args.kb, args.out, cfg, progress=not args.quiet)
     print(json.dumps(stats))
@@ -28,8 +33,12 @@ def _stats(args: argparse.Namespace) -> int:
     if not path.exists():
         raise UsageError(f"{path} does not exist; run 'favakit synth run --out {args.dir}' first")
     stats = json.loads(path.read_text())
-    print(f"examples: {stats['examples']} (train {stats['train']}, validation {stats['validation']})")
-    print(f"errors: {stats['errors']}, {stats['mean_errors_per_passage']} per passage {stats['errors_per_passage']}")
+    print(
+        f"examples: {stats['examples']} (train {stats['train']}, validation {stats['validation']})"
+    )
+    print(
+        f"errors: {stats['errors']}, {stats['mean_errors_per_passage']} per passage {stats['errors_per_passage']}"
+    )
     for typ, n in stats["errors_per_type"].items():
         print(f"  {typ:<14} {n:>6}  {100 * stats['share_per_type'][typ]:5.1f}%")
     print(f"rejected: {stats['rejected'] or 'none'}")
@@ -39,15 +48,32 @@ def _stats(args: argparse.Namespace) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="synth_command", metavar="ACTION", required=True)
-    p = sub.add_parser("run", help="insert errors into knowledge-source passages; write train/validation JSONL")
-    p.add_argument("--kb", required=True, help="knowledge-source sqlite file (seed passages and distractors)")
-    p.add_argument("--out", required=True, help="output folder (resumes if it holds an unfinished run)")
+    p = sub.add_parser(
+        "run", help="insert errors into knowledge-source passages; write train/validation JSONL"
+    )
+    p.add_argument(
+        "--kb", required=True, help="knowledge-source sqlite file (seed passages and distractors)"
+    )
+    p.add_argument(
+        "--out", required=True, help="output folder (resumes if it holds an unfinished run)"
+    )
     p.add_argument("--n", type=int, default=1000, help="number of examples (default 1000)")
-    p.add_argument("--inserter", default="rules", choices=["rules", "llm", "mix"], help="error inserter (only rules for now)")
+    p.add_argument(
+        "--inserter",
+        default="rules",
+        choices=["rules", "llm", "mix"],
+        help="error inserter (only rules for now)",
+    )
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--val-fraction", type=float, default=0.05, help="share of source titles held out")
-    p.add_argument("--references", type=int, default=4, help="retrieved distractor passages per example")
-    p.add_argument("--template", default="favakit", choices=["favakit", "fava"], help="prompt template")
+    p.add_argument(
+        "--val-fraction", type=float, default=0.05, help="share of source titles held out"
+    )
+    p.add_argument(
+        "--references", type=int, default=4, help="retrieved distractor passages per example"
+    )
+    p.add_argument(
+        "--template", default="favakit", choices=["favakit", "fava"], help="prompt template"
+    )
     p.add_argument("--variants", type=int, default=8, help="at most this many examples per passage")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)

@@ -35,7 +35,7 @@ from favakit.records import JsonlAppender, TrainExample, read_jsonl, write_jsonl
 from favakit.retrieval.kb import KnowledgeSource, Passage
 from favakit.retrieval.text import split_sentences
 from favakit.synth_data.rules import EntityPools, RuleInserter
-from favakit.tags import ERROR_TYPES, TagParseError, Tagged, parse
+from favakit.tags import ERROR_TYPES, Tagged, TagParseError, parse
 
 __all__ = ["SynthConfig", "run_synthesis", "select_seeds", "summarize"]
 
@@ -137,7 +137,9 @@ class _Distractors:
 
         self.passages = passages
         self.k = k
-        self.index = BM25Index.build([passage_text(p.title, p.text) for p in passages]) if k else None
+        self.index = (
+            BM25Index.build([passage_text(p.title, p.text) for p in passages]) if k else None
+        )
 
     def get(self, gold: Passage) -> list[Passage]:
         if self.index is None:
@@ -174,8 +176,12 @@ def run_synthesis(
     cfg_dict = {**asdict(cfg), "kb": str(Path(kb_path).resolve())}
     if cfg_path.exists():
         previous = json.loads(cfg_path.read_text())
-        if {k: v for k, v in previous.items() if k != "n"} != {k: v for k, v in cfg_dict.items() if k != "n"}:
-            raise UsageError(f"{out} holds a run with other settings ({previous}); use another --out")
+        if {k: v for k, v in previous.items() if k != "n"} != {
+            k: v for k, v in cfg_dict.items() if k != "n"
+        }:
+            raise UsageError(
+                f"{out} holds a run with other settings ({previous}); use another --out"
+            )
     cfg_path.write_text(json.dumps(cfg_dict, indent=2))
     t0 = time.perf_counter()
     with KnowledgeSource(kb_path) as kb:
@@ -183,7 +189,7 @@ def run_synthesis(
         seeds = select_seeds(kb, cfg)
     if not seeds:
         raise UsageError(f"{kb_path} has no passages that pass the seed filters")
-    pools = EntityPools.from_texts(p.text for p in all_passages)
+    pools = EntityPools.from_passages((p.title, p.text) for p in all_passages)
     inserter = RuleInserter(pools, forbidden=(w for p in all_passages for w in p.text.split()))
     distractors = _Distractors(all_passages, cfg.references)
     made_now = 0
@@ -245,8 +251,16 @@ def _make_row(
     prompt = build_prompt(
         tagged.original(), [Reference(r.text, r.title) for r in refs], template=cfg.template
     )
-    example = TrainExample(pid, prompt, completion, sorted(set(applied), key=ERROR_TYPES.index), p.title)
-    return {**base, "status": "ok", "n_errors": len(applied), "types": applied, "example": example.to_dict()}
+    example = TrainExample(
+        pid, prompt, completion, sorted(set(applied), key=ERROR_TYPES.index), p.title
+    )
+    return {
+        **base,
+        "status": "ok",
+        "n_errors": len(applied),
+        "types": applied,
+        "example": example.to_dict(),
+    }
 
 
 def _finalize(out: Path, cfg: SynthConfig) -> dict[str, Any]:
@@ -288,7 +302,9 @@ def summarize(
         "validation": n_val,
         "errors": total,
         "errors_per_type": {t: types.get(t, 0) for t in ERROR_TYPES},
-        "share_per_type": {t: round(types.get(t, 0) / total, 4) if total else 0.0 for t in ERROR_TYPES},
+        "share_per_type": {
+            t: round(types.get(t, 0) / total, 4) if total else 0.0 for t in ERROR_TYPES
+        },
         "errors_per_passage": {str(k): per_passage[k] for k in sorted(per_passage)},
         "mean_errors_per_passage": round(total / len(ok_rows), 3) if ok_rows else 0.0,
         "rejected": dict(Counter(r["reason"] for r in rows if r["status"] == "rejected")),

@@ -32,9 +32,20 @@ from favakit.tags import ERROR_TYPES, Edit, Tagged
 
 __all__ = ["EntityPools", "RuleInserter", "name_kind", "sentence_spans"]
 
-MONTHS = (
-    "January February March April May June July August September October November December"
-).split()
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _YEAR_RE = re.compile(r"\b(1[5-9]\d\d|20[0-2]\d)\b")
 _NUMBER_RE = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w,]|\.\d)")
 _MONTH_RE = re.compile(r"\b(" + "|".join(MONTHS) + r")\b")
@@ -69,29 +80,101 @@ for _a, _b in _RELATION_PAIRS:
     _OPPOSITE.setdefault(_a, _b)
     _OPPOSITE.setdefault(_b, _a)
 _OPPOSITE.pop("lost to", None)
-_RELATION_RE = re.compile(r"\b(" + "|".join(sorted(_OPPOSITE, key=len, reverse=True)) + r")\b", re.I)
+_RELATION_RE = re.compile(
+    r"\b(" + "|".join(sorted(_OPPOSITE, key=len, reverse=True)) + r")\b", re.I
+)
 
-_AUX_RE = re.compile(r"\b(is|was|are|were|can|could|will|would|has been|have been|had been)\b(?! not\b| never\b)")
-_PAST_VERBS = (
-    "won received founded wrote discovered married joined became published studied moved served "
-    "created invented developed composed directed produced designed built led attended visited "
-    "played recorded released signed"
-).split()
+_AUX_RE = re.compile(
+    r"\b(is|was|are|were|can|could|will|would|has been|have been|had been)\b(?! not\b| never\b)"
+)
+_PAST_VERBS = [
+    "won",
+    "received",
+    "founded",
+    "wrote",
+    "discovered",
+    "married",
+    "joined",
+    "became",
+    "published",
+    "studied",
+    "moved",
+    "served",
+    "created",
+    "invented",
+    "developed",
+    "composed",
+    "directed",
+    "produced",
+    "designed",
+    "built",
+    "led",
+    "attended",
+    "visited",
+    "played",
+    "recorded",
+    "released",
+    "signed",
+]
 _PAST_RE = re.compile(r"\b(" + "|".join(_PAST_VERBS) + r")\b")
 _NEGATED_RE = re.compile(r"\b(not|never|no|n't|neither|nor)\b", re.I)
 
-_SYLLABLES = (
-    "vel mar dor quin stad thal ber lund ov ric an ton hel gar wyn mos tra ven kel sor bra "
-    "dal fen gris hol jor kas lem nor pel ruv sel tor ul vask wen zor"
-).split()
-_THINGS = ["manuscript", "expedition", "treaty", "archive", "society", "festival", "theorem", "collection"]
+_SYLLABLES = [
+    "vel",
+    "mar",
+    "dor",
+    "quin",
+    "stad",
+    "thal",
+    "ber",
+    "lund",
+    "ov",
+    "ric",
+    "an",
+    "ton",
+    "hel",
+    "gar",
+    "wyn",
+    "mos",
+    "tra",
+    "ven",
+    "kel",
+    "sor",
+    "bra",
+    "dal",
+    "fen",
+    "gris",
+    "hol",
+    "jor",
+    "kas",
+    "lem",
+    "nor",
+    "pel",
+    "ruv",
+    "sel",
+    "tor",
+    "ul",
+    "vask",
+    "wen",
+    "zor",
+]
+_THINGS = [
+    "manuscript",
+    "expedition",
+    "treaty",
+    "archive",
+    "society",
+    "festival",
+    "theorem",
+    "collection",
+]
 _INVENTED = [
     "{S} is also associated with the {F} {thing}, first described in {year}.",
     "In {year}, the {F} Institute opened a permanent exhibition devoted to {S}.",
     "The {F} Award, created in {year}, was named in honour of {S}.",
     "A lesser-known chapter in the history of {S} involves the {F} {thing} of {year}.",
     "Scholars often cite the {F} {thing} of {year} as an important source on {S}.",
-    "In {year}, a {thing} known as the {F} Papers was dedicated to {S}.",
+    "In {year}, a collection of letters known as the {F} Papers was dedicated to {S}.",
 ]
 _SUBJECTIVE_PERSON = [
     "{S} was, without doubt, the most admirable figure of {poss} generation.",
@@ -149,14 +232,22 @@ _PLACE_WORDS = {
 }  # fmt: skip
 
 
-def name_kind(name: str) -> str:
-    """A coarse kind for a capitalized name, so swaps stay plausible: org, place or name."""
-    words = set(name.split())
-    if words & _ORG_WORDS:
+_LIFE_RE = re.compile(
+    r"\((?:born|b\.)\s|\([^()]{0,40}?\d{3,4}\s*[–-]\s*[^()]{0,40}?\d{3,4}\s*\)|\bwas born\b"
+)
+
+
+def name_kind(name: str, first_names: frozenset[str] | set[str] = frozenset()) -> str | None:
+    """A coarse kind for a capitalized name, so swaps stay plausible: org, place, person, or
+    None when the name could be anything (a work, a ship, a breed): those are never swapped."""
+    words = name.split()
+    if set(words) & _ORG_WORDS:
         return "org"
-    if words & _PLACE_WORDS:
+    if set(words) & _PLACE_WORDS:
         return "place"
-    return "name"
+    if words[0] in first_names and len(words) <= 3:
+        return "person"
+    return None
 
 
 def _plausible_name(name: str) -> bool:
@@ -169,25 +260,45 @@ def _plausible_name(name: str) -> bool:
 
 @dataclass
 class EntityPools:
-    """Names found in the corpus, by (kind, number of words), for entity swaps."""
+    """Names found in the corpus, by (kind, number of words), for entity swaps.
+
+    People are recognized by first name: the first words of article titles whose lead passage
+    gives a birth or a life span ("Albert Einstein (14 March 1879 – 18 April 1955)").
+    """
 
     names: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    first_names: frozenset[str] = frozenset()
 
     @classmethod
-    def from_texts(cls, texts: Iterable[str], limit: int = 20_000) -> EntityPools:
+    def from_passages(cls, passages: Iterable[tuple[str, str]], limit: int = 20_000) -> EntityPools:
+        """Build from ``(title, text)`` pairs (every passage of a corpus)."""
+        items = list(passages)
+        first: set[str] = set()
+        for title, text in items:
+            words = title.split(" (")[0].split()
+            if (
+                2 <= len(words) <= 3
+                and _LIFE_RE.search(text[:300])
+                and _plausible_name(" ".join(words))
+            ):
+                first.add(words[0])
+        pools = cls(first_names=frozenset(first))
         seen: dict[tuple[str, int], dict[str, None]] = {}
-        for text in texts:
+        for _, text in items:
             for m in _NAME_RE.finditer(text):
                 name = m.group(0)
-                if not _plausible_name(name):
+                kind = name_kind(name, pools.first_names)
+                if kind is None or not _plausible_name(name):
                     continue
-                bucket = seen.setdefault((name_kind(name), len(name.split())), {})
+                bucket = seen.setdefault((kind, len(name.split())), {})
                 if len(bucket) < limit:
                     bucket[name] = None
-        return cls({k: sorted(v) for k, v in seen.items()})
+        pools.names = {k: sorted(v) for k, v in seen.items()}
+        return pools
 
     def candidates(self, name: str) -> list[str]:
-        return self.names.get((name_kind(name), len(name.split())), [])
+        kind = name_kind(name, self.first_names)
+        return [] if kind is None else self.names.get((kind, len(name.split())), [])
 
 
 def _keep_case(original: str, replacement: str) -> str:
@@ -215,21 +326,27 @@ class RuleInserter:
         self.forbidden = {w.lower() for w in forbidden}
 
     # -- phrase and sentence rules: return (start, end, wrong) replacing text[start:end] ------------
-    def _entity(self, text: str, span: tuple[int, int], rng: random.Random) -> tuple[int, int, str] | None:
+    def _entity(
+        self, text: str, span: tuple[int, int], rng: random.Random
+    ) -> tuple[int, int, str] | None:
         s0, s1 = span
         sent = text[s0:s1]
         options: list[tuple[int, int, str]] = []
         for m in _YEAR_RE.finditer(sent):
             year = int(m.group(1))
             shift = rng.choice([-1, 1]) * rng.randint(2, 30)
-            new = year + shift if year + shift <= 2024 else year - abs(shift)
-            options.append((m.start(1), m.end(1), str(new)))
+            new_year = year + shift if year + shift <= 2024 else year - abs(shift)
+            options.append((m.start(1), m.end(1), str(new_year)))
         for m in _NUMBER_RE.finditer(sent):
             raw = m.group(1)
             value = int(raw.replace(",", ""))
             if _YEAR_RE.fullmatch(raw) or value == 0:
                 continue
-            new_value = value + rng.randint(1, 9) if value < 10 else int(value * rng.choice([0.5, 0.7, 1.4, 2, 3]))
+            new_value = (
+                value + rng.randint(1, 9)
+                if value < 10
+                else int(value * rng.choice([0.5, 0.7, 1.4, 2, 3]))
+            )
             if new_value == value:
                 new_value = value + 1
             new = f"{new_value:,}" if "," in raw else str(new_value)
@@ -248,16 +365,25 @@ class RuleInserter:
         a, b, new = rng.choice(options)
         return s0 + a, s0 + b, new
 
-    def _relation(self, text: str, span: tuple[int, int], rng: random.Random) -> tuple[int, int, str] | None:
+    def _relation(
+        self, text: str, span: tuple[int, int], rng: random.Random
+    ) -> tuple[int, int, str] | None:
         s0, s1 = span
-        found = list(_RELATION_RE.finditer(text, s0, s1))
+        # a capitalized "North" or "Strong" mid-sentence is part of a name: leave it
+        found = [
+            m
+            for m in _RELATION_RE.finditer(text, s0, s1)
+            if m.start() == s0 or m.group(0).islower()
+        ]
         if not found:
             return None
         m = rng.choice(found)
         word = m.group(0)
         return m.start(), m.end(), _keep_case(word, _OPPOSITE[word.lower()])
 
-    def _contradictory(self, text: str, span: tuple[int, int], rng: random.Random) -> tuple[int, int, str] | None:
+    def _contradictory(
+        self, text: str, span: tuple[int, int], rng: random.Random
+    ) -> tuple[int, int, str] | None:
         s0, s1 = span
         sent = text[s0:s1]
         if _NEGATED_RE.search(sent) or len(sent.split()) < 5 or sent.endswith("?"):
@@ -291,7 +417,8 @@ class RuleInserter:
             years = [int(y) for y in _YEAR_RE.findall(text)] or [rng.randint(1850, 2015)]
             year = min(2020, rng.choice(years) + rng.randint(1, 12))
             template = rng.choice(_INVENTED)
-            return template.format(S=subject, F=fake, thing=rng.choice(_THINGS), year=year)
+            sentence = template.format(S=subject, F=fake, thing=rng.choice(_THINGS), year=year)
+            return re.sub(r"\ba ([aeiou])", r"an \1", sentence)
         if kind == "subjective":
             template = rng.choice(_SUBJECTIVE_PERSON if person else _SUBJECTIVE_THING)
         else:
@@ -327,7 +454,11 @@ class RuleInserter:
                 inserts.append((after, self._new_sentence(typ, text, title, rng), typ))
                 applied.append(typ)
                 continue
-            rule = {"entity": self._entity, "relation": self._relation, "contradictory": self._contradictory}[typ]
+            rule = {
+                "entity": self._entity,
+                "relation": self._relation,
+                "contradictory": self._contradictory,
+            }[typ]
             order = [i for i in range(len(spans)) if i not in used]
             rng.shuffle(order)
             for i in order:
@@ -346,27 +477,23 @@ class RuleInserter:
         replace: list[tuple[int, int, str, str]],
         inserts: list[tuple[int, str, str]],
     ) -> Tagged:
-        # positions of inserted sentences: at the end of sentence `after - 1`, or the start
-        events: list[tuple[int, int, object]] = []
+        # (position, order, end of the replaced text, edit, separator before, separator after):
+        # inserted sentences go at the end of sentence `after - 1`, or before the first one
+        events: list[tuple[int, int, int, Edit, str, str]] = []
         for start, end, wrong, typ in replace:
-            events.append((start, 1, (end, Edit(typ, wrong, text[start:end]))))
+            events.append((start, 1, end, Edit(typ, wrong, text[start:end]), "", ""))
         for after, sentence, typ in inserts:
-            pos = spans[after - 1][1] if after > 0 else (spans[0][0] if spans else 0)
-            events.append((pos, 0 if after > 0 else 2, Edit(typ, sentence)))
-        # at one position: a sentence inserted before the first one comes before a replacement
-        events.sort(key=lambda e: (e[0], 0 if e[1] != 1 else 1))
+            if after > 0:
+                pos = spans[after - 1][1]
+                events.append((pos, 0, pos, Edit(typ, sentence), " ", ""))
+            else:
+                pos = spans[0][0] if spans else 0
+                events.append((pos, 0, pos, Edit(typ, sentence), "", " "))
+        events.sort(key=lambda e: (e[0], e[1]))
         segments: list[str | Edit] = []
         cursor = 0
-        for pos, kind, payload in events:
-            segments.append(text[cursor:pos])
-            cursor = pos
-            if kind == 1:
-                end, edit = payload  # type: ignore[misc]
-                segments.append(edit)
-                cursor = end
-            elif kind == 0:  # after a sentence: " " + new sentence
-                segments.extend([" ", payload])  # type: ignore[list-item]
-            else:  # before the first sentence: new sentence + " "
-                segments.extend([payload, " "])  # type: ignore[list-item]
+        for pos, _, end, edit, before, after_sep in events:
+            segments.extend([text[cursor:pos], before, edit, after_sep])
+            cursor = end
         segments.append(text[cursor:])
         return Tagged(segments)

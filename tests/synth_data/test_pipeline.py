@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from favakit import tags
+from favakit.errors import UsageError
+from favakit.records import TrainExample, read_records
+from favakit.retrieval.kb import KnowledgeSource
+from favakit.synth_data.pipeline import SynthConfig, run_synthesis
+
+CFG = {"n": 40, "seed": 5, "min_words": 20, "val_fraction": 0.25, "references": 2}
+
+
+def _text_of(prompt: str) -> str:
+    return prompt.split("\n[Text] ", 1)[1].rsplit("\n[Edited] ", 1)[0]
+
+
+def test_examples_are_valid_and_split_by_title(synth_kb: Path, tmp_path: Path) -> None:
+    stats = run_synthesis(synth_kb, tmp_path, SynthConfig(**CFG))
+    train = list(read_records(tmp_path / "train.jsonl", TrainExample))
+    val = list(read_records(tmp_path / "validation.jsonl", TrainExample))
+    assert len(train) + len(val) == stats["examples"] == 40
+    assert {e.source_title for e in train}.isdisjoint({e.source_title for e in val})
+    kb = KnowledgeSource(synth_kb)
+    for ex in train + val:
+        tagged = tags.parse(ex.completion)  # strictly valid
+        assert _text_of(ex.prompt) == tagged.original()
+        gold = kb.get(ex.source_title)[int(ex.id.rsplit("#", 1)[1].split("@")[0])]
+        assert tagged.corrected() == gold
+        assert sorted({e.type for e in tagged.edits}) == sorted(ex.error_types)
+        assert 1 <= len(tagged.edits) <= 4
+        assert "Reference [1]" in ex.prompt and ex.prompt.count("Reference [") == 3  # gold + 2
+        assert gold.split()[0] in ex.prompt.split("[Text]")[0]  # the gold passage is a reference
+    assert sum(stats["errors_per_type"].values()) == stats["errors"]
+    assert (tmp_path / "hf" / "dataset_dict.json").exists()
+
+
+def test_interrupted_and_crashed_runs_resume_to_the_same_examples(
+    synth_kb: Path, tmp_path: Path
+) -> None:
+    clean = tmp_path / "clean"
+    run_synthesis(synth_kb, clean, SynthConfig(**CFG))
+
+    out = tmp_path / "resumed"
+    count = {"n": 0}
+
+    def stop_after_15(row: dict) -> None:  # type: ignore[type-arg]
+        count["n"] += 1
+        if count["n"] == 15:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_synthesis(synth_kb, out, SynthConfig(**CFG), on_row=stop_after_15)
+    assert not (out / "train.jsonl").exists()
+    # a kill in the middle of a write leaves half a line: the resumed run must cope
+    with (out / "log.jsonl").open("a") as fh:
+        fh.write('{"id": "Ada Lovelace#0@3", "status": "ok", "exam')
+    seen: list[str] = []
+    run_synthesis(synth_kb, out, SynthConfig(**CFG), on_row=lambda r: seen.append(r["id"]))
+    assert len(seen) >= 40 - 15  # the 15 finished rows were not redone
+    for name in ("train.jsonl", "validation.jsonl"):
+        assert (out / name).read_bytes() == (clean / name).read_bytes()
+
+
+def test_settings_change_is_refused_and_llm_inserter_is_not_there_yet(
+    synth_kb: Path, tmp_path: Path
+) -> None:
+    run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 5}))
+    with pytest.raises(UsageError, match="other settings"):
+        run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 5, "seed": 6}))
+    # asking for more examples with the same settings extends the run
+    stats = run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 8}))
+    assert stats["examples"] == 8 and stats["run"]["examples_this_run"] == 3
+    with pytest.raises(UsageError, match="only 'rules'"):
+        SynthConfig(inserter="llm")
+
+
+def test_cli_run_and_stats(synth_kb: Path, tmp_path: Path) -> None:
+    def favakit(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "favakit", *args], capture_output=True, text=True, timeout=300
+        )
+
+    run = favakit(
+        "synth",
+        "run",
+        "--kb",
+        str(synth_kb),
+        "--out",
+        str(tmp_path),
+        "--n",
+        "12",
+        "--seed",
+        "1",
+        "-q",
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["examples"] == 12
+    stats = favakit("synth", "stats", str(tmp_path))
+    assert "examples: 12" in stats.stdout and "entity" in stats.stdout
+    first = (tmp_path / "train.jsonl").read_text().splitlines()[0]
+    check = subprocess.run(
+        [sys.executable, "-m", "favakit", "tags", "check"],
+        input=json.loads(first)["completion"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert check.returncode == 0, check.stderr
