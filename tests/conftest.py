@@ -136,3 +136,94 @@ def tiny_reranker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     BertForSequenceClassification(config).save_pretrained(folder)
     return folder
+
+
+class ScriptedOpenAIServer:
+    """A real HTTP server on loopback speaking the OpenAI-compatible subset favakit uses.
+
+    ``reply(prompt_or_messages) -> str`` decides each answer; ``fail_next`` makes the next N
+    requests answer HTTP 500; ``delay`` slows each answer down (for concurrency tests).
+    """
+
+    def __init__(self, reply):  # type: ignore[no-untyped-def]
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.reply = reply
+        self.requests: list[dict[str, object]] = []
+        self.fail_next = 0
+        self.fail_status = 500
+        self.delay = 0.0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:
+                import time as _time
+
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                with lock:
+                    server.requests.append({"path": self.path, **body})
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                    fail = server.fail_next > 0
+                    if fail:
+                        server.fail_next -= 1
+                try:
+                    if server.delay:
+                        _time.sleep(server.delay)
+                    if fail:
+                        self.send_response(server.fail_status)
+                        self.end_headers()
+                        self.wfile.write(b'{"error": "scripted failure"}')
+                        return
+                    chat = self.path.endswith("/chat/completions")
+                    text = server.reply(body["messages"] if chat else body["prompt"])
+                    choice = {"index": 0, "finish_reason": "stop"}
+                    choice.update(
+                        {"message": {"role": "assistant", "content": text}}
+                        if chat
+                        else {"text": text}
+                    )
+                    out = {
+                        "choices": [choice],
+                        "usage": {"prompt_tokens": 7, "completion_tokens": len(text.split())},
+                    }
+                    data = json.dumps(out).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                finally:
+                    with lock:
+                        server.in_flight -= 1
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def openai_server():  # type: ignore[no-untyped-def]
+    """Factory: ``openai_server(reply_fn)`` starts a scripted server, stopped after the test."""
+    servers: list[ScriptedOpenAIServer] = []
+
+    def start(reply):  # type: ignore[no-untyped-def]
+        server = ScriptedOpenAIServer(reply)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()

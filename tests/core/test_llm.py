@@ -1,0 +1,90 @@
+"""The LLM client against a real HTTP server on loopback (scripted answers)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from favakit.llm import FunctionClient, GenerationParams, LLMError, OpenAIClient, ResponseCache
+
+
+def echo(x: object) -> str:
+    if isinstance(x, list):
+        return "chat: " + x[-1]["content"]
+    return f"echo: {x}"
+
+
+def test_completions_in_order_with_usage(openai_server) -> None:  # type: ignore[no-untyped-def]
+    server = openai_server(echo)
+    client = OpenAIClient(server.url, "m", max_concurrency=4)
+    prompts = [f"p{i}" for i in range(10)]
+    out = client.complete(prompts, GenerationParams(max_tokens=5, stop=("\n",)))
+    assert [c.text for c in out] == [f"echo: p{i}" for i in range(10)]
+    assert (
+        client.usage.calls == 10
+        and client.usage.prompt_tokens == 70
+        and client.usage.completion_tokens == 20
+    )
+    sent = server.requests[0]
+    assert sent["path"] == "/v1/completions" and sent["model"] == "m" and sent["max_tokens"] == 5
+    assert sent["stop"] == ["\n"]
+    chat = client.chat([[{"role": "user", "content": "hi"}]])
+    assert chat[0].text == "chat: hi" and server.requests[-1]["path"] == "/v1/chat/completions"
+
+
+def test_concurrency_is_bounded(openai_server) -> None:  # type: ignore[no-untyped-def]
+    server = openai_server(echo)
+    server.delay = 0.05
+    OpenAIClient(server.url, "m", max_concurrency=3).complete([f"p{i}" for i in range(12)])
+    assert 1 < server.max_in_flight <= 3
+
+
+def test_retries_with_backoff_then_succeeds(openai_server) -> None:  # type: ignore[no-untyped-def]
+    server = openai_server(echo)
+    server.fail_next = 2
+    client = OpenAIClient(server.url, "m", max_retries=3, backoff=0.01)
+    assert client.complete(["x"])[0].text == "echo: x"
+    assert client.usage.retries == 2 and len(server.requests) == 3
+
+
+def test_gives_up_after_retries_and_never_retries_client_errors(openai_server) -> None:  # type: ignore[no-untyped-def]
+    server = openai_server(echo)
+    server.fail_next = 10
+    client = OpenAIClient(server.url, "m", max_retries=2, backoff=0.01)
+    with pytest.raises(LLMError, match="after 3 tries"):
+        client.complete(["x"])
+    assert client.usage.failures == 1
+    server.fail_next, server.fail_status = 1, 400
+    before = len(server.requests)
+    with pytest.raises(LLMError, match="HTTP 400"):
+        client.complete(["y"])
+    assert len(server.requests) == before + 1
+
+
+def test_unreachable_server_is_an_error_not_a_hang() -> None:
+    client = OpenAIClient("http://127.0.0.1:9", "m", max_retries=1, backoff=0.01, timeout=2)
+    with pytest.raises(LLMError, match="failed after 2 tries"):
+        client.complete(["x"])
+
+
+def test_cache_answers_identical_requests_across_clients(openai_server, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    server = openai_server(echo)
+    cache = tmp_path / "cache.sqlite"
+    first = OpenAIClient(server.url, "m", cache=cache)
+    first.complete(["a", "b"])
+    second = OpenAIClient(server.url, "m", cache=cache)
+    out = second.complete(["a", "b", "c"])
+    assert [c.cached for c in out] == [True, True, False]
+    assert len(server.requests) == 3 and second.usage.cache_hits == 2 and second.usage.calls == 1
+    # other parameters or another model are other requests
+    second.complete(["a"], GenerationParams(temperature=0.7))
+    OpenAIClient(server.url, "other", cache=cache).complete(["a"])
+    assert len(server.requests) == 5
+    assert len(ResponseCache(cache)) == 5
+
+
+def test_function_client() -> None:
+    client = FunctionClient(lambda p, params: p.upper(), max_concurrency=2)
+    assert [c.text for c in client.complete(["a", "b"])] == ["A", "B"]
+    assert client.chat([[{"role": "user", "content": "q"}]])[0].text == "USER: Q\nASSISTANT:"
