@@ -90,7 +90,8 @@ class Usage:
                 setattr(self, key, getattr(self, key) + value)
 
     def to_dict(self) -> dict[str, int]:
-        return {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+        with self._lock:
+            return {k: v for k, v in vars(self).items() if not k.startswith("_")}
 
 
 class ResponseCache:

@@ -60,6 +60,7 @@ __all__ = [
     "parse_lenient",
     "render",
     "spans",
+    "stack",
     "strip",
 ]
 
@@ -699,3 +700,67 @@ def spans(text: str, view: View = "edit", strict: bool = False) -> list[Span]:
 def convert(text: str, source: View, target: View, strict: bool = True) -> str:
     """Re-render tagged text from one view into the other."""
     return render(_read(text, source, strict), target)
+
+
+def stack(base: Tagged, layer: Tagged) -> Tagged:
+    """Put a later layer of edits on top of an earlier one.
+
+    ``layer`` was made from ``base.original()`` (its corrected text is that text, modulo
+    whitespace), adding errors; the result holds both layers' edits, its original text is
+    ``layer.original()`` and its corrected text ``base.corrected()``. This is how errors
+    inserted one type per pass accumulate. Raises ``ValueError`` when the layer does not fit
+    the base or one of its edits overlaps an earlier one.
+    """
+    text = base.original()
+    # where each later edit sits in `text` (the layer's corrected text)
+    placed: list[tuple[int, int, Edit]] = []
+    pos = 0
+    for seg in layer.segments:
+        if isinstance(seg, str):
+            if text[pos : pos + len(seg)] != seg:
+                raise ValueError(f"the layer does not fit the base text at offset {pos}")
+            pos += len(seg)
+            continue
+        right = seg.right if not seg.bare else ""
+        if text[pos : pos + len(right)] != right:
+            raise ValueError(
+                f"the layer's correction {right!r} is not the base text at offset {pos}"
+            )
+        placed.append((pos, pos + len(right), seg))
+        pos += len(right)
+    if pos != len(text):
+        raise ValueError("the layer's corrected text is shorter than the base text")
+    earlier = [(s.start, s.end) for s in base.spans()]
+    for a, b, _ in placed:
+        for c, d in earlier:
+            # any shared character, or an insertion strictly inside an earlier edit
+            if (a < d and c < b) or (a == b and c < a < d) or (c == d and a < c < b):
+                raise ValueError(f"a later edit at {a}-{b} overlaps an earlier edit at {c}-{d}")
+    # rebuild: walk the base segments, splitting plain text where later edits go; a later edit
+    # lies inside one plain segment, or is an insertion at a boundary
+    queue = sorted(placed, key=lambda x: (x[0], x[1]))
+    out: list[Segment] = []
+    pos = qi = 0
+    for seg in base.segments:
+        if isinstance(seg, Edit):
+            while qi < len(queue) and queue[qi][0] == queue[qi][1] == pos:
+                out.append(queue[qi][2])  # an insertion just before an earlier edit
+                qi += 1
+            out.append(seg)
+            pos += len(seg.wrong)
+            continue
+        end = pos + len(seg)
+        cursor = pos
+        while (
+            qi < len(queue)
+            and queue[qi][1] <= end
+            and (queue[qi][0] < end or queue[qi][0] == end == queue[qi][1])
+        ):
+            a, b, edit = queue[qi]
+            out.extend([text[cursor:a], edit])
+            cursor = b
+            qi += 1
+        out.append(text[cursor:end])
+        pos = end
+    out.extend(edit for _, _, edit in queue[qi:])  # insertions at the very end
+    return Tagged(out)

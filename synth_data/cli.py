@@ -22,6 +22,11 @@ def _run(args: argparse.Namespace) -> int:
         references=args.references,
         template=args.template,
         variants=args.variants,
+        llm_fraction=args.llm_fraction,
+        llm_endpoint=args.llm_endpoint or "",
+        llm_model=args.llm_model or "",
+        llm_concurrency=args.llm_concurrency,
+        genres=not args.no_genres,
     )
     stats = run_synthesis(args.kb, args.out, cfg, progress=not args.quiet)
     print(json.dumps(stats))
@@ -62,7 +67,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--inserter",
         default="rules",
         choices=["rules", "llm", "mix"],
-        help="error inserter (only rules for now)",
+        help="error inserter (default rules)",
     )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
@@ -75,6 +80,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--template", default="favakit", choices=["favakit", "fava"], help="prompt template"
     )
     p.add_argument("--variants", type=int, default=8, help="at most this many examples per passage")
+    p.add_argument(
+        "--llm-endpoint",
+        default=None,
+        help="OpenAI-compatible server for llm/mix, e.g. http://127.0.0.1:8000/v1",
+    )
+    p.add_argument("--llm-model", default=None, help="model name the server knows")
+    p.add_argument(
+        "--llm-fraction",
+        type=float,
+        default=0.5,
+        help="share of passages for the LLM with --inserter mix",
+    )
+    p.add_argument("--llm-concurrency", type=int, default=8, help="LLM requests in flight")
+    p.add_argument(
+        "--no-genres", action="store_true", help="skip the genre rewrite on the LLM path"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)
     p = sub.add_parser("stats", help="summarize a synthesis output folder")

@@ -30,10 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from favakit.errors import UsageError
+from favakit.llm import LLMClient, OpenAIClient
 from favakit.prompts import Reference, build_prompt
 from favakit.records import JsonlAppender, TrainExample, read_jsonl, write_jsonl_atomic
 from favakit.retrieval.kb import KnowledgeSource, Passage
 from favakit.retrieval.text import split_sentences
+from favakit.synth_data.llm_inserter import LLMInserter
 from favakit.synth_data.rules import EntityPools, RuleInserter
 from favakit.tags import ERROR_TYPES, Tagged, TagParseError, parse
 
@@ -57,7 +59,7 @@ ERRORS_PER_PASSAGE = {1: 0.15, 2: 0.30, 3: 0.30, 4: 0.25}
 @dataclass
 class SynthConfig:
     n: int = 1000
-    inserter: str = "rules"
+    inserter: str = "rules"  # rules | llm | mix
     seed: int = 0
     val_fraction: float = 0.05
     references: int = 4  # retrieved distractor passages besides the gold one
@@ -66,16 +68,27 @@ class SynthConfig:
     min_sentences: int = 3
     template: str = "favakit"
     variants: int = 8  # at most this many examples per passage, each with other errors
+    llm_fraction: float = 0.5  # share of passages given to the LLM with inserter="mix"
+    llm_endpoint: str = ""  # OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1
+    llm_model: str = ""
+    llm_concurrency: int = 8
+    llm_retries: int = 2
+    genres: bool = True  # rewrite each LLM passage into a random genre first
+    batch: int = 32  # passages handled together (LLM calls of one stage run concurrently)
 
     def __post_init__(self) -> None:
-        if self.inserter != "rules":
-            raise UsageError(
-                f"--inserter {self.inserter!r} is not available yet; only 'rules' is implemented"
-            )
+        if self.inserter not in ("rules", "llm", "mix"):
+            raise UsageError(f"unknown inserter {self.inserter!r}; choose rules, llm or mix")
         if not 0 <= self.val_fraction < 1:
             raise UsageError("val_fraction must be in [0, 1)")
         if self.n < 1:
             raise UsageError("n must be at least 1")
+        if not 0 <= self.llm_fraction <= 1:
+            raise UsageError("llm_fraction must be in [0, 1]")
+
+    @property
+    def uses_llm(self) -> bool:
+        return self.inserter == "llm" or (self.inserter == "mix" and self.llm_fraction > 0)
 
 
 def _is_prose(text: str, cfg: SynthConfig) -> bool:
@@ -168,8 +181,12 @@ def run_synthesis(
     cfg: SynthConfig,
     progress: bool = False,
     on_row: Callable[[dict[str, Any]], None] | None = None,
+    client: LLMClient | None = None,
 ) -> dict[str, Any]:
-    """Run (or resume) a synthesis job; returns the stats."""
+    """Run (or resume) a synthesis job; returns the stats.
+
+    The LLM path talks to ``cfg.llm_endpoint`` (responses cached in ``out_dir/llm_cache.sqlite``)
+    unless a ``client`` is given."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg_path = out / "config.json"
@@ -183,6 +200,20 @@ def run_synthesis(
                 f"{out} holds a run with other settings ({previous}); use another --out"
             )
     cfg_path.write_text(json.dumps(cfg_dict, indent=2))
+    llm: LLMInserter | None = None
+    if cfg.uses_llm:
+        if client is None:
+            if not cfg.llm_endpoint or not cfg.llm_model:
+                raise UsageError(
+                    "the llm and mix inserters need --llm-endpoint URL and --llm-model NAME"
+                )
+            client = OpenAIClient(
+                cfg.llm_endpoint,
+                cfg.llm_model,
+                cache=out / "llm_cache.sqlite",
+                max_concurrency=cfg.llm_concurrency,
+            )
+        llm = LLMInserter(client, retries=cfg.llm_retries, genres=cfg.genres)
     t0 = time.perf_counter()
     with KnowledgeSource(kb_path) as kb:
         all_passages = list(kb.passages())
@@ -190,7 +221,7 @@ def run_synthesis(
     if not seeds:
         raise UsageError(f"{kb_path} has no passages that pass the seed filters")
     pools = EntityPools.from_passages((p.title, p.text) for p in all_passages)
-    inserter = RuleInserter(pools, forbidden=(w for p in all_passages for w in p.text.split()))
+    rules = RuleInserter(pools, forbidden=(w for p in all_passages for w in p.text.split()))
     distractors = _Distractors(all_passages, cfg.references)
     made_now = 0
     with JsonlAppender(out / "log.jsonl") as logf:
@@ -202,20 +233,32 @@ def run_synthesis(
             bar = tqdm(total=cfg.n, initial=min(ok, cfg.n), desc="examples", unit="ex")
         # every seed passage once (variant 0), then every one again with other errors, ...
         work = ((p, v) for v in range(cfg.variants) for p in seeds)
+        pending: list[tuple[Passage, int]] = []
+
+        def flush() -> None:
+            nonlocal ok, made_now
+            for row in _make_rows(pending, cfg, rules, llm, distractors):
+                logf.append(row)
+                if on_row is not None:
+                    on_row(row)
+                if row["status"] == "ok":
+                    ok += 1
+                    made_now += 1
+                    if bar is not None:
+                        bar.update(1)
+            pending.clear()
+
         for p, variant in work:
-            if ok >= cfg.n:
-                break
+            if ok + len(pending) >= cfg.n:
+                flush()
+                if ok >= cfg.n:
+                    break
             if passage_id(p, variant) in logf:
                 continue
-            row = _make_row(p, variant, cfg, inserter, distractors)
-            logf.append(row)
-            if on_row is not None:
-                on_row(row)
-            if row["status"] == "ok":
-                ok += 1
-                made_now += 1
-                if bar is not None:
-                    bar.update(1)
+            pending.append((p, variant))
+            if len(pending) >= cfg.batch:
+                flush()
+        flush()
         if bar is not None:
             bar.close()
     if ok < cfg.n:
@@ -228,39 +271,76 @@ def run_synthesis(
         "examples_per_s": round(made_now / seconds, 1) if seconds > 0 else None,
         "seed_passages_available": len(seeds),
     }
+    if llm is not None:
+        stats["llm"] = {
+            "usage": llm.client.usage.to_dict(),
+            "failed_attempts": dict(llm.rejections),
+        }
     (out / "stats.json").write_text(json.dumps(stats, indent=2))
     return stats
 
 
-def _make_row(
-    p: Passage, variant: int, cfg: SynthConfig, inserter: RuleInserter, distractors: _Distractors
-) -> dict[str, Any]:
-    pid = passage_id(p, variant)
-    rng = random.Random(f"{cfg.seed}:{pid}")
-    n_err = rng.choices(list(ERRORS_PER_PASSAGE), weights=list(ERRORS_PER_PASSAGE.values()))[0]
-    tagged, applied = inserter.insert(p.text, p.title, _type_order(rng), rng, limit=n_err)
-    base = {"id": pid, "source_title": p.title, "genre": "passage"}
-    if not applied:
-        return {**base, "status": "rejected", "reason": "no_rule_applies"}
-    completion = tagged.render("edit")
-    reason = _validate(tagged, completion, p.text, applied)
-    if reason is not None:
-        return {**base, "status": "rejected", "reason": reason}
-    refs = [p, *distractors.get(p)]
-    rng.shuffle(refs)
-    prompt = build_prompt(
-        tagged.original(), [Reference(r.text, r.title) for r in refs], template=cfg.template
-    )
-    example = TrainExample(
-        pid, prompt, completion, sorted(set(applied), key=ERROR_TYPES.index), p.title
-    )
-    return {
-        **base,
-        "status": "ok",
-        "n_errors": len(applied),
-        "types": applied,
-        "example": example.to_dict(),
-    }
+def _make_rows(
+    batch: list[tuple[Passage, int]],
+    cfg: SynthConfig,
+    rules: RuleInserter,
+    llm: LLMInserter | None,
+    distractors: _Distractors,
+) -> list[dict[str, Any]]:
+    """Rows for a batch of (passage, variant), in order; LLM work runs batched."""
+    plans = []
+    for p, variant in batch:
+        pid = passage_id(p, variant)
+        rng = random.Random(f"{cfg.seed}:{pid}")
+        n_err = rng.choices(list(ERRORS_PER_PASSAGE), weights=list(ERRORS_PER_PASSAGE.values()))[0]
+        use_llm = llm is not None and (cfg.inserter == "llm" or rng.random() < cfg.llm_fraction)
+        plans.append((p, pid, rng, n_err, use_llm))
+    jobs = []
+    for p, _, rng, n_err, use_llm in plans:
+        if use_llm:
+            assert llm is not None
+            types, genre = llm.plan(rng, n_err)
+            jobs.append((p.text, types, genre))
+    llm_results = iter(llm.run(jobs) if (llm is not None and jobs) else [])
+    rows = []
+    for p, pid, rng, n_err, use_llm in plans:
+        base: dict[str, Any] = {"id": pid, "source_title": p.title}
+        if use_llm:
+            res = next(llm_results)
+            base.update(genre=res.genre, inserter="llm")
+            if res.tagged is None:
+                rows.append({**base, "status": "rejected", "reason": res.reason or "llm_failed"})
+                continue
+            tagged, applied, gold = res.tagged, res.applied, res.tagged.corrected(tidy=False)
+        else:
+            base.update(genre="passage", inserter="rules")
+            tagged, applied = rules.insert(p.text, p.title, _type_order(rng), rng, limit=n_err)
+            gold = p.text
+            if not applied:
+                rows.append({**base, "status": "rejected", "reason": "no_rule_applies"})
+                continue
+        completion = tagged.render("edit")
+        reason = _validate(tagged, completion, gold, applied)
+        if reason is not None:
+            rows.append({**base, "status": "rejected", "reason": reason})
+            continue
+        refs = [p, *distractors.get(p)]
+        rng.shuffle(refs)
+        prompt = build_prompt(
+            tagged.original(), [Reference(r.text, r.title) for r in refs], template=cfg.template
+        )
+        types = sorted(set(applied), key=ERROR_TYPES.index)
+        example = TrainExample(pid, prompt, completion, types, p.title)
+        rows.append(
+            {
+                **base,
+                "status": "ok",
+                "n_errors": len(applied),
+                "types": applied,
+                "example": example.to_dict(),
+            }
+        )
+    return rows
 
 
 def _finalize(out: Path, cfg: SynthConfig) -> dict[str, Any]:

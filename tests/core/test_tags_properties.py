@@ -105,3 +105,51 @@ def test_lenient_never_raises_and_yields_canonical_text(text: str, view: tags.Vi
         assert original[span.start : span.end] == span.wrong
     if result.clean:  # no repair needed means strictly valid
         assert tags.parse(text, view) == result.tagged
+
+
+@given(documents, st.data())
+def test_stack_composes_two_layers(base: Tagged, data: st.DataObject) -> None:
+    """Errors added in a second pass, away from the first pass's edits, stack on top of them."""
+    text = base.original()
+    taken = [(s.start, s.end) for s in base.spans()]
+    free = [i for i in range(len(text) + 1) if not any(a < i < b for a, b in taken)]
+    cut = sorted(set(data.draw(st.lists(st.sampled_from(free), max_size=3)))) if free else []
+    # insert a new sentence-level error at each chosen free position
+    segs: list[str | Edit] = []
+    prev = 0
+    for i in cut:
+        segs += [text[prev:i], Edit("invented", "NEW")]
+        prev = i
+    segs.append(text[prev:])
+    layer = Tagged(segs)
+    stacked = tags.stack(base, layer)
+    assert stacked.original() == layer.original()
+    assert stacked.corrected(tidy=False) == base.corrected(tidy=False)
+    assert len(stacked.edits) == len(base.edits) + len(cut)
+
+
+def test_stack_rejects_overlap_and_mismatch() -> None:
+    import pytest
+
+    base = tags.parse(
+        "He was born in <entity><mark>Ulm</mark><delete>Bonn</delete></entity> in 1879."
+    )
+    ok = tags.stack(
+        base,
+        tags.parse(
+            "He was born in Bonn in <entity><mark>1879</mark><delete>1880</delete></entity>."
+        ),
+    )
+    assert (
+        ok.corrected() == "He was born in Ulm in 1879."
+        and ok.original() == "He was born in Bonn in 1880."
+    )
+    with pytest.raises(ValueError, match="overlaps"):
+        tags.stack(
+            base,
+            tags.parse(
+                "He was born in <entity><mark>Bonn</mark><delete>Rome</delete></entity> in 1879."
+            ),
+        )
+    with pytest.raises(ValueError, match="does not fit"):
+        tags.stack(base, tags.parse("She was born in Bonn in 1879."))

@@ -67,7 +67,7 @@ def test_interrupted_and_crashed_runs_resume_to_the_same_examples(
         assert (out / name).read_bytes() == (clean / name).read_bytes()
 
 
-def test_settings_change_is_refused_and_llm_inserter_is_not_there_yet(
+def test_settings_change_is_refused_and_llm_needs_an_endpoint(
     synth_kb: Path, tmp_path: Path
 ) -> None:
     run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 5}))
@@ -76,8 +76,10 @@ def test_settings_change_is_refused_and_llm_inserter_is_not_there_yet(
     # asking for more examples with the same settings extends the run
     stats = run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 8}))
     assert stats["examples"] == 8 and stats["run"]["examples_this_run"] == 3
-    with pytest.raises(UsageError, match="only 'rules'"):
-        SynthConfig(inserter="llm")
+    with pytest.raises(UsageError, match="--llm-endpoint"):
+        run_synthesis(synth_kb, tmp_path / "llm", SynthConfig(**{**CFG, "inserter": "llm"}))
+    with pytest.raises(UsageError, match="unknown inserter"):
+        SynthConfig(inserter="gpt")
 
 
 def test_cli_run_and_stats(synth_kb: Path, tmp_path: Path) -> None:
