@@ -24,6 +24,7 @@ Templates:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -34,9 +35,11 @@ __all__ = [
     "EDITED_MARKER",
     "TEMPLATES",
     "ChatFormatter",
+    "ParsedPrompt",
     "PromptTemplate",
     "Reference",
     "build_prompt",
+    "parse_prompt",
 ]
 
 #: The marker after which the model writes its tagged output.
@@ -163,3 +166,34 @@ def build_prompt(
     if not isinstance(formatted, str):
         raise TypeError("apply_chat_template(tokenize=False) must return a str")
     return formatted + EDITED_MARKER
+
+
+@dataclass(frozen=True)
+class ParsedPrompt:
+    references: list[str]
+    text: str
+    question: str | None = None
+
+
+_REF_SPLIT = re.compile(r"(?:^|\n)Reference \[\d+\]:[ \t]*")
+
+
+def parse_prompt(prompt: str) -> ParsedPrompt:
+    """Read the references, question and text back out of an editor prompt (either template,
+    and FAVA's released training prompts). Raises ``ValueError`` if it is not one."""
+    head, sep, tail = prompt.rpartition("[Text] ")
+    if not sep:
+        raise ValueError("not an editor prompt: no '[Text] ' marker")
+    text, sep2, _ = tail.rpartition("\n[Edited]")
+    if not sep2:
+        raise ValueError("not an editor prompt: no '[Edited]' marker after the text")
+    question = None
+    q_head, q_sep, q_tail = head.rpartition("[Question] ")
+    if q_sep:
+        head, question = q_head, q_tail.strip()
+    body = head.split("Read the following references:", 1)[-1]
+    # the instruction line ends the reference block
+    body = body.rsplit("\nPlease identify", 1)[0]
+    parts = _REF_SPLIT.split(body)
+    refs = [p.strip() for p in parts[1:] if p.strip()]
+    return ParsedPrompt(refs, text, question)

@@ -33,6 +33,14 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _convert(args: argparse.Namespace) -> int:
+    from favakit.synth_data.fava import convert_fava_rows
+
+    report = convert_fava_rows(args.input, args.out, template=args.template, lenient=args.lenient)
+    print(json.dumps(report, indent=2))
+    return 0
+
+
 def _stats(args: argparse.Namespace) -> int:
     path = Path(args.dir) / "stats.json"
     if not path.exists():
@@ -98,6 +106,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)
+    p = sub.add_parser(
+        "convert-fava", help="convert FAVA's released {prompt, completion} rows to favakit's format"
+    )
+    p.add_argument("--input", required=True, help="FAVA training JSONL")
+    p.add_argument("--out", required=True, help="output JSONL of favakit training rows")
+    p.add_argument("--template", default="favakit", choices=["favakit", "fava"])
+    p.add_argument(
+        "--lenient", action="store_true", help="repair malformed tags instead of dropping the row"
+    )
+    p.set_defaults(func=_convert)
     p = sub.add_parser("stats", help="summarize a synthesis output folder")
     p.add_argument("dir")
     p.set_defaults(func=_stats)

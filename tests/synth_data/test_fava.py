@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from favakit.prompts import build_prompt, parse_prompt
+from favakit.records import TrainExample, read_records
+from favakit.synth_data.fava import convert_fava_rows
+
+TEXT = "It was written by Andy Weir. It sold well."
+GOOD = "It was written by <entity><mark>Lester del Rey</mark><delete>Andy Weir</delete></entity>. It sold well."
+
+
+def test_parse_prompt_inverts_both_templates() -> None:
+    for template in ("fava", "favakit"):
+        prompt = build_prompt(
+            TEXT, ["Ref one.", "Ref two."], template=template, question="Who wrote it?"
+        )
+        parsed = parse_prompt(prompt)
+        assert parsed.text == TEXT and parsed.references[-1] == "Ref two."
+        assert parsed.references[0].endswith("Ref one.")
+
+
+def test_convert_reports_bad_rows_and_keeps_good_ones(tmp_path: Path) -> None:
+    fava_prompt = build_prompt(TEXT, ["Lester del Rey wrote it."], template="fava")
+    rows = [
+        {"prompt": fava_prompt, "completion": GOOD + "</s>"},  # FAVA's EOS: repaired with --lenient
+        {"prompt": fava_prompt, "completion": GOOD},
+        {"prompt": fava_prompt, "completion": "It was <mark>x</mark> by Andy Weir. It sold well."},
+        {"prompt": fava_prompt, "completion": "Something else entirely."},
+        {"prompt": "no markers here", "completion": GOOD},
+    ]
+    src = tmp_path / "fava.jsonl"
+    src.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    strict = convert_fava_rows(src, tmp_path / "strict.jsonl")
+    assert strict["counts"] == {"tag_error": 2, "kept": 1, "text_mismatch": 1, "bad_prompt": 1}
+    lenient = convert_fava_rows(src, tmp_path / "lenient.jsonl", lenient=True)
+    # the EOS row is repaired and kept; the row with a stray <mark> is repaired, but its text
+    # ("It was  by Andy Weir.") is not the prompt's, so it is still dropped
+    assert lenient["counts"] == {"tag_error": 2, "kept": 2, "text_mismatch": 2, "bad_prompt": 1}
+    assert lenient["repairs"] == {"special_token": 1, "part_outside_type": 1}
+    (first, *_) = read_records(tmp_path / "lenient.jsonl", TrainExample)
+    assert first.completion == GOOD and first.error_types == ["entity"]
+    assert parse_prompt(first.prompt).references == ["Lester del Rey wrote it."]
+    assert "[Text] It was written by Andy Weir. It sold well.\n[Edited] " in first.prompt
