@@ -28,8 +28,22 @@ def _run(args: argparse.Namespace) -> int:
         llm_concurrency=args.llm_concurrency,
         genres=not args.no_genres,
     )
-    stats = run_synthesis(args.kb, args.out, cfg, progress=not args.quiet)
+    shard = None
+    if args.shard:
+        try:
+            i, n = (int(x) for x in args.shard.split("/"))
+        except ValueError:
+            raise UsageError(f"--shard {args.shard!r}: expected i/n, e.g. 0/4") from None
+        shard = (i, n)
+    stats = run_synthesis(args.kb, args.out, cfg, progress=not args.quiet, shard=shard)
     print(json.dumps(stats))
+    return 0
+
+
+def _finalize_cmd(args: argparse.Namespace) -> int:
+    from favakit.synth_data.pipeline import finalize
+
+    print(json.dumps(finalize(args.dir)))
     return 0
 
 
@@ -104,8 +118,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--no-genres", action="store_true", help="skip the genre rewrite on the LLM path"
     )
+    p.add_argument(
+        "--shard", default=None, help="i/n: this machine's share of the job (see docs/synth.md)"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)
+    p = sub.add_parser(
+        "finalize", help="rebuild train/validation/stats from all logs of a run folder"
+    )
+    p.add_argument("dir")
+    p.set_defaults(func=_finalize_cmd)
     p = sub.add_parser(
         "convert-fava", help="convert FAVA's released {prompt, completion} rows to favakit's format"
     )

@@ -39,7 +39,7 @@ from favakit.synth_data.llm_inserter import LLMInserter
 from favakit.synth_data.rules import EntityPools, RuleInserter
 from favakit.tags import ERROR_TYPES, Tagged, TagParseError, parse
 
-__all__ = ["SynthConfig", "run_synthesis", "select_seeds", "summarize"]
+__all__ = ["SynthConfig", "finalize", "run_synthesis", "select_seeds", "summarize"]
 
 log = logging.getLogger(__name__)
 
@@ -182,11 +182,20 @@ def run_synthesis(
     progress: bool = False,
     on_row: Callable[[dict[str, Any]], None] | None = None,
     client: LLMClient | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) a synthesis job; returns the stats.
 
     The LLM path talks to ``cfg.llm_endpoint`` (responses cached in ``out_dir/llm_cache.sqlite``)
-    unless a ``client`` is given."""
+    unless a ``client`` is given. ``shard=(i, n)`` takes every n-th work item starting at i and
+    aims at ``ceil(n_examples / n)`` examples, logging to its own file, so n machines can share
+    one job; every run's outputs combine all logs present (``favakit synth finalize`` redoes that
+    step alone)."""
+    i_shard, n_shards = shard or (0, 1)
+    if not 0 <= i_shard < n_shards:
+        raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
+    log_name = "log.jsonl" if n_shards == 1 else f"log.shard-{i_shard}-of-{n_shards}.jsonl"
+    target = -(-cfg.n // n_shards)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     cfg_path = out / "config.json"
@@ -224,15 +233,16 @@ def run_synthesis(
     rules = RuleInserter(pools, forbidden=(w for p in all_passages for w in p.text.split()))
     distractors = _Distractors(all_passages, cfg.references)
     made_now = 0
-    with JsonlAppender(out / "log.jsonl") as logf:
-        ok = sum(1 for row in read_jsonl(out / "log.jsonl") if row.get("status") == "ok")
+    with JsonlAppender(out / log_name) as logf:
+        ok = sum(1 for row in read_jsonl(out / log_name) if row.get("status") == "ok")
         bar: Any = None
         if progress:
             from tqdm import tqdm
 
-            bar = tqdm(total=cfg.n, initial=min(ok, cfg.n), desc="examples", unit="ex")
+            bar = tqdm(total=target, initial=min(ok, target), desc="examples", unit="ex")
         # every seed passage once (variant 0), then every one again with other errors, ...
-        work = ((p, v) for v in range(cfg.variants) for p in seeds)
+        everything = ((p, v) for v in range(cfg.variants) for p in seeds)
+        work = (item for k, item in enumerate(everything) if k % n_shards == i_shard)
         pending: list[tuple[Passage, int]] = []
 
         def flush() -> None:
@@ -249,9 +259,9 @@ def run_synthesis(
             pending.clear()
 
         for p, variant in work:
-            if ok + len(pending) >= cfg.n:
+            if ok + len(pending) >= target:
                 flush()
-                if ok >= cfg.n:
+                if ok >= target:
                     break
             if passage_id(p, variant) in logf:
                 continue
@@ -261,7 +271,7 @@ def run_synthesis(
         flush()
         if bar is not None:
             bar.close()
-    if ok < cfg.n:
+    if ok < target:
         log.warning("only %d examples: the knowledge source ran out of seed passages", ok)
     stats = _finalize(out, cfg)
     seconds = time.perf_counter() - t0
@@ -343,8 +353,20 @@ def _make_rows(
     return rows
 
 
+def finalize(out_dir: str | Path) -> dict[str, Any]:
+    """Rebuild train/validation/stats from the logs in a run folder (after sharded runs)."""
+    out = Path(out_dir)
+    if not (out / "config.json").exists():
+        raise UsageError(f"{out} is not a synthesis run folder (no config.json)")
+    cfg_dict = json.loads((out / "config.json").read_text())
+    cfg_dict.pop("kb", None)
+    stats = _finalize(out, SynthConfig(**cfg_dict))
+    (out / "stats.json").write_text(json.dumps(stats, indent=2))
+    return stats
+
+
 def _finalize(out: Path, cfg: SynthConfig) -> dict[str, Any]:
-    rows = list(read_jsonl(out / "log.jsonl"))
+    rows = [row for log_file in sorted(out.glob("log*.jsonl")) for row in read_jsonl(log_file)]
     ok_rows = [r for r in rows if r["status"] == "ok"][: cfg.n]
     train = [r["example"] for r in ok_rows if not _val(r["source_title"], cfg)]
     val = [r["example"] for r in ok_rows if _val(r["source_title"], cfg)]

@@ -114,3 +114,19 @@ def test_cli_run_and_stats(synth_kb: Path, tmp_path: Path) -> None:
         timeout=60,
     )
     assert check.returncode == 0, check.stderr
+
+
+def test_two_shards_together_make_a_full_run(synth_kb: Path, tmp_path: Path) -> None:
+    from favakit.synth_data.pipeline import finalize
+
+    cfg = SynthConfig(**{**CFG, "n": 20})
+    first = run_synthesis(synth_kb, tmp_path, cfg, shard=(0, 2))
+    assert first["examples"] == 10  # only this shard's log so far
+    run_synthesis(synth_kb, tmp_path, cfg, shard=(1, 2))
+    stats = finalize(tmp_path)
+    assert stats["examples"] == 20
+    ids = [e.id for e in read_records(tmp_path / "train.jsonl", TrainExample)]
+    ids += [e.id for e in read_records(tmp_path / "validation.jsonl", TrainExample)]
+    assert len(set(ids)) == 20  # no passage variant made twice
+    with pytest.raises(UsageError, match="expected i/n"):
+        run_synthesis(synth_kb, tmp_path, cfg, shard=(2, 2))
