@@ -313,8 +313,21 @@ def _fake_name(rng: random.Random) -> str:
     return "".join(rng.choice(_SYLLABLES) for _ in range(rng.choice((2, 3)))).capitalize()
 
 
+_WORK_NOUNS = {
+    "film", "novel", "song", "album", "band", "book", "play", "series", "magazine", "opera",
+    "poem", "painting", "ship", "video game", "tv series", "newspaper", "musical", "single", "ep",
+}  # fmt: skip
+
+
 def _subject(title: str) -> str:
-    return re.sub(r"\s*\([^()]*\)\s*$", "", title).strip() or title
+    """How a sentence names the article's subject: "Giuseppe Verdi (film)" is "the film
+    Giuseppe Verdi", not the composer; other qualifiers are dropped."""
+    m = re.match(r"^(.*?)\s*\(([^()]*)\)\s*$", title)
+    if not m or not m.group(1):
+        return title
+    name, qualifier = m.group(1).strip(), m.group(2).strip().lower()
+    noun = re.sub(r"^\d{4}\s+", "", qualifier)  # "2000 film" -> "film"
+    return f"the {noun} {name}" if noun in _WORK_NOUNS else name
 
 
 class RuleInserter:
@@ -399,17 +412,20 @@ class RuleInserter:
         return None
 
     # -- inserted sentences ---------------------------------------------------------------------
-    def _person(self, text: str) -> tuple[bool, str, str]:
-        words = re.findall(r"\b(he|his|him|she|her|hers)\b", text.lower())
-        male = sum(w in ("he", "his", "him") for w in words)
-        female = len(words) - male
-        if male + female < 2:
+    def _person(self, title: str, text: str) -> tuple[bool, str, str]:
+        """Is the article about a person (a known first name, no work qualifier), and which
+        pronouns does the text use for them?"""
+        words = re.sub(r"\s*\([^()]*\)\s*$", "", title).split()
+        qualified_work = _subject(title).startswith("the ")
+        if qualified_work or not 2 <= len(words) <= 4 or words[0] not in self.pools.first_names:
             return False, "it", "its"
-        return (True, "he", "his") if male >= female else (True, "she", "her")
+        found = re.findall(r"\b(he|his|him|she|her|hers)\b", text.lower())
+        male = sum(w in ("he", "his", "him") for w in found)
+        return (True, "he", "his") if male >= len(found) - male else (True, "she", "her")
 
     def _new_sentence(self, kind: str, text: str, title: str, rng: random.Random) -> str:
         subject = _subject(title)
-        person, pron, poss = self._person(text)
+        person, pron, poss = self._person(title, text)
         if kind == "invented":
             fake = _fake_name(rng)
             while fake.lower() in self.forbidden:
@@ -418,12 +434,13 @@ class RuleInserter:
             year = min(2020, rng.choice(years) + rng.randint(1, 12))
             template = rng.choice(_INVENTED)
             sentence = template.format(S=subject, F=fake, thing=rng.choice(_THINGS), year=year)
-            return re.sub(r"\ba ([aeiou])", r"an \1", sentence)
+            sentence = re.sub(r"\ba ([aeiou])", r"an \1", sentence).replace("..", ".")
+            return sentence[:1].upper() + sentence[1:]
         if kind == "subjective":
             template = rng.choice(_SUBJECTIVE_PERSON if person else _SUBJECTIVE_THING)
         else:
             template = rng.choice(_UNVERIFIABLE_PERSON if person else _UNVERIFIABLE_THING)
-        sentence = template.format(S=subject, pron=pron, poss=poss)
+        sentence = template.format(S=subject, pron=pron, poss=poss).replace("..", ".")
         return sentence[:1].upper() + sentence[1:]
 
     # -- all together -----------------------------------------------------------------------------

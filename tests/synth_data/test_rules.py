@@ -86,3 +86,17 @@ def test_invented_names_are_not_in_the_corpus(inserter: RuleInserter) -> None:
             and w not in {"In", "The", "A", "Scholars", "Ada", "Lovelace"}
         ]
         assert fake, tagged.edits[0].wrong
+
+
+def test_subjects_and_people() -> None:
+    from favakit.synth_data.rules import _subject
+
+    assert _subject("Giuseppe Verdi (film)") == "the film Giuseppe Verdi"
+    assert _subject("Gone in 60 Seconds (2000 film)") == "the film Gone in 60 Seconds"
+    assert _subject("Dick Hanley (swimmer)") == "Dick Hanley"
+    pools = EntityPools.from_passages(ARTICLES.items())
+    ins = RuleInserter(pools)
+    assert ins._person("Grace Hopper", ARTICLES["Grace Hopper"]) == (True, "she", "her")
+    assert ins._person("Alan Turing", ARTICLES["Alan Turing"]) == (True, "he", "his")
+    assert ins._person("Royal Society", ARTICLES["Royal Society"])[0] is False
+    assert ins._person("Ada Lovelace (film)", ARTICLES["Ada Lovelace"])[0] is False
