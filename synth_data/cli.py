@@ -27,6 +27,7 @@ def _run(args: argparse.Namespace) -> int:
         llm_model=args.llm_model or "",
         llm_concurrency=args.llm_concurrency,
         genres=not args.no_genres,
+        max_passages=args.max_passages,
     )
     shard = None
     if args.shard:
@@ -117,6 +118,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--llm-concurrency", type=int, default=8, help="LLM requests in flight")
     p.add_argument(
         "--no-genres", action="store_true", help="skip the genre rewrite on the LLM path"
+    )
+    p.add_argument(
+        "--max-passages",
+        type=int,
+        default=0,
+        help="stop after trying this many passages (0: no cap)",
     )
     p.add_argument(
         "--shard", default=None, help="i/n: this machine's share of the job (see docs/synth.md)"

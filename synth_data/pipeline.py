@@ -75,6 +75,7 @@ class SynthConfig:
     llm_retries: int = 2
     genres: bool = True  # rewrite each LLM passage into a random genre first
     batch: int = 32  # passages handled together (LLM calls of one stage run concurrently)
+    max_passages: int = 0  # stop after trying this many passages, whatever the yield (0: no cap)
 
     def __post_init__(self) -> None:
         if self.inserter not in ("rules", "llm", "mix"):
@@ -265,6 +266,8 @@ def run_synthesis(
                     break
             if passage_id(p, variant) in logf:
                 continue
+            if cfg.max_passages and len(logf) + len(pending) >= cfg.max_passages:
+                break
             pending.append((p, variant))
             if len(pending) >= cfg.batch:
                 flush()

@@ -227,3 +227,61 @@ def openai_server():  # type: ignore[no-untyped-def]
     yield start
     for server in servers:
         server.close()
+
+
+@pytest.fixture(scope="session")
+def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random 2-layer Llama causal LM folder with a word-level tokenizer and a chat template."""
+    import torch
+    from tokenizers import Tokenizer, normalizers, pre_tokenizers
+    from tokenizers.models import WordLevel
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    folder = tmp_path_factory.mktemp("tiny_llama")
+    specials = ["<pad>", "<unk>", "<s>", "</s>"]
+    words = [
+        *_corpus_words(),
+        "user",
+        "assistant",
+        "system",
+        ":",
+        "<entity>",
+        "</entity>",
+        "<mark>",
+        "</mark>",
+        "<delete>",
+        "</delete>",
+    ]
+    vocab = {w: i for i, w in enumerate(specials + sorted(set(words)))}
+    tok = Tokenizer(WordLevel(vocab, unk_token="<unk>"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        unk_token="<unk>",
+        pad_token="<pad>",
+        bos_token="<s>",
+        eos_token="</s>",
+        model_max_length=512,
+    )
+    fast.chat_template = (
+        "{% for m in messages %}{{ m['role'] }} : {{ m['content'] }} {% endfor %}"
+        "{% if add_generation_prompt %}assistant : {% endif %}"
+    )
+    fast.save_pretrained(folder)
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        pad_token_id=0,
+        bos_token_id=2,
+        eos_token_id=3,
+        tie_word_embeddings=True,
+    )
+    LlamaForCausalLM(config).save_pretrained(folder)
+    return folder

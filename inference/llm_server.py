@@ -1,0 +1,271 @@
+"""``favakit serve-llm``: an OpenAI-compatible generation server.
+
+Where vLLM is installed (and for ``--backend vllm``) this starts ``vllm serve`` with the right
+flags (:func:`vllm_serve_argv`). Elsewhere, or with ``--backend hf``, it serves the same subset
+itself from transformers: ``GET /v1/models``, ``POST /v1/completions``,
+``POST /v1/chat/completions``. Requests from many clients are batched together: a worker
+thread takes what has queued up (up to ``max_batch``, waiting at most ``batch_window_ms`` for
+more), groups requests with the same sampling parameters and generates each group in one batch.
+"""
+
+# No `from __future__ import annotations` here: FastAPI reads the route signatures' types at
+# runtime, and `Request` is imported inside create_app (fastapi is an optional dependency).
+import asyncio
+import logging
+import queue
+import secrets
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any
+
+from favakit.inference.generators import Generated, HFGenerator
+from favakit.llm import GenerationParams
+
+__all__ = ["Batcher", "create_app", "vllm_serve_argv"]
+
+log = logging.getLogger(__name__)
+
+
+def vllm_serve_argv(
+    model: str,
+    adapter: str | None = None,
+    adapter_name: str = "favakit",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    max_lora_rank: int = 64,
+    api_key: str | None = None,
+    extra: list[str] | None = None,
+) -> list[str]:
+    """The ``vllm serve`` command line (vLLM's documented flags) for a model and LoRA adapter."""
+    argv = ["vllm", "serve", model, "--host", host, "--port", str(port)]
+    if adapter:
+        argv += [
+            "--enable-lora",
+            "--lora-modules",
+            f"{adapter_name}={adapter}",
+            "--max-lora-rank",
+            str(max_lora_rank),
+        ]
+    if api_key:
+        argv += ["--api-key", api_key]
+    return argv + list(extra or [])
+
+
+@dataclass
+class _Job:
+    prompt: str
+    params: GenerationParams
+    future: Future[Generated]
+
+
+class Batcher:
+    """Collects requests from many threads and runs them through the generator in batches."""
+
+    def __init__(
+        self, generator: HFGenerator, max_batch: int = 8, batch_window_ms: float = 10.0
+    ) -> None:
+        self.generator = generator
+        self.max_batch = max_batch
+        self.window = batch_window_ms / 1000.0
+        self.jobs: queue.Queue[_Job | None] = queue.Queue()
+        self.batches = 0
+        self.largest_batch = 0
+        self.thread = threading.Thread(target=self._loop, name="favakit-batcher", daemon=True)
+        self.thread.start()
+
+    def submit(self, prompt: str, params: GenerationParams) -> Future[Generated]:
+        fut: Future[Generated] = Future()
+        self.jobs.put(_Job(prompt, params, fut))
+        return fut
+
+    def close(self) -> None:
+        self.jobs.put(None)
+        self.thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        while True:
+            first = self.jobs.get()
+            if first is None:
+                return
+            batch = [first]
+            deadline = time.monotonic() + self.window
+            while len(batch) < self.max_batch:
+                try:
+                    job = self.jobs.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    break
+                if job is None:
+                    self.jobs.put(None)  # finish this batch, then stop
+                    break
+                batch.append(job)
+            groups: dict[GenerationParams, list[_Job]] = {}
+            for job in batch:
+                groups.setdefault(job.params, []).append(job)
+            for params, jobs in groups.items():
+                self.batches += 1
+                self.largest_batch = max(self.largest_batch, len(jobs))
+                try:
+                    outs = self.generator.generate([j.prompt for j in jobs], params)
+                except Exception as exc:  # a failed batch fails its requests, not the server
+                    log.exception("generation failed")
+                    for j in jobs:
+                        j.future.set_exception(exc)
+                    continue
+                for j, out in zip(jobs, outs, strict=True):
+                    j.future.set_result(out)
+
+
+def create_app(
+    generator: HFGenerator,
+    api_key: str | None = None,
+    max_batch: int = 8,
+    batch_window_ms: float = 10.0,
+    max_prompt_chars: int = 200_000,
+    max_tokens_limit: int = 4096,
+) -> Any:
+    """The FastAPI app serving ``generator`` under the OpenAI-compatible routes."""
+    from contextlib import asynccontextmanager
+
+    from fastapi import FastAPI, HTTPException, Request
+    from fastapi.responses import JSONResponse
+
+    batcher = Batcher(generator, max_batch=max_batch, batch_window_ms=batch_window_ms)
+
+    @asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        yield
+        batcher.close()  # after uvicorn has finished the requests in flight
+
+    app = FastAPI(title="favakit serve-llm", version="1", lifespan=lifespan)
+    app.state.batcher = batcher
+
+    def check_key(request: Request) -> None:
+        if api_key and not secrets.compare_digest(
+            request.headers.get("authorization", ""), f"Bearer {api_key}"
+        ):
+            raise HTTPException(401, "missing or wrong API key (Authorization: Bearer KEY)")
+
+    def params_of(body: dict[str, Any]) -> GenerationParams:
+        try:
+            max_tokens = int(body.get("max_tokens") or 256)
+            temperature = float(body.get("temperature") or 0.0)
+            top_p = float(body.get("top_p") or 1.0)
+        except (TypeError, ValueError):
+            raise HTTPException(422, "max_tokens, temperature and top_p must be numbers") from None
+        if not 1 <= max_tokens <= max_tokens_limit:
+            raise HTTPException(422, f"max_tokens must be between 1 and {max_tokens_limit}")
+        stop = body.get("stop") or ()
+        stop = (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop)
+        seed = body.get("seed")
+        return GenerationParams(
+            max_tokens, temperature, top_p, stop, None, int(seed) if seed is not None else None
+        )
+
+    async def run(prompts: list[str], params: GenerationParams) -> list[Generated]:
+        for p in prompts:
+            if len(p) > max_prompt_chars:
+                raise HTTPException(
+                    413, f"a prompt is {len(p)} characters; the limit is {max_prompt_chars}"
+                )
+        futures = [asyncio.wrap_future(batcher.submit(p, params)) for p in prompts]
+        return list(await asyncio.gather(*futures))
+
+    def usage(outs: list[Generated]) -> dict[str, int]:
+        pt = sum(o.prompt_tokens for o in outs)
+        ct = sum(o.completion_tokens for o in outs)
+        return {"prompt_tokens": pt, "completion_tokens": ct, "total_tokens": pt + ct}
+
+    async def body_of(request: Request) -> dict[str, Any]:
+        try:
+            body = await request.json()
+        except ValueError:
+            raise HTTPException(400, "the request body is not valid JSON") from None
+        if not isinstance(body, dict):
+            raise HTTPException(422, "the request body must be a JSON object")
+        return body
+
+    @app.get("/health")
+    def health() -> dict[str, Any]:
+        return {
+            "status": "ok",
+            "model": generator.name,
+            "batches": batcher.batches,
+            "largest_batch": batcher.largest_batch,
+        }
+
+    @app.get("/v1/models")
+    def models(request: Request) -> dict[str, Any]:
+        check_key(request)
+        return {
+            "object": "list",
+            "data": [{"id": generator.name, "object": "model", "owned_by": "favakit"}],
+        }
+
+    @app.post("/v1/completions")
+    async def completions(request: Request) -> JSONResponse:
+        check_key(request)
+        body = await body_of(request)
+        prompt = body.get("prompt")
+        prompts = [prompt] if isinstance(prompt, str) else prompt
+        if (
+            not isinstance(prompts, list)
+            or not prompts
+            or not all(isinstance(p, str) for p in prompts)
+        ):
+            raise HTTPException(422, "'prompt' must be a string or a non-empty list of strings")
+        outs = await run(prompts, params_of(body))
+        choices = [
+            {"index": i, "text": o.text, "finish_reason": o.finish_reason, "logprobs": None}
+            for i, o in enumerate(outs)
+        ]
+        return JSONResponse(
+            {
+                "id": f"cmpl-{secrets.token_hex(8)}",
+                "object": "text_completion",
+                "created": int(time.time()),
+                "model": generator.name,
+                "choices": choices,
+                "usage": usage(outs),
+            }
+        )
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> JSONResponse:
+        check_key(request)
+        body = await body_of(request)
+        messages = body.get("messages")
+        if (
+            not isinstance(messages, list)
+            or not messages
+            or not all(
+                isinstance(m, dict)
+                and isinstance(m.get("content"), str)
+                and isinstance(m.get("role"), str)
+                for m in messages
+            )
+        ):
+            raise HTTPException(
+                422, "'messages' must be a non-empty list of {role, content} objects"
+            )
+        outs = await run([generator.chat_prompt(messages)], params_of(body))
+        o = outs[0]
+        return JSONResponse(
+            {
+                "id": f"chatcmpl-{secrets.token_hex(8)}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": generator.name,
+                "usage": usage(outs),
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": o.text},
+                        "finish_reason": o.finish_reason,
+                    }
+                ],
+            }
+        )
+
+    return app
