@@ -220,10 +220,14 @@ class LLMInserter:
         genre = rng.choice(GENRES) if self.genres else "passage"
         return types, genre
 
-    def _params(self, attempt: int) -> GenerationParams:
-        # the first try is greedy; retries sample with another seed (another cache key)
+    def _params(self, attempt: int, texts: Sequence[str]) -> GenerationParams:
+        # The answer is the text again (plus tags): budget twice its words and some room, so a
+        # model that rambles stops early. The first try is greedy; retries sample with another
+        # seed, which is also another cache key.
+        longest = max((len(t.split()) for t in texts), default=0)
+        budget = min(self.max_tokens, 2 * longest + 64)
         temp = 0.0 if attempt == 0 else self.temperature
-        return GenerationParams(max_tokens=self.max_tokens, temperature=temp, seed=attempt)
+        return GenerationParams(max_tokens=budget, temperature=temp, seed=attempt)
 
     def run(self, jobs: Sequence[tuple[str, list[str], str]]) -> list[LLMInsertion]:
         """``jobs``: (passage, types in order, genre). Returns one result per job."""
@@ -254,7 +258,8 @@ class LLMInserter:
                 return
             try:
                 outs = self.client.chat(
-                    [rewrite_messages(it.passage, it.genre) for it in todo], self._params(attempt)
+                    [rewrite_messages(it.passage, it.genre) for it in todo],
+                    self._params(attempt, [it.passage for it in todo]),
                 )
             except LLMError:
                 for it in todo:
@@ -290,7 +295,8 @@ class LLMInserter:
                 assert it.tagged is not None
                 prompts.append(insertion_messages(it.tagged.original(), it.types[step]))
             try:
-                outs = self.client.chat(prompts, self._params(attempt))
+                texts = [it.tagged.original() for it in todo if it.tagged is not None]
+                outs = self.client.chat(prompts, self._params(attempt, texts))
             except LLMError:
                 for it in todo:
                     it.reason = "llm_error"
