@@ -209,7 +209,10 @@ class LLMClient:
             if bar is not None:
                 bar.close()
 
-    def _cached(self, endpoint: str, payload: Any, params: GenerationParams) -> Completion:
+    def _key(self, endpoint: str, payload: Any, params: GenerationParams) -> str:
+        """The cache key of a request ("" without a cache)."""
+        if self.cache is None:
+            return ""
         request = {
             "kind": self.kind,
             "endpoint": endpoint,
@@ -217,7 +220,10 @@ class LLMClient:
             "input": payload,
             "params": asdict(params),
         }
-        key = ResponseCache.key(request) if self.cache is not None else ""
+        return ResponseCache.key(request)
+
+    def _cached(self, endpoint: str, payload: Any, params: GenerationParams) -> Completion:
+        key = self._key(endpoint, payload, params)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

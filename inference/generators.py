@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from favakit.llm import GenerationParams
+from favakit.llm import Completion, GenerationParams, LLMClient
 
-__all__ = ["Generated", "HFGenerator"]
+__all__ = ["Generated", "GeneratorClient", "HFGenerator"]
 
 log = logging.getLogger(__name__)
 
@@ -103,3 +103,60 @@ class HFGenerator:
                     text, finish = text[:cut], "stop"
             results.append(Generated(text, int(mask.sum()), len(new), finish))
         return results
+
+
+class GeneratorClient(LLMClient):
+    """An in-process model (:class:`HFGenerator`) behind the :class:`~favakit.llm.LLMClient`
+    interface, so the synthetic-data and FActScore code can use it like a server. Requests of
+    one ``complete``/``chat`` call are generated in batches."""
+
+    kind = "in-process"
+
+    def __init__(self, generator: HFGenerator, **kwargs: Any) -> None:
+        super().__init__(generator.name, **kwargs)
+        self.generator = generator
+
+    def complete(
+        self, prompts: Sequence[str], params: GenerationParams | None = None, progress: bool = False
+    ) -> list[Completion]:
+        return self._batched([("completion", p) for p in prompts], params or GenerationParams())
+
+    def chat(
+        self,
+        conversations: Sequence[list[dict[str, str]]],
+        params: GenerationParams | None = None,
+        progress: bool = False,
+    ) -> list[Completion]:
+        return self._batched(
+            [("chat", list(c)) for c in conversations], params or GenerationParams()
+        )
+
+    def _batched(
+        self, requests: list[tuple[str, Any]], params: GenerationParams
+    ) -> list[Completion]:
+        # cache first, then one batched generate() for everything the cache did not have
+        results: list[Completion | None] = [None] * len(requests)
+        keys = [self._key(kind, payload, params) for kind, payload in requests]
+        todo = []
+        for i, key in enumerate(keys):
+            hit = self.cache.get(key) if (self.cache is not None and key) else None
+            if hit is not None:
+                self.usage.add(cache_hits=1)
+                results[i] = Completion(**{**hit, "cached": True})
+            else:
+                todo.append(i)
+        prompts = [
+            self.generator.chat_prompt(requests[i][1])
+            if requests[i][0] == "chat"
+            else requests[i][1]
+            for i in todo
+        ]
+        for i, out in zip(todo, self.generator.generate(prompts, params), strict=True):
+            done = Completion(out.text, out.finish_reason, out.prompt_tokens, out.completion_tokens)
+            self.usage.add(
+                calls=1, prompt_tokens=out.prompt_tokens, completion_tokens=out.completion_tokens
+            )
+            if self.cache is not None:
+                self.cache.put(keys[i], {**done.__dict__, "cached": False})
+            results[i] = done
+        return [r for r in results if r is not None]

@@ -28,6 +28,7 @@ def _run(args: argparse.Namespace) -> int:
         llm_concurrency=args.llm_concurrency,
         genres=not args.no_genres,
         max_passages=args.max_passages,
+        batch=args.batch,
     )
     shard = None
     if args.shard:
@@ -124,6 +125,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=0,
         help="stop after trying this many passages (0: no cap)",
+    )
+    p.add_argument(
+        "--batch", type=int, default=32, help="passages handled together (LLM stages run batched)"
     )
     p.add_argument(
         "--shard", default=None, help="i/n: this machine's share of the job (see docs/synth.md)"

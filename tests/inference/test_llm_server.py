@@ -136,3 +136,20 @@ def test_vllm_argv() -> None:
     assert argv[argv.index("--lora-modules") + 1] == "fava=/ad"
     assert "--enable-lora" in argv and argv[argv.index("--max-lora-rank") + 1] == "16"
     assert argv[-2:] == ["--api-key", "k"]
+
+
+def test_in_process_client_matches_the_server_and_caches(
+    server: str, tiny_llama: Path, tmp_path: Path
+) -> None:
+    from favakit.inference.generators import GeneratorClient, HFGenerator
+
+    client = GeneratorClient(
+        HFGenerator.load(str(tiny_llama), device="cpu"), cache=tmp_path / "c.sqlite"
+    )
+    params = GenerationParams(max_tokens=6)
+    prompts = ["saturn has rings", "lava and ash"]
+    local = client.complete(prompts, params)
+    remote = OpenAIClient(server, "tiny", api_key="sekret").complete(prompts, params)
+    assert [c.text for c in local] == [c.text for c in remote]
+    again = client.complete(prompts, params)
+    assert all(c.cached for c in again) and client.usage.calls == 2 and client.usage.cache_hits == 2

@@ -133,3 +133,40 @@ def test_check_pass_rules() -> None:
         "Ada was born in 1815. She died in <entity><delete>1869</delete><mark>1870</mark></entity>."
     )
     assert check_pass(overlap, "entity", layered.original(), layered)[1] == "pass_overlap"
+
+
+def test_killed_run_resumes_to_exactly_the_uninterrupted_examples(synth_kb: Path, tmp_path: Path, openai_server) -> None:  # type: ignore[no-untyped-def]
+    """SIGKILL a real `favakit synth run` process halfway (the scripted server answers slowly),
+    run it again, and compare with a run that was never interrupted."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    server = openai_server(scripted_llm)
+    server.delay = 0.05
+    args = ["--kb", str(synth_kb), "--n", "24", "--seed", "4", "--inserter", "mix", "--llm-endpoint", server.url,
+            "--llm-model", "scripted", "--llm-concurrency", "2", "--batch", "4", "-q"]
+
+    def run(out: Path) -> subprocess.Popen[bytes]:
+        return subprocess.Popen([sys.executable, "-m", "favakit", "synth", "run", "--out", str(out), *args],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    killed = tmp_path / "killed"
+    proc = run(killed)
+    log = killed / "log.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        if log.exists() and log.read_text().count("\n") >= 3:
+            break
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    assert not (killed / "train.jsonl").exists()
+    assert run(killed).wait(timeout=300) == 0
+    clean = tmp_path / "clean"
+    assert run(clean).wait(timeout=300) == 0
+    for name in ("train.jsonl", "validation.jsonl"):
+        assert (killed / name).read_bytes() == (clean / name).read_bytes()
