@@ -84,12 +84,8 @@ def editor_evidence(
     if entity_passage:
         if topic:
             try:
-                title = searcher.kb.resolve(topic)
-                if title is None:
-                    raise UnknownTitleError(topic, [])
-                extra = TitleMatcher(searcher.kb).hits(title, limit=1) or []
-                if not extra:  # the topic resolved but TitleMatcher's name rules skipped it
-                    extra = [Hit(title, searcher.kb.get(title)[0], 0.0)]
+                p = searcher.kb.lead(topic)
+                extra = [Hit(p.title, p.text, 0.0, p.doc, p.index)]
             except UnknownTitleError:
                 log.info("topic %r is not in the knowledge source; no entity passage", topic)
         else:
@@ -99,16 +95,12 @@ def editor_evidence(
     candidates = list(hits) + [h for h in extra if h.key not in seen]
     if reranker is not None and candidates:
         scores = reranker.scores(query, [h.text for h in candidates])
-        candidates = [
-            Hit(h.title, h.text, s, h.doc, h.index)
-            for h, s in sorted(zip(candidates, scores, strict=True), key=lambda x: -x[1])
-        ]
-    # most relevant last: the ranked hits reversed, the entity passage nearest of all when
-    # no reranker decided otherwise (FAVA found the entity's own article helps most)
+        ranked = sorted(zip(candidates, scores, strict=True), key=lambda x: -x[1])
+        candidates = [Hit(h.title, h.text, s, h.doc, h.index) for h, s in ranked]
+    # Most relevant last. Without a reranker that is the search order reversed, with the
+    # entity passage nearest of all (FAVA found the entity's own article helps most).
     if reranker is None:
-        ranked = [h for h in hits][::-1]
-        ranked += [h for h in extra if h.key not in seen]
-        return ranked
+        return list(hits)[::-1] + candidates[len(hits) :]
     return candidates[::-1]
 
 

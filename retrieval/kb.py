@@ -187,6 +187,18 @@ class KnowledgeSource:
         row = self.conn.execute("SELECT text FROM documents WHERE title = ?", (stored,)).fetchone()
         return [p for p in str(row[0]).split(SEPARATOR) if p.strip()]
 
+    def lead(self, title: str) -> Passage:
+        """The first passage of an article (resolved like :meth:`get`)."""
+        stored = self.resolve(title)
+        if stored is None:
+            raise UnknownTitleError(title, self.closest_titles(title))
+        row = self.conn.execute(
+            "SELECT rowid, text FROM documents WHERE title = ?", (stored,)
+        ).fetchone()
+        parts = str(row[1]).split(SEPARATOR)
+        j = next((i for i, p in enumerate(parts) if p.strip()), 0)
+        return Passage(stored, parts[j], int(row[0]), j)
+
     def passages(self) -> Iterator[Passage]:
         """Every passage, in a stable order (document rowid, then position)."""
         cur = self.conn.execute("SELECT rowid, title, text FROM documents ORDER BY rowid")

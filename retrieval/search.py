@@ -149,11 +149,8 @@ class TitleMatcher:
         """The lead passage of each matched article, in order of appearance in the text."""
         result = []
         for rank, title in enumerate(self.titles(text, limit)):
-            passages = self.kb.get(title)
-            doc = self.kb.conn.execute(
-                "SELECT rowid FROM documents WHERE title = ?", (title,)
-            ).fetchone()
-            result.append(Hit(title, passages[0], 1.0 / (1 + rank), int(doc[0]), 0))
+            p = self.kb.lead(title)
+            result.append(Hit(p.title, p.text, 1.0 / (1 + rank), p.doc, p.index))
         return result
 
 

@@ -135,7 +135,9 @@ def test_check_pass_rules() -> None:
     assert check_pass(overlap, "entity", layered.original(), layered)[1] == "pass_overlap"
 
 
-def test_killed_run_resumes_to_exactly_the_uninterrupted_examples(synth_kb: Path, tmp_path: Path, openai_server) -> None:  # type: ignore[no-untyped-def]
+def test_killed_run_resumes_to_exactly_the_uninterrupted_examples(
+    synth_kb: Path, tmp_path: Path, openai_server
+) -> None:  # type: ignore[no-untyped-def]
     """SIGKILL a real `favakit synth run` process halfway (the scripted server answers slowly),
     run it again, and compare with a run that was never interrupted."""
     import os
@@ -146,12 +148,32 @@ def test_killed_run_resumes_to_exactly_the_uninterrupted_examples(synth_kb: Path
 
     server = openai_server(scripted_llm)
     server.delay = 0.05
-    args = ["--kb", str(synth_kb), "--n", "24", "--seed", "4", "--inserter", "mix", "--llm-endpoint", server.url,
-            "--llm-model", "scripted", "--llm-concurrency", "2", "--batch", "4", "-q"]
+    args = [
+        "--kb",
+        str(synth_kb),
+        "--n",
+        "24",
+        "--seed",
+        "4",
+        "--inserter",
+        "mix",
+        "--llm-endpoint",
+        server.url,
+        "--llm-model",
+        "scripted",
+        "--llm-concurrency",
+        "2",
+        "--batch",
+        "4",
+        "-q",
+    ]
 
     def run(out: Path) -> subprocess.Popen[bytes]:
-        return subprocess.Popen([sys.executable, "-m", "favakit", "synth", "run", "--out", str(out), *args],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return subprocess.Popen(
+            [sys.executable, "-m", "favakit", "synth", "run", "--out", str(out), *args],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
 
     killed = tmp_path / "killed"
     proc = run(killed)
