@@ -79,9 +79,15 @@ def configure_serve_llm(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--max-batch", type=int, default=8, help="requests generated together")
     parser.add_argument(
-        "--batch-window-ms", type=float, default=10.0, help="how long to wait for a batch to fill"
+        "--batch-window-ms", type=float, default=50.0, help="how long to wait for a batch to fill"
     )
     parser.add_argument("--device", default=None)
+    parser.add_argument(
+        "--dtype",
+        default="auto",
+        choices=["auto", "float32", "bfloat16", "float16"],
+        help="weights dtype (auto: bf16 on GPUs that have it, else fp32)",
+    )
     parser.add_argument("--max-lora-rank", type=int, default=64, help="vLLM's LoRA rank limit")
     parser.add_argument("--api-key", default=None, help="require this key (or set FAVAKIT_API_KEY)")
     parser.set_defaults(func=_serve_llm)

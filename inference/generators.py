@@ -40,11 +40,16 @@ class HFGenerator:
 
     @classmethod
     def load(
-        cls, model: str, adapter: str | None = None, device: str | None = None, max_batch: int = 8
+        cls,
+        model: str,
+        adapter: str | None = None,
+        device: str | None = None,
+        max_batch: int = 8,
+        dtype: str = "auto",
     ) -> HFGenerator:
         from favakit.inference.models import load_causal_lm
 
-        m, tok, name = load_causal_lm(model, adapter=adapter, device=device)
+        m, tok, name = load_causal_lm(model, adapter=adapter, device=device, dtype=dtype)
         return cls(m, tok, name, max_batch=max_batch)
 
     def chat_prompt(self, messages: list[dict[str, str]]) -> str:

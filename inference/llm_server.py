@@ -64,7 +64,7 @@ class Batcher:
     """Collects requests from many threads and runs them through the generator in batches."""
 
     def __init__(
-        self, generator: HFGenerator, max_batch: int = 8, batch_window_ms: float = 10.0
+        self, generator: HFGenerator, max_batch: int = 8, batch_window_ms: float = 50.0
     ) -> None:
         self.generator = generator
         self.max_batch = max_batch
@@ -121,7 +121,7 @@ def create_app(
     generator: HFGenerator,
     api_key: str | None = None,
     max_batch: int = 8,
-    batch_window_ms: float = 10.0,
+    batch_window_ms: float = 50.0,
     max_prompt_chars: int = 200_000,
     max_tokens_limit: int = 4096,
 ) -> Any:
