@@ -298,7 +298,7 @@ class OpenAIClient(LLMClient):
         base_url: str,
         model: str,
         api_key: str | None = None,
-        timeout: float = 120.0,
+        timeout: float = 600.0,  # a loaded CPU server can take minutes per batch
         **kwargs: Any,
     ) -> None:
         super().__init__(model, **kwargs)

@@ -275,7 +275,12 @@ def run_synthesis(
         if bar is not None:
             bar.close()
     if ok < target:
-        log.warning("only %d examples: the knowledge source ran out of seed passages", ok)
+        why = (
+            f"--max-passages {cfg.max_passages} reached"
+            if cfg.max_passages and len(list(read_jsonl(out / log_name))) >= cfg.max_passages
+            else "the knowledge source ran out of seed passages"
+        )
+        log.warning("only %d of %d examples: %s", ok, target, why)
     stats = _finalize(out, cfg)
     seconds = time.perf_counter() - t0
     stats["run"] = {
