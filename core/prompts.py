@@ -39,6 +39,7 @@ __all__ = [
     "PromptTemplate",
     "Reference",
     "build_prompt",
+    "drop_references",
     "parse_prompt",
 ]
 
@@ -197,3 +198,25 @@ def parse_prompt(prompt: str) -> ParsedPrompt:
     parts = _REF_SPLIT.split(body)
     refs = [p.strip() for p in parts[1:] if p.strip()]
     return ParsedPrompt(refs, text, question)
+
+
+_REF_LINE = re.compile(r"^Reference \[(\d+)\]:", re.MULTILINE)
+
+
+def drop_references(prompt: str, n: int = 1) -> str | None:
+    """The prompt with its first ``n`` reference lines removed (the least relevant: references
+    are ordered most relevant last) and the rest renumbered; None when it has fewer than ``n``.
+    Training uses it to shorten over-long prompts without touching the text or the target."""
+    lines = prompt.split("\n")
+    ref_idx = [i for i, line in enumerate(lines) if _REF_LINE.match(line)]
+    if len(ref_idx) < n:
+        return None
+    drop = set(ref_idx[:n])
+    kept = [line for i, line in enumerate(lines) if i not in drop]
+    counter = iter(range(1, len(ref_idx) + 1))
+    return "\n".join(
+        _REF_LINE.sub(lambda m: f"Reference [{next(counter)}]:", line)
+        if _REF_LINE.match(line)
+        else line
+        for line in kept
+    )

@@ -43,6 +43,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "favakit.synth_data.cli:configure",
         "build tagged training data by inserting errors into passages",
     ),
+    "train": (
+        "favakit.training.cli:configure",
+        "fine-tune the editor (LoRA, QLoRA, full); 'train merge' merges an adapter",
+    ),
     "serve-llm": (
         "favakit.inference.cli:configure_serve_llm",
         "serve a model over the OpenAI-compatible API (vllm serve, or transformers)",

@@ -1,0 +1,171 @@
+"""favakit train --config tiny_cpu end to end on a tiny random Llama (real peft, real torch)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from favakit.prompts import build_prompt
+from favakit.tags import Edit, Tagged
+from favakit.training.config import load_train_config, presets
+from favakit.training.data import IGNORE, encode_rows
+from favakit.training.recipe import merge_adapter, train
+
+FACTS = [
+    ("marie curie won the nobel prize in physics in 1903 .", "1903", "1911"),
+    ("saturn is the sixth planet from the sun .", "sixth", "second"),
+    ("lava , ash and gases escape from a magma chamber .", "lava", "ice"),
+    ("pierre curie studied crystals and magnetism .", "crystals", "lava"),
+    ("titan is its largest moon .", "largest", "ice"),
+    ("mount etna is a volcano in sicily .", "sicily", "warsaw"),
+]
+
+
+@pytest.fixture(scope="module")
+def rows_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("train") / "rows.jsonl"
+    with path.open("w") as fh:
+        for i in range(40):
+            text, right, wrong = FACTS[i % len(FACTS)]
+            a, b = text.split(right, 1)
+            tagged = Tagged([a, Edit("entity", wrong, right), b])
+            prompt = build_prompt(tagged.original(), [text], template="fava")
+            fh.write(json.dumps({"prompt": prompt, "completion": tagged.render()}) + "\n")
+    return path
+
+
+def _cfg(tiny_llama: Path, rows_file: Path, out: Path, *extra: str):  # type: ignore[no-untyped-def]
+    return load_train_config(
+        "tiny_cpu",
+        [f"model={tiny_llama}", f"data.train_file={rows_file}", f"output_dir={out}", *extra],
+    )
+
+
+def test_presets_all_load() -> None:
+    assert {
+        "tiny_cpu",
+        "smollm2_135m_lora",
+        "fava_llama2_7b_full",
+        "llama3_8b_lora",
+        "llama3_8b_qlora",
+    } <= set(presets())
+    fava = load_train_config("fava_llama2_7b_full")
+    assert (fava.lr, fava.epochs, fava.warmup_ratio, fava.data.max_length) == (
+        2e-5,
+        2.0,
+        0.03,
+        2048,
+    )
+    assert fava.batch_size * fava.grad_accum * 4 == 128
+
+
+def test_prompt_is_masked_by_position(tiny_llama: Path, rows_file: Path) -> None:
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_llama)
+    row = json.loads(rows_file.read_text().splitlines()[0])
+    ((ids, labels),) = encode_rows(tok, [row], 512).examples
+    first = next(i for i, x in enumerate(labels) if x != IGNORE)
+    assert all(x == IGNORE for x in labels[:first]) and all(x != IGNORE for x in labels[first:])
+    assert labels[-1] == tok.eos_token_id and ids[-1] == tok.eos_token_id
+    prompt_only = tok(row["prompt"], add_special_tokens=True)["input_ids"]
+    assert first == len(prompt_only)  # this tokenizer splits at the boundary: no token straddles it
+
+
+def test_tiny_cpu_lora(tiny_llama: Path, rows_file: Path, tmp_path: Path) -> None:
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    summary = train(_cfg(tiny_llama, rows_file, tmp_path / "run"))
+    assert summary["last_loss"] < summary["first_loss"]  # loss goes down
+    assert (
+        summary["final_val_loss"] < summary["first_val_loss"] or summary["first_val_loss"] is None
+    )
+    adapter = Path(summary["output"])
+    assert (adapter / "adapter_config.json").exists() and (adapter / "README.md").exists()
+    assert "favakit editor" in (adapter / "README.md").read_text()
+    assert (tmp_path / "run" / "config.yaml").exists() and (
+        tmp_path / "run" / "train_log.jsonl"
+    ).exists()
+
+    base = AutoModelForCausalLM.from_pretrained(tiny_llama)
+    base_state = {k: v.clone() for k, v in base.state_dict().items()}
+    reloaded = PeftModel.from_pretrained(
+        AutoModelForCausalLM.from_pretrained(tiny_llama), adapter
+    ).eval()
+    # only LoRA weights changed: the base weights under the adapter are bit-identical
+    for name, value in reloaded.state_dict().items():
+        if "lora_" in name:
+            continue
+        key = name.replace("base_model.model.", "", 1).replace(".base_layer", "")
+        assert torch.equal(value, base_state[key]), name
+    ids = torch.tensor([[2, 5, 9, 14, 22, 7]])
+    with torch.no_grad():
+        adapted = reloaded(ids).logits
+        plain = base.eval()(ids).logits
+    assert not torch.allclose(adapted, plain)  # the adapter does something
+    merged_dir = merge_adapter(str(adapter), str(tmp_path / "merged"))
+    merged = AutoModelForCausalLM.from_pretrained(merged_dir).eval()
+    assert (Path(merged_dir) / "model.safetensors").exists()
+    with torch.no_grad():
+        torch.testing.assert_close(merged(ids).logits, adapted, atol=1e-4, rtol=1e-4)
+
+
+def test_resume_after_interrupt_gives_the_same_adapter(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    from safetensors.torch import load_file
+
+    clean = train(_cfg(tiny_llama, rows_file, tmp_path / "clean"))
+
+    def stop(step: int, loss: float) -> None:
+        if step == 6:
+            raise KeyboardInterrupt
+
+    cfg = _cfg(tiny_llama, rows_file, tmp_path / "cut")
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, on_step=stop)
+    assert (tmp_path / "cut" / "checkpoint" / "state.json").exists()  # saved at step 4
+    resumed = train(cfg, resume=True)
+    a = load_file(Path(clean["output"]) / "adapter_model.safetensors")
+    b = load_file(Path(resumed["output"]) / "adapter_model.safetensors")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_cli_dry_run_and_errors(tiny_llama: Path, rows_file: Path, tmp_path: Path) -> None:
+    def favakit(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "favakit", "train", *args],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    dry = favakit("--config", "tiny_cpu", "--dry-run", "lora.r=2")
+    assert dry.returncode == 0 and "r: 2" in dry.stdout
+    bad = favakit("--config", "tiny_cpu", "lora.rr=2")
+    assert bad.returncode == 2 and "did you mean 'r'" in bad.stderr
+    qlora = favakit(
+        "--config",
+        "tiny_cpu",
+        "method=qlora",
+        f"model={tiny_llama}",
+        f"data.train_file={rows_file}",
+        f"output_dir={tmp_path / 'q'}",
+    )
+    assert qlora.returncode == 2 and "needs a CUDA GPU" in qlora.stderr
+    run = favakit(
+        "--config",
+        "tiny_cpu",
+        f"model={tiny_llama}",
+        f"data.train_file={rows_file}",
+        f"output_dir={tmp_path / 'cli'}",
+        "max_steps=3",
+    )
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["steps"] == 3

@@ -1,0 +1,55 @@
+"""``favakit train`` and ``favakit train merge`` (light at import time)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["configure"]
+
+
+def _train(args: argparse.Namespace) -> int:
+    from favakit.config import dump_config
+    from favakit.errors import UsageError
+    from favakit.training.config import load_train_config, presets
+
+    if args.overrides[:1] == ["merge"]:  # `favakit train merge --adapter DIR --out DIR`
+        if not args.adapter or not args.out or len(args.overrides) > 1:
+            raise UsageError("usage: favakit train merge --adapter DIR --out DIR [--model BASE]")
+        from favakit.training.recipe import merge_adapter
+
+        print(merge_adapter(args.adapter, args.out, model=args.model))
+        return 0
+    if args.config is None:
+        print("give --config PRESET|FILE.yaml; presets: " + ", ".join(presets()))
+        return 2
+    cfg = load_train_config(args.config, args.overrides)
+    if args.dry_run:
+        sys.stdout.write(dump_config(cfg))
+        return 0
+    from favakit.training.recipe import train
+
+    print(json.dumps(train(cfg, resume=args.resume), indent=2))
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = (
+        "favakit train --config PRESET|FILE.yaml [KEY=VALUE ...] [--dry-run] [--resume]\n"
+        "favakit train merge --adapter DIR --out DIR [--model BASE]"
+    )
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="e.g. lr=1e-4 lora.r=8 data.train_file=x.jsonl (or 'merge')",
+    )
+    parser.add_argument("--config", default=None, help="preset name or YAML file")
+    parser.add_argument("--dry-run", action="store_true", help="print the resolved config and stop")
+    parser.add_argument("--resume", action="store_true", help="continue from output_dir/checkpoint")
+    parser.add_argument("--adapter", default=None, help="merge: the LoRA adapter folder")
+    parser.add_argument("--out", default=None, help="merge: where to write the merged model")
+    parser.add_argument("--model", default="", help="merge: base model (default: the adapter's)")
+    parser.set_defaults(func=_train)

@@ -1,0 +1,124 @@
+"""Training data: prompt and completion tokenized together, the prompt masked by position.
+
+Tokenizing the prompt on its own to find where the completion starts gives the wrong answer
+whenever a token spans the boundary; here the whole text is tokenized once and every token that
+holds a character of the completion is a label. EOS is appended. An example longer than
+``max_length`` loses references (least relevant first) until it fits; the text and the target
+are never cut, and examples that cannot fit are dropped and counted.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from favakit.errors import UsageError
+from favakit.prompts import drop_references
+from favakit.records import read_jsonl
+
+__all__ = ["EncodedSet", "collate", "encode_rows", "load_rows", "pack"]
+
+IGNORE = -100
+
+
+@dataclass
+class EncodedSet:
+    examples: list[tuple[list[int], list[int]]] = field(default_factory=list)  # (input_ids, labels)
+    truncated: int = 0  # examples shortened by dropping references
+    dropped: int = 0  # examples that could not fit max_length
+    tokens: int = 0
+
+
+def load_rows(path: str, limit: int = 0) -> list[dict[str, str]]:
+    rows = []
+    for lineno, row in enumerate(read_jsonl(path), start=1):
+        if not isinstance(row.get("prompt"), str) or not isinstance(row.get("completion"), str):
+            raise UsageError(
+                f"{path}:{lineno}: a training row needs string 'prompt' and 'completion'"
+            )
+        rows.append({"prompt": row["prompt"], "completion": row["completion"]})
+        if limit and len(rows) >= limit:
+            break
+    if not rows:
+        raise UsageError(f"{path} holds no training rows")
+    return rows
+
+
+def _encode(tokenizer: Any, prompt: str, completion: str) -> tuple[list[int], list[int]]:
+    enc = tokenizer(prompt + completion, return_offsets_mapping=True, add_special_tokens=True)
+    ids = list(enc["input_ids"])
+    boundary = len(prompt)
+    labels = [
+        tid if end > boundary else IGNORE
+        for tid, (_, end) in zip(ids, enc["offset_mapping"], strict=True)
+    ]
+    if tokenizer.eos_token_id is not None:
+        ids.append(tokenizer.eos_token_id)
+        labels.append(tokenizer.eos_token_id)
+    return ids, labels
+
+
+def encode_rows(tokenizer: Any, rows: list[dict[str, str]], max_length: int) -> EncodedSet:
+    out = EncodedSet()
+    for row in rows:
+        prompt = row["prompt"]
+        ids, labels = _encode(tokenizer, prompt, row["completion"])
+        shortened = False
+        while len(ids) > max_length:
+            fewer = drop_references(prompt)
+            if fewer is None:
+                break
+            prompt, shortened = fewer, True
+            ids, labels = _encode(tokenizer, prompt, row["completion"])
+        if len(ids) > max_length or all(x == IGNORE for x in labels):
+            out.dropped += 1
+            continue
+        out.truncated += shortened
+        out.examples.append((ids, labels))
+        out.tokens += len(ids)
+    return out
+
+
+def pack(
+    examples: list[tuple[list[int], list[int]]], max_length: int
+) -> list[tuple[list[int], list[int]]]:
+    """Concatenate short examples into sequences of at most ``max_length`` tokens (in order)."""
+    packed: list[tuple[list[int], list[int]]] = []
+    ids: list[int] = []
+    labels: list[int] = []
+    for e_ids, e_labels in examples:
+        if ids and len(ids) + len(e_ids) > max_length:
+            packed.append((ids, labels))
+            ids, labels = [], []
+        ids, labels = ids + e_ids, labels + e_labels
+    if ids:
+        packed.append((ids, labels))
+    return packed
+
+
+def collate(batch: list[tuple[list[int], list[int]]], pad_id: int) -> dict[str, Any]:
+    """Right-padded tensors: input_ids, attention_mask, labels (-100 at padding)."""
+    import torch
+
+    width = max(len(ids) for ids, _ in batch)
+    input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+    labels = torch.full((len(batch), width), IGNORE, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for i, (ids, lab) in enumerate(batch):
+        input_ids[i, : len(ids)] = torch.tensor(ids)
+        labels[i, : len(lab)] = torch.tensor(lab)
+        mask[i, : len(ids)] = 1
+    return {"input_ids": input_ids, "attention_mask": mask, "labels": labels}
+
+
+def split_validation(
+    rows: list[dict[str, str]], fraction: float, seed: int
+) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    order = list(range(len(rows)))
+    random.Random(f"val:{seed}").shuffle(order)
+    n_val = max(1, int(len(rows) * fraction)) if fraction > 0 and len(rows) > 1 else 0
+    val = {i for i in order[:n_val]}
+    return [r for i, r in enumerate(rows) if i not in val], [
+        r for i, r in enumerate(rows) if i in val
+    ]

@@ -1,0 +1,437 @@
+"""The editor's training recipe, top to bottom: data, model, LoRA (or not), loop, save.
+
+``train(cfg)`` reads ``{"prompt", "completion"}`` rows, tokenizes each pair once with the prompt
+masked by position, loads the base model (folder, Hub id, GGUF, ``smollm2``), wraps it with LoRA
+(``method="lora"``), 4-bit NF4 + LoRA (``"qlora"``, CUDA only) or trains it whole (``"full"``),
+and runs a plain loop: AdamW, warmup then cosine or linear decay, gradient accumulation, bf16
+autocast where the device has it, optional gradient checkpointing. Every ``eval_every`` steps it
+logs the validation loss, every ``save_every`` steps it writes a checkpoint that ``resume=True``
+continues from exactly (model, optimizer, schedule, data position, RNG). At the end it saves the
+adapter (or the full model), the tokenizer, the resolved config and a model card.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import random
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from favakit.config import dump_config
+from favakit.deps import require
+from favakit.errors import UsageError
+from favakit.training.config import TrainConfig
+from favakit.training.data import collate, encode_rows, load_rows, pack, split_validation
+
+__all__ = ["merge_adapter", "train"]
+
+log = logging.getLogger(__name__)
+
+
+def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool]:
+    import torch
+
+    device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    if cfg.precision == "fp32":
+        return device, False
+    # CPU autocast supports bf16; on a GPU it depends on the card
+    bf16 = bool(torch.cuda.is_bf16_supported()) if device.startswith("cuda") else True
+    if cfg.precision == "bf16" and not bf16:
+        raise UsageError("precision=bf16 but this GPU has no bf16; use precision=fp32")
+    return device, bf16
+
+
+def _load_model(cfg: TrainConfig, device: str) -> tuple[Any, Any]:
+    import torch
+
+    transformers = require("transformers", "train", "training")
+    from favakit.inference.models import resolve_model
+
+    path = resolve_model(cfg.model)
+    kwargs: dict[str, Any] = {"dtype": torch.float32}
+    if cfg.method == "qlora":
+        if not torch.cuda.is_available():
+            raise UsageError(
+                "method=qlora needs a CUDA GPU (bitsandbytes 4-bit kernels); on this machine use "
+                "method=lora, which trains the same adapter in bf16/fp32"
+            )
+        require("bitsandbytes", "gpu", "QLoRA")
+        kwargs = {
+            "quantization_config": transformers.BitsAndBytesConfig(
+                load_in_4bit=True,
+                bnb_4bit_quant_type="nf4",
+                bnb_4bit_use_double_quant=True,
+                bnb_4bit_compute_dtype=torch.bfloat16,
+            ),
+            "device_map": {"": 0},
+        }
+    transformers.utils.logging.disable_progress_bar()
+    try:
+        tokenizer = transformers.AutoTokenizer.from_pretrained(path)
+        model = transformers.AutoModelForCausalLM.from_pretrained(path, **kwargs)
+    except OSError as exc:
+        raise UsageError(f"cannot load base model {cfg.model!r}: {exc}") from None
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    if cfg.method != "qlora":
+        model.to(device)
+    if cfg.gradient_checkpointing:
+        model.gradient_checkpointing_enable()
+        model.config.use_cache = False
+    if cfg.method in ("lora", "qlora"):
+        peft = require("peft", "train", "LoRA")
+        if cfg.method == "qlora":
+            model = peft.prepare_model_for_kbit_training(
+                model, use_gradient_checkpointing=cfg.gradient_checkpointing
+            )
+        names = {n.rsplit(".", 1)[-1] for n, _ in model.named_modules()}
+        targets = [t for t in cfg.lora.target_modules if t in names]
+        if not targets:
+            raise UsageError(
+                f"none of lora.target_modules {cfg.lora.target_modules} is in this model"
+            )
+        lora = peft.LoraConfig(
+            task_type="CAUSAL_LM",
+            r=cfg.lora.r,
+            lora_alpha=cfg.lora.alpha,
+            lora_dropout=cfg.lora.dropout,
+            target_modules=targets,
+        )
+        model = peft.get_peft_model(model, lora)
+        if cfg.gradient_checkpointing:
+            model.enable_input_require_grads()
+    return model, tokenizer
+
+
+def _trainable_state(model: Any) -> dict[str, Any]:
+    return {n: p.detach().cpu().clone() for n, p in model.named_parameters() if p.requires_grad}
+
+
+def _evaluate(
+    model: Any,
+    examples: list[tuple[list[int], list[int]]],
+    cfg: TrainConfig,
+    pad: int,
+    device: str,
+    bf16: bool,
+) -> float:
+    import torch
+
+    if not examples:
+        return float("nan")
+    model.eval()
+    total, count = 0.0, 0
+    with torch.inference_mode():
+        for i in range(0, len(examples), cfg.batch_size):
+            batch = {
+                k: v.to(device) for k, v in collate(examples[i : i + cfg.batch_size], pad).items()
+            }
+            with torch.autocast(
+                device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
+            ):
+                logits = model(
+                    input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
+                ).logits
+            shift_logits = logits[:, :-1].float()
+            shift_labels = batch["labels"][:, 1:]
+            loss = torch.nn.functional.cross_entropy(
+                shift_logits.reshape(-1, shift_logits.size(-1)),
+                shift_labels.reshape(-1),
+                ignore_index=-100,
+                reduction="sum",
+            )
+            total += float(loss)
+            count += int((shift_labels != -100).sum())
+    model.train()
+    return total / max(1, count)
+
+
+def _exact_match(
+    model: Any, tokenizer: Any, rows: list[dict[str, str]], device: str, max_new: int = 512
+) -> float:
+    """Share of validation rows whose generated edit gives the target's corrected text (the
+    detection metrics of favakit.eval take over once they exist)."""
+    import torch
+
+    from favakit.tags import parse_lenient
+
+    hits = 0
+    model.eval()
+    for row in rows:
+        enc = tokenizer(row["prompt"], return_tensors="pt").to(device)
+        with torch.inference_mode():
+            out = model.generate(
+                **enc, max_new_tokens=max_new, do_sample=False, pad_token_id=tokenizer.pad_token_id
+            )
+        text = tokenizer.decode(out[0][enc["input_ids"].shape[1] :], skip_special_tokens=True)
+        got = parse_lenient(text).tagged.corrected().split()
+        hits += got == parse_lenient(row["completion"]).tagged.corrected().split()
+    model.train()
+    return hits / max(1, len(rows))
+
+
+def _save_checkpoint(
+    folder: Path, model: Any, optimizer: Any, scheduler: Any, state: dict[str, Any]
+) -> None:
+    import torch
+
+    tmp = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    torch.save(_trainable_state(model), tmp / "trainable.pt")
+    torch.save(
+        {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / "optim.pt"
+    )
+    rng = {"python": random.getstate(), "torch": torch.get_rng_state()}
+    torch.save(rng, tmp / "rng.pt")
+    (tmp / "state.json").write_text(json.dumps(state))
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(tmp, folder)
+
+
+def _load_checkpoint(folder: Path, model: Any, optimizer: Any, scheduler: Any) -> dict[str, Any]:
+    import torch
+
+    weights = torch.load(folder / "trainable.pt", weights_only=True)
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for name, value in weights.items():
+            params[name].copy_(value)
+    optim = torch.load(folder / "optim.pt", weights_only=False)
+    optimizer.load_state_dict(optim["optimizer"])
+    scheduler.load_state_dict(optim["scheduler"])
+    rng = torch.load(folder / "rng.pt", weights_only=False)
+    random.setstate(rng["python"])
+    torch.set_rng_state(rng["torch"])
+    state: dict[str, Any] = json.loads((folder / "state.json").read_text())
+    return state
+
+
+def train(
+    cfg: TrainConfig,
+    resume: bool = False,
+    on_step: Callable[[int, float], None] | None = None,
+) -> dict[str, Any]:
+    """Train and save; returns a summary (losses, tokens/s, peak memory, paths)."""
+    import torch
+
+    transformers = require("transformers", "train", "training")
+    if not cfg.model:
+        raise UsageError("no base model: set model=FOLDER|HUB_ID|FILE.gguf|smollm2")
+    if not cfg.data.train_file:
+        raise UsageError("no training data: set data.train_file=FILE.jsonl")
+    out = Path(cfg.output_dir)
+    ckpt = out / "checkpoint"
+    if out.exists() and (out / "summary.json").exists() and not resume:
+        raise UsageError(f"{out} holds a finished run; choose another output_dir")
+    if (ckpt / "state.json").exists() and not resume:
+        raise UsageError(
+            f"{out} holds a checkpoint; pass --resume to continue it, or another output_dir"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(dump_config(cfg))
+
+    # 1. data
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    rows = load_rows(cfg.data.train_file, cfg.data.limit)
+    if cfg.data.validation_file:
+        train_rows, val_rows = rows, load_rows(cfg.data.validation_file)
+    else:
+        train_rows, val_rows = split_validation(rows, cfg.data.validation_fraction, cfg.seed)
+
+    # 2. model (+ LoRA)
+    device, bf16 = _device_and_precision(cfg)
+    model, tokenizer = _load_model(cfg, device)
+    train_set = encode_rows(tokenizer, train_rows, cfg.data.max_length)
+    val_set = encode_rows(tokenizer, val_rows, cfg.data.max_length)
+    examples = (
+        pack(train_set.examples, cfg.data.max_length) if cfg.data.packing else train_set.examples
+    )
+    if not examples:
+        raise UsageError("no training example fits data.max_length")
+    pad = int(tokenizer.pad_token_id)
+
+    # 3. optimizer and schedule
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    micro_per_epoch = math.ceil(len(examples) / cfg.batch_size)
+    steps_per_epoch = max(1, micro_per_epoch // cfg.grad_accum)
+    total_steps = cfg.max_steps or max(1, int(cfg.epochs * steps_per_epoch))
+    scheduler = transformers.get_scheduler(
+        "constant_with_warmup" if cfg.schedule == "constant" else cfg.schedule,
+        optimizer,
+        num_warmup_steps=int(cfg.warmup_ratio * total_steps),
+        num_training_steps=total_steps,
+    )
+    step, history = 0, []
+    if resume and (ckpt / "state.json").exists():
+        state = _load_checkpoint(ckpt, model, optimizer, scheduler)
+        step, history = state["step"], state["history"]
+        log.info("resumed at step %d", step)
+
+    # 4. the loop
+    writer = _tensorboard(out)
+    log_path = out / "train_log.jsonl"
+    model.train()
+    t0, tokens_seen = time.perf_counter(), 0
+    if torch.cuda.is_available():
+        torch.cuda.reset_peak_memory_stats()
+    while step < total_steps:
+        epoch, within = divmod(step, steps_per_epoch)
+        order = list(range(len(examples)))
+        random.Random(f"order:{cfg.seed}:{epoch}").shuffle(order)
+        start = within * cfg.grad_accum * cfg.batch_size
+        micro = [order[i : i + cfg.batch_size] for i in range(start, len(order), cfg.batch_size)]
+        for chunk_start in range(0, len(micro) - cfg.grad_accum + 1, cfg.grad_accum):
+            loss_sum = 0.0
+            for idx in micro[chunk_start : chunk_start + cfg.grad_accum]:
+                batch = {
+                    k: v.to(device) for k, v in collate([examples[i] for i in idx], pad).items()
+                }
+                with torch.autocast(
+                    device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
+                ):
+                    loss = model(**batch).loss / cfg.grad_accum
+                loss.backward()
+                loss_sum += float(loss.detach())
+                tokens_seen += int(batch["attention_mask"].sum())
+            torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            record: dict[str, Any] = {
+                "step": step,
+                "loss": round(loss_sum, 5),
+                "lr": scheduler.get_last_lr()[0],
+            }
+            if cfg.eval_every and step % cfg.eval_every == 0:
+                record["val_loss"] = round(
+                    _evaluate(model, val_set.examples, cfg, pad, device, bf16), 5
+                )
+                if cfg.eval_generate:
+                    record["val_exact_match"] = _exact_match(
+                        model, tokenizer, val_rows[: cfg.eval_generate], device
+                    )
+            history.append(record)
+            if step % cfg.log_every == 0 or "val_loss" in record or step == total_steps:
+                _log(log_path, writer, record)
+            if on_step is not None:
+                on_step(step, loss_sum)
+            if cfg.save_every and step % cfg.save_every == 0 and step < total_steps:
+                _save_checkpoint(
+                    ckpt, model, optimizer, scheduler, {"step": step, "history": history}
+                )
+            if step >= total_steps:
+                break
+    seconds = time.perf_counter() - t0
+
+    # 5. evaluate and save
+    final_val = _evaluate(model, val_set.examples, cfg, pad, device, bf16)
+    first_val = next((h["val_loss"] for h in history if "val_loss" in h), None)
+    final = out / ("adapter" if cfg.method in ("lora", "qlora") else "model")
+    model.save_pretrained(final)
+    tokenizer.save_pretrained(final)
+    peak = _peak_memory_mb(device)
+    summary = {
+        "method": cfg.method,
+        "steps": step,
+        "train_examples": len(train_set.examples),
+        "validation_examples": len(val_set.examples),
+        "truncated_examples": train_set.truncated + val_set.truncated,
+        "dropped_examples": train_set.dropped + val_set.dropped,
+        "first_loss": history[0]["loss"] if history else None,
+        "last_loss": history[-1]["loss"] if history else None,
+        "first_val_loss": first_val,
+        "final_val_loss": round(final_val, 5),
+        "tokens_per_s": round(tokens_seen / seconds, 1) if seconds > 0 else None,
+        "peak_memory_mb": peak,
+        "precision": "bf16" if bf16 else "fp32",
+        "device": device,
+        "output": str(final),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    (final / "README.md").write_text(_model_card(cfg, summary))
+    shutil.rmtree(ckpt, ignore_errors=True)
+    if writer is not None:
+        writer.close()
+    return summary
+
+
+def _tensorboard(out: Path) -> Any:
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(out / "tensorboard"))
+
+
+def _log(path: Path, writer: Any, record: dict[str, Any]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+    log.info(
+        "step %s loss %.4f%s",
+        record["step"],
+        record["loss"],
+        f" val {record['val_loss']:.4f}" if "val_loss" in record else "",
+    )
+    if writer is not None:
+        for key in ("loss", "val_loss", "lr"):
+            if key in record:
+                writer.add_scalar(key, record[key], record["step"])
+
+
+def _peak_memory_mb(device: str) -> float:
+    import torch
+
+    if device.startswith("cuda"):
+        return round(torch.cuda.max_memory_allocated() / 2**20, 1)
+    try:
+        import resource
+
+        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
+    except ImportError:  # pragma: no cover - not on Linux
+        return float("nan")
+
+
+def _model_card(cfg: TrainConfig, summary: dict[str, Any]) -> str:
+    return (
+        f"# favakit editor ({cfg.method})\n\n"
+        f"Base model: `{cfg.model}`. Trained with favakit's recipe to tag hallucinated spans with "
+        "FAVA's six error types and suggest edits (prompt: `favakit.prompts.build_prompt`).\n\n"
+        f"- data: `{cfg.data.train_file}` ({summary['train_examples']} training, "
+        f"{summary['validation_examples']} validation examples; {summary['truncated_examples']} "
+        f"shortened, {summary['dropped_examples']} dropped for length)\n"
+        f"- recipe: {summary['steps']} steps, lr {cfg.lr}, {cfg.schedule} schedule, warmup "
+        f"{cfg.warmup_ratio}, batch {cfg.batch_size} x {cfg.grad_accum}, {summary['precision']}\n"
+        f"- LoRA: r={cfg.lora.r}, alpha={cfg.lora.alpha}, dropout={cfg.lora.dropout}\n"
+        f"- loss: {summary['first_loss']} -> {summary['last_loss']}; validation loss "
+        f"{summary['first_val_loss']} -> {summary['final_val_loss']}\n"
+        f"- speed: {summary['tokens_per_s']} tokens/s on {summary['device']}, peak memory "
+        f"{summary['peak_memory_mb']} MB\n\n"
+        "Load with `peft.PeftModel.from_pretrained(base, this_folder)` or serve with "
+        "`vllm serve BASE --enable-lora --lora-modules favakit=this_folder`.\n"
+    )
+
+
+def merge_adapter(adapter: str, out: str, model: str = "") -> str:
+    """Merge a LoRA adapter into its base model and save the result as safetensors."""
+    import torch
+
+    transformers = require("transformers", "train", "merging")
+    peft = require("peft", "train", "merging")
+    from favakit.inference.models import resolve_model
+
+    path = resolve_model(model, adapter)
+    base = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    merged = peft.PeftModel.from_pretrained(base, adapter).merge_and_unload()
+    merged.save_pretrained(out, safe_serialization=True)
+    transformers.AutoTokenizer.from_pretrained(adapter).save_pretrained(out)
+    return out
