@@ -37,21 +37,37 @@ def one(variant: str, args: argparse.Namespace) -> dict[str, Any]:
         cfg = load_train_config(
             "smollm2_135m_lora",
             [
-                f"model={args.model}", f"data.train_file={args.data}", f"data.limit={args.rows}",
-                f"data.max_length={args.max_length}", f"max_steps={args.steps}", f"output_dir={tmp}/run",
-                f"batch_size={args.batch_size}", "eval_every=0", "save_every=0", "log_every=1000",
+                f"model={args.model}",
+                f"data.train_file={args.data}",
+                f"data.limit={args.rows}",
+                f"data.max_length={args.max_length}",
+                f"max_steps={args.steps}",
+                f"output_dir={tmp}/run",
+                f"batch_size={args.batch_size}",
+                "eval_every=0",
+                "save_every=0",
+                "log_every=1000",
                 *VARIANTS[variant],
             ],
         )
         t0 = time.perf_counter()
         summary = train(cfg)
         wall = time.perf_counter() - t0
-    return {"variant": variant, "tokens_per_s": summary["tokens_per_s"], "peak_memory_mb": summary["peak_memory_mb"],
-            "steps": summary["steps"], "wall_s": round(wall, 1), "device": summary["device"], "precision": summary["precision"]}
+    return {
+        "variant": variant,
+        "tokens_per_s": summary["tokens_per_s"],
+        "peak_memory_mb": summary["peak_memory_mb"],
+        "steps": summary["steps"],
+        "wall_s": round(wall, 1),
+        "device": summary["device"],
+        "precision": summary["precision"],
+    }
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--data", required=True, help="training JSONL ({prompt, completion} rows)")
     ap.add_argument("--model", default="smollm2")
     ap.add_argument("--rows", type=int, default=64)
@@ -69,12 +85,29 @@ def main() -> int:
     best: dict[str, dict[str, Any]] = {}
     for _ in range(args.repeats):
         for variant in args.variants.split(","):
-            cmd = [sys.executable, __file__, "--one", variant, "--data", args.data, "--model", args.model,
-                   "--rows", str(args.rows), "--steps", str(args.steps), "--batch-size", str(args.batch_size),
-                   "--max-length", str(args.max_length)]
+            cmd = [
+                sys.executable,
+                __file__,
+                "--one",
+                variant,
+                "--data",
+                args.data,
+                "--model",
+                args.model,
+                "--rows",
+                str(args.rows),
+                "--steps",
+                str(args.steps),
+                "--batch-size",
+                str(args.batch_size),
+                "--max-length",
+                str(args.max_length),
+            ]
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
             if proc.returncode != 0:
-                print(json.dumps({"variant": variant, "error": proc.stderr.strip().splitlines()[-1:]}))
+                print(
+                    json.dumps({"variant": variant, "error": proc.stderr.strip().splitlines()[-1:]})
+                )
                 continue
             row = json.loads(proc.stdout.strip().splitlines()[-1])
             if variant not in best or row["tokens_per_s"] > best[variant]["tokens_per_s"]:
@@ -87,9 +120,16 @@ def main() -> int:
             row["memory_vs_lora"] = round(row["peak_memory_mb"] / base["peak_memory_mb"], 2)
         print(json.dumps(row))
         results.append(row)
-    meta = {"python": sys.version.split()[0], "platform": platform.platform(), "date": time.strftime("%Y-%m-%d"), "args": {k: v for k, v in vars(args).items() if k != "out"}}
+    meta = {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "date": time.strftime("%Y-%m-%d"),
+        "args": {k: v for k, v in vars(args).items() if k != "out"},
+    }
     if args.out:
-        args.out.write_text(json.dumps({"machine": meta, "results": results}, indent=1, default=str) + "\n")
+        args.out.write_text(
+            json.dumps({"machine": meta, "results": results}, indent=1, default=str) + "\n"
+        )
     return 0
 
 

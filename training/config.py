@@ -55,7 +55,9 @@ class TrainConfig:
     batch_size: int = 4  # per device, per micro-step
     grad_accum: int = 1
     max_grad_norm: float = 1.0
-    precision: Literal["auto", "bf16", "fp32"] = "auto"  # auto: bf16 on GPUs that have it, else fp32
+    precision: Literal["auto", "bf16", "fp32"] = (
+        "auto"  # auto: bf16 on GPUs that have it, else fp32
+    )
     gradient_checkpointing: bool = False
     seed: int = 0
     log_every: int = 10

@@ -43,7 +43,11 @@ def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool]:
     # GPUs: bf16 where the card has it. CPUs: fp32 unless asked, because CPUs without native
     # bf16 (no AVX512-BF16/AMX) run bf16 autocast far slower: 375 s against 13-17 s for one
     # SmolLM2 LoRA step of 2048 tokens on the project's 2-core machine.
-    bf16 = bool(torch.cuda.is_bf16_supported()) if device.startswith("cuda") else cfg.precision == "bf16"
+    bf16 = (
+        bool(torch.cuda.is_bf16_supported())
+        if device.startswith("cuda")
+        else cfg.precision == "bf16"
+    )
     if cfg.precision == "bf16" and not bf16:
         raise UsageError("precision=bf16 but this GPU has no bf16; use precision=fp32")
     return device, bf16
