@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from favakit.llm import GenerationParams, LLMClient, LLMError
 from favakit.tags import ERROR_TYPES, Edit, Tagged, TagParseError, has_tags, parse, stack
@@ -248,6 +249,17 @@ class LLMInserter:
             )
         return results
 
+    def _chat(
+        self, todo: list[_Item], prompts: list[list[dict[str, str]]], params: GenerationParams
+    ) -> list[Any] | None:
+        """One stage's calls; a failed batch marks its passages ``llm_error`` (None returned)."""
+        try:
+            return self.client.chat(prompts, params)
+        except LLMError:
+            for it in todo:
+                it.reason = "llm_error"
+            return None
+
     def _rewrite(self, items: list[_Item]) -> None:
         todo = [it for it in items if it.genre != "passage"]
         for it in items:
@@ -256,14 +268,12 @@ class LLMInserter:
         for attempt in range(self.retries + 1):
             if not todo:
                 return
-            try:
-                outs = self.client.chat(
-                    [rewrite_messages(it.passage, it.genre) for it in todo],
-                    self._params(attempt, [it.passage for it in todo]),
-                )
-            except LLMError:
-                for it in todo:
-                    it.reason = "llm_error"
+            outs = self._chat(
+                todo,
+                [rewrite_messages(it.passage, it.genre) for it in todo],
+                self._params(attempt, [it.passage for it in todo]),
+            )
+            if outs is None:
                 return
             retry = []
             for it, out in zip(todo, outs, strict=True):
@@ -290,16 +300,13 @@ class LLMInserter:
         for attempt in range(self.retries + 1):
             if not todo:
                 return
-            prompts = []
-            for it in todo:
-                assert it.tagged is not None
-                prompts.append(insertion_messages(it.tagged.original(), it.types[step]))
-            try:
-                texts = [it.tagged.original() for it in todo if it.tagged is not None]
-                outs = self.client.chat(prompts, self._params(attempt, texts))
-            except LLMError:
-                for it in todo:
-                    it.reason = "llm_error"
+            texts = [it.tagged.original() for it in todo if it.tagged is not None]
+            prompts = [
+                insertion_messages(text, it.types[step])
+                for text, it in zip(texts, todo, strict=True)
+            ]
+            outs = self._chat(todo, prompts, self._params(attempt, texts))
+            if outs is None:
                 return
             retry = []
             for it, out in zip(todo, outs, strict=True):

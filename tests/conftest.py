@@ -95,47 +95,38 @@ def _tiny_tokenizer(folder: Path) -> None:
     fast.save_pretrained(folder)
 
 
-@pytest.fixture(scope="session")
-def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A random 2-layer BERT encoder folder with a word-level tokenizer over the test corpus."""
+def _tiny_bert(folder: Path, seed: int, model_class: str, **extra: int) -> Path:
+    """A random 2-layer BERT of the given transformers class, with the word-level tokenizer."""
     import torch
-    from transformers import BertConfig, BertModel
+    import transformers
 
-    folder = tmp_path_factory.mktemp("tiny_encoder")
     _tiny_tokenizer(folder)
-    torch.manual_seed(0)
-    config = BertConfig(
+    torch.manual_seed(seed)
+    config = transformers.BertConfig(
         vocab_size=len(SPECIAL) + len(_corpus_words()),
         hidden_size=32,
         num_hidden_layers=2,
         num_attention_heads=2,
         intermediate_size=64,
         max_position_embeddings=128,
+        **extra,
     )
-    BertModel(config).save_pretrained(folder)
+    getattr(transformers, model_class)(config).save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A random 2-layer BERT encoder folder with a word-level tokenizer over the test corpus."""
+    return _tiny_bert(tmp_path_factory.mktemp("tiny_encoder"), 0, "BertModel")
 
 
 @pytest.fixture(scope="session")
 def tiny_reranker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random 2-layer BERT cross-encoder (one relevance logit)."""
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification
-
-    folder = tmp_path_factory.mktemp("tiny_reranker")
-    _tiny_tokenizer(folder)
-    torch.manual_seed(1)
-    config = BertConfig(
-        vocab_size=len(SPECIAL) + len(_corpus_words()),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        num_labels=1,
+    return _tiny_bert(
+        tmp_path_factory.mktemp("tiny_reranker"), 1, "BertForSequenceClassification", num_labels=1
     )
-    BertForSequenceClassification(config).save_pretrained(folder)
-    return folder
 
 
 class ScriptedOpenAIServer:
