@@ -222,20 +222,29 @@ class LLMClient:
         }
         return ResponseCache.key(request)
 
-    def _cached(self, endpoint: str, payload: Any, params: GenerationParams) -> Completion:
-        key = self._key(endpoint, payload, params)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                self.usage.add(cache_hits=1)
-                return Completion(**{**hit, "cached": True})
-        result = self._with_retries(endpoint, payload, params)
+    def _lookup(self, key: str) -> Completion | None:
+        """A cached answer (counted as a cache hit), or None."""
+        hit = self.cache.get(key) if (self.cache is not None and key) else None
+        if hit is None:
+            return None
+        self.usage.add(cache_hits=1)
+        return Completion(**{**hit, "cached": True})
+
+    def _record(self, key: str, result: Completion) -> Completion:
+        """Count a fresh answer and store it in the cache."""
         self.usage.add(
             calls=1, prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens
         )
-        if self.cache is not None:
+        if self.cache is not None and key:
             self.cache.put(key, {**asdict(result), "cached": False})
         return result
+
+    def _cached(self, endpoint: str, payload: Any, params: GenerationParams) -> Completion:
+        key = self._key(endpoint, payload, params)
+        hit = self._lookup(key)
+        if hit is not None:
+            return hit
+        return self._record(key, self._with_retries(endpoint, payload, params))
 
     def _with_retries(self, endpoint: str, payload: Any, params: GenerationParams) -> Completion:
         attempt = 0

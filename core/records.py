@@ -33,6 +33,7 @@ __all__ = [
     "TrainExample",
     "atomic_open",
     "completed_ids",
+    "numbered_jsonl",
     "read_jsonl",
     "read_records",
     "write_jsonl_atomic",
@@ -131,8 +132,11 @@ class EditResult(Record):
 # Reading
 
 
-def read_jsonl(path: PathLike, *, allow_truncated_tail: bool = False) -> Iterator[dict[str, Any]]:
-    """Yield the objects of a JSONL file; a bad line raises :class:`RecordError` naming it.
+def numbered_jsonl(
+    path: PathLike, *, allow_truncated_tail: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line number, object)`` for each row of a JSONL file; a bad line raises
+    :class:`RecordError` naming it.
 
     Blank lines are ignored. With ``allow_truncated_tail``, a last line without its newline that
     does not parse (a write cut short by a crash) is skipped with a warning instead.
@@ -141,8 +145,7 @@ def read_jsonl(path: PathLike, *, allow_truncated_tail: bool = False) -> Iterato
     if not p.exists():
         raise RecordError(f"{p}: no such file")
     with p.open("r", encoding="utf-8") as fh:
-        lines = iter(fh)
-        for lineno, line in enumerate(lines, start=1):
+        for lineno, line in enumerate(fh, start=1):
             if not line.strip():
                 continue
             try:
@@ -154,12 +157,18 @@ def read_jsonl(path: PathLike, *, allow_truncated_tail: bool = False) -> Iterato
                 raise RecordError(f"{p}:{lineno}: invalid JSON ({exc.msg})") from exc
             if not isinstance(obj, dict):
                 raise RecordError(f"{p}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-            yield obj
+            yield lineno, obj
+
+
+def read_jsonl(path: PathLike, *, allow_truncated_tail: bool = False) -> Iterator[dict[str, Any]]:
+    """The objects of a JSONL file (see :func:`numbered_jsonl`)."""
+    for _, obj in numbered_jsonl(path, allow_truncated_tail=allow_truncated_tail):
+        yield obj
 
 
 def read_records(path: PathLike, cls: type[R]) -> Iterator[R]:
     """Read a JSONL file as records of ``cls``, validating every row."""
-    for lineno, row in enumerate(read_jsonl(path), start=1):
+    for lineno, row in numbered_jsonl(path):
         yield cls.from_dict(row, where=f"{path}:{lineno}")
 
 

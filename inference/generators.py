@@ -140,16 +140,9 @@ class GeneratorClient(LLMClient):
         self, requests: list[tuple[str, Any]], params: GenerationParams
     ) -> list[Completion]:
         # cache first, then one batched generate() for everything the cache did not have
-        results: list[Completion | None] = [None] * len(requests)
         keys = [self._key(kind, payload, params) for kind, payload in requests]
-        todo = []
-        for i, key in enumerate(keys):
-            hit = self.cache.get(key) if (self.cache is not None and key) else None
-            if hit is not None:
-                self.usage.add(cache_hits=1)
-                results[i] = Completion(**{**hit, "cached": True})
-            else:
-                todo.append(i)
+        results = [self._lookup(key) for key in keys]
+        todo = [i for i, r in enumerate(results) if r is None]
         prompts = [
             self.generator.chat_prompt(requests[i][1])
             if requests[i][0] == "chat"
@@ -158,10 +151,5 @@ class GeneratorClient(LLMClient):
         ]
         for i, out in zip(todo, self.generator.generate(prompts, params), strict=True):
             done = Completion(out.text, out.finish_reason, out.prompt_tokens, out.completion_tokens)
-            self.usage.add(
-                calls=1, prompt_tokens=out.prompt_tokens, completion_tokens=out.completion_tokens
-            )
-            if self.cache is not None:
-                self.cache.put(keys[i], {**done.__dict__, "cached": False})
-            results[i] = done
+            results[i] = self._record(keys[i], done)
         return [r for r in results if r is not None]

@@ -107,17 +107,8 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
     p.set_defaults(func=_kb_titles)
 
 
-def _parse_shard(value: str | None) -> tuple[int, int] | None:
-    if value is None:
-        return None
-    try:
-        i, n = (int(x) for x in value.split("/"))
-    except ValueError:
-        raise UsageError(f"--shard {value!r}: expected i/n, e.g. 0/4") from None
-    return i, n
-
-
 def _index_build(args: argparse.Namespace) -> int:
+    from favakit.cli import parse_shard
     from favakit.retrieval.index import build_index
 
     meta = build_index(
@@ -126,7 +117,7 @@ def _index_build(args: argparse.Namespace) -> int:
         encoder=args.encoder,
         kind=args.kind,
         shard_size=args.shard_size,
-        shard=_parse_shard(args.shard),
+        shard=parse_shard(args.shard),
         batch_size=args.batch_size,
         device=args.device,
         nlist=args.nlist,
@@ -164,7 +155,7 @@ def configure_index(parser: argparse.ArgumentParser) -> None:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from favakit.records import read_jsonl
+    from favakit.records import numbered_jsonl
     from favakit.retrieval.search import Searcher
 
     if (args.query is None) == (args.queries is None):
@@ -177,10 +168,11 @@ def _search(args: argparse.Namespace) -> int:
         for hit in searcher.search(args.query, args.k):
             print(json.dumps(hit.to_dict(), ensure_ascii=False))
         return 0
-    rows: list[dict[str, Any]] = list(read_jsonl(args.queries))
-    for lineno, row in enumerate(rows, start=1):
-        if "query" not in row or not isinstance(row["query"], str):
+    rows: list[dict[str, Any]] = []
+    for lineno, row in numbered_jsonl(args.queries):
+        if not isinstance(row.get("query"), str):
             raise UsageError(f'{args.queries}:{lineno}: expected {{"id", "query"}}')
+        rows.append(row)
     batch = args.batch_size
     for start in range(0, len(rows), batch):
         chunk = rows[start : start + batch]

@@ -307,11 +307,10 @@ def build_index(
             model: DenseEncoder | None = None
             chunk: list[str] = []
             k_shard = 0
-            todo_total = 0
             embedded = 0
 
             def finish_chunk() -> None:
-                nonlocal model, k_shard, embedded, todo_total
+                nonlocal model, k_shard, embedded
                 path = shards_dir / f"emb-{k_shard:06d}.npy"
                 if not path.exists() and k_shard % n_shards == i_shard:
                     if model is None:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from favakit.errors import UsageError
+from favakit.records import numbered_jsonl
 from favakit.retrieval.text import count_tokens, count_words, pack_passages
 
 __all__ = [
@@ -274,16 +275,9 @@ def read_documents(
         for f in files:
             yield f.stem, f.read_text(encoding="utf-8", errors="replace"), False
     elif kind == "jsonl":
-        with p.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise UsageError(f"{p}:{lineno}: invalid JSON ({exc.msg})") from None
-                title, text = _doc(obj, f"{p}:{lineno}")
-                yield title, text, False
+        for lineno, obj in numbered_jsonl(p):
+            title, text = _doc(obj, f"{p}:{lineno}")
+            yield title, text, False
     elif kind in ("json", "hotpot"):
         try:
             data = json.loads(p.read_text(encoding="utf-8"))

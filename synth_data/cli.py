@@ -12,6 +12,7 @@ __all__ = ["configure"]
 
 
 def _run(args: argparse.Namespace) -> int:
+    from favakit.cli import parse_shard
     from favakit.synth_data.pipeline import SynthConfig, run_synthesis
 
     cfg = SynthConfig(
@@ -30,14 +31,9 @@ def _run(args: argparse.Namespace) -> int:
         max_passages=args.max_passages,
         batch=args.batch,
     )
-    shard = None
-    if args.shard:
-        try:
-            i, n = (int(x) for x in args.shard.split("/"))
-        except ValueError:
-            raise UsageError(f"--shard {args.shard!r}: expected i/n, e.g. 0/4") from None
-        shard = (i, n)
-    stats = run_synthesis(args.kb, args.out, cfg, progress=not args.quiet, shard=shard)
+    stats = run_synthesis(
+        args.kb, args.out, cfg, progress=not args.quiet, shard=parse_shard(args.shard)
+    )
     print(json.dumps(stats))
     return 0
 

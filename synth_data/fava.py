@@ -15,7 +15,7 @@ from typing import Any
 
 from favakit.errors import UsageError
 from favakit.prompts import build_prompt, parse_prompt
-from favakit.records import TrainExample, read_jsonl, write_jsonl_atomic
+from favakit.records import TrainExample, numbered_jsonl, write_jsonl_atomic
 from favakit.tags import ERROR_TYPES, TagParseError, parse, parse_lenient
 
 __all__ = ["convert_fava_rows"]
@@ -29,7 +29,7 @@ def convert_fava_rows(
     counts: Counter[str] = Counter()
     repairs: Counter[str] = Counter()
     problems: list[str] = []
-    for i, row in enumerate(read_jsonl(source), start=1):
+    for i, row in numbered_jsonl(source):
         where = f"{source}:{i}"
         if not isinstance(row.get("prompt"), str) or not isinstance(row.get("completion"), str):
             counts["bad_row"] += 1

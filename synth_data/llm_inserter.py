@@ -195,7 +195,6 @@ class _Item:
     tagged: Tagged | None = None
     applied: list[str] = field(default_factory=list)
     reason: str | None = None
-    step: int = 0
 
 
 class LLMInserter:

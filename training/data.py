@@ -15,7 +15,7 @@ from typing import Any
 
 from favakit.errors import UsageError
 from favakit.prompts import drop_references
-from favakit.records import read_jsonl
+from favakit.records import numbered_jsonl
 
 __all__ = ["EncodedSet", "collate", "encode_rows", "load_rows", "pack"]
 
@@ -32,7 +32,7 @@ class EncodedSet:
 
 def load_rows(path: str, limit: int = 0) -> list[dict[str, str]]:
     rows = []
-    for lineno, row in enumerate(read_jsonl(path), start=1):
+    for lineno, row in numbered_jsonl(path):
         if not isinstance(row.get("prompt"), str) or not isinstance(row.get("completion"), str):
             raise UsageError(
                 f"{path}:{lineno}: a training row needs string 'prompt' and 'completion'"

@@ -16,9 +16,9 @@ import sys
 from collections.abc import Sequence
 
 from favakit import __version__
-from favakit.errors import FavakitError
+from favakit.errors import FavakitError, UsageError
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "main", "parse_shard"]
 
 #: name -> ("module:function" that configures the command's parser, one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -52,6 +52,19 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "serve a model over the OpenAI-compatible API (vllm serve, or transformers)",
     ),
 }
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    """``--shard i/n`` (this machine's share of a job split n ways) -> ``(i, n)``."""
+    if not value:
+        return None
+    try:
+        i, n = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {value!r}: expected i/n, e.g. 0/4") from None
+    if not 0 <= i < n:
+        raise UsageError(f"--shard {value}: expected i/n with 0 <= i < n")
+    return i, n
 
 
 def _root_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:  # type: ignore[type-arg]
