@@ -3,8 +3,11 @@
 ``train(cfg)`` reads ``{"prompt", "completion"}`` rows, tokenizes each pair once with the prompt
 masked by position, loads the base model (folder, Hub id, GGUF, ``smollm2``), wraps it with LoRA
 (``method="lora"``), 4-bit NF4 + LoRA (``"qlora"``, CUDA only) or trains it whole (``"full"``),
-and runs a plain loop: AdamW, warmup then cosine or linear decay, gradient accumulation, bf16
-autocast where the device has it, optional gradient checkpointing. Every ``eval_every`` steps it
+and runs a plain loop through ``accelerate.Accelerator``: AdamW, warmup then cosine or linear decay,
+gradient accumulation, bf16 autocast where the device has it, optional gradient checkpointing.
+Started with ``accelerate launch`` (configs in ``training/accelerate/``) the same loop runs data
+parallel (DDP), sharded (FSDP) or under DeepSpeed: each process takes its own micro-batches of a
+global step, and only the main process writes. Every ``eval_every`` steps it
 logs the validation loss, every ``save_every`` steps it writes a checkpoint that ``resume=True``
 continues from exactly (model, optimizer, schedule, data position, RNG). At the end it saves the
 adapter (or the full model), the tokenizer, the resolved config and a model card.
@@ -12,6 +15,7 @@ adapter (or the full model), the tokenizer, the resolved config and a model card
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -53,14 +57,17 @@ def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool]:
     return device, bf16
 
 
-def _load_model(cfg: TrainConfig, device: str) -> tuple[Any, Any]:
+def _load_model(cfg: TrainConfig, device: str, bf16: bool) -> tuple[Any, Any]:
     import torch
 
     transformers = require("transformers", "train", "training")
     from favakit.inference.models import resolve_model
 
     path = resolve_model(cfg.model)
-    kwargs: dict[str, Any] = {"dtype": torch.float32}
+    # Weights that train stay fp32 (AdamW on bf16 weights loses small updates); a frozen base
+    # under LoRA on a bf16 GPU is held in bf16, halving its memory (PEFT keeps the adapter fp32).
+    frozen_bf16 = cfg.method == "lora" and bf16 and device.startswith("cuda")
+    kwargs: dict[str, Any] = {"dtype": torch.bfloat16 if frozen_bf16 else torch.float32}
     if cfg.method == "qlora":
         if not torch.cuda.is_available():
             raise UsageError(
@@ -75,7 +82,7 @@ def _load_model(cfg: TrainConfig, device: str) -> tuple[Any, Any]:
                 bnb_4bit_use_double_quant=True,
                 bnb_4bit_compute_dtype=torch.bfloat16,
             ),
-            "device_map": {"": 0},
+            "device_map": {"": int(device.split(":")[1]) if ":" in device else 0},
         }
     transformers.utils.logging.disable_progress_bar()
     try:
@@ -183,40 +190,73 @@ def _exact_match(
 
 
 def _save_checkpoint(
-    folder: Path, model: Any, optimizer: Any, scheduler: Any, state: dict[str, Any]
+    folder: Path, acc: Any, model: Any, optimizer: Any, scheduler: Any, state: dict[str, Any]
 ) -> None:
+    """Write ``folder`` atomically: trainable weights, optimizer, schedule, RNG, loop state.
+
+    Sharded runs (FSDP, DeepSpeed) hand the weights and optimizer to accelerate's own
+    ``save_state``, which gathers the shards; single-process and DDP runs save only what trains.
+    """
     import torch
 
     tmp = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    torch.save(_trainable_state(model), tmp / "trainable.pt")
-    torch.save(
-        {"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict()}, tmp / "optim.pt"
-    )
-    rng = {"python": random.getstate(), "torch": torch.get_rng_state()}
-    torch.save(rng, tmp / "rng.pt")
-    (tmp / "state.json").write_text(json.dumps(state))
-    shutil.rmtree(folder, ignore_errors=True)
-    os.replace(tmp, folder)
+    if acc.is_main_process:
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+    acc.wait_for_everyone()
+    if _sharded(acc):
+        acc.save_state(str(tmp / "accelerate"))
+    elif acc.is_main_process:
+        torch.save(_trainable_state(acc.unwrap_model(model)), tmp / "trainable.pt")
+        torch.save({"optimizer": optimizer.state_dict()}, tmp / "optim.pt")
+    if acc.is_main_process:
+        rng = {"python": random.getstate(), "torch": torch.get_rng_state()}
+        torch.save({**rng, "scheduler": scheduler.state_dict()}, tmp / "rng.pt")
+        (tmp / "state.json").write_text(json.dumps(state))
+        shutil.rmtree(folder, ignore_errors=True)
+        os.replace(tmp, folder)
+    acc.wait_for_everyone()
 
 
-def _load_checkpoint(folder: Path, model: Any, optimizer: Any, scheduler: Any) -> dict[str, Any]:
+def _load_checkpoint(
+    folder: Path, acc: Any, model: Any, optimizer: Any, scheduler: Any
+) -> dict[str, Any]:
     import torch
 
-    weights = torch.load(folder / "trainable.pt", weights_only=True)
-    params = dict(model.named_parameters())
-    with torch.no_grad():
-        for name, value in weights.items():
-            params[name].copy_(value)
-    optim = torch.load(folder / "optim.pt", weights_only=False)
-    optimizer.load_state_dict(optim["optimizer"])
-    scheduler.load_state_dict(optim["scheduler"])
+    if (folder / "accelerate").exists():
+        acc.load_state(str(folder / "accelerate"))
+    else:
+        weights = torch.load(folder / "trainable.pt", weights_only=True)
+        params = dict(acc.unwrap_model(model).named_parameters())
+        with torch.no_grad():
+            for name, value in weights.items():
+                params[name].copy_(value)
+        optimizer.load_state_dict(torch.load(folder / "optim.pt", weights_only=False)["optimizer"])
     rng = torch.load(folder / "rng.pt", weights_only=False)
+    scheduler.load_state_dict(rng["scheduler"])
     random.setstate(rng["python"])
     torch.set_rng_state(rng["torch"])
     state: dict[str, Any] = json.loads((folder / "state.json").read_text())
     return state
+
+
+def _accelerator(cfg: TrainConfig) -> Any:
+    """The run's ``Accelerator``: one process unless started by ``accelerate launch``/torchrun."""
+    accelerate = require("accelerate", "train", "training")
+    cpu = cfg.device == "cpu" or not _cuda()
+    # Placement stays ours, so device=cuda:N works for a single process; mixed precision comes
+    # from the launcher's config (FSDP's bf16 policy), on top of the recipe's own autocast.
+    return accelerate.Accelerator(cpu=cpu, device_placement=False)
+
+
+def _cuda() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def _sharded(acc: Any) -> bool:
+    return str(acc.distributed_type).rsplit(".", 1)[-1] in ("FSDP", "DEEPSPEED")
 
 
 def train(
@@ -232,6 +272,7 @@ def train(
         raise UsageError("no base model: set model=FOLDER|HUB_ID|FILE.gguf|smollm2")
     if not cfg.data.train_file:
         raise UsageError("no training data: set data.train_file=FILE.jsonl")
+    acc = _accelerator(cfg)
     out = Path(cfg.output_dir)
     ckpt = out / "checkpoint"
     if out.exists() and (out / "summary.json").exists() and not resume:
@@ -240,8 +281,9 @@ def train(
         raise UsageError(
             f"{out} holds a checkpoint; pass --resume to continue it, or another output_dir"
         )
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(dump_config(cfg))
+    if acc.is_main_process:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "config.yaml").write_text(dump_config(cfg))
 
     # 1. data
     random.seed(cfg.seed)
@@ -254,7 +296,9 @@ def train(
 
     # 2. model (+ LoRA)
     device, bf16 = _device_and_precision(cfg)
-    model, tokenizer = _load_model(cfg, device)
+    if acc.num_processes > 1:
+        device = str(acc.device)
+    model, tokenizer = _load_model(cfg, device, bf16)
     train_set = encode_rows(tokenizer, train_rows, cfg.data.max_length)
     val_set = encode_rows(tokenizer, val_rows, cfg.data.max_length)
     examples = (
@@ -264,11 +308,13 @@ def train(
         raise UsageError("no training example fits data.max_length")
     pad = int(tokenizer.pad_token_id)
 
-    # 3. optimizer and schedule
+    # 3. optimizer and schedule (the model is wrapped first: FSDP flattens its parameters)
+    model = acc.prepare(model)
     params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
-    micro_per_epoch = math.ceil(len(examples) / cfg.batch_size)
-    steps_per_epoch = max(1, micro_per_epoch // cfg.grad_accum)
+    optimizer = acc.prepare(torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay))
+    # One optimizer step takes grad_accum micro-batches on each of the processes.
+    per_step = cfg.grad_accum * acc.num_processes
+    steps_per_epoch = max(1, math.ceil(len(examples) / cfg.batch_size) // per_step)
     total_steps = cfg.max_steps or max(1, int(cfg.epochs * steps_per_epoch))
     scheduler = transformers.get_scheduler(
         "constant_with_warmup" if cfg.schedule == "constant" else cfg.schedule,
@@ -278,41 +324,50 @@ def train(
     )
     step, history = 0, []
     if resume and (ckpt / "state.json").exists():
-        state = _load_checkpoint(ckpt, model, optimizer, scheduler)
+        state = _load_checkpoint(ckpt, acc, model, optimizer, scheduler)
         step, history = state["step"], state["history"]
         log.info("resumed at step %d", step)
 
     # 4. the loop
-    writer = _tensorboard(out)
+    writer = _tensorboard(out) if acc.is_main_process else None
     log_path = out / "train_log.jsonl"
     model.train()
     t0, tokens_seen = time.perf_counter(), 0
+    warm: tuple[float, int] | None = None
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
     while step < total_steps:
         epoch, within = divmod(step, steps_per_epoch)
         order = list(range(len(examples)))
         random.Random(f"order:{cfg.seed}:{epoch}").shuffle(order)
-        start = within * cfg.grad_accum * cfg.batch_size
+        start = within * per_step * cfg.batch_size
         micro = [order[i : i + cfg.batch_size] for i in range(start, len(order), cfg.batch_size)]
-        for chunk_start in range(0, len(micro) - cfg.grad_accum + 1, cfg.grad_accum):
+        for chunk_start in range(0, len(micro) - per_step + 1, per_step):
+            mine = chunk_start + acc.process_index * cfg.grad_accum
             loss_sum = 0.0
-            for idx in micro[chunk_start : chunk_start + cfg.grad_accum]:
+            for n, idx in enumerate(micro[mine : mine + cfg.grad_accum]):
                 batch = {
                     k: v.to(device) for k, v in collate([examples[i] for i in idx], pad).items()
                 }
-                with torch.autocast(
-                    device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
-                ):
-                    loss = model(**batch).loss / cfg.grad_accum
-                loss.backward()
+                # DDP: gradients are all-reduced once per step, on the last micro-batch.
+                sync = n == cfg.grad_accum - 1
+                with contextlib.nullcontext() if sync else acc.no_sync(model):
+                    with torch.autocast(
+                        device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
+                    ):
+                        loss = model(**batch).loss / cfg.grad_accum
+                    acc.backward(loss)
                 loss_sum += float(loss.detach())
                 tokens_seen += int(batch["attention_mask"].sum())
-            torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
+            acc.clip_grad_norm_(params, cfg.max_grad_norm)
             optimizer.step()
             scheduler.step()
             optimizer.zero_grad(set_to_none=True)
             step += 1
+            if warm is None:  # the first step pays for start-up (CUDA context, kernel choice)
+                warm = (time.perf_counter(), tokens_seen)
+            if acc.num_processes > 1:
+                loss_sum = float(acc.reduce(torch.tensor(loss_sum, device=device), "mean"))
             record: dict[str, Any] = {
                 "step": step,
                 "loss": round(loss_sum, 5),
@@ -322,33 +377,40 @@ def train(
                 record["val_loss"] = round(
                     _evaluate(model, val_set.examples, cfg, pad, device, bf16), 5
                 )
-                if cfg.eval_generate:
+                if cfg.eval_generate and not _sharded(acc):
                     record["val_exact_match"] = _exact_match(
-                        model, tokenizer, val_rows[: cfg.eval_generate], device
+                        acc.unwrap_model(model), tokenizer, val_rows[: cfg.eval_generate], device
                     )
             history.append(record)
-            if step % cfg.log_every == 0 or "val_loss" in record or step == total_steps:
+            if acc.is_main_process and (
+                step % cfg.log_every == 0 or "val_loss" in record or step == total_steps
+            ):
                 _log(log_path, writer, record)
             if on_step is not None:
                 on_step(step, loss_sum)
             if cfg.save_every and step % cfg.save_every == 0 and step < total_steps:
                 _save_checkpoint(
-                    ckpt, model, optimizer, scheduler, {"step": step, "history": history}
+                    ckpt, acc, model, optimizer, scheduler, {"step": step, "history": history}
                 )
             if step >= total_steps:
                 break
     seconds = time.perf_counter() - t0
+    steady = _rate(tokens_seen - warm[1], seconds - (warm[0] - t0)) if warm else None
+    if acc.num_processes > 1:
+        world = acc.num_processes
+        tokens_seen = int(acc.reduce(torch.tensor(tokens_seen, device=device), "sum"))
+        steady = None if steady is None else steady * world
 
-    # 5. evaluate and save
+    # 5. evaluate and save (the main process writes; sharded weights are gathered first)
     final_val = _evaluate(model, val_set.examples, cfg, pad, device, bf16)
     first_val = next((h["val_loss"] for h in history if "val_loss" in h), None)
     final = out / ("adapter" if cfg.method in ("lora", "qlora") else "model")
-    model.save_pretrained(final)
-    tokenizer.save_pretrained(final)
+    full_state = acc.get_state_dict(model) if _sharded(acc) else None
     peak = _peak_memory_mb(device)
     summary = {
         "method": cfg.method,
         "steps": step,
+        "processes": acc.num_processes,
         "train_examples": len(train_set.examples),
         "validation_examples": len(val_set.examples),
         "truncated_examples": train_set.truncated + val_set.truncated,
@@ -357,18 +419,27 @@ def train(
         "last_loss": history[-1]["loss"] if history else None,
         "first_val_loss": first_val,
         "final_val_loss": round(final_val, 5),
-        "tokens_per_s": round(tokens_seen / seconds, 1) if seconds > 0 else None,
+        "tokens_per_s": _rate(tokens_seen, seconds),
+        "tokens_per_s_after_first_step": steady,
         "peak_memory_mb": peak,
         "precision": "bf16" if bf16 else "fp32",
         "device": device,
         "output": str(final),
     }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    (final / "README.md").write_text(_model_card(cfg, summary))
-    shutil.rmtree(ckpt, ignore_errors=True)
+    if acc.is_main_process:
+        acc.unwrap_model(model).save_pretrained(final, state_dict=full_state)
+        tokenizer.save_pretrained(final)
+        (out / "summary.json").write_text(json.dumps(summary, indent=2))
+        (final / "README.md").write_text(_model_card(cfg, summary))
+        shutil.rmtree(ckpt, ignore_errors=True)
+    acc.wait_for_everyone()
     if writer is not None:
         writer.close()
     return summary
+
+
+def _rate(tokens: int, seconds: float) -> float | None:
+    return round(tokens / seconds, 1) if seconds > 0 and tokens > 0 else None
 
 
 def _tensorboard(out: Path) -> Any:
