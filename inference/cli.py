@@ -3,31 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import logging
 import os
 import shutil
 import sys
+from pathlib import Path
+from typing import Any
 
-__all__ = ["configure_serve_llm"]
+from favakit.errors import UsageError
+
+__all__ = ["configure_edit", "configure_serve", "configure_serve_llm"]
 
 log = logging.getLogger(__name__)
 
 
 def _serve_llm(args: argparse.Namespace) -> int:
     from favakit.deps import is_available
+    from favakit.inference.generators import _cuda_available, choose_backend
 
-    backend = args.backend
-    if backend == "auto":
-        cuda = False
-        if is_available("torch"):
-            import torch
-
-            cuda = bool(torch.cuda.is_available())
-        backend = "vllm" if (is_available("vllm") and shutil.which("vllm") and cuda) else "hf"
-        print(
-            f"favakit serve-llm: backend {backend} (vLLM {'found' if backend == 'vllm' else 'not usable here'})",
-            file=sys.stderr,
-        )
+    backend = choose_backend(
+        args.backend, is_available("vllm") and bool(shutil.which("vllm")), _cuda_available()
+    )
+    print(f"favakit serve-llm: backend {backend} (asked: {args.backend})", file=sys.stderr)
     api_key = args.api_key or os.environ.get("FAVAKIT_API_KEY") or None
     if backend == "vllm":
         from favakit.inference.llm_server import vllm_serve_argv
@@ -91,3 +90,208 @@ def configure_serve_llm(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-lora-rank", type=int, default=64, help="vLLM's LoRA rank limit")
     parser.add_argument("--api-key", default=None, help="require this key (or set FAVAKIT_API_KEY)")
     parser.set_defaults(func=_serve_llm)
+
+
+# -- favakit serve / favakit edit -------------------------------------------------------------
+
+
+def _add_generation_options(parser: argparse.ArgumentParser) -> None:
+    g = parser.add_argument_group("generation")
+    g.add_argument("--model", default="", help="model folder, Hub id, .gguf file, or 'smollm2'")
+    g.add_argument(
+        "--adapter", default=None, help="PEFT adapter folder (its base model if no --model)"
+    )
+    g.add_argument(
+        "--llm-endpoint",
+        default=None,
+        metavar="URL",
+        help="generate through an OpenAI-compatible server (vllm serve, favakit serve-llm)",
+    )
+    g.add_argument("--backend", default="auto", choices=["auto", "vllm", "hf"])
+    g.add_argument("--device", default=None)
+    g.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"])
+    g.add_argument("--max-batch", type=int, default=8, help="prompts generated together")
+    g.add_argument("--llm-api-key", default=None, help="key for --llm-endpoint (or OPENAI_API_KEY)")
+    e = parser.add_argument_group("editing")
+    e.add_argument("--kb", default=None, help="knowledge source (sqlite) for evidence")
+    e.add_argument("--index", action="append", default=None, help="index folder(s) for evidence")
+    e.add_argument("-k", type=int, default=5, help="evidence passages per text")
+    e.add_argument(
+        "--template", default="favakit", choices=["favakit", "fava"], help="prompt template"
+    )
+    e.add_argument(
+        "--window-chars", type=int, default=1500, help="longer texts are edited in windows"
+    )
+    e.add_argument("--max-new-tokens", type=int, default=1024)
+    e.add_argument(
+        "--keep-bare", action="store_true", help="keep the content of bare tags (FAVA's code)"
+    )
+
+
+def _build_editor(args: argparse.Namespace, shared: bool) -> Any:
+    from favakit.inference.editor import EditorSettings, open_editor
+
+    settings = EditorSettings(
+        template=args.template,
+        k=args.k,
+        window_chars=args.window_chars,
+        max_new_tokens=args.max_new_tokens,
+        keep_bare=args.keep_bare,
+    )
+    editor = open_editor(
+        args.model,
+        args.adapter,
+        llm_endpoint=args.llm_endpoint,
+        backend=args.backend,
+        device=args.device,
+        dtype=args.dtype,
+        max_batch=args.max_batch,
+        api_key=args.llm_api_key,
+        index=args.index,
+        kb=args.kb,
+        settings=settings,
+        shared=shared,
+    )
+    print(f"favakit: model {editor.model} ({editor.client.kind})", file=sys.stderr)
+    return editor
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from favakit.inference.server import ServeLimits, create_editor_app
+
+    api_key = args.api_key or os.environ.get("FAVAKIT_API_KEY") or None
+    editor = _build_editor(args, shared=True)
+    limits = ServeLimits(max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout)
+    app = create_editor_app(editor, api_key=api_key, limits=limits)
+    print(f"favakit serve: http://{args.host}:{args.port} (docs at /docs)", file=sys.stderr)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        timeout_graceful_shutdown=args.timeout,
+    )
+    return 0
+
+
+def configure_serve(parser: argparse.ArgumentParser) -> None:
+    _add_generation_options(parser)
+    s = parser.add_argument_group("server")
+    s.add_argument("--host", default="127.0.0.1", help="address to bind (default: this machine)")
+    s.add_argument("--port", type=int, default=8080)
+    s.add_argument("--api-key", default=None, help="require this key (or set FAVAKIT_API_KEY)")
+    s.add_argument("--max-chars", type=int, default=20_000, help="characters per text")
+    s.add_argument("--max-texts", type=int, default=64, help="texts per request")
+    s.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
+    parser.set_defaults(func=_serve)
+
+
+def _edit(args: argparse.Namespace) -> int:
+    from favakit.inference import views
+    from favakit.inference.editor import EditRequest
+    from favakit.records import JsonlAppender, numbered_jsonl
+
+    if (args.text is None) == (args.input is None):
+        raise UsageError("give either TEXT or --input FILE.jsonl")
+    rows: list[tuple[str, EditRequest]] = []
+    if args.text is not None:
+        obj = {"text": args.text, "topic": args.topic, "evidence": args.evidence}
+        rows.append(("0", _request(obj, "TEXT")))
+    else:
+        for lineno, row in numbered_jsonl(args.input):
+            where = f"{args.input}:{lineno}"
+            rows.append((str(row.get("id", lineno)), _request(row, where)))
+        if len({i for i, _ in rows}) < len(rows):
+            raise UsageError(f"{args.input}: ids repeat; give each row a unique 'id'")
+    editor = _build_editor(args, shared=False)
+    results: list[dict[str, Any]] = []
+    stack = contextlib.ExitStack()
+    appender = None
+    if args.output and args.format == "json":
+        appender = stack.enter_context(JsonlAppender(args.output))
+    todo = [(i, r) for i, r in rows if appender is None or i not in appender]
+    if appender is not None and len(todo) < len(rows):
+        print(
+            f"favakit edit: {len(rows) - len(todo)} id(s) already in {args.output}", file=sys.stderr
+        )
+    bar = stack.enter_context(_progress(len(todo), args.text is None))
+    with stack:
+        for start in range(0, len(todo), args.max_batch):
+            chunk = todo[start : start + args.max_batch]
+            for (rid, _), res in zip(chunk, editor.edit_many([r for _, r in chunk]), strict=True):
+                res = {"id": rid, **res}
+                results.append(res)
+                if appender is not None:
+                    appender.append(res)
+                bar.update(1)
+    if args.format == "json":
+        if appender is None:
+            for res in results:
+                print(json.dumps(res, ensure_ascii=False))
+    elif args.format == "ansi":
+        for res in results:
+            print(views.ansi(res))
+    else:
+        page = views.html_page(results)
+        if args.output:
+            Path(args.output).write_text(page, encoding="utf-8")
+        else:
+            sys.stdout.write(page)
+    print(views.summary(results), file=sys.stderr)
+    return 0
+
+
+def _request(obj: Any, where: str) -> Any:
+    from favakit.inference.editor import EditRequest
+
+    try:
+        return EditRequest.from_obj(obj, where)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+class _NoBar:
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def update(self, n: int) -> None:
+        pass
+
+
+def _progress(total: int, show: bool) -> Any:
+    if not show or total <= 1:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="edit", unit="text")
+
+
+def configure_edit(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("text", nargs="?", default=None, help="the text to check")
+    parser.add_argument(
+        "--input", default=None, help='JSONL rows {"id", "text", "topic"?, "evidence"?}'
+    )
+    parser.add_argument(
+        "--output", default=None, help="JSONL results (resumes: ids already there are skipped)"
+    )
+    parser.add_argument("--topic", default=None, help="with TEXT: what the text is about")
+    parser.add_argument(
+        "--evidence",
+        action="append",
+        default=None,
+        metavar="PASSAGE",
+        help="with TEXT: an evidence passage to use as is (repeat for more; no retrieval)",
+    )
+    parser.add_argument(
+        "--format",
+        default="json",
+        choices=["json", "ansi", "html"],
+        help="json: result rows; ansi: coloured spans in the terminal; html: a page with evidence",
+    )
+    _add_generation_options(parser)
+    parser.set_defaults(func=_edit)

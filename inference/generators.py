@@ -1,21 +1,42 @@
-"""Generation backends behind one interface.
+"""Generation backends behind one interface, :class:`favakit.llm.LLMClient`.
 
-:class:`HFGenerator` runs a transformers model in-process with true batching: prompts sorted by
-length, padded on the left, generated together, answers returned in the caller's order. Greedy
-decoding when ``temperature`` is 0. Chat requests go through the tokenizer's chat template.
+- in-process transformers: :class:`HFGenerator` runs a model with true batching (prompts sorted
+  by length, padded on the left, generated together, answers in the caller's order; greedy when
+  ``temperature`` is 0); :class:`GeneratorClient` puts it behind the client interface.
+- in-process vLLM: :class:`VLLMClient` (``vllm.LLM`` with a ``LoRARequest`` for an adapter); the
+  arguments it hands vLLM are built by pure functions tested without vLLM.
+- HTTP: :class:`favakit.llm.OpenAIClient` for ``vllm serve``, ``favakit serve-llm`` or any
+  OpenAI-compatible endpoint.
+
+:func:`open_client` picks one from command-line style options; ``backend="auto"`` takes vLLM when
+it is importable and CUDA is there, else transformers, and logs the choice.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from favakit.llm import Completion, GenerationParams, LLMClient
+from favakit.deps import require
+from favakit.errors import UsageError
+from favakit.llm import Completion, GenerationParams, LLMClient, OpenAIClient
 
-__all__ = ["Generated", "GeneratorClient", "HFGenerator"]
+__all__ = [
+    "Generated",
+    "GeneratorClient",
+    "HFGenerator",
+    "VLLMClient",
+    "choose_backend",
+    "lora_request_kwargs",
+    "open_client",
+    "vllm_engine_kwargs",
+    "vllm_sampling_kwargs",
+]
 
 log = logging.getLogger(__name__)
 
@@ -153,3 +174,173 @@ class GeneratorClient(LLMClient):
             done = Completion(out.text, out.finish_reason, out.prompt_tokens, out.completion_tokens)
             results[i] = self._record(keys[i], done)
         return [r for r in results if r is not None]
+
+
+# -- vLLM in-process --------------------------------------------------------------------------
+
+
+def lora_request_kwargs(adapter: str, name: str = "favakit", lora_id: int = 1) -> dict[str, Any]:
+    """Arguments of ``vllm.lora.request.LoRARequest`` for an adapter folder."""
+    folder = Path(adapter)
+    if not (folder / "adapter_config.json").exists():
+        raise UsageError(f"{adapter} is not a PEFT adapter folder (no adapter_config.json)")
+    if lora_id < 1:
+        raise ValueError("vLLM LoRA ids start at 1")
+    return {"lora_name": name, "lora_int_id": lora_id, "lora_path": str(folder.resolve())}
+
+
+def adapter_rank(adapter: str) -> int:
+    import json
+
+    return int(json.loads((Path(adapter) / "adapter_config.json").read_text()).get("r", 16))
+
+
+def vllm_engine_kwargs(
+    model: str, adapter: str | None = None, dtype: str = "auto", max_model_len: int | None = None
+) -> dict[str, Any]:
+    """Arguments of ``vllm.LLM`` for a base model (and LoRA adapter)."""
+    kwargs: dict[str, Any] = {"model": model, "dtype": dtype}
+    if adapter:
+        rank = adapter_rank(adapter)
+        # vLLM accepts these LoRA ranks; take the smallest that holds the adapter's
+        allowed = [r for r in (8, 16, 32, 64, 128, 256, 320, 512) if r >= rank]
+        if not allowed:
+            raise UsageError(f"adapter rank {rank} is above vLLM's largest LoRA rank (512)")
+        kwargs.update(enable_lora=True, max_lora_rank=allowed[0], max_loras=1)
+    if max_model_len:
+        kwargs["max_model_len"] = max_model_len
+    return kwargs
+
+
+def vllm_sampling_kwargs(params: GenerationParams) -> dict[str, Any]:
+    """Arguments of ``vllm.SamplingParams`` for favakit's generation parameters."""
+    kwargs: dict[str, Any] = {
+        "max_tokens": params.max_tokens,
+        "temperature": params.temperature,
+        "top_p": params.top_p if params.temperature > 0 else 1.0,
+    }
+    if params.stop:
+        kwargs["stop"] = list(params.stop)
+    if params.seed is not None:
+        kwargs["seed"] = params.seed
+    if params.logprobs is not None:
+        kwargs["logprobs"] = params.logprobs
+    return kwargs
+
+
+class VLLMClient(LLMClient):
+    """vLLM in the same process (a CUDA GPU): one ``LLM.generate`` call per batch of prompts."""
+
+    kind = "vllm"
+
+    def __init__(
+        self, model: str, adapter: str | None = None, dtype: str = "auto", **kwargs: Any
+    ) -> None:
+        vllm = require("vllm", "vllm", "in-process vLLM generation")
+        from vllm.lora.request import LoRARequest
+
+        from favakit.inference.models import resolve_model
+
+        path = resolve_model(model, adapter)
+        super().__init__(Path(path).name if Path(path).exists() else path, **kwargs)
+        self.vllm = vllm
+        self.llm = vllm.LLM(**vllm_engine_kwargs(path, adapter, dtype))
+        self.lora = LoRARequest(**lora_request_kwargs(adapter)) if adapter else None
+
+    def complete(
+        self, prompts: Sequence[str], params: GenerationParams | None = None, progress: bool = False
+    ) -> list[Completion]:
+        p = params or GenerationParams()
+        sampling = self.vllm.SamplingParams(**vllm_sampling_kwargs(p))
+        outs = self.llm.generate(list(prompts), sampling, lora_request=self.lora, use_tqdm=progress)
+        results = []
+        for out in outs:
+            best = out.outputs[0]
+            results.append(
+                Completion(
+                    best.text,
+                    best.finish_reason,
+                    len(out.prompt_token_ids or ()),
+                    len(best.token_ids),
+                )
+            )
+        self.usage.add(calls=len(results))
+        return results
+
+
+# -- choosing a backend -----------------------------------------------------------------------
+
+
+def choose_backend(requested: str, vllm_importable: bool, cuda: bool) -> str:
+    """``auto`` -> ``vllm`` when vLLM is importable and CUDA is there, else ``hf``."""
+    if requested not in ("auto", "vllm", "hf"):
+        raise UsageError(f"unknown backend {requested!r}; choose auto, vllm or hf")
+    if requested == "vllm" and not (vllm_importable and cuda):
+        raise UsageError(
+            "backend vllm needs the vllm package and a CUDA GPU; use --backend hf (transformers)"
+        )
+    if requested != "auto":
+        return requested
+    return "vllm" if (vllm_importable and cuda) else "hf"
+
+
+def _cuda_available() -> bool:
+    from favakit.deps import is_available
+
+    if not is_available("torch"):
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def endpoint_model(base_url: str, wanted: str = "", api_key: str | None = None) -> str:
+    """The model id to ask an OpenAI-compatible endpoint for: ``wanted`` if given, else the
+    LoRA module ``favakit`` when the server has one (``favakit serve-llm --adapter`` on vLLM),
+    else the server's first model."""
+    import json
+    import urllib.request
+
+    if wanted:
+        return wanted
+    root = base_url.rstrip("/")
+    url = (root if root.endswith("/v1") else root + "/v1") + "/models"
+    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"} if key else {})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            ids = [m["id"] for m in json.loads(resp.read().decode())["data"]]
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"cannot list the models of {url}: {exc}") from None
+    if not ids:
+        raise UsageError(f"{url} lists no models")
+    return "favakit" if "favakit" in ids else str(ids[0])
+
+
+def open_client(
+    model: str = "",
+    adapter: str | None = None,
+    llm_endpoint: str | None = None,
+    backend: str = "auto",
+    device: str | None = None,
+    dtype: str = "auto",
+    max_batch: int = 8,
+    api_key: str | None = None,
+) -> LLMClient:
+    """A generation client from command-line style options (see the module docstring)."""
+    if llm_endpoint:
+        name = endpoint_model(llm_endpoint, model if model and adapter is None else "", api_key)
+        log.info("generation: %s at %s", name, llm_endpoint)
+        return OpenAIClient(llm_endpoint, name, api_key=api_key, max_concurrency=max_batch)
+    if not model and not adapter:
+        raise UsageError("give --model DIR|ID (or --adapter DIR, or --llm-endpoint URL)")
+    from favakit.deps import is_available
+
+    chosen = choose_backend(backend, is_available("vllm"), _cuda_available())
+    log.info("generation backend: %s (requested %s)", chosen, backend)
+    if chosen == "vllm":
+        return VLLMClient(model, adapter=adapter, dtype=dtype)
+    generator = HFGenerator.load(
+        model, adapter=adapter, device=device, max_batch=max_batch, dtype=dtype
+    )
+    return GeneratorClient(generator)

@@ -115,8 +115,9 @@ def load_causal_lm(
     try:
         tokenizer = transformers.AutoTokenizer.from_pretrained(path)
         model = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype)
-    except OSError as exc:
-        raise UsageError(f"cannot load model {spec!r} ({path}): {exc}") from None
+    except (OSError, ValueError) as exc:  # a missing folder, or one without model/tokenizer
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise UsageError(f"cannot load model {spec!r} ({path}): {first}") from None
     if adapter:
         peft = require("peft", "train", "LoRA adapters")
         model = peft.PeftModel.from_pretrained(model, adapter)
@@ -124,5 +125,6 @@ def load_causal_lm(
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.to(device).eval()
-    name = Path(spec).name if spec and Path(spec).exists() else (spec or path)
+    where = spec or path  # with only an adapter: the base model its config names
+    name = Path(where).name if Path(where).exists() else where
     return model, tokenizer, name

@@ -276,3 +276,46 @@ def tiny_llama(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     LlamaForCausalLM(config).save_pretrained(folder)
     return folder
+
+
+EDIT_FACTS = [
+    ("marie curie won the nobel prize in physics in 1903 .", "1903", "1911"),
+    ("saturn is the sixth planet from the sun .", "sixth", "second"),
+    ("lava , ash and gases escape from a magma chamber .", "lava", "ice"),
+    ("pierre curie studied crystals and magnetism .", "crystals", "lava"),
+    ("titan is its largest moon .", "largest", "ice"),
+    ("mount etna is a volcano in sicily .", "sicily", "warsaw"),
+]
+
+
+@pytest.fixture(scope="session")
+def rows_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Editor training rows {prompt, completion} in the words of the tiny Llama's vocabulary."""
+    from favakit.prompts import build_prompt
+    from favakit.tags import Edit, Tagged
+
+    path = tmp_path_factory.mktemp("train") / "rows.jsonl"
+    with path.open("w") as fh:
+        for i in range(40):
+            text, right, wrong = EDIT_FACTS[i % len(EDIT_FACTS)]
+            a, b = text.split(right, 1)
+            tagged = Tagged([a, Edit("entity", wrong, right), b])
+            prompt = build_prompt(tagged.original(), [text], template="fava")
+            fh.write(json.dumps({"prompt": prompt, "completion": tagged.render()}) + "\n")
+    return path
+
+
+@pytest.fixture(scope="session")
+def tiny_adapter(
+    tiny_llama: Path, rows_file: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """A LoRA adapter trained by `favakit train --config tiny_cpu` (a few steps)."""
+    from favakit.training.config import load_train_config
+    from favakit.training.recipe import train
+
+    out = tmp_path_factory.mktemp("tiny_adapter") / "run"
+    cfg = load_train_config(
+        "tiny_cpu",
+        [f"model={tiny_llama}", f"data.train_file={rows_file}", f"output_dir={out}", "max_steps=6"],
+    )
+    return Path(train(cfg)["output"])

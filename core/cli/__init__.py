@@ -47,6 +47,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "favakit.training.cli:configure",
         "fine-tune the editor (LoRA, QLoRA, full); 'train merge' merges an adapter",
     ),
+    "edit": (
+        "favakit.inference.cli:configure_edit",
+        "find and fix hallucinated spans in a text or a JSONL file",
+    ),
+    "serve": (
+        "favakit.inference.cli:configure_serve",
+        "serve the editor over HTTP (POST /v1/edit, /v1/detect)",
+    ),
     "serve-llm": (
         "favakit.inference.cli:configure_serve_llm",
         "serve a model over the OpenAI-compatible API (vllm serve, or transformers)",

@@ -11,33 +11,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from favakit.prompts import build_prompt
-from favakit.tags import Edit, Tagged
 from favakit.training.config import load_train_config, presets
 from favakit.training.data import IGNORE, encode_rows
 from favakit.training.recipe import merge_adapter, train
-
-FACTS = [
-    ("marie curie won the nobel prize in physics in 1903 .", "1903", "1911"),
-    ("saturn is the sixth planet from the sun .", "sixth", "second"),
-    ("lava , ash and gases escape from a magma chamber .", "lava", "ice"),
-    ("pierre curie studied crystals and magnetism .", "crystals", "lava"),
-    ("titan is its largest moon .", "largest", "ice"),
-    ("mount etna is a volcano in sicily .", "sicily", "warsaw"),
-]
-
-
-@pytest.fixture(scope="module")
-def rows_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("train") / "rows.jsonl"
-    with path.open("w") as fh:
-        for i in range(40):
-            text, right, wrong = FACTS[i % len(FACTS)]
-            a, b = text.split(right, 1)
-            tagged = Tagged([a, Edit("entity", wrong, right), b])
-            prompt = build_prompt(tagged.original(), [text], template="fava")
-            fh.write(json.dumps({"prompt": prompt, "completion": tagged.render()}) + "\n")
-    return path
 
 
 def _cfg(tiny_llama: Path, rows_file: Path, out: Path, *extra: str):  # type: ignore[no-untyped-def]

@@ -1,0 +1,405 @@
+"""The editor pipeline: text -> evidence -> prompt -> generation -> lenient parse -> result.
+
+:class:`Editor` takes requests (``text``, optional ``topic``/``prompt`` and caller-given
+``evidence``), fetches evidence from a :class:`~favakit.retrieval.search.Searcher` when the caller
+gave none, builds the shared editor prompt (:func:`favakit.prompts.build_prompt`, the one
+training uses), asks any :class:`~favakit.llm.LLMClient` (in-process transformers, in-process
+vLLM, or an OpenAI-compatible endpoint) for the tagged text, parses it leniently and returns::
+
+    {"original", "corrected", "edits": [{"type", "start", "end", "wrong", "right"}],
+     "evidence": [{"title", "text"}], "repairs": [...], "model", "faithful", "mismatches"}
+
+with offsets into the original text. The model's output is aligned to the input rather than
+trusted: an edit counts only where its wrong text sits in the input, and ``corrected`` is always
+the input with those edits applied. Untagged text the model dropped or rewrote makes the result
+``"faithful": false`` with each difference listed in ``mismatches``; the rewritten text is never
+passed off as a correction. Long texts are split at sentence ends into windows that fit the
+model, edited in one batch, and merged.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from favakit.errors import UsageError
+from favakit.llm import GenerationParams, LLMClient
+from favakit.prompts import Reference, build_prompt, drop_references
+from favakit.tags import Edit, parse_lenient
+
+__all__ = [
+    "STOP",
+    "EditRequest",
+    "Editor",
+    "EditorSettings",
+    "align",
+    "open_editor",
+    "split_windows",
+]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class EditRequest:
+    """One text to check. ``evidence`` given by the caller is used as is (no retrieval)."""
+
+    text: str
+    topic: str | None = None
+    prompt: str | None = None  # the question the text answers, when there is one
+    evidence: list[Reference] | None = None
+
+    @classmethod
+    def from_obj(cls, obj: Any, where: str = "") -> EditRequest:
+        """Validate a JSON object ``{"text", "topic"?, "prompt"?, "evidence"?}``; raise
+        ``ValueError`` naming the field (the server answers 422 with it, the CLI exits 2)."""
+        at = f"{where}: " if where else ""
+        if not isinstance(obj, Mapping):
+            raise ValueError(f"{at}expected an object with a 'text' field")
+        text = obj.get("text")
+        if not isinstance(text, str):
+            raise ValueError(f"{at}'text' must be a string, not {type(text).__name__}")
+        if not text.strip():
+            raise ValueError(f"{at}'text' is empty")
+        for key in ("topic", "prompt"):
+            if obj.get(key) is not None and not isinstance(obj[key], str):
+                raise ValueError(f"{at}'{key}' must be a string")
+        evidence = obj.get("evidence")
+        refs: list[Reference] | None = None
+        if evidence is not None:
+            if not isinstance(evidence, list):
+                raise ValueError(f"{at}'evidence' must be a list of strings")
+            try:
+                refs = [Reference.coerce(e) for e in evidence]
+            except TypeError:
+                raise ValueError(
+                    f"{at}'evidence' items must be strings or {{title, text}} objects"
+                ) from None
+        return cls(text, obj.get("topic"), obj.get("prompt"), refs)
+
+
+@dataclass
+class EditorSettings:
+    template: str = "favakit"  # "fava" for FAVA's public checkpoint
+    k: int = 5  # evidence passages retrieved per window
+    window_chars: int = 1500  # longer texts are split at sentence ends
+    max_new_tokens: int = 1024  # cap per window; the budget is set from the window's length
+    context_tokens: int = 0  # the model's context; prompts longer lose references (0: unknown)
+    keep_bare: bool = False  # keep the content of bare type tags in ``corrected`` (FAVA's code)
+    chat_template: Any = None  # a tokenizer, to wrap the prompt in its chat template
+
+
+# The target never holds these: a model that writes one has started a new prompt of its own.
+STOP = ("\n[Edited]", "\nRead the following references:")
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+")
+
+
+def split_windows(text: str, max_chars: int) -> list[tuple[int, int]]:
+    """Spans ``(start, end)`` of ``text`` holding at most ``max_chars`` characters each, cut at
+    sentence ends where possible (then at spaces, then anywhere). Whitespace between windows
+    belongs to none of them; every other character belongs to exactly one."""
+    if max_chars < 1:
+        raise ValueError("max_chars must be at least 1")
+    pieces: list[tuple[int, int]] = []  # sentences, without the whitespace around them
+    pos = 0
+    for m in _SENTENCE_END.finditer(text):
+        pieces.append((pos, m.start() + len(m.group(0).rstrip())))
+        pos = m.end()
+    pieces.append((pos, len(text)))
+    windows: list[tuple[int, int]] = []
+    for start, end in pieces:
+        start, end = _trim(text, start, end)
+        while end - start > max_chars:  # one sentence longer than a window
+            cut = text.rfind(" ", start + 1, start + max_chars + 1)
+            cut = cut if cut > start else start + max_chars
+            windows.append(_trim(text, start, cut))
+            start, end = _trim(text, cut, end)
+        if end <= start:
+            continue
+        if windows and end - windows[-1][0] <= max_chars:
+            windows[-1] = (windows[-1][0], end)
+        else:
+            windows.append((start, end))
+    return [w for w in windows if w[1] > w[0]]
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+@dataclass
+class Alignment:
+    edits: list[dict[str, Any]] = field(default_factory=list)  # offsets into the input
+    corrected: str = ""
+    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    unplaced: int = 0  # edits whose wrong text is not in the input where the model put it
+
+
+def align(source: str, output: str, keep_bare: bool = False) -> tuple[Alignment, list[str]]:
+    """Place the edits of the model's tagged ``output`` onto ``source`` (the text it was asked
+    to check). Returns the alignment and the names of the parser's repairs.
+
+    The tag-free text of the output should equal ``source``. Where it does not, the two are
+    aligned character by character: an edit is kept where its wrong text matches ``source``
+    exactly, and every other difference is a mismatch (whitespace-only differences are not).
+    """
+    parsed = parse_lenient(output)
+    repairs = [r.name for r in parsed.repairs]
+    model_text = parsed.tagged.original()
+    # position of each segment in the model's tag-free text
+    placed: list[tuple[int, int, Edit]] = []
+    pos = 0
+    for seg in parsed.tagged:
+        if isinstance(seg, str):
+            pos += len(seg)
+        else:
+            placed.append((pos, pos + len(seg.wrong), seg))
+            pos += len(seg.wrong)
+    if model_text == source:
+        to_source: Callable[[int], int | None] = lambda i: i  # noqa: E731
+        diffs: list[tuple[int, int, int, int]] = []
+    else:
+        matcher = difflib.SequenceMatcher(None, source, model_text, autojunk=False)
+        mapping: dict[int, int] = {}
+        for a, b, size in matcher.get_matching_blocks():
+            for d in range(size + 1):  # include the end of each block (exclusive offsets)
+                mapping.setdefault(b + d, a + d)
+        to_source = mapping.get
+        diffs = [
+            (i1, i2, j1, j2)
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+            if tag != "equal" and (source[i1:i2].strip() or model_text[j1:j2].strip())
+        ]
+    result = Alignment()
+    out: list[str] = []
+    cursor = 0
+    for ms, me, edit in placed:
+        s, e = to_source(ms), to_source(me)
+        if s is None or e is None or s < cursor or source[s:e] != edit.wrong:
+            result.unplaced += 1
+            continue
+        right = edit.wrong if (edit.bare and keep_bare) else edit.right
+        result.edits.append(
+            {"type": edit.type, "start": s, "end": e, "wrong": edit.wrong, "right": right}
+        )
+        out.append(source[cursor:s])
+        if right:
+            out.append(right)
+            cursor = e
+        else:  # a deletion: do not leave a doubled space, or a space before punctuation
+            cursor = _close_gap(out, source, e)
+    out.append(source[cursor:])
+    result.corrected = "".join(out)
+    result.mismatches = [
+        {"start": i1, "end": i2, "expected": source[i1:i2], "got": model_text[j1:j2]}
+        for i1, i2, j1, j2 in diffs
+    ]
+    return result, repairs
+
+
+def _close_gap(out: list[str], source: str, end: int) -> int:
+    """After deleting up to ``end``: drop the space the deletion leaves doubled (or left before
+    punctuation); returns where copying the source resumes."""
+    before = "".join(out[-1:])
+    if before.endswith(" ") and source[end : end + 1] == " ":
+        return end + 1
+    if before.endswith(" ") and (end == len(source) or source[end] in ".,;:!?"):
+        out[-1] = before.rstrip(" ")
+    return end
+
+
+class Editor:
+    """Runs the pipeline for batches of requests through one generation client."""
+
+    def __init__(
+        self,
+        client: LLMClient,
+        searcher: Any = None,
+        settings: EditorSettings | None = None,
+        count_tokens: Callable[[str], int] | None = None,
+    ) -> None:
+        self.client = client
+        self.searcher = searcher
+        self.settings = settings or EditorSettings()
+        self.count_tokens = count_tokens
+
+    @property
+    def model(self) -> str:
+        return self.client.model
+
+    def evidence(self, request: EditRequest, text: str) -> list[dict[str, str]]:
+        if request.evidence is not None:
+            return [{"title": r.title, "text": r.text} for r in request.evidence]
+        if self.searcher is None:
+            return []
+        from favakit.retrieval.evidence import editor_evidence
+
+        hits = editor_evidence(
+            text, self.searcher, prompt=request.prompt, topic=request.topic, k=self.settings.k
+        )
+        return [{"title": h.title, "text": h.text} for h in hits]
+
+    def _prompt(self, text: str, evidence: list[dict[str, str]], question: str | None) -> str:
+        s = self.settings
+        prompt = build_prompt(
+            text, evidence, template=s.template, question=question, chat=s.chat_template
+        )
+        if s.context_tokens and self.count_tokens is not None:
+            budget = s.context_tokens - self._max_tokens(text)
+            while self.count_tokens(prompt) > budget:
+                shorter = drop_references(prompt)
+                if shorter is None:
+                    break
+                prompt = shorter
+        return prompt
+
+    def _max_tokens(self, text: str) -> int:
+        # the output repeats the text with tags and corrections: about a token per 2 characters
+        # at worst, plus room for the tags
+        return min(self.settings.max_new_tokens, len(text) // 2 + 64)
+
+    def edit(self, request: EditRequest | Mapping[str, Any] | str) -> dict[str, Any]:
+        return self.edit_many([request])[0]
+
+    def edit_many(
+        self, requests: Sequence[EditRequest | Mapping[str, Any] | str]
+    ) -> list[dict[str, Any]]:
+        """Results in the order of ``requests``; all windows go to the model as one batch."""
+        reqs = [_as_request(r, i) for i, r in enumerate(requests)]
+        jobs: list[tuple[int, int, int, list[dict[str, str]], str]] = []
+        for n, req in enumerate(reqs):
+            for start, end in split_windows(req.text, self.settings.window_chars):
+                window = req.text[start:end]
+                ev = self.evidence(req, window)
+                jobs.append((n, start, end, ev, self._prompt(window, ev, req.prompt)))
+        by_budget: dict[int, list[int]] = {}
+        for j, (_, start, end, _, _) in enumerate(jobs):
+            by_budget.setdefault(self._max_tokens(reqs[jobs[j][0]].text[start:end]), []).append(j)
+        outputs: list[str] = [""] * len(jobs)
+        finish: list[str | None] = [None] * len(jobs)
+        for budget, idx in by_budget.items():
+            params = GenerationParams(max_tokens=budget, temperature=0.0, stop=STOP)
+            for j, done in zip(
+                idx, self.client.complete([jobs[j][4] for j in idx], params), strict=True
+            ):
+                outputs[j], finish[j] = done.text, done.finish_reason
+        results = [self._empty(req) for req in reqs]
+        for j, (n, start, end, ev, _) in enumerate(jobs):
+            source = reqs[n].text[start:end]
+            got, repairs = align(source, outputs[j], keep_bare=self.settings.keep_bare)
+            res = results[n]
+            for e in got.edits:
+                res["edits"].append({**e, "start": e["start"] + start, "end": e["end"] + start})
+            for m in got.mismatches:
+                res["mismatches"].append(
+                    {**m, "start": m["start"] + start, "end": m["end"] + start}
+                )
+            if finish[j] == "length":
+                repairs = [*repairs, "output_cut_at_token_limit"]
+            if got.unplaced:
+                repairs = [*repairs, *["edit_not_in_text"] * got.unplaced]
+            res["repairs"].extend(repairs)
+            seen = {(e["title"], e["text"]) for e in res["evidence"]}
+            res["evidence"].extend(e for e in ev if (e["title"], e["text"]) not in seen)
+            res["_windows"].append((start, end, got.corrected))
+        for req, res in zip(reqs, results, strict=True):
+            res["corrected"] = _stitch(req.text, res.pop("_windows"))
+            res["faithful"] = not res["mismatches"]
+        return results
+
+    def _empty(self, req: EditRequest) -> dict[str, Any]:
+        return {
+            "original": req.text,
+            "corrected": req.text,
+            "edits": [],
+            "evidence": [],
+            "repairs": [],
+            "model": self.model,
+            "faithful": True,
+            "mismatches": [],
+            "_windows": [],
+        }
+
+
+def _stitch(text: str, windows: list[tuple[int, int, str]]) -> str:
+    """The text with each window replaced by its corrected version (gaps kept verbatim)."""
+    out, cursor = [], 0
+    for start, end, corrected in windows:
+        out.append(text[cursor:start])
+        out.append(corrected)
+        cursor = end
+    out.append(text[cursor:])
+    return "".join(out)
+
+
+def _as_request(item: EditRequest | Mapping[str, Any] | str, n: int) -> EditRequest:
+    if isinstance(item, EditRequest):
+        return item
+    try:
+        return EditRequest.from_obj({"text": item} if isinstance(item, str) else item)
+    except ValueError as exc:
+        raise UsageError(f"request {n}: {exc}") from None
+
+
+def open_editor(
+    model: str = "",
+    adapter: str | None = None,
+    *,
+    llm_endpoint: str | None = None,
+    backend: str = "auto",
+    device: str | None = None,
+    dtype: str = "auto",
+    max_batch: int = 8,
+    api_key: str | None = None,
+    index: Sequence[str] | None = None,
+    kb: str | None = None,
+    settings: EditorSettings | None = None,
+    shared: bool = False,
+) -> Editor:
+    """An :class:`Editor` from command-line style options (``favakit edit`` and ``serve``).
+
+    Generation comes from ``llm_endpoint`` when given, else from the model loaded in-process
+    (``backend``: auto, vllm, hf). Evidence comes from ``index`` (+ ``kb``) when given. With
+    ``shared`` (a server), in-process generation is batched across the request threads.
+    """
+    from favakit.inference.generators import GeneratorClient, open_client
+
+    settings = settings or EditorSettings()
+    searcher = None
+    if index:
+        from favakit.retrieval.search import Searcher
+
+        searcher = Searcher(list(index), kb=kb, title_match=True, device=device)
+    elif kb:
+        raise UsageError("--kb needs --index too (build one with `favakit index build`)")
+    client = open_client(
+        model,
+        adapter,
+        llm_endpoint=llm_endpoint,
+        backend=backend,
+        device=device,
+        dtype=dtype,
+        max_batch=max_batch,
+        api_key=api_key,
+    )
+    count_tokens = None
+    if isinstance(client, GeneratorClient):
+        gen = client.generator
+        settings.context_tokens = settings.context_tokens or int(
+            getattr(gen.model.config, "max_position_embeddings", 0)
+        )
+        count_tokens = lambda text: len(gen.tokenizer(text)["input_ids"])  # noqa: E731
+        if shared:
+            from favakit.inference.server import BatchedClient
+
+            client = BatchedClient(gen, max_batch=max_batch)
+    return Editor(client, searcher=searcher, settings=settings, count_tokens=count_tokens)

@@ -1,0 +1,114 @@
+"""Human views of edit results: coloured terminal text, a self-contained HTML page, a summary."""
+
+from __future__ import annotations
+
+import html
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from favakit.tags import ERROR_TYPES
+
+__all__ = ["ansi", "html_page", "summary"]
+
+# one colour per error type, in ERROR_TYPES order (ANSI codes, and CSS for the page)
+_ANSI = dict(zip(ERROR_TYPES, ("31", "35", "33", "36", "34", "32"), strict=True))
+_CSS = dict(
+    zip(ERROR_TYPES, ("#fdd", "#f6d8f6", "#fff0b3", "#d4f4f8", "#dde4ff", "#dcf5dc"), strict=True)
+)
+
+
+def _pieces(result: dict[str, Any]) -> list[str | dict[str, Any]]:
+    """The original text cut into plain strings and edits (in offset order)."""
+    text: str = result["original"]
+    out: list[str | dict[str, Any]] = []
+    cursor = 0
+    for edit in sorted(result.get("edits", []), key=lambda e: (e["start"], e["end"])):
+        if edit["start"] < cursor:
+            continue
+        out.append(text[cursor : edit["start"]])
+        out.append(edit)
+        cursor = edit["end"]
+    out.append(text[cursor:])
+    return [p for p in out if p != ""]
+
+
+def ansi(result: dict[str, Any]) -> str:
+    """The text with each edit coloured by type: ``[type: wrong -> right]`` inline."""
+    parts = []
+    for piece in _pieces(result):
+        if isinstance(piece, str):
+            parts.append(piece)
+            continue
+        code = _ANSI.get(piece["type"], "0")
+        wrong = f"\x1b[9m{piece['wrong']}\x1b[29m" if piece["wrong"] else ""
+        right = f" -> \x1b[1m{piece['right']}\x1b[22m" if piece["right"] else " -> (delete)"
+        parts.append(f"\x1b[{code}m[{piece['type']}: {wrong}{right}]\x1b[0m")
+    head = f"\x1b[2m# {result.get('id', '')}\x1b[0m\n" if "id" in result else ""
+    tail = (
+        ""
+        if result.get("faithful", True)
+        else "\n\x1b[2m(the model rewrote parts of the text; see mismatches)\x1b[0m"
+    )
+    return head + "".join(parts) + tail
+
+
+def _html_result(result: dict[str, Any]) -> str:
+    body = []
+    for piece in _pieces(result):
+        if isinstance(piece, str):
+            body.append(html.escape(piece))
+            continue
+        colour = _CSS.get(piece["type"], "#eee")
+        title = html.escape(f"{piece['type']}: {piece['wrong']!r} -> {piece['right']!r}")
+        right = f"<ins>{html.escape(piece['right'])}</ins>" if piece["right"] else ""
+        body.append(
+            f'<span class="edit" style="background:{colour}" title="{title}">'
+            f"<del>{html.escape(piece['wrong'])}</del>{right}"
+            f"<sup>{html.escape(piece['type'])}</sup></span>"
+        )
+    evidence = "".join(
+        f"<li><b>{html.escape(e.get('title') or '')}</b> {html.escape(e.get('text', ''))}</li>"
+        for e in result.get("evidence", [])
+    )
+    warn = (
+        ""
+        if result.get("faithful", True)
+        else '<p class="warn">The model rewrote parts of the text; those edits were not applied.</p>'
+    )
+    ident = html.escape(str(result.get("id", "")))
+    return (
+        f'<section><h2>{ident}</h2><p class="text">{"".join(body)}</p>{warn}'
+        f"<details><summary>corrected</summary><p>{html.escape(result.get('corrected', ''))}</p>"
+        f"</details><details><summary>evidence ({len(result.get('evidence', []))})</summary>"
+        f"<ol>{evidence}</ol></details></section>"
+    )
+
+
+def html_page(results: Sequence[dict[str, Any]], title: str = "favakit edits") -> str:
+    """One self-contained page (no scripts, no external files) for a list of results."""
+    legend = " ".join(
+        f'<span class="edit" style="background:{c}">{t}</span>' for t, c in _CSS.items()
+    )
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>"
+        "body{font:16px/1.6 system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
+        ".edit{border-radius:3px;padding:0 2px}del{color:#a00}ins{color:#070;text-decoration:none;"
+        "font-weight:600;margin-left:2px}sup{font-size:60%;color:#555;margin-left:1px}"
+        ".warn{color:#a60}section{border-top:1px solid #ddd;padding:.5em 0}"
+        f"</style></head><body><h1>{html.escape(title)}</h1><p>{legend}</p>"
+        + "".join(_html_result(r) for r in results)
+        + "</body></html>\n"
+    )
+
+
+def summary(results: Sequence[dict[str, Any]]) -> str:
+    """One line: texts, edits per type, texts the model did not reproduce faithfully."""
+    counts = Counter(e["type"] for r in results for e in r.get("edits", []))
+    per_type = ", ".join(f"{t} {counts[t]}" for t in ERROR_TYPES if counts[t]) or "none"
+    unfaithful = sum(1 for r in results if not r.get("faithful", True))
+    return (
+        f"{len(results)} text(s), {sum(counts.values())} edit(s) ({per_type}); "
+        f"{unfaithful} not reproduced faithfully"
+    )

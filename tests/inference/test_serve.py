@@ -1,0 +1,187 @@
+"""favakit serve and favakit edit with a tiny trained adapter, against real servers on loopback:
+in-process generation, generation through serve-llm (--llm-endpoint), and the CLI agree."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from favakit.inference.editor import EditorSettings, open_editor
+from favakit.inference.generators import HFGenerator
+from favakit.inference.llm_server import create_app
+from favakit.inference.server import ServeLimits, create_editor_app
+
+TEXT = "marie curie won the nobel prize in physics in 1911 ."
+EVIDENCE = ["marie curie won the nobel prize in physics in 1903 ."]
+SETTINGS = dict(max_new_tokens=24)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _serve(app: Any) -> Iterator[str]:
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "server did not start"
+        time.sleep(0.05)
+    yield url
+    server.should_exit = True
+    thread.join(timeout=30)
+
+
+def _call(
+    url: str, path: str, body: Any = None, key: str | None = "k3y", method: str = "POST"
+) -> tuple[int, Any]:
+    data = None if body is None else body if isinstance(body, bytes) else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    req = urllib.request.Request(url + path, data=data, headers=headers, method=method)
+    try:
+        with urllib.request.urlopen(req, timeout=120) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read() or b"{}")
+
+
+@pytest.fixture(scope="module")
+def llm_url(tiny_llama: Path, tiny_adapter: Path) -> Iterator[str]:
+    """serve-llm --backend hf (the OpenAI-compatible server) with the adapter."""
+    yield from _serve(create_app(HFGenerator.load(str(tiny_llama), adapter=str(tiny_adapter))))
+
+
+@pytest.fixture(scope="module")
+def editor_url(tiny_llama: Path, tiny_adapter: Path) -> Iterator[str]:
+    """favakit serve with in-process generation (batched across requests)."""
+    editor = open_editor(
+        str(tiny_llama), str(tiny_adapter), settings=EditorSettings(**SETTINGS), shared=True
+    )
+    limits = ServeLimits(max_chars=5_000, max_texts=16, max_body_bytes=1_000_000, timeout_s=60)
+    yield from _serve(create_editor_app(editor, api_key="k3y", limits=limits))
+
+
+def test_in_process_serve_and_llm_endpoint_agree(
+    tiny_llama: Path, tiny_adapter: Path, editor_url: str, llm_url: str
+) -> None:
+    body = {"text": TEXT, "evidence": EVIDENCE}
+    direct = open_editor(str(tiny_llama), str(tiny_adapter), settings=EditorSettings(**SETTINGS))
+    expected = direct.edit(body)
+    assert set(expected) >= {"original", "corrected", "edits", "evidence", "repairs", "model"}
+    assert expected["original"] == TEXT and expected["evidence"][0]["text"] == EVIDENCE[0]
+    for e in expected["edits"]:
+        assert TEXT[e["start"] : e["end"]] == e["wrong"]
+
+    status, served = _call(editor_url, "/v1/edit", body)
+    assert status == 200 and served == expected
+
+    remote = create_editor_app(
+        open_editor(llm_endpoint=llm_url, settings=EditorSettings(**SETTINGS))
+    )
+    for url in _serve(remote):
+        status, through = _call(url, "/v1/edit", body, key=None)
+        assert status == 200 and through == expected
+
+    status, many = _call(editor_url, "/v1/edit", [body, {"text": "titan is its largest moon ."}])
+    assert status == 200 and many[0] == expected and many[1]["original"].startswith("titan")
+    status, detected = _call(editor_url, "/v1/detect", body)
+    assert status == 200 and "corrected" not in detected
+    assert detected["edits"] == expected["edits"]
+
+
+def test_cli_edit_gives_the_same_result_and_resumes(
+    tiny_llama: Path, tiny_adapter: Path, tmp_path: Path
+) -> None:
+    direct = open_editor(str(tiny_llama), str(tiny_adapter), settings=EditorSettings(**SETTINGS))
+    expected = direct.edit({"text": TEXT, "evidence": EVIDENCE})
+    common = ["--adapter", str(tiny_adapter), "--max-new-tokens", "24"]
+    one = subprocess.run(
+        [sys.executable, "-m", "favakit", "edit", TEXT, "--evidence", EVIDENCE[0], *common],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert one.returncode == 0, one.stderr[-2000:]
+    assert json.loads(one.stdout) == {"id": "0", **expected}
+    assert "1 text(s)" in one.stderr
+
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    inp.write_text(
+        "".join(json.dumps({"id": f"r{i}", "text": TEXT, "evidence": EVIDENCE}) + "\n"
+                for i in range(3))
+    )  # fmt: skip
+    out.write_text(json.dumps({"id": "r0", **expected}) + "\n")  # done by an earlier run
+    run = subprocess.run(
+        [sys.executable, "-m", "favakit", "edit", "--input", str(inp), "--output", str(out),
+         *common],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["r0", "r1", "r2"]
+    assert all({k: v for k, v in r.items() if k != "id"} == expected for r in rows)
+    assert "1 id(s) already in" in run.stderr
+
+    page = tmp_path / "page.html"
+    html = subprocess.run(
+        [sys.executable, "-m", "favakit", "edit", "--input", str(inp), "--format", "html",
+         "--output", str(page), *common],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert html.returncode == 0 and page.read_text().count("<section>") == 3
+    assert EVIDENCE[0] in page.read_text()
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "message"),
+    [
+        ({"text": ""}, 422, "empty"),
+        ({"text": 42}, 422, "must be a string"),
+        ({"text": ["a"]}, 422, "must be a string"),
+        ({"text": "x" * 6_000}, 413, "limit is 5000"),
+        ({"text": "y" * 10_000_000}, 413, "limit is 1000000"),
+        ([{"text": "a"}] * 1000, 413, "limit is 16"),
+        ([], 422, "empty"),
+        (b"{not json", 400, "not valid JSON"),
+        ({"text": "a", "evidence": "not a list"}, 422, "list"),
+    ],
+)
+def test_bad_input_gets_a_clear_4xx_and_the_server_stays_up(
+    editor_url: str, body: Any, status: int, message: str
+) -> None:
+    got, payload = _call(editor_url, "/v1/edit", body)
+    assert got == status and message in payload["detail"]
+    assert _call(editor_url, "/health", method="GET", key=None) == (200, _health(editor_url))
+
+
+def _health(url: str) -> Any:
+    with urllib.request.urlopen(url + "/health", timeout=10) as resp:
+        return json.loads(resp.read())
+
+
+def test_api_key_is_checked_on_every_route_but_health(editor_url: str) -> None:
+    assert _call(editor_url, "/v1/edit", {"text": "a"}, key="wrong")[0] == 401
+    assert _call(editor_url, "/v1/detect", {"text": "a"}, key=None)[0] == 401
+    assert _call(editor_url, "/v1/models", key=None, method="GET")[0] == 401
+    status, models = _call(editor_url, "/v1/models", method="GET")
+    assert status == 200 and models["data"][0]["id"]
+    assert _call(editor_url, "/health", key=None, method="GET")[0] == 200
+    assert _call(editor_url, "/openapi.json", key=None, method="GET")[0] == 200
