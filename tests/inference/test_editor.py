@@ -149,3 +149,23 @@ def test_backend_choice() -> None:
     assert choose_backend("hf", vllm_importable=True, cuda=True) == "hf"
     with pytest.raises(UsageError, match="CUDA"):
         choose_backend("vllm", vllm_importable=False, cuda=False)
+
+
+def test_evidence_is_retrieved_from_a_real_index_when_the_caller_gives_none(
+    corpus_jsonl: Path, tmp_path: Path
+) -> None:
+    from favakit.retrieval.index import build_index
+    from favakit.retrieval.kb import build_kb
+    from favakit.retrieval.search import Searcher
+
+    build_kb(corpus_jsonl, tmp_path / "kb.db", max_tokens=24)
+    build_index(tmp_path / "kb.db", tmp_path / "bm25", kind="bm25")
+    editor, prompts = _echo_editor(k=2)
+    editor.searcher = Searcher([tmp_path / "bm25"], kb=tmp_path / "kb.db", title_match=True)
+    res = editor.edit({"text": "Saturn is the sixth planet from the Sun.", "topic": "Saturn"})
+    assert res["evidence"] and any("Saturn" in e["text"] for e in res["evidence"])
+    assert parse_prompt(prompts[0]).references == [
+        e["text"] if not e["title"] else f"({e['title']}) {e['text']}" for e in res["evidence"]
+    ]
+    given = editor.edit({"text": "Saturn is far.", "evidence": ["As given."]})
+    assert given["evidence"] == [{"title": "", "text": "As given."}]  # used as is, no retrieval

@@ -12,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -185,3 +186,54 @@ def test_api_key_is_checked_on_every_route_but_health(editor_url: str) -> None:
     assert status == 200 and models["data"][0]["id"]
     assert _call(editor_url, "/health", key=None, method="GET")[0] == 200
     assert _call(editor_url, "/openapi.json", key=None, method="GET")[0] == 200
+
+
+def _start_serve(endpoint: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "favakit", "serve", "--llm-endpoint", endpoint,
+         "--model", "scripted", "--port", str(port), *extra],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "/health", timeout=1)
+            return proc, url
+        except OSError:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "favakit serve did not start"
+            time.sleep(0.1)
+
+
+def _echo(prompt: str) -> str:
+    from favakit.prompts import parse_prompt
+
+    return parse_prompt(prompt).text
+
+
+def test_timeout_and_graceful_shutdown(openai_server: Any) -> None:
+    """favakit serve as a process with generation from a (slow) OpenAI-compatible server: a
+    request over --timeout gets 504; SIGTERM lets a request in flight finish, then exits."""
+    import signal
+
+    llm = openai_server(_echo)
+    llm.delay = 2.5
+    proc, url = _start_serve(llm.url, "--timeout", "1")
+    try:
+        status, payload = _call(url, "/v1/edit", {"text": "Slow text.", "evidence": []}, key=None)
+        assert status == 504 and "longer than 1 s" in payload["detail"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+    proc, url = _start_serve(llm.url, "--timeout", "30")
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(_call, url, "/v1/edit", {"text": "In flight."}, None)
+        time.sleep(1.0)  # the request is now waiting on the slow generation
+        proc.send_signal(signal.SIGTERM)
+        status, result = pending.result(timeout=60)
+    assert status == 200 and result["corrected"] == "In flight." and result["faithful"]
+    # uvicorn re-raises the signal once it has shut down, so the exit status says SIGTERM
+    assert proc.wait(timeout=30) in (0, -signal.SIGTERM)
