@@ -1,1 +1,1 @@
-"""Detection metrics, FActScore and its successors (issue 7, not implemented yet)."""
+"""Evaluation: detection metrics per error type (``detect``) and FActScore (``factscore``)."""

@@ -1,1 +1,1 @@
-"""Knowledge sources, dense/BM25 indexes and evidence search (issue 3, not implemented yet)."""
+"""Knowledge sources, dense/BM25 indexes and evidence search."""

@@ -15,7 +15,14 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["count_tokens", "count_words", "pack_passages", "split_sentences", "tokenizer_counter"]
+__all__ = [
+    "count_tokens",
+    "count_words",
+    "pack_passages",
+    "sentence_spans",
+    "split_sentences",
+    "tokenizer_counter",
+]
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 # Words that end with a period without ending a sentence.
@@ -73,6 +80,18 @@ def split_sentences(text: str) -> list[str]:
         if tail:
             sentences.append(tail)
     return sentences
+
+
+def sentence_spans(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` character spans of :func:`split_sentences`'s sentences in ``text``."""
+    spans, cursor = [], 0
+    for sentence in split_sentences(text):
+        start = text.find(sentence, cursor)
+        if start < 0:  # cannot happen: sentences are stripped slices of the text
+            raise AssertionError(f"sentence not found in text: {sentence[:40]!r}")
+        spans.append((start, start + len(sentence)))
+        cursor = start + len(sentence)
+    return spans
 
 
 def _cut_word(word: str, budget: int, count: Counter) -> list[str]:

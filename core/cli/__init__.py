@@ -55,6 +55,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "favakit.inference.cli:configure_serve",
         "serve the editor over HTTP (POST /v1/edit, /v1/detect)",
     ),
+    "eval": (
+        "favakit.eval.cli:configure",
+        "score editors: detection P/R/F1 per type, FActScore",
+    ),
     "serve-llm": (
         "favakit.inference.cli:configure_serve_llm",
         "serve a model over the OpenAI-compatible API (vllm serve, or transformers)",

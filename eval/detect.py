@@ -1,0 +1,208 @@
+"""Detection metrics for hallucination editors (pure Python: the base install runs them).
+
+Three views of the same gold and predicted edits, each per error type:
+
+- **sentence level**, FAVA's protocol done by character spans: the original text is split into
+  sentences, and a sentence has type *t* (in gold or prediction) when an edit of type *t*
+  overlaps it. Precision, recall and F1 per type over sentences, their macro average over the
+  six types, and binary scores for "the sentence has any error". FAVA's own script assigns
+  sentences by index after truncating lists; here the spans decide.
+- **span level** (RAGTruth-style): characters of predicted spans that overlap gold spans of the
+  same type, over all predicted characters (precision) and all gold characters (recall).
+- **edit accuracy**: for predicted entity and relation spans that overlap a gold span of the
+  same type, the share whose replacement equals the gold one (case and spacing ignored).
+
+Division by zero counts as 0 (a type nobody predicted has precision 0); supports and counts
+are reported next to every figure so such cases are visible.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from favakit.errors import UsageError
+from favakit.retrieval.text import sentence_spans
+from favakit.tags import ERROR_TYPES, parse_lenient
+
+__all__ = [
+    "Annotated",
+    "annotated_from_row",
+    "detection_report",
+    "markdown_table",
+    "prf",
+]
+
+
+@dataclass
+class Annotated:
+    """A text and its edits as ``(type, start, end, right)`` spans into ``text``."""
+
+    text: str
+    edits: list[tuple[str, int, int, str]] = field(default_factory=list)
+    group: str = ""  # e.g. the model that wrote the text (FAVABench's "model")
+
+
+def annotated_from_row(row: Mapping[str, Any], where: str = "") -> Annotated:
+    """Read gold or predicted edits from any of the row shapes favakit meets:
+
+    - ``favakit edit`` results: ``{"original", "edits": [{"type","start","end","right"}]}``;
+    - FAVABench rows ``{"prompt","output","annotated","model"}`` (``annotated`` in the edit view);
+    - favakit and FAVA training/validation rows ``{"prompt","completion"}``;
+    - a tagged text in ``"tagged"`` or ``"output"``.
+    """
+    at = f"{where}: " if where else ""
+    group = str(row.get("model") or "")
+    if "original" in row and isinstance(row.get("edits"), list):
+        text = row["original"]
+        edits = []
+        for e in row["edits"]:
+            try:
+                start, end = int(e["start"]), int(e["end"])
+                edits.append((str(e["type"]), start, end, str(e.get("right", ""))))
+            except (KeyError, TypeError, ValueError):
+                raise UsageError(f"{at}an edit needs type, start and end: {e!r:.120}") from None
+            if not 0 <= start <= end <= len(text):
+                raise UsageError(f"{at}edit span {start}:{end} is outside the text")
+        return Annotated(str(text), edits, group)
+    for key in ("annotated", "completion", "tagged", "output"):
+        value = row.get(key)
+        if isinstance(value, str):
+            tagged = parse_lenient(value).tagged
+            spans = [(s.type, s.start, s.end, s.right) for s in tagged.spans()]
+            return Annotated(tagged.original(), spans, group)
+    raise UsageError(
+        f"{at}expected an edit result (original, edits), a FAVABench row (annotated) or a "
+        "training row (completion)"
+    )
+
+
+def prf(tp: int, fp: int, fn: int) -> dict[str, float]:
+    p = tp / (tp + fp) if tp + fp else 0.0
+    r = tp / (tp + fn) if tp + fn else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    return {"precision": round(p, 4), "recall": round(r, 4), "f1": round(f, 4)}
+
+
+def _mapper(src: str, dst: str) -> Any:
+    """Offsets of ``src`` mapped into ``dst`` (identity when equal; else by alignment)."""
+    if src == dst:
+        return lambda i: i
+    mapping: dict[int, int] = {}
+    for a, b, size in difflib.SequenceMatcher(None, src, dst, autojunk=False).get_matching_blocks():
+        for d in range(size + 1):
+            mapping.setdefault(a + d, b + d)
+    keys = sorted(mapping)
+
+    def to_dst(i: int) -> int:
+        if i in mapping:
+            return mapping[i]
+        before = [k for k in keys if k <= i]  # nearest aligned offset before i
+        return mapping[before[-1]] if before else 0
+
+    return to_dst
+
+
+def _overlaps(start: int, end: int, a: int, b: int) -> bool:
+    if start == end:  # an insertion belongs to the sentence it sits in (or ends)
+        return a <= start <= b
+    return start < b and end > a
+
+
+def detection_report(pairs: Iterable[tuple[Annotated, Annotated]]) -> dict[str, Any]:
+    """Metrics over ``(gold, prediction)`` pairs (see the module docstring)."""
+    counts = {t: [0, 0, 0] for t in ERROR_TYPES}  # tp, fp, fn over sentences
+    binary = [0, 0, 0]
+    chars = {t: [0, 0, 0] for t in ERROR_TYPES}  # overlap, predicted, gold characters
+    edit_hits, edit_total, n, sentences = 0, 0, 0, 0
+    for gold, pred in pairs:
+        n += 1
+        to_gold = _mapper(pred.text, gold.text)
+        pred_edits = [(t, to_gold(s), to_gold(e), r) for t, s, e, r in pred.edits]
+        for a, b in sentence_spans(gold.text) or [(0, len(gold.text))]:
+            sentences += 1
+            g = {t for t, s, e, _ in gold.edits if _overlaps(s, e, a, b)}
+            p = {t for t, s, e, _ in pred_edits if _overlaps(s, e, a, b)}
+            for t in ERROR_TYPES:
+                counts[t][0] += t in g and t in p
+                counts[t][1] += t in p and t not in g
+                counts[t][2] += t in g and t not in p
+            binary[0] += bool(g) and bool(p)
+            binary[1] += bool(p) and not g
+            binary[2] += bool(g) and not p
+        for t in ERROR_TYPES:
+            gold_chars = _chars(gold.edits, t)
+            pred_chars = _chars(pred_edits, t)
+            chars[t][0] += len(gold_chars & pred_chars)
+            chars[t][1] += len(pred_chars)
+            chars[t][2] += len(gold_chars)
+        for t, s, e, right in pred_edits:
+            if t not in ("entity", "relation") or s == e:
+                continue
+            match = [g for g in gold.edits if g[0] == t and g[1] < e and g[2] > s]
+            if match:
+                edit_total += 1
+                edit_hits += _norm(right) == _norm(match[0][3])
+    per_type = {}
+    for t in ERROR_TYPES:
+        tp, fp, fn = counts[t]
+        per_type[t] = {**prf(tp, fp, fn), "support": tp + fn, "predicted": tp + fp}
+    span = {}
+    for t in ERROR_TYPES:
+        overlap, predicted, gold_n = chars[t]
+        span[t] = {**prf(overlap, predicted - overlap, gold_n - overlap), "gold_chars": gold_n}
+    total = [sum(chars[t][i] for t in ERROR_TYPES) for i in range(3)]
+    return {
+        "n": n,
+        "sentences": sentences,
+        "per_type": per_type,
+        "macro_f1": round(sum(v["f1"] for v in per_type.values()) / len(ERROR_TYPES), 4),
+        "binary": {**prf(*binary), "support": binary[0] + binary[2]},
+        "span": {
+            "per_type": span,
+            "micro": prf(total[0], total[1] - total[0], total[2] - total[0]),
+        },
+        "edit_accuracy": {
+            "accuracy": round(edit_hits / edit_total, 4) if edit_total else 0.0,
+            "matched_edits": edit_total,
+        },
+    }
+
+
+def _chars(edits: Sequence[tuple[str, int, int, str]], t: str) -> set[int]:
+    return {i for typ, s, e, _ in edits if typ == t for i in range(s, e)}
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def markdown_table(report: Mapping[str, Any], title: str = "Detection") -> str:
+    """The report as a Markdown table (sentence-level and span-level per type)."""
+    lines = [
+        f"## {title}",
+        "",
+        f"{report['n']} texts, {report['sentences']} sentences.",
+        "",
+        "| type | P | R | F1 | support | span P | span R | span F1 |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for t in ERROR_TYPES:
+        s, sp = report["per_type"][t], report["span"]["per_type"][t]
+        lines.append(
+            f"| {t} | {s['precision']:.3f} | {s['recall']:.3f} | {s['f1']:.3f} | {s['support']} "
+            f"| {sp['precision']:.3f} | {sp['recall']:.3f} | {sp['f1']:.3f} |"
+        )
+    b, m = report["binary"], report["span"]["micro"]
+    lines += [
+        f"| **any error** | {b['precision']:.3f} | {b['recall']:.3f} | {b['f1']:.3f} | "
+        f"{b['support']} | {m['precision']:.3f} | {m['recall']:.3f} | {m['f1']:.3f} |",
+        "",
+        f"Macro F1 over the six types: **{report['macro_f1']:.3f}**. Edit accuracy (entity and "
+        f"relation replacements): {report['edit_accuracy']['accuracy']:.3f} over "
+        f"{report['edit_accuracy']['matched_edits']} matched edits.",
+        "",
+    ]
+    return "\n".join(lines)

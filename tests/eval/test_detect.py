@@ -1,0 +1,129 @@
+"""Detection metrics on hand-computed cases."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from favakit.errors import UsageError
+from favakit.eval.detect import Annotated, annotated_from_row, detection_report, prf
+
+# three sentences: [0, 20) [21, 41) [42, 56)
+TEXT = "Curie won in 1921. Curie was a cook. It is good."
+
+
+def _spans(*edits: tuple[str, str, str]) -> Annotated:
+    """Edits given by (type, wrong, right), located in TEXT by their first occurrence."""
+    out = []
+    for t, wrong, right in edits:
+        start = TEXT.index(wrong)
+        out.append((t, start, start + len(wrong), right))
+    return Annotated(TEXT, out)
+
+
+def test_prf_arithmetic_and_zero_division() -> None:
+    assert prf(2, 1, 1) == {"precision": 0.6667, "recall": 0.6667, "f1": 0.6667}
+    assert prf(0, 0, 3) == {"precision": 0.0, "recall": 0.0, "f1": 0.0}
+    assert prf(1, 0, 0) == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
+
+
+def test_sentence_level_per_type_binary_and_macro() -> None:
+    gold = _spans(
+        ("entity", "1921", "1911"),
+        ("relation", "cook", "chemist"),
+        ("subjective", "It is good.", ""),
+    )
+    # right sentence for entity (wrong fix), relation missed, a false subjective in sentence 2
+    pred = _spans(("entity", "1921", "1903"), ("subjective", "was a cook", ""))
+    r = detection_report([(gold, pred)])
+    assert r["n"] == 1 and r["sentences"] == 3
+    assert r["per_type"]["entity"] == {
+        "precision": 1.0,
+        "recall": 1.0,
+        "f1": 1.0,
+        "support": 1,
+        "predicted": 1,
+    }
+    assert r["per_type"]["relation"]["recall"] == 0.0 and r["per_type"]["relation"]["support"] == 1
+    # subjective: gold in sentence 3, predicted in sentence 2 -> tp 0, fp 1, fn 1
+    assert r["per_type"]["subjective"] == {
+        "precision": 0.0,
+        "recall": 0.0,
+        "f1": 0.0,
+        "support": 1,
+        "predicted": 1,
+    }
+    # binary: sentences 1 and 2 flagged in both, sentence 3 only in gold -> P 1, R 2/3
+    assert r["binary"]["precision"] == 1.0 and r["binary"]["recall"] == 0.6667
+    assert r["macro_f1"] == round(1.0 / 6, 4)  # only entity scores
+    # edit accuracy: one matched entity edit, wrong replacement
+    assert r["edit_accuracy"] == {"accuracy": 0.0, "matched_edits": 1}
+
+
+def test_span_level_by_character_overlap() -> None:
+    gold = _spans(("entity", "Curie won in 1921", "x"))  # 17 characters
+    pred = _spans(("entity", "1921", "x"), ("invented", "cook", ""))
+    span = detection_report([(gold, pred)])["span"]
+    assert span["per_type"]["entity"]["precision"] == 1.0
+    assert span["per_type"]["entity"]["recall"] == round(4 / 17, 4)
+    assert span["per_type"]["invented"]["precision"] == 0.0
+    assert span["micro"]["precision"] == 0.5  # 4 of 8 predicted characters are right
+
+
+def test_predictions_on_a_differently_spaced_text_are_mapped() -> None:
+    gold = _spans(("entity", "1921", "1911"))
+    spaced = "Curie  won in 1921.  Curie was a cook. It is good."
+    start = spaced.index("1921")
+    pred = Annotated(spaced, [("entity", start, start + 4, "1911")])
+    r = detection_report([(gold, pred)])
+    assert r["per_type"]["entity"]["f1"] == 1.0 and r["edit_accuracy"]["accuracy"] == 1.0
+
+
+def test_row_shapes() -> None:
+    fava = annotated_from_row(
+        {"prompt": "p", "output": "x", "model": "m",
+         "annotated": "Curie won in <entity><delete>1921</delete><mark>1911</mark></entity>."}
+    )  # fmt: skip
+    assert fava.text == "Curie won in 1921." and fava.edits == [("entity", 13, 17, "1911")]
+    assert fava.group == "m"
+    result = annotated_from_row(
+        {"original": "abc", "edits": [{"type": "entity", "start": 0, "end": 1, "right": "z"}]}
+    )
+    assert result.edits == [("entity", 0, 1, "z")]
+    with pytest.raises(UsageError, match="outside the text"):
+        annotated_from_row({"original": "abc", "edits": [{"type": "entity", "start": 2, "end": 9}]})
+    with pytest.raises(UsageError, match="expected an edit result"):
+        annotated_from_row({"text": "abc"})
+
+
+def test_cli_matches_by_id_and_writes_markdown(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.jsonl"
+    pred = tmp_path / "pred.jsonl"
+    gold.write_text(
+        json.dumps({"id": "a", "completion": "It is <entity><delete>red</delete><mark>blue</mark></entity>."}) + "\n"
+        + json.dumps({"id": "b", "completion": "Fine text."}) + "\n"
+    )  # fmt: skip
+    pred.write_text(  # in the other order: matched by id
+        json.dumps({"id": "b", "original": "Fine text.", "edits": []}) + "\n"
+        + json.dumps({"id": "a", "original": "It is red.", "edits": [{"type": "entity", "start": 6, "end": 9, "wrong": "red", "right": "blue"}]}) + "\n"
+    )  # fmt: skip
+    out = tmp_path / "report.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "favakit", "eval", "detect", "--gold", str(gold), "--pred", str(pred), "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["n"] == 2 and report["per_type"]["entity"]["f1"] == 1.0
+    assert json.loads(out.read_text()) == report
+    assert "| entity | 1.000 | 1.000 | 1.000 | 1 |" in out.with_suffix(".md").read_text()
+    pred.write_text(json.dumps({"id": "zz", "original": "x", "edits": []}) + "\n")
+    bad = subprocess.run(
+        [sys.executable, "-m", "favakit", "eval", "detect", "--gold", str(gold), "--pred", str(pred)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert bad.returncode == 2 and "no prediction for id" in bad.stderr
