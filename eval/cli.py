@@ -64,6 +64,125 @@ def _detect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _factscore(args: argparse.Namespace) -> int:
+    from favakit.eval.factscore import (
+        AtomicFactGenerator,
+        EditorJudge,
+        Judge,
+        aggregate,
+        agreement,
+        score_outputs,
+    )
+    from favakit.llm import ResponseCache
+    from favakit.records import JsonlAppender, atomic_open
+    from favakit.retrieval.evidence import TopicRetriever
+
+    rows = [row for _, row, _ in _rows(args.input)]
+    for n, row in enumerate(rows):
+        if not isinstance(row.get("topic"), str) or not isinstance(row.get("output"), str):
+            raise UsageError(f'{args.input}:{n + 1}: expected {{"topic", "output"}}')
+        if args.use_atomic_facts and not isinstance(row.get("atomic_facts"), list):
+            raise UsageError(f"{args.input}:{n + 1}: --use-atomic-facts needs 'atomic_facts'")
+        if row.get("labels") is not None and (
+            not isinstance(row.get("atomic_facts"), list)
+            or len(row["labels"]) != len(row["atomic_facts"])
+        ):
+            raise UsageError(f"{args.input}:{n + 1}: 'labels' must pair with 'atomic_facts'")
+    if not args.use_atomic_facts and not args.demos:
+        raise UsageError(
+            "give --demos FILE.json (FActScore's {sentence: [facts]}), or "
+            "--use-atomic-facts with facts in the input"
+        )
+    retriever = TopicRetriever(args.kb, method=args.retrieval, k=args.k)
+    missing = sorted({r["topic"] for r in rows if retriever.kb.resolve(r["topic"]) is None})
+    if missing:
+        raise UsageError(f"{len(missing)} topic(s) not in {args.kb}, e.g. {missing[:3]}")
+    editor = None
+    if args.judge == "editor":
+        from favakit.inference.editor import open_editor
+
+        editor = open_editor(
+            args.model,
+            args.adapter,
+            llm_endpoint=args.llm_endpoint,
+            backend=args.backend,
+            device=args.device,
+            api_key=args.llm_api_key,
+        )
+        client = editor.client
+    else:
+        from favakit.inference.generators import open_client
+
+        client = open_client(
+            args.model,
+            args.adapter,
+            llm_endpoint=args.llm_endpoint,
+            backend=args.backend,
+            device=args.device,
+            api_key=args.llm_api_key,
+            max_batch=args.max_batch,
+        )
+    if args.cache:
+        client.cache = ResponseCache(args.cache)
+    judge: Judge | EditorJudge = (
+        EditorJudge(editor) if editor is not None else Judge(client, chat=args.chat)
+    )
+    facts = None
+    if not args.use_atomic_facts:
+        demos: dict[str, list[str]] = {}
+        for path in args.demos:
+            demos.update(json.loads(Path(path).read_text(encoding="utf-8")))
+        facts = AtomicFactGenerator(client, demos)
+
+    out = Path(args.out)
+    work = out.with_name(out.name + ".partial.jsonl")  # per-row decisions: resumable
+    from tqdm import tqdm
+
+    with JsonlAppender(work) as done:
+        todo = [i for i in range(len(rows)) if str(i) not in done]
+        bar = tqdm(
+            total=len(rows),
+            initial=len(rows) - len(todo),
+            desc="factscore",
+            unit="resp",
+            disable=len(rows) < 2,
+        )
+        for start in range(0, len(todo), args.batch):
+            chunk = todo[start : start + args.batch]
+            decisions = score_outputs(
+                [rows[i] for i in chunk], retriever.retrieve, judge, facts, args.use_atomic_facts
+            )
+            for i, d in zip(chunk, decisions, strict=True):
+                done.append({"id": str(i), "decisions": d})
+            bar.update(len(chunk))
+        bar.close()
+    from favakit.records import read_jsonl
+
+    by_id = {r["id"]: r["decisions"] for r in read_jsonl(work)}
+    decisions = [by_id[str(i)] for i in range(len(rows))]
+    result = aggregate(decisions, args.gamma)
+    result["n"] = len(rows)
+    result["usage"] = {**client.usage.to_dict(), "verdicts": dict(judge.how)}
+    labels = [
+        dict(zip(r["atomic_facts"], r["labels"], strict=True)) if r.get("labels") else None
+        for r in rows
+    ]
+    if any(labels):
+        result["agreement"] = agreement(decisions, labels)
+    with atomic_open(out) as fh:
+        fh.write(json.dumps(result, indent=1) + "\n")
+    work.unlink()
+    summary = {
+        k: result[k]
+        for k in ("score", "init_score", "respond_ratio", "num_facts_per_response", "n")
+    }
+    if "agreement" in result:
+        summary["agreement"] = result["agreement"]
+    print(json.dumps(summary, indent=1))
+    print(f"wrote {out}; usage {result['usage']}", file=sys.stderr)
+    return 0
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="eval_command", required=True, metavar="COMMAND")
     d = sub.add_parser(
@@ -78,3 +197,36 @@ def configure(parser: argparse.ArgumentParser) -> None:
     d.add_argument("--by", default=None, help="also report per value of this gold field (model)")
     d.add_argument("--out", default=None, help="write the JSON here and a Markdown table as .md")
     d.set_defaults(func=_detect)
+
+    f = sub.add_parser(
+        "factscore",
+        help="FActScore of {topic, output} rows against a knowledge source",
+        description="FActScore (Min et al. 2023) with FActScore's output keys. Facts come from "
+        "the input (--use-atomic-facts) or an LLM shown --demos; each is judged against k "
+        "passages of the topic's article.",
+    )
+    f.add_argument("--input", required=True, help='JSONL {"topic", "output", "atomic_facts"?}')
+    f.add_argument("--kb", required=True, help="knowledge source (sqlite, FActScore's schema)")
+    f.add_argument("--out", required=True, help="result JSON (work in progress: OUT.partial.jsonl)")
+    f.add_argument(
+        "--judge",
+        default="llm",
+        choices=["llm", "editor"],
+        help="llm: True/False question; editor: a fact the editor tags is unsupported",
+    )
+    f.add_argument("--model", default="", help="judge model folder, Hub id, .gguf or 'smollm2'")
+    f.add_argument("--adapter", default=None)
+    f.add_argument("--llm-endpoint", default=None, metavar="URL")
+    f.add_argument("--llm-api-key", default=None)
+    f.add_argument("--backend", default="auto", choices=["auto", "vllm", "hf"])
+    f.add_argument("--device", default=None)
+    f.add_argument("--chat", action="store_true", help="ask the judge through its chat template")
+    f.add_argument("--gamma", type=float, default=10.0, help="length penalty (0: none)")
+    f.add_argument("--use-atomic-facts", action="store_true")
+    f.add_argument("--demos", action="append", default=None, help="FActScore demos JSON")
+    f.add_argument("-k", type=int, default=5, help="passages per fact")
+    f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])
+    f.add_argument("--cache", default=None, help="sqlite cache of judge/LLM answers")
+    f.add_argument("--batch", type=int, default=16, help="responses per batch (and checkpoint)")
+    f.add_argument("--max-batch", type=int, default=8, help="prompts generated together")
+    f.set_defaults(func=_factscore)

@@ -47,6 +47,7 @@ class Generated:
     prompt_tokens: int
     completion_tokens: int
     finish_reason: str  # "stop" (EOS or a stop string) or "length"
+    logprobs: list[dict[str, float]] | None = None  # per generated token: top {token: logprob}
 
 
 class HFGenerator:
@@ -110,11 +111,18 @@ class HFGenerator:
                 torch.manual_seed(params.seed)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        top_k = params.logprobs
+        if top_k is not None:
+            kwargs.update(output_scores=True, return_dict_in_generate=True)
         with self._lock, torch.inference_mode():
             out = self.model.generate(**enc, **kwargs)
+        sequences = out.sequences if top_k is not None else out
+        steps = (
+            [torch.log_softmax(s.float(), dim=-1) for s in out.scores] if top_k is not None else []
+        )
         width = enc["input_ids"].shape[1]
         results = []
-        for row, mask in zip(out, enc["attention_mask"], strict=True):
+        for i, (row, mask) in enumerate(zip(sequences, enc["attention_mask"], strict=True)):
             new = row[width:].tolist()
             ended = tok.eos_token_id in new
             if ended:
@@ -127,7 +135,15 @@ class HFGenerator:
                 cut = text.find(stop)
                 if cut >= 0:
                     text, finish = text[:cut], "stop"
-            results.append(Generated(text, int(mask.sum()), len(new), finish))
+            logprobs = None
+            if top_k is not None:
+                logprobs = []
+                for step in steps[: max(1, len(new))]:
+                    values, ids = step[i].topk(max(1, top_k))
+                    logprobs.append(
+                        {tok.decode([int(t)]): float(v) for v, t in zip(values, ids, strict=True)}
+                    )
+            results.append(Generated(text, int(mask.sum()), len(new), finish, logprobs))
         return results
 
 
@@ -171,7 +187,9 @@ class GeneratorClient(LLMClient):
             for i in todo
         ]
         for i, out in zip(todo, self.generator.generate(prompts, params), strict=True):
-            done = Completion(out.text, out.finish_reason, out.prompt_tokens, out.completion_tokens)
+            done = Completion(
+                out.text, out.finish_reason, out.prompt_tokens, out.completion_tokens, out.logprobs
+            )
             results[i] = self._record(keys[i], done)
         return [r for r in results if r is not None]
 

@@ -159,8 +159,16 @@ def create_app(
         stop = body.get("stop") or ()
         stop = (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop)
         seed = body.get("seed")
+        logprobs = body.get("logprobs")
+        if logprobs is True:  # the chat API's form: top_logprobs says how many
+            logprobs = body.get("top_logprobs") or 1
+        if logprobs is not None and logprobs is not False:
+            if not isinstance(logprobs, int) or not 0 <= logprobs <= 20:
+                raise HTTPException(422, "logprobs must be an integer from 0 to 20")
+        else:
+            logprobs = None
         return GenerationParams(
-            max_tokens, temperature, top_p, stop, None, int(seed) if seed is not None else None
+            max_tokens, temperature, top_p, stop, logprobs, int(seed) if seed is not None else None
         )
 
     async def run(prompts: list[str], params: GenerationParams) -> list[Generated]:
@@ -217,7 +225,17 @@ def create_app(
             raise HTTPException(422, "'prompt' must be a string or a non-empty list of strings")
         outs = await run(prompts, params_of(body))
         choices = [
-            {"index": i, "text": o.text, "finish_reason": o.finish_reason, "logprobs": None}
+            {
+                "index": i,
+                "text": o.text,
+                "finish_reason": o.finish_reason,
+                "logprobs": None
+                if o.logprobs is None
+                else {
+                    "tokens": [max(top, key=top.__getitem__) for top in o.logprobs],
+                    "top_logprobs": o.logprobs,
+                },
+            }
             for i, o in enumerate(outs)
         ]
         return JSONResponse(

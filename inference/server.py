@@ -50,7 +50,8 @@ class BatchedClient(LLMClient):
         outs = [f.result() for f in futures]
         self.usage.add(calls=len(outs))
         return [
-            Completion(o.text, o.finish_reason, o.prompt_tokens, o.completion_tokens) for o in outs
+            Completion(o.text, o.finish_reason, o.prompt_tokens, o.completion_tokens, o.logprobs)
+            for o in outs
         ]
 
     def close(self) -> None:

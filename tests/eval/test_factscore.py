@@ -1,0 +1,188 @@
+"""FActScore pieces on hand-computed cases, and the CLI against a real HTTP judge and KB."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from favakit.eval.factscore import (
+    AtomicFactGenerator,
+    Judge,
+    aggregate,
+    agreement,
+    decide,
+    is_abstention,
+    length_penalty,
+    parse_fact_list,
+    score_outputs,
+)
+from favakit.llm import Completion, FunctionClient, GenerationParams
+
+
+def test_length_penalty_at_1_10_and_11_facts() -> None:
+    assert length_penalty(1) == pytest.approx(math.exp(-9))
+    assert length_penalty(5) == pytest.approx(math.exp(-1))
+    assert length_penalty(10) == 1.0 and length_penalty(11) == 1.0
+    assert length_penalty(1, gamma=0) == 1.0
+    with pytest.raises(ValueError):
+        length_penalty(0)
+
+
+def test_aggregate_with_abstentions_and_penalty() -> None:
+    one_true = [{"atom": "a", "is_supported": True}]
+    ten = [{"atom": str(i), "is_supported": i < 5} for i in range(10)]
+    eleven = [{"atom": str(i), "is_supported": i < 11} for i in range(11)]
+    r = aggregate([one_true, None, ten, eleven], gamma=10)
+    assert r["respond_ratio"] == 0.75
+    assert r["init_score"] == pytest.approx((1.0 + 0.5 + 1.0) / 3)
+    assert r["score"] == pytest.approx((math.exp(-9) + 0.5 + 1.0) / 3)
+    assert r["num_facts_per_response"] == pytest.approx(22 / 3)
+    assert r["decisions"][1] is None
+    empty = aggregate([None, None])
+    assert empty["score"] == 0.0 and empty["respond_ratio"] == 0.0
+    # FActScore's output: same keys, same types
+    assert {k: type(v) for k, v in r.items()} == {
+        "score": float, "init_score": float, "respond_ratio": float,
+        "decisions": list, "num_facts_per_response": float,
+    }  # fmt: skip
+
+
+def test_abstentions() -> None:
+    assert is_abstention("") and is_abstention("   \n")
+    assert is_abstention("I'm sorry, but I couldn't find any information on this person.")
+    assert is_abstention("Lanny is a name. I could not find any information about him.")
+    assert not is_abstention("Lanny Flaherty is an American actor.")
+    assert not is_abstention("He cannot swim.")  # "cannot" only counts at the start
+
+
+def test_parse_fact_list() -> None:
+    text = "- He is an actor.\n* He was born in 1949.\n2. He is American.\n- He is an actor.\n\nBreak the next"
+    assert parse_fact_list(text) == ["He is an actor.", "He was born in 1949.", "He is American."]
+    assert parse_fact_list("Sure! Here are the facts:\n- A.\n- B.\nThat is all.") == ["A.", "B."]
+    assert parse_fact_list("no list here") == []
+
+
+def test_decide_by_logprobs_then_by_parsing() -> None:
+    by_lp = Completion("False", logprobs=[{" True": -0.2, " False": -1.9, "The": -3.0}])
+    assert decide(by_lp) == (True, "logprobs")  # the probabilities outvote the text
+    assert decide(Completion("x", logprobs=[{"false": -0.1}])) == (False, "logprobs")
+    assert decide(Completion(" True. The passage says so.")) == (True, "parsed")
+    assert decide(Completion("The claim is not supported.")) == (False, "parsed")
+    assert decide(Completion("Hmm.")) == (False, "default")
+
+
+def test_atomic_facts_use_fixed_demos_plus_the_closest_one() -> None:
+    demos = {f"Demo sentence number {i}.": [f"Fact {i}."] for i in range(3)}
+    demos["Marie Curie studied radium in Paris."] = ["Marie Curie studied radium."]
+    seen: list[str] = []
+
+    def llm(prompt: str, params: GenerationParams) -> str:
+        seen.append(prompt)
+        return "- It is one.\n- It is two.\n"
+
+    gen = AtomicFactGenerator(FunctionClient(llm), demos, fixed=2)
+    facts = gen.facts(["Pierre Curie studied radium. He lived in Paris.", ""])
+    assert facts == [["It is one.", "It is two."], []]  # duplicates across sentences dropped
+    assert len(seen) == 2
+    assert "Demo sentence number 0." in seen[0] and "Demo sentence number 2." not in seen[0]
+    assert "Marie Curie studied radium in Paris." in seen[0]  # BM25 picked the closest demo
+    assert seen[0].rstrip().endswith("Pierre Curie studied radium.")
+
+
+@pytest.fixture
+def kb(tmp_path: Path) -> Path:
+    from favakit.retrieval.kb import build_kb
+
+    src = tmp_path / "docs.jsonl"
+    src.write_text(
+        json.dumps({"title": "Ada Lovelace", "text": "Ada Lovelace was an English mathematician. "
+                    "She wrote about the Analytical Engine. She was born in 1815."}) + "\n"
+        + json.dumps({"title": "Kepler", "text": "Kepler was an astronomer."}) + "\n"
+    )  # fmt: skip
+    build_kb(src, tmp_path / "kb.db", max_tokens=16)
+    return tmp_path / "kb.db"
+
+
+def _judge_reply(prompt: str) -> str:
+    """A scripted judge: True when the fact's year or key word is in the passages."""
+    passages, _, question = prompt.rpartition("Input: ")
+    fact = question.split(" True or False?")[0]
+    key = fact.rstrip(".").split()[-1]
+    return "True" if key in passages else "False"
+
+
+def test_score_outputs_with_a_real_kb(kb: Path) -> None:
+    from favakit.retrieval.evidence import TopicRetriever
+
+    retriever = TopicRetriever(str(kb), k=2)
+    judge = Judge(FunctionClient(lambda p, _: _judge_reply(p)))
+    rows = [
+        {"topic": "Ada Lovelace", "output": "x", "atomic_facts": ["She was born in 1815.", "She was born in 1820."]},
+        {"topic": "Kepler", "output": "I'm sorry, I don't know.", "atomic_facts": ["x"]},
+    ]  # fmt: skip
+    decisions = score_outputs(rows, retriever.retrieve, judge, use_atomic_facts=True)
+    assert decisions == [
+        [{"atom": "She was born in 1815.", "is_supported": True},
+         {"atom": "She was born in 1820.", "is_supported": False}],
+        None,
+    ]  # fmt: skip
+    assert judge.how == {"parsed": 2}
+    labels = {"She was born in 1815.": "S", "She was born in 1820.": "NS"}
+    assert agreement(decisions, [labels, None])["accuracy"] == 1.0
+    assert agreement(decisions, [{"She was born in 1815.": "NS"}, None]) == {
+        "facts": 1, "accuracy": 0.0,
+        "S": {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 0},
+        "NS": {"precision": 0.0, "recall": 0.0, "f1": 0.0, "support": 1},
+        "human_supported_share": 0.0,
+    }  # fmt: skip
+
+
+def test_cli_with_an_http_judge_caches_and_resumes(
+    kb: Path, tmp_path: Path, openai_server: Any
+) -> None:
+    server = openai_server(_judge_reply)
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(
+        json.dumps({"topic": "Ada Lovelace", "output": "Ada was born in 1815.",
+                    "atomic_facts": ["She was born in 1815.", "She was an astronomer."],
+                    "labels": ["S", "NS"]}) + "\n"
+        + json.dumps({"topic": "Kepler", "output": "", "atomic_facts": []}) + "\n"
+    )  # fmt: skip
+    out = tmp_path / "fs.json"
+    cmd = [sys.executable, "-m", "favakit", "eval", "factscore", "--input", str(inp), "--kb",
+           str(kb), "--use-atomic-facts", "--llm-endpoint", server.url, "--model", "judge",
+           "--cache", str(tmp_path / "cache.db"), "--out", str(out)]  # fmt: skip
+    # an interrupted earlier run left row 0 done: it is not judged again
+    partial = tmp_path / "fs.json.partial.jsonl"
+    kept = [{"atom": "She was born in 1815.", "is_supported": False}]
+    partial.write_text(json.dumps({"id": "0", "decisions": kept}) + "\n")
+    resumed = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(out.read_text())["decisions"][0] == kept and not server.requests
+    assert not partial.exists()
+
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(out.read_text())
+    assert result["decisions"][1] is None and result["respond_ratio"] == 0.5
+    assert [d["is_supported"] for d in result["decisions"][0]] == [True, False]
+    assert result["init_score"] == 0.5
+    assert result["score"] == pytest.approx(0.5 * math.exp(1 - 10 / 2))
+    assert result["agreement"]["accuracy"] == 1.0
+    calls = len(server.requests)
+    assert calls == 2
+    rerun = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0 and len(server.requests) == calls  # all from the cache
+    assert json.loads(out.read_text())["score"] == result["score"]
+
+    missing = subprocess.run(
+        [*cmd[:6], str(inp), "--kb", str(kb), "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert missing.returncode == 2 and "give --demos FILE.json" in missing.stderr
