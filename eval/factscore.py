@@ -210,6 +210,8 @@ class AtomicFactGenerator:
 
 # -- judges -------------------------------------------------------------------------------------
 
+_YES = ("true", "yes")
+_NO = ("false", "no")
 _TRUE = re.compile(r"\b(true|supported|yes)\b")
 _FALSE = re.compile(r"\b(false|not supported|unsupported|no)\b")
 
@@ -218,16 +220,16 @@ def decide(completion: Completion) -> tuple[bool, str]:
     """The judge's verdict and how it was read.
 
     1. ``logprobs``: when the backend returned top log-probabilities for the first generated
-       token, compare the best token reading "true" with the best reading "false" (case and
-       spaces ignored); used when at least one of them is there.
+       token, compare the best token reading "true" or "yes" with the best reading "false" or
+       "no" (case and spaces ignored); used when at least one of them is there.
     2. ``parsed``: else the first of "true"/"supported"/"yes" or "false"/"not supported"/
        "unsupported"/"no" in the answer (as words) decides.
     3. ``default``: an answer with neither counts as not supported.
     """
     if completion.logprobs:
         first = completion.logprobs[0]
-        t = max((lp for tok, lp in first.items() if tok.strip().lower() == "true"), default=None)
-        f = max((lp for tok, lp in first.items() if tok.strip().lower() == "false"), default=None)
+        t = max((lp for tok, lp in first.items() if tok.strip().lower() in _YES), default=None)
+        f = max((lp for tok, lp in first.items() if tok.strip().lower() in _NO), default=None)
         if t is not None or f is not None:
             return (t is not None and (f is None or t > f)), "logprobs"
     answer = completion.text.lower()

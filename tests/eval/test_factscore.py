@@ -72,6 +72,10 @@ def test_decide_by_logprobs_then_by_parsing() -> None:
     by_lp = Completion("False", logprobs=[{" True": -0.2, " False": -1.9, "The": -3.0}])
     assert decide(by_lp) == (True, "logprobs")  # the probabilities outvote the text
     assert decide(Completion("x", logprobs=[{"false": -0.1}])) == (False, "logprobs")
+    assert decide(Completion("", logprobs=[{"<eos>": -0.1, " Yes": -2.0, " no": -2.5}])) == (
+        True,
+        "logprobs",
+    )
     assert decide(Completion(" True. The passage says so.")) == (True, "parsed")
     assert decide(Completion("The claim is not supported.")) == (False, "parsed")
     assert decide(Completion("Hmm.")) == (False, "default")
