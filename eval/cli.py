@@ -71,8 +71,10 @@ def _factscore(args: argparse.Namespace) -> int:
         Judge,
         aggregate,
         agreement,
+        collect_atoms,
         score_outputs,
     )
+    from favakit.eval.successors import link_groups
     from favakit.llm import ResponseCache
     from favakit.records import JsonlAppender, atomic_open
     from favakit.retrieval.evidence import TopicRetriever
@@ -134,6 +136,16 @@ def _factscore(args: argparse.Namespace) -> int:
             demos.update(json.loads(Path(path).read_text(encoding="utf-8")))
         facts = AtomicFactGenerator(client, demos)
 
+    molecular = grouper = None
+    if args.decontextualize == "molecular":
+        from favakit.eval.successors import Decontextualizer
+
+        molecular = Decontextualizer(client)
+    if args.method == "d-factscore":
+        from favakit.eval.successors import FactGrouper
+
+        grouper = FactGrouper(client)
+
     out = Path(args.out)
     work = out.with_name(out.name + ".partial.jsonl")  # per-row decisions: resumable
     from tqdm import tqdm
@@ -149,18 +161,39 @@ def _factscore(args: argparse.Namespace) -> int:
         )
         for start in range(0, len(todo), args.batch):
             chunk = todo[start : start + args.batch]
-            decisions = score_outputs(
-                [rows[i] for i in chunk], retriever.retrieve, judge, facts, args.use_atomic_facts
-            )
-            for i, d in zip(chunk, decisions, strict=True):
-                done.append({"id": str(i), "decisions": d})
+            part = [rows[i] for i in chunk]
+            atoms = collect_atoms(part, facts, args.use_atomic_facts)
+            if molecular is not None:
+                atoms = {
+                    j: molecular.molecular(part[j]["topic"], part[j]["output"], fs)
+                    for j, fs in atoms.items()
+                }
+            decisions = score_outputs(part, retriever.retrieve, judge, atoms=atoms)
+            for j, (i, d) in enumerate(zip(chunk, decisions, strict=True)):
+                record: dict[str, Any] = {"id": str(i), "decisions": d}
+                if grouper is not None and d:
+                    topic = part[j]["topic"]
+                    names = retriever.kb.titles_with_base(topic) or [
+                        str(retriever.kb.resolve(topic))
+                    ]
+                    fs = atoms[j]
+                    record["d_decisions"] = link_groups(
+                        topic, fs, grouper.groups(topic, fs), names, retriever.retrieve, judge
+                    )
+                done.append(record)
             bar.update(len(chunk))
         bar.close()
     from favakit.records import read_jsonl
 
-    by_id = {r["id"]: r["decisions"] for r in read_jsonl(work)}
-    decisions = [by_id[str(i)] for i in range(len(rows))]
+    by_id = {r["id"]: r for r in read_jsonl(work)}
+    decisions = [by_id[str(i)]["decisions"] for i in range(len(rows))]
     result = aggregate(decisions, args.gamma)
+    if grouper is not None:
+        d_decisions = [by_id[str(i)].get("d_decisions") for i in range(len(rows))]
+        dscore = aggregate(d_decisions, args.gamma)
+        result.update(
+            d_factscore=dscore["score"], d_init_score=dscore["init_score"], d_decisions=d_decisions
+        )
     result["n"] = len(rows)
     result["usage"] = {**client.usage.to_dict(), "verdicts": dict(judge.how)}
     labels = [
@@ -223,6 +256,19 @@ def configure(parser: argparse.ArgumentParser) -> None:
     f.add_argument("--chat", action="store_true", help="ask the judge through its chat template")
     f.add_argument("--gamma", type=float, default=10.0, help="length penalty (0: none)")
     f.add_argument("--use-atomic-facts", action="store_true")
+    f.add_argument(
+        "--method",
+        default="factscore",
+        choices=["factscore", "d-factscore"],
+        help="d-factscore: group facts by individual, verify each group against the "
+        "article (among those sharing the name) that supports it most",
+    )
+    f.add_argument(
+        "--decontextualize",
+        default="none",
+        choices=["none", "molecular"],
+        help="molecular: add the context that makes an ambiguous subject unique",
+    )
     f.add_argument("--demos", action="append", default=None, help="FActScore demos JSON")
     f.add_argument("-k", type=int, default=5, help="passages per fact")
     f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])

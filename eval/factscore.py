@@ -33,6 +33,7 @@ __all__ = [
     "EditorJudge",
     "Judge",
     "aggregate",
+    "collect_atoms",
     "decide",
     "is_abstention",
     "length_penalty",
@@ -299,25 +300,36 @@ class EditorJudge:
 # -- scoring a file -----------------------------------------------------------------------------
 
 
+def collect_atoms(
+    rows: Sequence[Mapping[str, Any]],
+    facts: AtomicFactGenerator | None = None,
+    use_atomic_facts: bool = False,
+) -> dict[int, list[str]]:
+    """Atomic facts of every row that responds (abstentions are left out)."""
+    todo = [i for i, r in enumerate(rows) if not is_abstention(str(r.get("output") or ""))]
+    if use_atomic_facts:
+        return {i: [str(f) for f in rows[i].get("atomic_facts") or []] for i in todo}
+    if facts is None:
+        raise ValueError("give an AtomicFactGenerator, or use_atomic_facts=True")
+    generated = facts.facts([str(rows[i]["output"]) for i in todo])
+    return dict(zip(todo, generated, strict=True))
+
+
 def score_outputs(
     rows: Sequence[Mapping[str, Any]],
     retrieve: Callable[[str, str], list[dict[str, str]]],
     judge: Judge | EditorJudge,
     facts: AtomicFactGenerator | None = None,
     use_atomic_facts: bool = False,
+    atoms: Mapping[int, list[str]] | None = None,
 ) -> list[list[dict[str, Any]] | None]:
-    """Decisions for ``rows`` (``{"topic", "output", "atomic_facts"?}``), in order."""
-    todo = [i for i, r in enumerate(rows) if not is_abstention(str(r.get("output") or ""))]
-    if use_atomic_facts:
-        atoms = {i: [str(f) for f in rows[i].get("atomic_facts") or []] for i in todo}
-    else:
-        if facts is None:
-            raise ValueError("give an AtomicFactGenerator, or use_atomic_facts=True")
-        generated = facts.facts([str(rows[i]["output"]) for i in todo])
-        atoms = dict(zip(todo, generated, strict=True))
+    """Decisions for ``rows`` (``{"topic", "output", "atomic_facts"?}``), in order; ``atoms``
+    (from :func:`collect_atoms`, possibly rewritten) skips collecting them again."""
+    if atoms is None:
+        atoms = collect_atoms(rows, facts, use_atomic_facts)
     checks = [
         (i, Check(str(rows[i]["topic"]), fact, retrieve(str(rows[i]["topic"]), fact)))
-        for i in todo
+        for i in sorted(atoms)
         for fact in atoms[i]
     ]
     verdicts = judge.judge([c for _, c in checks]) if checks else []
