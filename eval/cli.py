@@ -56,85 +56,130 @@ def _detect(args: argparse.Namespace) -> int:
     text = json.dumps(report, indent=1)
     print(text)
     if args.out:
+        from favakit.eval.report import bar_chart, write_report
+        from favakit.tags import ERROR_TYPES
+
         out = Path(args.out)
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(text + "\n")
-        out.with_suffix(".md").write_text("\n".join(tables))
-        print(f"wrote {out} and {out.with_suffix('.md')}", file=sys.stderr)
+        png = out.with_suffix(".png")
+        drawn = bar_chart(
+            png, "Detection F1 per error type", [*ERROR_TYPES, "any error"],
+            {
+                "sentence F1": [report["per_type"][t]["f1"] for t in ERROR_TYPES]
+                + [report["binary"]["f1"]],
+                "span F1": [report["span"]["per_type"][t]["f1"] for t in ERROR_TYPES]
+                + [report["span"]["micro"]["f1"]],
+            },
+        )  # fmt: skip
+        write_report(out, "\n".join(tables), [png] if drawn else [], title="favakit detection")
+        print(f"wrote {out} (+ .md, .html{', .png' if drawn else ''})", file=sys.stderr)
     return 0
 
 
+class _Scorer:
+    """What ``factscore`` and ``edit-gain`` share: rows, retriever, judge client, judge, facts."""
+
+    def __init__(self, args: argparse.Namespace, use_atomic_facts: bool) -> None:
+        from favakit.eval.factscore import AtomicFactGenerator, EditorJudge, Judge
+        from favakit.llm import ResponseCache
+        from favakit.retrieval.evidence import TopicRetriever
+
+        self.rows = [row for _, row, _ in _rows(args.input)]
+        for n, row in enumerate(self.rows):
+            where = f"{args.input}:{n + 1}"
+            if not isinstance(row.get("topic"), str) or not isinstance(row.get("output"), str):
+                raise UsageError(f'{where}: expected {{"topic", "output"}}')
+            if use_atomic_facts and not isinstance(row.get("atomic_facts"), list):
+                raise UsageError(f"{where}: --use-atomic-facts needs 'atomic_facts'")
+            if row.get("labels") is not None and (
+                not isinstance(row.get("atomic_facts"), list)
+                or len(row["labels"]) != len(row["atomic_facts"])
+            ):
+                raise UsageError(f"{where}: 'labels' must pair with 'atomic_facts'")
+        if not use_atomic_facts and not args.demos:
+            raise UsageError(
+                "give --demos FILE.json (FActScore's {sentence: [facts]}), or "
+                "--use-atomic-facts with facts in the input"
+            )
+        self.retriever = TopicRetriever(args.kb, method=args.retrieval, k=args.k)
+        kb = self.retriever.kb
+        missing = sorted({r["topic"] for r in self.rows if kb.resolve(r["topic"]) is None})
+        if missing:
+            raise UsageError(f"{len(missing)} topic(s) not in {args.kb}, e.g. {missing[:3]}")
+        editor = None
+        if args.judge == "editor":
+            from favakit.inference.editor import open_editor
+
+            editor = open_editor(
+                args.model,
+                args.adapter,
+                llm_endpoint=args.llm_endpoint,
+                backend=args.backend,
+                device=args.device,
+                api_key=args.llm_api_key,
+            )
+            self.client = editor.client
+        else:
+            from favakit.inference.generators import open_client
+
+            self.client = open_client(
+                args.model,
+                args.adapter,
+                llm_endpoint=args.llm_endpoint,
+                backend=args.backend,
+                device=args.device,
+                api_key=args.llm_api_key,
+                max_batch=args.max_batch,
+            )
+        if args.cache:
+            self.client.cache = ResponseCache(args.cache)
+        self.judge: Judge | EditorJudge = (
+            EditorJudge(editor) if editor is not None else Judge(self.client, chat=args.chat)
+        )
+        self.facts = None
+        if not use_atomic_facts:
+            demos: dict[str, list[str]] = {}
+            for path in args.demos:
+                demos.update(json.loads(Path(path).read_text(encoding="utf-8")))
+            self.facts = AtomicFactGenerator(self.client, demos)
+
+    def usage(self) -> dict[str, Any]:
+        return {**self.client.usage.to_dict(), "verdicts": dict(self.judge.how)}
+
+
+def _chunks(work: Path, n: int, batch: int, desc: str) -> Any:
+    """Yield (appender, chunk of row indices not yet in ``work``), with a progress bar."""
+    from tqdm import tqdm
+
+    from favakit.records import JsonlAppender
+
+    with JsonlAppender(work) as done:
+        todo = [i for i in range(n) if str(i) not in done]
+        with tqdm(total=n, initial=n - len(todo), desc=desc, unit="resp", disable=n < 2) as bar:
+            for start in range(0, len(todo), batch):
+                chunk = todo[start : start + batch]
+                yield done, chunk
+                bar.update(len(chunk))
+
+
+def _finish(out: Path, work: Path, result: dict[str, Any], summary: dict[str, Any]) -> None:
+    from favakit.records import atomic_open
+
+    with atomic_open(out) as fh:
+        fh.write(json.dumps(result, indent=1) + "\n")
+    work.unlink()
+    print(json.dumps(summary, indent=1))
+    print(f"wrote {out}; usage {result['usage']}", file=sys.stderr)
+
+
 def _factscore(args: argparse.Namespace) -> int:
-    from favakit.eval.factscore import (
-        AtomicFactGenerator,
-        EditorJudge,
-        Judge,
-        aggregate,
-        agreement,
-        collect_atoms,
-        score_outputs,
-    )
+    from favakit.eval.factscore import aggregate, agreement, collect_atoms, score_outputs
     from favakit.eval.successors import link_groups
-    from favakit.llm import ResponseCache
-    from favakit.records import JsonlAppender, atomic_open
-    from favakit.retrieval.evidence import TopicRetriever
+    from favakit.records import read_jsonl
 
-    rows = [row for _, row, _ in _rows(args.input)]
-    for n, row in enumerate(rows):
-        if not isinstance(row.get("topic"), str) or not isinstance(row.get("output"), str):
-            raise UsageError(f'{args.input}:{n + 1}: expected {{"topic", "output"}}')
-        if args.use_atomic_facts and not isinstance(row.get("atomic_facts"), list):
-            raise UsageError(f"{args.input}:{n + 1}: --use-atomic-facts needs 'atomic_facts'")
-        if row.get("labels") is not None and (
-            not isinstance(row.get("atomic_facts"), list)
-            or len(row["labels"]) != len(row["atomic_facts"])
-        ):
-            raise UsageError(f"{args.input}:{n + 1}: 'labels' must pair with 'atomic_facts'")
-    if not args.use_atomic_facts and not args.demos:
-        raise UsageError(
-            "give --demos FILE.json (FActScore's {sentence: [facts]}), or "
-            "--use-atomic-facts with facts in the input"
-        )
-    retriever = TopicRetriever(args.kb, method=args.retrieval, k=args.k)
-    missing = sorted({r["topic"] for r in rows if retriever.kb.resolve(r["topic"]) is None})
-    if missing:
-        raise UsageError(f"{len(missing)} topic(s) not in {args.kb}, e.g. {missing[:3]}")
-    editor = None
-    if args.judge == "editor":
-        from favakit.inference.editor import open_editor
-
-        editor = open_editor(
-            args.model,
-            args.adapter,
-            llm_endpoint=args.llm_endpoint,
-            backend=args.backend,
-            device=args.device,
-            api_key=args.llm_api_key,
-        )
-        client = editor.client
-    else:
-        from favakit.inference.generators import open_client
-
-        client = open_client(
-            args.model,
-            args.adapter,
-            llm_endpoint=args.llm_endpoint,
-            backend=args.backend,
-            device=args.device,
-            api_key=args.llm_api_key,
-            max_batch=args.max_batch,
-        )
-    if args.cache:
-        client.cache = ResponseCache(args.cache)
-    judge: Judge | EditorJudge = (
-        EditorJudge(editor) if editor is not None else Judge(client, chat=args.chat)
-    )
-    facts = None
-    if not args.use_atomic_facts:
-        demos: dict[str, list[str]] = {}
-        for path in args.demos:
-            demos.update(json.loads(Path(path).read_text(encoding="utf-8")))
-        facts = AtomicFactGenerator(client, demos)
+    sc = _Scorer(args, args.use_atomic_facts)
+    rows, retriever, client, judge, facts = sc.rows, sc.retriever, sc.client, sc.judge, sc.facts
 
     molecular = grouper = None
     if args.decontextualize == "molecular":
@@ -148,43 +193,25 @@ def _factscore(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     work = out.with_name(out.name + ".partial.jsonl")  # per-row decisions: resumable
-    from tqdm import tqdm
-
-    with JsonlAppender(work) as done:
-        todo = [i for i in range(len(rows)) if str(i) not in done]
-        bar = tqdm(
-            total=len(rows),
-            initial=len(rows) - len(todo),
-            desc="factscore",
-            unit="resp",
-            disable=len(rows) < 2,
-        )
-        for start in range(0, len(todo), args.batch):
-            chunk = todo[start : start + args.batch]
-            part = [rows[i] for i in chunk]
-            atoms = collect_atoms(part, facts, args.use_atomic_facts)
-            if molecular is not None:
-                atoms = {
-                    j: molecular.molecular(part[j]["topic"], part[j]["output"], fs)
-                    for j, fs in atoms.items()
-                }
-            decisions = score_outputs(part, retriever.retrieve, judge, atoms=atoms)
-            for j, (i, d) in enumerate(zip(chunk, decisions, strict=True)):
-                record: dict[str, Any] = {"id": str(i), "decisions": d}
-                if grouper is not None and d:
-                    topic = part[j]["topic"]
-                    names = retriever.kb.titles_with_base(topic) or [
-                        str(retriever.kb.resolve(topic))
-                    ]
-                    fs = atoms[j]
-                    record["d_decisions"] = link_groups(
-                        topic, fs, grouper.groups(topic, fs), names, retriever.retrieve, judge
-                    )
-                done.append(record)
-            bar.update(len(chunk))
-        bar.close()
-    from favakit.records import read_jsonl
-
+    for done, chunk in _chunks(work, len(rows), args.batch, "factscore"):
+        part = [rows[i] for i in chunk]
+        atoms = collect_atoms(part, facts, args.use_atomic_facts)
+        if molecular is not None:
+            atoms = {
+                j: molecular.molecular(part[j]["topic"], part[j]["output"], fs)
+                for j, fs in atoms.items()
+            }
+        decisions = score_outputs(part, retriever.retrieve, judge, atoms=atoms)
+        for j, (i, d) in enumerate(zip(chunk, decisions, strict=True)):
+            record: dict[str, Any] = {"id": str(i), "decisions": d}
+            if grouper is not None and d:
+                topic = part[j]["topic"]
+                names = retriever.kb.titles_with_base(topic) or [str(retriever.kb.resolve(topic))]
+                record["d_decisions"] = link_groups(
+                    topic, atoms[j], grouper.groups(topic, atoms[j]), names, retriever.retrieve,
+                    judge,
+                )  # fmt: skip
+            done.append(record)
     by_id = {r["id"]: r for r in read_jsonl(work)}
     decisions = [by_id[str(i)]["decisions"] for i in range(len(rows))]
     result = aggregate(decisions, args.gamma)
@@ -195,24 +222,84 @@ def _factscore(args: argparse.Namespace) -> int:
             d_factscore=dscore["score"], d_init_score=dscore["init_score"], d_decisions=d_decisions
         )
     result["n"] = len(rows)
-    result["usage"] = {**client.usage.to_dict(), "verdicts": dict(judge.how)}
+    result["usage"] = sc.usage()
     labels = [
         dict(zip(r["atomic_facts"], r["labels"], strict=True)) if r.get("labels") else None
         for r in rows
     ]
     if any(labels):
         result["agreement"] = agreement(decisions, labels)
-    with atomic_open(out) as fh:
-        fh.write(json.dumps(result, indent=1) + "\n")
-    work.unlink()
-    summary = {
-        k: result[k]
-        for k in ("score", "init_score", "respond_ratio", "num_facts_per_response", "n")
-    }
+    keys = ("score", "init_score", "d_factscore", "respond_ratio", "num_facts_per_response", "n")
+    summary = {k: result[k] for k in keys if k in result}
     if "agreement" in result:
         summary["agreement"] = result["agreement"]
-    print(json.dumps(summary, indent=1))
-    print(f"wrote {out}; usage {result['usage']}", file=sys.stderr)
+    _finish(out, work, result, summary)
+    return 0
+
+
+def _edit_gain(args: argparse.Namespace) -> int:
+    from favakit.eval.edit_gain import edit_rows, gain_summary
+    from favakit.eval.factscore import aggregate, score_outputs
+    from favakit.eval.report import bar_chart, edit_gain_markdown, write_report
+    from favakit.inference.editor import open_editor
+    from favakit.records import read_jsonl
+    from favakit.tags import ERROR_TYPES
+
+    sc = _Scorer(args, use_atomic_facts=False)
+    if not (args.editor_model or args.editor_adapter or args.editor_endpoint):
+        raise UsageError("give the editor: --editor-adapter DIR, --editor-model, --editor-endpoint")
+    editor = open_editor(
+        args.editor_model,
+        args.editor_adapter,
+        llm_endpoint=args.editor_endpoint,
+        backend=args.backend,
+        device=args.device,
+    )
+    if args.cache and editor.client.cache is None:
+        from favakit.llm import ResponseCache
+
+        editor.client.cache = ResponseCache(args.cache)
+    rows, retrieve = sc.rows, sc.retriever.retrieve
+    out = Path(args.out)
+    work = out.with_name(out.name + ".partial.jsonl")
+    for done, chunk in _chunks(work, len(rows), args.batch, "edit-gain"):
+        part = [rows[i] for i in chunk]
+        edits = edit_rows(part, editor, retrieve)
+        edited = [
+            {**r, "output": e["corrected"] if e is not None else r["output"]}
+            for r, e in zip(part, edits, strict=True)
+        ]
+        before = score_outputs(part, retrieve, sc.judge, sc.facts)
+        after = score_outputs(edited, retrieve, sc.judge, sc.facts)
+        for i, e, b, a in zip(chunk, edits, before, after, strict=True):
+            done.append({"id": str(i), "edit": e, "before": b, "after": a})
+    by_id = {r["id"]: r for r in read_jsonl(work)}
+    recs = [by_id[str(i)] for i in range(len(rows))]
+    before_all = aggregate([r["before"] for r in recs], args.gamma)
+    after_all = aggregate([r["after"] for r in recs], args.gamma)
+    result = gain_summary(before_all, after_all, [r["edit"] for r in recs])
+    result["decisions_before"] = before_all["decisions"]
+    result["decisions_after"] = after_all["decisions"]
+    result["edits"] = [r["edit"] for r in recs]
+    result["usage"] = {"judge": sc.usage(), "editor": editor.client.usage.to_dict()}
+    png = out.with_suffix(".png")
+    keys = ("score", "init_score", "respond_ratio")
+    charts = []
+    if bar_chart(
+        png, "FActScore before and after editing", list(keys),
+        {"before": [before_all[k] for k in keys], "after": [after_all[k] for k in keys]},
+    ):  # fmt: skip
+        charts.append(png)
+    per_type = out.with_name(out.stem + ".edits.png")
+    if bar_chart(
+        per_type, "Edits per error type", list(ERROR_TYPES),
+        {"edits": [result["edits_per_type"].get(t, 0) for t in ERROR_TYPES]},
+    ):  # fmt: skip
+        charts.append(per_type)
+    write_report(out, edit_gain_markdown(result), charts, title="favakit editing gain")
+    summary = {k: result[k] for k in ("gain", "init_gain", "facts_per_response_change",
+                                      "respond_ratio_change", "edits_per_type", "n")}  # fmt: skip
+    _finish(out, work, result, summary)
     return 0
 
 
@@ -238,23 +325,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "the input (--use-atomic-facts) or an LLM shown --demos; each is judged against k "
         "passages of the topic's article.",
     )
-    f.add_argument("--input", required=True, help='JSONL {"topic", "output", "atomic_facts"?}')
-    f.add_argument("--kb", required=True, help="knowledge source (sqlite, FActScore's schema)")
-    f.add_argument("--out", required=True, help="result JSON (work in progress: OUT.partial.jsonl)")
-    f.add_argument(
-        "--judge",
-        default="llm",
-        choices=["llm", "editor"],
-        help="llm: True/False question; editor: a fact the editor tags is unsupported",
-    )
-    f.add_argument("--model", default="", help="judge model folder, Hub id, .gguf or 'smollm2'")
-    f.add_argument("--adapter", default=None)
-    f.add_argument("--llm-endpoint", default=None, metavar="URL")
-    f.add_argument("--llm-api-key", default=None)
-    f.add_argument("--backend", default="auto", choices=["auto", "vllm", "hf"])
-    f.add_argument("--device", default=None)
-    f.add_argument("--chat", action="store_true", help="ask the judge through its chat template")
-    f.add_argument("--gamma", type=float, default=10.0, help="length penalty (0: none)")
+    _scorer_options(f, "result JSON (work in progress: OUT.partial.jsonl)")
     f.add_argument("--use-atomic-facts", action="store_true")
     f.add_argument(
         "--method",
@@ -269,10 +340,48 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=["none", "molecular"],
         help="molecular: add the context that makes an ambiguous subject unique",
     )
+    f.set_defaults(func=_factscore)
+
+    g = sub.add_parser(
+        "edit-gain",
+        help="FActScore before and after the editor, facts and respond ratio, edits per type",
+        description="Runs the editor on each {topic, output} (evidence: the topic's article), "
+        "scores the outputs before and after with the same judge and cache, and writes JSON, "
+        "Markdown, HTML and PNG charts.",
+    )
+    _scorer_options(g, "result JSON (+ .md, .html, .png beside it)")
+    g.add_argument("--editor-model", default="", help="the editor's base model")
+    g.add_argument("--editor-adapter", default=None, help="the editor's LoRA adapter")
+    g.add_argument(
+        "--editor-endpoint",
+        default=None,
+        metavar="URL",
+        help="the editor's OpenAI-compatible server",
+    )
+    g.set_defaults(func=_edit_gain)
+
+
+def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
+    f.add_argument("--input", required=True, help='JSONL {"topic", "output", "atomic_facts"?}')
+    f.add_argument("--kb", required=True, help="knowledge source (sqlite, FActScore's schema)")
+    f.add_argument("--out", required=True, help=out_help)
+    f.add_argument(
+        "--judge",
+        default="llm",
+        choices=["llm", "editor"],
+        help="llm: True/False question; editor: a fact the editor tags is unsupported",
+    )
+    f.add_argument("--model", default="", help="judge model folder, Hub id, .gguf or 'smollm2'")
+    f.add_argument("--adapter", default=None)
+    f.add_argument("--llm-endpoint", default=None, metavar="URL")
+    f.add_argument("--llm-api-key", default=None)
+    f.add_argument("--backend", default="auto", choices=["auto", "vllm", "hf"])
+    f.add_argument("--device", default=None)
+    f.add_argument("--chat", action="store_true", help="ask the judge through its chat template")
+    f.add_argument("--gamma", type=float, default=10.0, help="length penalty (0: none)")
     f.add_argument("--demos", action="append", default=None, help="FActScore demos JSON")
     f.add_argument("-k", type=int, default=5, help="passages per fact")
     f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])
     f.add_argument("--cache", default=None, help="sqlite cache of judge/LLM answers")
     f.add_argument("--batch", type=int, default=16, help="responses per batch (and checkpoint)")
     f.add_argument("--max-batch", type=int, default=8, help="prompts generated together")
-    f.set_defaults(func=_factscore)

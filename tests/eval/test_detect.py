@@ -121,6 +121,7 @@ def test_cli_matches_by_id_and_writes_markdown(tmp_path: Path) -> None:
     assert report["n"] == 2 and report["per_type"]["entity"]["f1"] == 1.0
     assert json.loads(out.read_text()) == report
     assert "| entity | 1.000 | 1.000 | 1.000 | 1 |" in out.with_suffix(".md").read_text()
+    assert "<table>" in out.with_suffix(".html").read_text() and out.with_suffix(".png").exists()
     pred.write_text(json.dumps({"id": "zz", "original": "x", "edits": []}) + "\n")
     bad = subprocess.run(
         [sys.executable, "-m", "favakit", "eval", "detect", "--gold", str(gold), "--pred", str(pred)],

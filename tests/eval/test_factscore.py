@@ -190,3 +190,48 @@ def test_cli_with_an_http_judge_caches_and_resumes(
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert missing.returncode == 2 and "give --demos FILE.json" in missing.stderr
+
+
+def _everything(prompt: str) -> str:
+    """Scripted models for edit-gain: the editor, the fact splitter and the judge."""
+    from favakit.prompts import parse_prompt
+    from favakit.tags import Edit, Tagged
+
+    if "[Edited]" in prompt:  # the editor: 1820 is wrong, 1815 right
+        head, found, tail = parse_prompt(prompt).text.partition("1820")
+        return Tagged([head, Edit("entity", "1820", "1815"), tail] if found else [head]).render()
+    if "Break the following sentence" in prompt:
+        return "- " + prompt.rsplit("one per line: ", 1)[1].strip() + "\n"
+    return _judge_reply(prompt)
+
+
+def test_edit_gain_cli_reports_before_after_and_edits(
+    kb: Path, tmp_path: Path, openai_server: Any
+) -> None:
+    server = openai_server(_everything)
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(
+        json.dumps({"topic": "Ada Lovelace",
+                    "output": "Ada Lovelace was born in 1820. She was an English mathematician."})
+        + "\n"
+    )  # fmt: skip
+    demos = tmp_path / "demos.json"
+    demos.write_text(json.dumps({"He is a cook.": ["He is a cook."]}))
+    out = tmp_path / "gain.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "favakit", "eval", "edit-gain", "--input", str(inp), "--kb", str(kb),
+         "--demos", str(demos), "--llm-endpoint", server.url, "--model", "judge",
+         "--editor-endpoint", server.url, "--editor-model", "editor", "--gamma", "0",
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(out.read_text())
+    assert result["before"]["init_score"] == 0.5 and result["after"]["init_score"] == 1.0
+    assert result["gain"] == 0.5 and result["facts_per_response_change"] == 0.0
+    assert result["edits_per_type"] == {"entity": 1} and result["texts_edited"] == 1
+    assert result["edits"][0]["corrected"].startswith("Ada Lovelace was born in 1815.")
+    assert "| FActScore | 0.500 | 1.000 | +0.500 |" in out.with_suffix(".md").read_text()
+    page = out.with_suffix(".html").read_text()
+    assert "<table>" in page and "data:image/png;base64," in page  # charts embedded
+    assert out.with_suffix(".png").stat().st_size > 1000

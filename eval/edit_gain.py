@@ -1,0 +1,53 @@
+"""Editing gain: FActScore of outputs before and after the favakit editor, same scorer, same
+cache. Reports the change in score, in facts per response and in respond ratio (an editor can
+raise a precision score just by deleting content), and the edits per type."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["edit_rows", "gain_summary"]
+
+
+def edit_rows(
+    rows: Sequence[Mapping[str, Any]],
+    editor: Any,
+    retrieve: Callable[[str, str], list[dict[str, str]]],
+) -> list[dict[str, Any] | None]:
+    """The editor's result for every non-empty output (None for empty ones), with evidence from
+    the topic's article (passages nearest the start of the output)."""
+    todo = [i for i, r in enumerate(rows) if str(r.get("output") or "").strip()]
+    requests = [
+        {
+            "text": rows[i]["output"],
+            "topic": rows[i]["topic"],
+            "evidence": retrieve(str(rows[i]["topic"]), str(rows[i]["output"])[:1000]),
+        }
+        for i in todo
+    ]
+    results: list[dict[str, Any] | None] = [None] * len(rows)
+    for i, res in zip(todo, editor.edit_many(requests) if requests else [], strict=True):
+        results[i] = res
+    return results
+
+
+def gain_summary(
+    before: dict[str, Any], after: dict[str, Any], edits: Sequence[dict[str, Any] | None]
+) -> dict[str, Any]:
+    done = [e for e in edits if e is not None]
+    per_type = Counter(x["type"] for e in done for x in e["edits"])
+    return {
+        "n": len(edits),
+        "before": {k: v for k, v in before.items() if k != "decisions"},
+        "after": {k: v for k, v in after.items() if k != "decisions"},
+        "gain": after["score"] - before["score"],
+        "init_gain": after["init_score"] - before["init_score"],
+        "facts_per_response_change": after["num_facts_per_response"]
+        - before["num_facts_per_response"],
+        "respond_ratio_change": after["respond_ratio"] - before["respond_ratio"],
+        "edits_per_type": dict(per_type),
+        "texts_edited": sum(1 for e in done if e["edits"]),
+        "unfaithful": sum(1 for e in done if not e.get("faithful", True)),
+    }
