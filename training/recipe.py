@@ -165,16 +165,17 @@ def _evaluate(
     return total / max(1, count)
 
 
-def _exact_match(
+def _detection_quality(
     model: Any, tokenizer: Any, rows: list[dict[str, str]], device: str, max_new: int = 512
-) -> float:
-    """Share of validation rows whose generated edit gives the target's corrected text (the
-    detection metrics of favakit.eval take over once they exist)."""
+) -> dict[str, float]:
+    """Decode validation rows greedily and score the tags with favakit.eval's detection
+    metrics (per-type sentence F1, macro and binary) plus the exact match of corrected text."""
     import torch
 
+    from favakit.eval.detect import annotated_from_row, detection_report
     from favakit.tags import parse_lenient
 
-    hits = 0
+    pairs, hits = [], 0
     model.eval()
     for row in rows:
         enc = tokenizer(row["prompt"], return_tensors="pt").to(device)
@@ -183,10 +184,21 @@ def _exact_match(
                 **enc, max_new_tokens=max_new, do_sample=False, pad_token_id=tokenizer.pad_token_id
             )
         text = tokenizer.decode(out[0][enc["input_ids"].shape[1] :], skip_special_tokens=True)
-        got = parse_lenient(text).tagged.corrected().split()
-        hits += got == parse_lenient(row["completion"]).tagged.corrected().split()
+        got, want = parse_lenient(text).tagged, parse_lenient(row["completion"]).tagged
+        hits += got.corrected().split() == want.corrected().split()
+        pairs.append(
+            (
+                annotated_from_row({"tagged": row["completion"]}),
+                annotated_from_row({"tagged": text}),
+            )
+        )
     model.train()
-    return hits / max(1, len(rows))
+    report = detection_report(pairs)
+    return {
+        "val_exact_match": hits / max(1, len(rows)),
+        "val_macro_f1": report["macro_f1"],
+        "val_binary_f1": report["binary"]["f1"],
+    }
 
 
 def _save_checkpoint(
@@ -378,8 +390,13 @@ def train(
                     _evaluate(model, val_set.examples, cfg, pad, device, bf16), 5
                 )
                 if cfg.eval_generate and not _sharded(acc):
-                    record["val_exact_match"] = _exact_match(
-                        acc.unwrap_model(model), tokenizer, val_rows[: cfg.eval_generate], device
+                    record.update(
+                        _detection_quality(
+                            acc.unwrap_model(model),
+                            tokenizer,
+                            val_rows[: cfg.eval_generate],
+                            device,
+                        )
                     )
             history.append(record)
             if acc.is_main_process and (
@@ -460,7 +477,7 @@ def _log(path: Path, writer: Any, record: dict[str, Any]) -> None:
         f" val {record['val_loss']:.4f}" if "val_loss" in record else "",
     )
     if writer is not None:
-        for key in ("loss", "val_loss", "lr"):
+        for key in ("loss", "val_loss", "lr", "val_exact_match", "val_macro_f1", "val_binary_f1"):
             if key in record:
                 writer.add_scalar(key, record[key], record["step"])
 

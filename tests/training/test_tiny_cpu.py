@@ -187,3 +187,17 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def test_periodic_detection_quality_is_logged(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    cfg = _cfg(tiny_llama, rows_file, tmp_path / "q", "max_steps=4", "eval_every=2",
+               "eval_generate=2", "save_every=0")  # fmt: skip
+    train(cfg)
+    logged = [json.loads(x) for x in (tmp_path / "q" / "train_log.jsonl").read_text().splitlines()]
+    scored = [r for r in logged if "val_macro_f1" in r]
+    assert [r["step"] for r in scored] == [2, 4]
+    for r in scored:
+        assert 0.0 <= r["val_macro_f1"] <= 1.0 and 0.0 <= r["val_binary_f1"] <= 1.0
+        assert 0.0 <= r["val_exact_match"] <= 1.0
