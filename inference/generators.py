@@ -264,13 +264,17 @@ class VLLMClient(LLMClient):
         self.vllm = vllm
         self.llm = vllm.LLM(**vllm_engine_kwargs(path, adapter, dtype))
         self.lora = LoRARequest(**lora_request_kwargs(adapter)) if adapter else None
+        self._lock = threading.Lock()  # one generate() at a time; vLLM batches inside it
 
     def complete(
         self, prompts: Sequence[str], params: GenerationParams | None = None, progress: bool = False
     ) -> list[Completion]:
         p = params or GenerationParams()
         sampling = self.vllm.SamplingParams(**vllm_sampling_kwargs(p))
-        outs = self.llm.generate(list(prompts), sampling, lora_request=self.lora, use_tqdm=progress)
+        with self._lock:
+            outs = self.llm.generate(
+                list(prompts), sampling, lora_request=self.lora, use_tqdm=progress
+            )
         results = []
         for out in outs:
             best = out.outputs[0]
