@@ -18,11 +18,12 @@ are reported next to every figure so such cases are visible.
 
 from __future__ import annotations
 
-import difflib
+import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from favakit.align import offset_map
 from favakit.errors import UsageError
 from favakit.retrieval.text import sentence_spans
 from favakit.tags import ERROR_TYPES, parse_lenient
@@ -87,20 +88,18 @@ def prf(tp: int, fp: int, fn: int) -> dict[str, float]:
 
 
 def _mapper(src: str, dst: str) -> Any:
-    """Offsets of ``src`` mapped into ``dst`` (identity when equal; else by alignment)."""
+    """Offsets of ``src`` mapped into ``dst`` (an offset without a counterpart takes the one of
+    the nearest aligned offset before it)."""
     if src == dst:
         return lambda i: i
-    mapping: dict[int, int] = {}
-    for a, b, size in difflib.SequenceMatcher(None, src, dst, autojunk=False).get_matching_blocks():
-        for d in range(size + 1):
-            mapping.setdefault(a + d, b + d)
+    mapping = offset_map(src, dst)
     keys = sorted(mapping)
 
     def to_dst(i: int) -> int:
         if i in mapping:
             return mapping[i]
-        before = [k for k in keys if k <= i]  # nearest aligned offset before i
-        return mapping[before[-1]] if before else 0
+        k = bisect.bisect_right(keys, i) - 1
+        return mapping[keys[k]] if k >= 0 else 0
 
     return to_dst
 

@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from favakit.align import offset_map
 from favakit.errors import UsageError
 from favakit.llm import GenerationParams, LLMClient
 from favakit.prompts import Reference, build_prompt, drop_references
@@ -168,12 +169,8 @@ def align(source: str, output: str, keep_bare: bool = False) -> tuple[Alignment,
         to_source: Callable[[int], int | None] = lambda i: i  # noqa: E731
         diffs: list[tuple[int, int, int, int]] = []
     else:
+        to_source = offset_map(model_text, source).get
         matcher = difflib.SequenceMatcher(None, source, model_text, autojunk=False)
-        mapping: dict[int, int] = {}
-        for a, b, size in matcher.get_matching_blocks():
-            for d in range(size + 1):  # include the end of each block (exclusive offsets)
-                mapping.setdefault(b + d, a + d)
-        to_source = mapping.get
         diffs = [
             (i1, i2, j1, j2)
             for tag, i1, i2, j1, j2 in matcher.get_opcodes()
