@@ -225,15 +225,13 @@ def _edit(args: argparse.Namespace) -> int:
                 results.append(res)
                 if appender is not None:
                     appender.append(res)
+                elif args.format == "json":  # streamed, so a long run shows its results
+                    print(json.dumps(res, ensure_ascii=False), flush=True)
                 bar.update(1)
-    if args.format == "json":
-        if appender is None:
-            for res in results:
-                print(json.dumps(res, ensure_ascii=False))
-    elif args.format == "ansi":
+    if args.format == "ansi":
         for res in results:
             print(views.ansi(res))
-    else:
+    elif args.format == "html":
         page = views.html_page(results)
         if args.output:
             Path(args.output).write_text(page, encoding="utf-8")
