@@ -315,7 +315,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     d.add_argument("--gold", required=True)
     d.add_argument("--pred", required=True)
     d.add_argument("--by", default=None, help="also report per value of this gold field (model)")
-    d.add_argument("--out", default=None, help="write the JSON here and a Markdown table as .md")
+    d.add_argument(
+        "--out",
+        default=None,
+        help="write the JSON here, with .md, .html and .png reports beside it",
+    )
     d.set_defaults(func=_detect)
 
     f = sub.add_parser(

@@ -272,44 +272,40 @@ class Editor:
     ) -> list[dict[str, Any]]:
         """Results in the order of ``requests``; all windows go to the model as one batch."""
         reqs = [_as_request(r, i) for i, r in enumerate(requests)]
-        jobs: list[tuple[int, int, int, list[dict[str, str]], str]] = []
+        jobs: list[_Window] = []
         for n, req in enumerate(reqs):
             for start, end in split_windows(req.text, self.settings.window_chars):
                 window = req.text[start:end]
                 ev = self.evidence(req, window)
-                jobs.append((n, start, end, ev, self._prompt(window, ev, req.prompt)))
-        by_budget: dict[int, list[int]] = {}
-        for j, (_, start, end, _, _) in enumerate(jobs):
-            by_budget.setdefault(self._max_tokens(reqs[jobs[j][0]].text[start:end]), []).append(j)
-        outputs: list[str] = [""] * len(jobs)
-        finish: list[str | None] = [None] * len(jobs)
-        for budget, idx in by_budget.items():
+                prompt = self._prompt(window, ev, req.prompt)
+                jobs.append(_Window(n, start, window, ev, prompt, self._max_tokens(window)))
+        by_budget: dict[int, list[_Window]] = {}
+        for job in jobs:
+            by_budget.setdefault(job.budget, []).append(job)
+        for budget, group in by_budget.items():
             params = GenerationParams(max_tokens=budget, temperature=0.0, stop=STOP)
-            for j, done in zip(
-                idx, self.client.complete([jobs[j][4] for j in idx], params), strict=True
-            ):
-                outputs[j], finish[j] = done.text, done.finish_reason
+            done = self.client.complete([job.prompt for job in group], params)
+            for job, completion in zip(group, done, strict=True):
+                job.output, job.finish = completion.text, completion.finish_reason
         results = [self._empty(req) for req in reqs]
-        for j, (n, start, end, ev, _) in enumerate(jobs):
-            source = reqs[n].text[start:end]
-            got, repairs = align(source, outputs[j], keep_bare=self.settings.keep_bare)
-            res = results[n]
+        corrected: list[list[tuple[int, int, str]]] = [[] for _ in reqs]
+        for job in jobs:
+            got, repairs = align(job.text, job.output, keep_bare=self.settings.keep_bare)
+            res, shift = results[job.n], job.start
             for e in got.edits:
-                res["edits"].append({**e, "start": e["start"] + start, "end": e["end"] + start})
+                res["edits"].append({**e, "start": e["start"] + shift, "end": e["end"] + shift})
             for m in got.mismatches:
                 res["mismatches"].append(
-                    {**m, "start": m["start"] + start, "end": m["end"] + start}
+                    {**m, "start": m["start"] + shift, "end": m["end"] + shift}
                 )
-            if finish[j] == "length":
+            if job.finish == "length":
                 repairs = [*repairs, "output_cut_at_token_limit"]
-            if got.unplaced:
-                repairs = [*repairs, *["edit_not_in_text"] * got.unplaced]
-            res["repairs"].extend(repairs)
+            res["repairs"].extend([*repairs, *["edit_not_in_text"] * got.unplaced])
             seen = {(e["title"], e["text"]) for e in res["evidence"]}
-            res["evidence"].extend(e for e in ev if (e["title"], e["text"]) not in seen)
-            res["_windows"].append((start, end, got.corrected))
-        for req, res in zip(reqs, results, strict=True):
-            res["corrected"] = _stitch(req.text, res.pop("_windows"))
+            res["evidence"].extend(e for e in job.evidence if (e["title"], e["text"]) not in seen)
+            corrected[job.n].append((job.start, job.start + len(job.text), got.corrected))
+        for req, res, windows in zip(reqs, results, corrected, strict=True):
+            res["corrected"] = _stitch(req.text, windows)
             res["faithful"] = not res["mismatches"]
         return results
 
@@ -323,8 +319,21 @@ class Editor:
             "model": self.model,
             "faithful": True,
             "mismatches": [],
-            "_windows": [],
         }
+
+
+@dataclass
+class _Window:
+    """One window of one request on its way through the model."""
+
+    n: int  # the request it belongs to
+    start: int  # its offset in the request's text
+    text: str
+    evidence: list[dict[str, str]]
+    prompt: str
+    budget: int  # max new tokens
+    output: str = ""
+    finish: str | None = None
 
 
 def _stitch(text: str, windows: list[tuple[int, int, str]]) -> str:

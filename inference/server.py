@@ -19,6 +19,7 @@ import logging
 import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from favakit.inference.editor import Editor, EditRequest
@@ -58,18 +59,12 @@ class BatchedClient(LLMClient):
         self.batcher.close()
 
 
+@dataclass(frozen=True)
 class ServeLimits:
-    def __init__(
-        self,
-        max_chars: int = 20_000,
-        max_texts: int = 64,
-        max_body_bytes: int = 4_000_000,
-        timeout_s: float = 600.0,
-    ) -> None:
-        self.max_chars = max_chars
-        self.max_texts = max_texts
-        self.max_body_bytes = max_body_bytes
-        self.timeout_s = timeout_s
+    max_chars: int = 20_000  # characters per text
+    max_texts: int = 64  # texts per request
+    max_body_bytes: int = 4_000_000
+    timeout_s: float = 600.0  # per request
 
 
 def create_editor_app(

@@ -319,3 +319,16 @@ def tiny_adapter(
         [f"model={tiny_llama}", f"data.train_file={rows_file}", f"output_dir={out}", "max_steps=6"],
     )
     return Path(train(cfg)["output"])
+
+
+@pytest.fixture(scope="session")
+def free_port():  # type: ignore[no-untyped-def]
+    """A function giving a free TCP port on loopback (for servers and torchrun)."""
+    import socket
+
+    def pick() -> int:
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            return int(sock.getsockname()[1])
+
+    return pick

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -19,15 +18,9 @@ from favakit.inference.llm_server import vllm_serve_argv
 from favakit.llm import GenerationParams, OpenAIClient
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
-def server(tiny_llama: Path):  # type: ignore[no-untyped-def]
-    port = _free_port()
+def server(tiny_llama: Path, free_port: Any):  # type: ignore[no-untyped-def]
+    port = free_port()
     proc = subprocess.Popen(
         [
             sys.executable,

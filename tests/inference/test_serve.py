@@ -4,7 +4,6 @@ in-process generation, generation through serve-llm (--llm-endpoint), and the CL
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import threading
@@ -28,16 +27,9 @@ EVIDENCE = ["marie curie won the nobel prize in physics in 1903 ."]
 SETTINGS = dict(max_new_tokens=24)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serve(app: Any) -> Iterator[str]:
+def _serve(app: Any, port: int) -> Iterator[str]:
     import uvicorn
 
-    port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -67,23 +59,24 @@ def _call(
 
 
 @pytest.fixture(scope="module")
-def llm_url(tiny_llama: Path, tiny_adapter: Path) -> Iterator[str]:
+def llm_url(tiny_llama: Path, tiny_adapter: Path, free_port: Any) -> Iterator[str]:
     """serve-llm --backend hf (the OpenAI-compatible server) with the adapter."""
-    yield from _serve(create_app(HFGenerator.load(str(tiny_llama), adapter=str(tiny_adapter))))
+    generator = HFGenerator.load(str(tiny_llama), adapter=str(tiny_adapter))
+    yield from _serve(create_app(generator), free_port())
 
 
 @pytest.fixture(scope="module")
-def editor_url(tiny_llama: Path, tiny_adapter: Path) -> Iterator[str]:
+def editor_url(tiny_llama: Path, tiny_adapter: Path, free_port: Any) -> Iterator[str]:
     """favakit serve with in-process generation (batched across requests)."""
     editor = open_editor(
         str(tiny_llama), str(tiny_adapter), settings=EditorSettings(**SETTINGS), shared=True
     )
     limits = ServeLimits(max_chars=5_000, max_texts=16, max_body_bytes=1_000_000, timeout_s=60)
-    yield from _serve(create_editor_app(editor, api_key="k3y", limits=limits))
+    yield from _serve(create_editor_app(editor, api_key="k3y", limits=limits), free_port())
 
 
 def test_in_process_serve_and_llm_endpoint_agree(
-    tiny_llama: Path, tiny_adapter: Path, editor_url: str, llm_url: str
+    tiny_llama: Path, tiny_adapter: Path, editor_url: str, llm_url: str, free_port: Any
 ) -> None:
     body = {"text": TEXT, "evidence": EVIDENCE}
     direct = open_editor(str(tiny_llama), str(tiny_adapter), settings=EditorSettings(**SETTINGS))
@@ -99,7 +92,7 @@ def test_in_process_serve_and_llm_endpoint_agree(
     remote = create_editor_app(
         open_editor(llm_endpoint=llm_url, settings=EditorSettings(**SETTINGS))
     )
-    for url in _serve(remote):
+    for url in _serve(remote, free_port()):
         status, through = _call(url, "/v1/edit", body, key=None)
         assert status == 200 and through == expected
 
@@ -188,8 +181,7 @@ def test_api_key_is_checked_on_every_route_but_health(editor_url: str) -> None:
     assert _call(editor_url, "/openapi.json", key=None, method="GET")[0] == 200
 
 
-def _start_serve(endpoint: str, *extra: str) -> tuple[subprocess.Popen[str], str]:
-    port = _free_port()
+def _start_serve(endpoint: str, port: int, *extra: str) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "favakit", "serve", "--llm-endpoint", endpoint,
          "--model", "scripted", "--port", str(port), *extra],
@@ -213,14 +205,14 @@ def _echo(prompt: str) -> str:
     return parse_prompt(prompt).text
 
 
-def test_timeout_and_graceful_shutdown(openai_server: Any) -> None:
+def test_timeout_and_graceful_shutdown(openai_server: Any, free_port: Any) -> None:
     """favakit serve as a process with generation from a (slow) OpenAI-compatible server: a
     request over --timeout gets 504; SIGTERM lets a request in flight finish, then exits."""
     import signal
 
     llm = openai_server(_echo)
     llm.delay = 2.5
-    proc, url = _start_serve(llm.url, "--timeout", "1")
+    proc, url = _start_serve(llm.url, free_port(), "--timeout", "1")
     try:
         status, payload = _call(url, "/v1/edit", {"text": "Slow text.", "evidence": []}, key=None)
         assert status == 504 and "longer than 1 s" in payload["detail"]
@@ -228,7 +220,7 @@ def test_timeout_and_graceful_shutdown(openai_server: Any) -> None:
         proc.terminate()
         proc.wait(timeout=30)
 
-    proc, url = _start_serve(llm.url, "--timeout", "30")
+    proc, url = _start_serve(llm.url, free_port(), "--timeout", "30")
     with ThreadPoolExecutor(1) as pool:
         pending = pool.submit(_call, url, "/v1/edit", {"text": "In flight."}, None)
         time.sleep(1.0)  # the request is now waiting on the slow generation

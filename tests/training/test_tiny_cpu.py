@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -149,7 +150,7 @@ def test_cli_dry_run_and_errors(tiny_llama: Path, rows_file: Path, tmp_path: Pat
 
 
 def test_ddp_two_processes_equal_one_process_with_accumulation(
-    tiny_llama: Path, rows_file: Path, tmp_path: Path
+    tiny_llama: Path, rows_file: Path, tmp_path: Path, free_port: Any
 ) -> None:
     """Data parallel through accelerate (torchrun, 2 CPU processes, gloo): each process takes its
     own micro-batch of a step, so the adapter matches one process accumulating both."""
@@ -166,7 +167,7 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MASTER_ADDR": "127.0.0.1"}
     ddp = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2",
-         "--master_port", str(_free_port()), "-m", "favakit", "train", "--config", "tiny_cpu",
+         "--master_port", str(free_port()), "-m", "favakit", "train", "--config", "tiny_cpu",
          *common, f"output_dir={tmp_path / 'ddp'}", "grad_accum=1"],
         capture_output=True, text=True, timeout=600, env=env,
     )  # fmt: skip
@@ -179,14 +180,6 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(
     assert a.keys() == b.keys()
     for key in a:
         torch.testing.assert_close(a[key], b[key], atol=1e-5, rtol=1e-4)
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_periodic_detection_quality_is_logged(
