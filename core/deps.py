@@ -8,7 +8,7 @@ from types import ModuleType
 
 from favakit.errors import MissingDependencyError
 
-__all__ = ["is_available", "require"]
+__all__ = ["is_available", "quiet_library_warnings", "require"]
 
 # import name -> distribution name, where they differ
 _DIST = {"faiss": "faiss-cpu", "yaml": "pyyaml", "sklearn": "scikit-learn"}
@@ -33,3 +33,14 @@ def require(module: str, extra: str, purpose: str = "") -> ModuleType:
             f"{what} the package {dist!r}, which is not installed ({exc}); "
             f"install it with: pip install 'favakit[{extra}]'"
         ) from exc
+
+
+def quiet_library_warnings() -> None:
+    """Silence library warnings that favakit's users cannot act on (they name library internals
+    that favakit does not call itself), such as transformers' FutureWarning about
+    ``is_gradient_checkpointing`` that PEFT triggers on every adapter load."""
+    import warnings
+
+    warnings.filterwarnings(
+        "ignore", message=".*is_gradient_checkpointing.*", category=FutureWarning
+    )

@@ -33,9 +33,11 @@ __all__ = [
     "TrainExample",
     "atomic_open",
     "completed_ids",
+    "default_file_mode",
     "numbered_jsonl",
     "read_jsonl",
     "read_records",
+    "share_like_open",
     "write_jsonl_atomic",
 ]
 
@@ -191,6 +193,25 @@ def _dump(item: Record | Mapping[str, Any]) -> str:
     return json.dumps(_as_row(item), ensure_ascii=False) + "\n"
 
 
+def default_file_mode() -> int:
+    """The mode ``open`` gives a new file under the current umask (0644 under umask 022)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def share_like_open(path: PathLike) -> None:
+    """Give files under ``path`` (a file or a folder) the mode ``open`` would have given them.
+
+    For files that libraries write through private temporary files (safetensors writes 0600):
+    another user or a serving account must be able to read what favakit saves."""
+    root = Path(path)
+    mode = default_file_mode()
+    for item in [root, *root.rglob("*")] if root.is_dir() else [root]:
+        if item.is_file() and not item.is_symlink():
+            item.chmod(mode)
+
+
 @contextmanager
 def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path``; on success fsync and rename it into place.
@@ -201,6 +222,7 @@ def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        os.fchmod(fd, default_file_mode())  # mkstemp makes 0600; a new file gets what open gives
         encoding = None if "b" in mode else "utf-8"
         with os.fdopen(fd, mode, encoding=encoding) as fh:
             yield fh

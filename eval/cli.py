@@ -54,7 +54,7 @@ def _detect(args: argparse.Namespace) -> int:
         report["by"] = {name: detection_report(items) for name, items in sorted(groups.items())}
         tables += [markdown_table(r, f"{args.by} = {n}") for n, r in report["by"].items()]
     text = json.dumps(report, indent=1)
-    print(text)
+    # files first: a reader that closes stdout early (`| head`) must not cost the reports
     if args.out:
         from favakit.eval.report import bar_chart, write_report
         from favakit.tags import ERROR_TYPES
@@ -74,6 +74,7 @@ def _detect(args: argparse.Namespace) -> int:
         )  # fmt: skip
         write_report(out, "\n".join(tables), [png] if drawn else [], title="favakit detection")
         print(f"wrote {out} (+ .md, .html{', .png' if drawn else ''})", file=sys.stderr)
+    print(text)
     return 0
 
 

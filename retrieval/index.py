@@ -36,7 +36,7 @@ import numpy as np
 
 from favakit.deps import is_available, require
 from favakit.errors import UsageError
-from favakit.records import atomic_open
+from favakit.records import atomic_open, share_like_open
 from favakit.retrieval.kb import KnowledgeSource
 
 __all__ = [
@@ -136,6 +136,7 @@ class FaissIndex:
     def save(self, folder: Path) -> None:
         tmp = folder / ".index.faiss.tmp"
         self.faiss.write_index(self.cpu_index, str(tmp))
+        share_like_open(tmp)
         os.replace(tmp, folder / "index.faiss")
 
 
@@ -221,6 +222,7 @@ class BM25Index:
     def save(self, folder: Path) -> None:
         tmp = folder / ".bm25.tmp"
         self.model.save(str(tmp), show_progress=False)
+        share_like_open(tmp)
         os.replace(tmp, folder / "bm25")
 
     @classmethod

@@ -343,6 +343,12 @@ def build_kb(
         budget, unit = max_tokens, "tokens"
         count = count or count_tokens
     stats = BuildStats(budget=budget, unit=unit)
+    sources = [source] if isinstance(source, (str, os.PathLike)) else list(source)
+    for src in sources:  # before any output (progress bar, partial file) appears
+        if not Path(src).exists():
+            raise UsageError(f"input {str(src)!r} does not exist")
+        if fmt not in ("auto", *FORMATS):
+            raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     target = Path(out)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.partial")
@@ -350,7 +356,6 @@ def build_kb(
     conn = sqlite3.connect(tmp)
     try:
         conn.execute("CREATE TABLE documents (title TEXT PRIMARY KEY, text TEXT)")
-        sources = [source] if isinstance(source, (str, os.PathLike)) else list(source)
         docs: Iterable[tuple[str, str | list[str], bool]] = (
             doc for src in sources for doc in read_documents(src, fmt)
         )

@@ -30,6 +30,11 @@ def _run(args: argparse.Namespace) -> int:
         genres=not args.no_genres,
         max_passages=args.max_passages,
         batch=args.batch,
+        window=args.window,
+        window_words=args.window_words,
+        context_words=args.context_words,
+        distractor_words=args.distractor_words,
+        no_error_fraction=args.no_error_fraction,
     )
     stats = run_synthesis(
         args.kb, args.out, cfg, progress=not args.quiet, shard=parse_shard(args.shard)
@@ -127,6 +132,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--shard", default=None, help="i/n: this machine's share of the job (see docs/synth.md)"
+    )
+    w = p.add_argument_group("short examples (rules inserter)")
+    w.add_argument(
+        "--window",
+        default="",
+        metavar="MIN-MAX",
+        help="each text is a window of MIN-MAX sentences of a passage, e.g. 2-5 (default: whole "
+        "passages); with it, --references is the most distractors (0..N drawn per example)",
+    )
+    w.add_argument("--window-words", type=int, default=80, help="most words in a window")
+    w.add_argument(
+        "--context-words",
+        type=int,
+        default=100,
+        help="the gold reference: the window and its neighbouring sentences, at most this long",
+    )
+    w.add_argument(
+        "--distractor-words", type=int, default=50, help="distractor references cut to this length"
+    )
+    w.add_argument(
+        "--no-error-fraction",
+        type=float,
+        default=0.0,
+        help="share of examples left without errors (the editor learns to leave correct text)",
     )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=_run)

@@ -22,6 +22,7 @@ import hashlib
 import json
 import logging
 import random
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -54,6 +55,8 @@ TYPE_WEIGHTS = {
     "unverifiable": 0.8,
 }
 ERRORS_PER_PASSAGE = {1: 0.15, 2: 0.30, 3: 0.30, 4: 0.25}
+# Windows of a few sentences hold fewer errors.
+ERRORS_PER_WINDOW = {1: 0.55, 2: 0.32, 3: 0.13}
 
 
 @dataclass
@@ -76,6 +79,23 @@ class SynthConfig:
     genres: bool = True  # rewrite each LLM passage into a random genre first
     batch: int = 32  # passages handled together (LLM calls of one stage run concurrently)
     max_passages: int = 0  # stop after trying this many passages, whatever the yield (0: no cap)
+    # Short examples (sized for small models and CPUs): each example's text is a window of
+    # MIN-MAX consecutive sentences of a passage ("" keeps whole passages as texts).
+    window: str = ""
+    window_words: int = 80  # a window is shortened (fewer sentences) until it has at most this many
+    context_words: int = (
+        100  # the gold reference: the window plus neighbouring sentences, this long
+    )
+    distractor_words: int = 50  # distractor references are cut to this many words (0: whole)
+    no_error_fraction: float = 0.0  # share of examples whose text is left correct
+
+    def window_range(self) -> tuple[int, int] | None:
+        if not self.window:
+            return None
+        m = re.fullmatch(r"\s*(\d+)\s*-\s*(\d+)\s*", self.window)
+        if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+            raise UsageError(f"window {self.window!r}: expected MIN-MAX sentences, e.g. 2-5")
+        return int(m.group(1)), int(m.group(2))
 
     def __post_init__(self) -> None:
         if self.inserter not in ("rules", "llm", "mix"):
@@ -86,38 +106,102 @@ class SynthConfig:
             raise UsageError("n must be at least 1")
         if not 0 <= self.llm_fraction <= 1:
             raise UsageError("llm_fraction must be in [0, 1]")
+        if not 0 <= self.no_error_fraction < 1:
+            raise UsageError("no_error_fraction must be in [0, 1)")
+        if self.references < 0 or self.variants < 1:
+            raise UsageError("references must be >= 0 and variants >= 1")
+        if self.window_range() is not None and self.inserter != "rules":
+            raise UsageError(
+                "window applies to the rules inserter only (the LLM rewrites passages)"
+            )
 
     @property
     def uses_llm(self) -> bool:
         return self.inserter == "llm" or (self.inserter == "mix" and self.llm_fraction > 0)
 
 
-def _is_prose(text: str, cfg: SynthConfig) -> bool:
+def _is_prose(text: str, min_words: int, max_words: int, min_sentences: int) -> bool:
     words = text.split()
-    if not cfg.min_words <= len(words) <= cfg.max_words:
+    if not min_words <= len(words) <= max_words:
         return False
     sentences = split_sentences(text)
     ended = sum(s.rstrip("\"')”’").endswith((".", "!", "?")) for s in sentences)
     letters = sum(c.isalpha() for c in text)
     ascii_letters = sum(c.isascii() and c.isalpha() for c in text)
     # English prose: enough finished sentences, mostly ASCII letters (a cheap language filter)
-    return ended >= cfg.min_sentences and letters > 0 and ascii_letters / letters > 0.9
+    return ended >= min_sentences and letters > 0 and ascii_letters / letters > 0.9
 
 
-def passage_id(p: Passage, variant: int = 0) -> str:
-    return f"{p.title}#{p.index}@{variant}"
+def normalize_text(text: str) -> str:
+    """The one whitespace normalisation of synthesis: every run of whitespace (non-breaking and
+    other Unicode spaces, line breaks) becomes one plain space. Seed texts pass through it before
+    anything else, so prompts, references and completions are all built from the same string."""
+    return " ".join(text.split())
 
 
-def select_seeds(kb: KnowledgeSource, cfg: SynthConfig) -> list[Passage]:
-    """Prose passages, deduplicated by text, in a random order fixed by the seed."""
+@dataclass(frozen=True)
+class Seed:
+    """One example's source: the text errors go into, and the gold reference that covers it."""
+
+    title: str
+    key: str  # passage index in its document, plus ".w" for a window of it
+    text: str
+    context: str  # the gold reference (the whole passage, or the window with its neighbours)
+
+
+def passage_id(p: Seed, variant: int = 0) -> str:
+    return f"{p.title}#{p.key}@{variant}"
+
+
+def _windows(p: Passage, cfg: SynthConfig, span: tuple[int, int]) -> list[Seed]:
+    """Cut a passage into consecutive windows of ``span`` sentences (lengths drawn per window,
+    fixed by the seed), each at most ``window_words`` long, with its gold reference: the window
+    grown by neighbouring sentences up to ``context_words``."""
+    sentences = split_sentences(normalize_text(p.text))
+    rng = random.Random(f"windows:{cfg.seed}:{p.title}#{p.index}")
+    out: list[Seed] = []
+    start = 0
+    while start < len(sentences):
+        k = rng.randint(*span)
+        while k > 1 and len(" ".join(sentences[start : start + k]).split()) > cfg.window_words:
+            k -= 1
+        end = min(len(sentences), start + k)
+        text = " ".join(sentences[start:end])
+        if end - start >= span[0] and _is_prose(text, 6, cfg.window_words, end - start):
+            lo, hi = start, end
+            while True:  # grow the reference by whole sentences, on a random side first
+                options = [i for i in (lo - 1, hi) if 0 <= i < len(sentences)]
+                if not options:
+                    break
+                i = rng.choice(options)
+                grown = sentences[min(i, lo) : max(i + 1, hi)]
+                if len(" ".join(grown).split()) > cfg.context_words:
+                    break
+                lo, hi = min(i, lo), max(i + 1, hi)
+            out.append(Seed(p.title, f"{p.index}.{len(out)}", text, " ".join(sentences[lo:hi])))
+        start = end
+    return out
+
+
+def select_seeds(kb: KnowledgeSource, cfg: SynthConfig) -> list[Seed]:
+    """Prose passages (or windows of them), deduplicated by text, in a random order fixed by
+    the seed."""
+    span = cfg.window_range()
     seen: set[str] = set()
     seeds = []
     for p in kb.passages():
-        key = hashlib.sha1(" ".join(p.text.lower().split()).encode()).hexdigest()
-        if key in seen or not _is_prose(p.text, cfg):
-            continue
-        seen.add(key)
-        seeds.append(p)
+        if span is None:
+            if not _is_prose(p.text, cfg.min_words, cfg.max_words, cfg.min_sentences):
+                continue
+            text = normalize_text(p.text)
+            candidates = [Seed(p.title, str(p.index), text, text)]
+        else:
+            candidates = _windows(p, cfg, span)
+        for seed in candidates:
+            key = hashlib.sha1(" ".join(seed.text.lower().split()).encode()).hexdigest()
+            if key not in seen:
+                seen.add(key)
+                seeds.append(seed)
     random.Random(f"seeds:{cfg.seed}").shuffle(seeds)
     return seeds
 
@@ -155,7 +239,7 @@ class _Distractors:
             BM25Index.build([passage_text(p.title, p.text) for p in passages]) if k else None
         )
 
-    def get(self, gold: Passage) -> list[Passage]:
+    def get(self, gold: Seed) -> list[Passage]:
         if self.index is None:
             return []
         _, ids = self.index.search_text([gold.text], min(len(self.passages), self.k * 4 + 8))
@@ -171,9 +255,20 @@ class _Distractors:
         return out
 
 
-def _val(title: str, cfg: SynthConfig) -> bool:
-    h = int(hashlib.sha1(f"split:{cfg.seed}:{title}".encode()).hexdigest()[:8], 16)
-    return h / 0xFFFFFFFF < cfg.val_fraction
+def validation_titles(titles: set[str], cfg: SynthConfig) -> set[str]:
+    """The source titles held out for validation: each title by a hash of (seed, title), so a
+    title's side never depends on the others; and never none while there are two titles or more
+    (a small source would otherwise often give an empty validation split)."""
+
+    def h(title: str) -> float:
+        return int(hashlib.sha1(f"split:{cfg.seed}:{title}".encode()).hexdigest()[:8], 16) / (
+            0xFFFFFFFF
+        )
+
+    held = {t for t in titles if h(t) < cfg.val_fraction}
+    if not held and cfg.val_fraction > 0 and len(titles) >= 2:
+        held = {min(titles, key=h)}
+    return held
 
 
 def run_synthesis(
@@ -244,7 +339,7 @@ def run_synthesis(
         # every seed passage once (variant 0), then every one again with other errors, ...
         everything = ((p, v) for v in range(cfg.variants) for p in seeds)
         work = (item for k, item in enumerate(everything) if k % n_shards == i_shard)
-        pending: list[tuple[Passage, int]] = []
+        pending: list[tuple[Seed, int]] = []
 
         def flush() -> None:
             nonlocal ok, made_now
@@ -299,7 +394,7 @@ def run_synthesis(
 
 
 def _make_rows(
-    batch: list[tuple[Passage, int]],
+    batch: list[tuple[Seed, int]],
     cfg: SynthConfig,
     rules: RuleInserter,
     llm: LLMInserter | None,
@@ -310,7 +405,10 @@ def _make_rows(
     for p, variant in batch:
         pid = passage_id(p, variant)
         rng = random.Random(f"{cfg.seed}:{pid}")
-        n_err = rng.choices(list(ERRORS_PER_PASSAGE), weights=list(ERRORS_PER_PASSAGE.values()))[0]
+        dist = ERRORS_PER_WINDOW if cfg.window else ERRORS_PER_PASSAGE
+        n_err = rng.choices(list(dist), weights=list(dist.values()))[0]
+        if cfg.no_error_fraction and rng.random() < cfg.no_error_fraction:
+            n_err = 0  # drawn only when asked for, so runs without it keep their examples
         use_llm = llm is not None and (cfg.inserter == "llm" or rng.random() < cfg.llm_fraction)
         plans.append((p, pid, rng, n_err, use_llm))
     jobs = []
@@ -334,7 +432,7 @@ def _make_rows(
             base.update(genre="passage", inserter="rules")
             tagged, applied = rules.insert(p.text, p.title, _type_order(rng), rng, limit=n_err)
             gold = p.text
-            if not applied:
+            if not applied and n_err:
                 rows.append({**base, "status": "rejected", "reason": "no_rule_applies"})
                 continue
         completion = tagged.render("edit")
@@ -342,11 +440,13 @@ def _make_rows(
         if reason is not None:
             rows.append({**base, "status": "rejected", "reason": reason})
             continue
-        refs = [p, *distractors.get(p)]
+        others = distractors.get(p)
+        if cfg.window:  # short examples: the gold reference and 0..references distractors
+            others = others[: rng.randint(0, len(others))]
+        refs = [Reference(p.context, p.title)]
+        refs += [Reference(_cut(o.text, cfg.distractor_words), o.title) for o in others]
         rng.shuffle(refs)
-        prompt = build_prompt(
-            tagged.original(), [Reference(r.text, r.title) for r in refs], template=cfg.template
-        )
+        prompt = build_prompt(tagged.original(), refs, template=cfg.template)
         types = sorted(set(applied), key=ERROR_TYPES.index)
         example = TrainExample(pid, prompt, completion, types, p.title)
         rows.append(
@@ -359,6 +459,20 @@ def _make_rows(
             }
         )
     return rows
+
+
+def _cut(text: str, words: int) -> str:
+    """``text`` cut to whole sentences of at most ``words`` words (at least its first sentence,
+    itself cut at ``words``); 0 keeps it whole."""
+    text = normalize_text(text)
+    if not words or len(text.split()) <= words:
+        return text
+    kept: list[str] = []
+    for sentence in split_sentences(text):
+        if kept and len(" ".join([*kept, sentence]).split()) > words:
+            break
+        kept.append(sentence)
+    return " ".join(" ".join(kept).split()[:words])
 
 
 def finalize(out_dir: str | Path) -> dict[str, Any]:
@@ -376,8 +490,9 @@ def finalize(out_dir: str | Path) -> dict[str, Any]:
 def _finalize(out: Path, cfg: SynthConfig) -> dict[str, Any]:
     rows = [row for log_file in sorted(out.glob("log*.jsonl")) for row in read_jsonl(log_file)]
     ok_rows = [r for r in rows if r["status"] == "ok"][: cfg.n]
-    train = [r["example"] for r in ok_rows if not _val(r["source_title"], cfg)]
-    val = [r["example"] for r in ok_rows if _val(r["source_title"], cfg)]
+    held = validation_titles({r["source_title"] for r in ok_rows}, cfg)
+    train = [r["example"] for r in ok_rows if r["source_title"] not in held]
+    val = [r["example"] for r in ok_rows if r["source_title"] in held]
     write_jsonl_atomic(out / "train.jsonl", train)
     write_jsonl_atomic(out / "validation.jsonl", val)
     stats = summarize(rows, ok_rows, n_train=len(train), n_val=len(val))
@@ -417,6 +532,7 @@ def summarize(
         },
         "errors_per_passage": {str(k): per_passage[k] for k in sorted(per_passage)},
         "mean_errors_per_passage": round(total / len(ok_rows), 3) if ok_rows else 0.0,
+        "no_error_examples": per_passage.get(0, 0),
         "rejected": dict(Counter(r["reason"] for r in rows if r["status"] == "rejected")),
         "genres": dict(Counter(r.get("genre", "passage") for r in ok_rows)),
     }

@@ -28,9 +28,21 @@ def _train(args: argparse.Namespace) -> int:
     if args.dry_run:
         sys.stdout.write(dump_config(cfg))
         return 0
+    import logging
+
     from favakit.training.recipe import train
 
-    print(json.dumps(train(cfg, resume=args.resume), indent=2))
+    # A bar where a person watches; a line per logged step (loss, tokens/s, ETA) everywhere else
+    # (a log file, CI), and always in output_dir/train_log.jsonl.
+    bar = sys.stderr.isatty() and not args.no_progress
+    if not bar and logging.getLogger().level > logging.INFO:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+        steps = logging.getLogger("favakit.training.recipe")
+        steps.addHandler(handler)
+        steps.setLevel(logging.INFO)
+        steps.propagate = False
+    print(json.dumps(train(cfg, resume=args.resume, progress=bar), indent=2))
     return 0
 
 
@@ -49,6 +61,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", default=None, help="preset name or YAML file")
     parser.add_argument("--dry-run", action="store_true", help="print the resolved config and stop")
     parser.add_argument("--resume", action="store_true", help="continue from output_dir/checkpoint")
+    parser.add_argument(
+        "--no-progress", action="store_true", help="a log line per step instead of a progress bar"
+    )
     parser.add_argument("--adapter", default=None, help="merge: the LoRA adapter folder")
     parser.add_argument("--out", default=None, help="merge: where to write the merged model")
     parser.add_argument("--model", default="", help="merge: base model (default: the adapter's)")

@@ -7,8 +7,16 @@ from importlib.resources import files
 from typing import Any, Literal
 
 from favakit.config import list_presets, load_config
+from favakit.errors import UsageError
 
-__all__ = ["DataConfig", "LoraSettings", "TrainConfig", "load_train_config", "presets"]
+__all__ = [
+    "DataConfig",
+    "LoraSettings",
+    "TrainConfig",
+    "load_train_config",
+    "presets",
+    "validate_config",
+]
 
 
 @dataclass
@@ -66,6 +74,43 @@ class TrainConfig:
     eval_generate: int = 0  # also decode this many validation examples and score them
     device: str = ""  # "" picks cuda when available
     notes: dict[str, Any] = field(default_factory=dict)  # free text carried into the model card
+
+
+def validate_config(cfg: TrainConfig) -> None:
+    """Reject settings that cannot mean anything, before any file is written or model loaded."""
+    checks: list[tuple[bool, str]] = [
+        (
+            cfg.max_steps >= 0,
+            f"max_steps={cfg.max_steps}: use 0 (run the epochs) or a positive count",
+        ),
+        (cfg.epochs > 0, f"epochs={cfg.epochs}: must be positive"),
+        (cfg.lr > 0, f"lr={cfg.lr}: must be positive"),
+        (0 <= cfg.warmup_ratio < 1, f"warmup_ratio={cfg.warmup_ratio}: must be in [0, 1)"),
+        (cfg.weight_decay >= 0, f"weight_decay={cfg.weight_decay}: must be >= 0"),
+        (cfg.batch_size >= 1, f"batch_size={cfg.batch_size}: must be at least 1"),
+        (cfg.grad_accum >= 1, f"grad_accum={cfg.grad_accum}: must be at least 1"),
+        (cfg.max_grad_norm > 0, f"max_grad_norm={cfg.max_grad_norm}: must be positive"),
+        (cfg.log_every >= 1, f"log_every={cfg.log_every}: must be at least 1"),
+        (cfg.eval_every >= 0, f"eval_every={cfg.eval_every}: must be >= 0 (0: only at the end)"),
+        (cfg.save_every >= 0, f"save_every={cfg.save_every}: must be >= 0 (0: only at the end)"),
+        (cfg.eval_generate >= 0, f"eval_generate={cfg.eval_generate}: must be >= 0"),
+        (cfg.data.max_length >= 16, f"data.max_length={cfg.data.max_length}: must be >= 16"),
+        (cfg.data.limit >= 0, f"data.limit={cfg.data.limit}: must be >= 0 (0: all rows)"),
+        (
+            0 <= cfg.data.validation_fraction < 1,
+            f"data.validation_fraction={cfg.data.validation_fraction}: must be in [0, 1)",
+        ),
+    ]
+    if cfg.method in ("lora", "qlora"):
+        checks += [
+            (cfg.lora.r >= 1, f"lora.r={cfg.lora.r}: must be at least 1"),
+            (cfg.lora.alpha > 0, f"lora.alpha={cfg.lora.alpha}: must be positive"),
+            (0 <= cfg.lora.dropout < 1, f"lora.dropout={cfg.lora.dropout}: must be in [0, 1)"),
+            (bool(cfg.lora.target_modules), "lora.target_modules is empty"),
+        ]
+    for ok, message in checks:
+        if not ok:
+            raise UsageError(message)
 
 
 def presets() -> list[str]:

@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from favakit.config import dump_config
-from favakit.deps import require
+from favakit.deps import quiet_library_warnings, require
 from favakit.errors import UsageError
-from favakit.training.config import TrainConfig
+from favakit.records import share_like_open
+from favakit.training.config import TrainConfig, validate_config
 from favakit.training.data import collate, encode_rows, load_rows, pack, split_validation
 
 __all__ = ["merge_adapter", "train"]
@@ -38,35 +39,47 @@ __all__ = ["merge_adapter", "train"]
 log = logging.getLogger(__name__)
 
 
-def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool]:
+def _cpu_has_bf16() -> bool:
+    """True where the CPU multiplies bf16 natively (AVX512-BF16 or AMX)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return any(f in flags.split() for f in ("avx512_bf16", "amx_bf16"))
+
+
+def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool, bool]:
+    """(device, bf16 autocast, frozen base weights held in bf16)."""
     import torch
 
     device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if cfg.precision == "fp32":
-        return device, False
-    # GPUs: bf16 where the card has it. CPUs: fp32 unless asked, because CPUs without native
-    # bf16 (no AVX512-BF16/AMX) run bf16 autocast far slower: 375 s against 13-17 s for one
-    # SmolLM2 LoRA step of 2048 tokens on the project's 2-core machine.
-    bf16 = (
-        bool(torch.cuda.is_bf16_supported())
-        if device.startswith("cuda")
-        else cfg.precision == "bf16"
+        return device, False, False
+    if device.startswith("cuda"):
+        bf16 = bool(torch.cuda.is_bf16_supported())
+        if cfg.precision == "bf16" and not bf16:
+            raise UsageError("precision=bf16 but this GPU has no bf16; use precision=fp32")
+        # Weights that train stay fp32 (AdamW on bf16 weights loses small updates); a frozen
+        # base under LoRA is held in bf16, halving its memory (PEFT keeps the adapter fp32).
+        return device, bf16, bf16 and cfg.method == "lora"
+    # CPUs: no autocast (it was 25x slower than fp32 on a CPU without native bf16: 375 s against
+    # 13-17 s for one SmolLM2 LoRA step of 2048 tokens). Where the CPU has native bf16, a LoRA
+    # run holds its frozen base in bf16 and the adapter in fp32: 2.3x the tokens/s of fp32 and
+    # half the memory on the project's 2-core EPYC (docs/benchmarks.md).
+    base_bf16 = cfg.method == "lora" and (
+        cfg.precision == "bf16" or (cfg.precision == "auto" and _cpu_has_bf16())
     )
-    if cfg.precision == "bf16" and not bf16:
-        raise UsageError("precision=bf16 but this GPU has no bf16; use precision=fp32")
-    return device, bf16
+    return device, False, base_bf16
 
 
-def _load_model(cfg: TrainConfig, device: str, bf16: bool) -> tuple[Any, Any]:
+def _load_model(cfg: TrainConfig, device: str, frozen_bf16: bool) -> tuple[Any, Any]:
     import torch
 
     transformers = require("transformers", "train", "training")
     from favakit.inference.models import resolve_model
 
     path = resolve_model(cfg.model)
-    # Weights that train stay fp32 (AdamW on bf16 weights loses small updates); a frozen base
-    # under LoRA on a bf16 GPU is held in bf16, halving its memory (PEFT keeps the adapter fp32).
-    frozen_bf16 = cfg.method == "lora" and bf16 and device.startswith("cuda")
+    quiet_library_warnings()
     kwargs: dict[str, Any] = {"dtype": torch.bfloat16 if frozen_bf16 else torch.float32}
     if cfg.method == "qlora":
         if not torch.cuda.is_available():
@@ -117,9 +130,49 @@ def _load_model(cfg: TrainConfig, device: str, bf16: bool) -> tuple[Any, Any]:
             target_modules=targets,
         )
         model = peft.get_peft_model(model, lora)
+        for param in model.parameters():  # the adapter trains in fp32 over a bf16 base
+            if param.requires_grad and param.dtype != torch.float32:
+                param.data = param.data.float()
         if cfg.gradient_checkpointing:
             model.enable_input_require_grads()
     return model, tokenizer
+
+
+def _keeps_logits(model: Any) -> bool:
+    """Whether the causal LM's forward takes ``logits_to_keep`` (Llama and most HF models)."""
+    import inspect
+
+    base = model.get_base_model() if hasattr(model, "get_base_model") else model
+    return "logits_to_keep" in inspect.signature(base.forward).parameters
+
+
+def _loss(model: Any, batch: dict[str, Any], select: bool, reduction: str = "mean") -> Any:
+    """Next-token cross-entropy over the labelled positions.
+
+    With ``select`` the model computes logits only at the positions some row of the batch has a
+    label for (``logits_to_keep``): the masked prompt, most of every example, never goes through
+    the vocabulary projection, which saves about a sixth of the compute of a SmolLM2 step and
+    most of the memory of the logits. The loss is the same as the model's own.
+    """
+    import torch
+
+    labels = batch["labels"][:, 1:]
+    kwargs: dict[str, Any] = {}
+    if select:
+        keep = (labels != -100).any(dim=0).nonzero().squeeze(1)
+        kwargs["logits_to_keep"] = keep
+        labels = labels[:, keep]
+    logits = model(
+        input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], **kwargs
+    ).logits
+    if not select:
+        logits = logits[:, :-1]
+    return torch.nn.functional.cross_entropy(
+        logits.float().reshape(-1, logits.size(-1)),
+        labels.reshape(-1),
+        ignore_index=-100,
+        reduction=reduction,
+    )
 
 
 def _trainable_state(model: Any) -> dict[str, Any]:
@@ -140,6 +193,7 @@ def _evaluate(
         return float("nan")
     model.eval()
     total, count = 0.0, 0
+    select = _keeps_logits(model)
     with torch.inference_mode():
         for i in range(0, len(examples), cfg.batch_size):
             batch = {
@@ -148,19 +202,8 @@ def _evaluate(
             with torch.autocast(
                 device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
             ):
-                logits = model(
-                    input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]
-                ).logits
-            shift_logits = logits[:, :-1].float()
-            shift_labels = batch["labels"][:, 1:]
-            loss = torch.nn.functional.cross_entropy(
-                shift_logits.reshape(-1, shift_logits.size(-1)),
-                shift_labels.reshape(-1),
-                ignore_index=-100,
-                reduction="sum",
-            )
-            total += float(loss)
-            count += int((shift_labels != -100).sum())
+                total += float(_loss(model, batch, select, reduction="sum"))
+            count += int((batch["labels"][:, 1:] != -100).sum())
     model.train()
     return total / max(1, count)
 
@@ -275,15 +318,28 @@ def train(
     cfg: TrainConfig,
     resume: bool = False,
     on_step: Callable[[int, float], None] | None = None,
+    progress: bool = False,
 ) -> dict[str, Any]:
-    """Train and save; returns a summary (losses, tokens/s, peak memory, paths)."""
+    """Train and save; returns a summary (losses, tokens/s, peak memory, paths).
+
+    Every ``log_every`` steps a line goes to ``output_dir/train_log.jsonl`` and the log (loss,
+    tokens/s, ETA); ``progress`` also shows a progress bar on stderr."""
     import torch
 
     transformers = require("transformers", "train", "training")
+    validate_config(cfg)
     if not cfg.model:
         raise UsageError("no base model: set model=FOLDER|HUB_ID|FILE.gguf|smollm2")
     if not cfg.data.train_file:
         raise UsageError("no training data: set data.train_file=FILE.jsonl")
+    # the data is read before anything is written: a wrong path leaves no run folder behind
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    rows = load_rows(cfg.data.train_file, cfg.data.limit)
+    if cfg.data.validation_file:
+        train_rows, val_rows = rows, load_rows(cfg.data.validation_file)
+    else:
+        train_rows, val_rows = split_validation(rows, cfg.data.validation_fraction, cfg.seed)
     acc = _accelerator(cfg)
     out = Path(cfg.output_dir)
     ckpt = out / "checkpoint"
@@ -297,20 +353,12 @@ def train(
         out.mkdir(parents=True, exist_ok=True)
         (out / "config.yaml").write_text(dump_config(cfg))
 
-    # 1. data
-    random.seed(cfg.seed)
-    torch.manual_seed(cfg.seed)
-    rows = load_rows(cfg.data.train_file, cfg.data.limit)
-    if cfg.data.validation_file:
-        train_rows, val_rows = rows, load_rows(cfg.data.validation_file)
-    else:
-        train_rows, val_rows = split_validation(rows, cfg.data.validation_fraction, cfg.seed)
-
-    # 2. model (+ LoRA)
-    device, bf16 = _device_and_precision(cfg)
+    # 1. model (+ LoRA), then the data tokenized
+    device, bf16, base_bf16 = _device_and_precision(cfg)
     if acc.num_processes > 1:
         device = str(acc.device)
-    model, tokenizer = _load_model(cfg, device, bf16)
+    model, tokenizer = _load_model(cfg, device, base_bf16)
+    select = _keeps_logits(model)
     train_set = encode_rows(tokenizer, train_rows, cfg.data.max_length)
     val_set = encode_rows(tokenizer, val_rows, cfg.data.max_length)
     examples = (
@@ -346,6 +394,12 @@ def train(
     model.train()
     t0, tokens_seen = time.perf_counter(), 0
     warm: tuple[float, int] | None = None
+    start_step = step
+    bar: Any = None
+    if progress and acc.is_main_process:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total_steps, initial=step, desc="train", unit="step", dynamic_ncols=True)
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
     while step < total_steps:
@@ -367,7 +421,7 @@ def train(
                     with torch.autocast(
                         device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
                     ):
-                        loss = model(**batch).loss / cfg.grad_accum
+                        loss = _loss(model, batch, select) / cfg.grad_accum
                     acc.backward(loss)
                 loss_sum += float(loss.detach())
                 tokens_seen += int(batch["attention_mask"].sum())
@@ -380,11 +434,19 @@ def train(
                 warm = (time.perf_counter(), tokens_seen)
             if acc.num_processes > 1:
                 loss_sum = float(acc.reduce(torch.tensor(loss_sum, device=device), "mean"))
+            elapsed = time.perf_counter() - t0
+            rate = tokens_seen / elapsed if elapsed > 0 else 0.0
+            eta = elapsed / (step - start_step) * (total_steps - step)
             record: dict[str, Any] = {
                 "step": step,
                 "loss": round(loss_sum, 5),
                 "lr": scheduler.get_last_lr()[0],
+                "tokens_per_s": round(rate * acc.num_processes, 1),
+                "eta_s": round(eta),
             }
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(loss=f"{loss_sum:.4f}", tok_s=f"{rate:.0f}")
             if cfg.eval_every and step % cfg.eval_every == 0:
                 record["val_loss"] = round(
                     _evaluate(model, val_set.examples, cfg, pad, device, bf16), 5
@@ -411,6 +473,8 @@ def train(
                 )
             if step >= total_steps:
                 break
+    if bar is not None:
+        bar.close()
     seconds = time.perf_counter() - t0
     steady = _rate(tokens_seen - warm[1], seconds - (warm[0] - t0)) if warm else None
     if acc.num_processes > 1:
@@ -439,13 +503,16 @@ def train(
         "tokens_per_s": _rate(tokens_seen, seconds),
         "tokens_per_s_after_first_step": steady,
         "peak_memory_mb": peak,
-        "precision": "bf16" if bf16 else "fp32",
+        "precision": "bf16" if bf16 else ("bf16 base, fp32 adapter" if base_bf16 else "fp32"),
         "device": device,
         "output": str(final),
     }
     if acc.is_main_process:
         acc.unwrap_model(model).save_pretrained(final, state_dict=full_state)
         tokenizer.save_pretrained(final)
+        if cfg.method in ("lora", "qlora"):
+            _record_base(final, cfg.model)
+        share_like_open(out)
         (out / "summary.json").write_text(json.dumps(summary, indent=2))
         (final / "README.md").write_text(_model_card(cfg, summary))
         shutil.rmtree(ckpt, ignore_errors=True)
@@ -453,6 +520,21 @@ def train(
     if writer is not None:
         writer.close()
     return summary
+
+
+def _record_base(adapter: Path, model: str) -> None:
+    """Name the base model in ``adapter_config.json`` as the user gave it (a preset such as
+    ``smollm2``, a Hub id, or an absolute path), not as the folder it was loaded from: a
+    dequantized GGUF lives in a cache that may be cleared, and the preset finds it again."""
+    from favakit.inference.models import PRESETS
+
+    path = adapter / "adapter_config.json"
+    config = json.loads(path.read_text())
+    local = Path(model).expanduser()
+    config["base_model_name_or_path"] = (
+        model if model in PRESETS or not local.exists() else str(local.resolve())
+    )
+    path.write_text(json.dumps(config, indent=2))
 
 
 def _rate(tokens: int, seconds: float) -> float | None:
@@ -470,11 +552,14 @@ def _tensorboard(out: Path) -> Any:
 def _log(path: Path, writer: Any, record: dict[str, Any]) -> None:
     with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(record) + "\n")
+    eta = record.get("eta_s")
     log.info(
-        "step %s loss %.4f%s",
+        "step %s loss %.4f%s%s%s",
         record["step"],
         record["loss"],
         f" val {record['val_loss']:.4f}" if "val_loss" in record else "",
+        f" | {record['tokens_per_s']:.0f} tokens/s" if record.get("tokens_per_s") else "",
+        f" | ETA {eta // 3600:d}h{eta % 3600 // 60:02d}m{eta % 60:02d}s" if eta is not None else "",
     )
     if writer is not None:
         for key in ("loss", "val_loss", "lr", "val_exact_match", "val_macro_f1", "val_binary_f1"):
@@ -528,4 +613,5 @@ def merge_adapter(adapter: str, out: str, model: str = "") -> str:
     merged = peft.PeftModel.from_pretrained(base, adapter).merge_and_unload()
     merged.save_pretrained(out, safe_serialization=True)
     transformers.AutoTokenizer.from_pretrained(adapter).save_pretrained(out)
+    share_like_open(out)
     return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -58,6 +59,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": (
         "favakit.eval.cli:configure",
         "score editors: detection P/R/F1 per type, FActScore",
+    ),
+    "demo": (
+        "favakit.cli.demo_cmd:configure",
+        "run the default editor on shipped example texts, with evidence, views and FActScore",
     ),
     "serve-llm": (
         "favakit.inference.cli:configure_serve_llm",
@@ -116,7 +121,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"favakit {args.command}: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. piped into `head`
+    except BrokenPipeError:  # e.g. piped into `head`: files are written before stdout
+        # send what is still buffered nowhere, so the interpreter's exit flush stays quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return code
 

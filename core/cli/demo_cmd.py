@@ -1,0 +1,22 @@
+"""``favakit demo`` (light at import time)."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["configure"]
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from favakit.demo import run_demo
+
+    run_demo(args.out, adapter=args.adapter, model=args.model, limit=args.limit)
+    return 0
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default="runs/demo", help="folder for the KB, index and views")
+    parser.add_argument("--adapter", default=None, help="another editor adapter (default: shipped)")
+    parser.add_argument("--model", default="", help="another base model")
+    parser.add_argument("--limit", type=int, default=0, help="edit only the first N texts")
+    parser.set_defaults(func=_demo)

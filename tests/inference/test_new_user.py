@@ -1,0 +1,140 @@
+"""What a new user trips over in `favakit edit`: evaluation rows as input, plain-text files,
+empty files, mistyped model paths, checks without evidence, and views that hide problems."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from favakit.errors import UsageError
+from favakit.inference import views
+from favakit.inference.editor import NO_EVIDENCE, Editor, EditRequest
+from favakit.llm import FunctionClient, GenerationParams
+from favakit.prompts import Reference, build_prompt, parse_prompt
+
+
+def favakit(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "favakit", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_rows_of_every_evaluation_shape_become_requests() -> None:
+    bench = {"prompt": "Tell me a bio of Ada Lovelace.", "output": "Ada was born in 1815.",
+             "annotated": "Ada was born in 1815.", "model": "chatgpt"}  # fmt: skip
+    req = EditRequest.from_row(bench)
+    assert (req.text, req.prompt, req.evidence) == (bench["output"], bench["prompt"], None)
+    refs = [Reference("Ada Lovelace was born in 1815.", "Ada Lovelace"), Reference("No title.")]
+    prompt = build_prompt("Ada was born in 1816.", refs)
+    row = {"prompt": prompt, "completion": "Ada was born in <entity>...</entity>."}
+    req = EditRequest.from_row(row)
+    assert req.text == "Ada was born in 1816." and req.evidence == refs
+    # the editor rebuilds exactly the prompt of the training row
+    assert build_prompt(req.text, req.evidence) == prompt
+    with pytest.raises(ValueError, match="missing 'text'"):
+        EditRequest.from_row({"id": 3, "topic": "x"}, "f.jsonl:3")
+
+
+def _echo(prompt: str, params: GenerationParams) -> str:
+    return parse_prompt(prompt).text.replace(
+        "1816", "<entity><mark>1815</mark><delete>1816</delete></entity>"
+    )
+
+
+def test_a_check_without_evidence_says_so() -> None:
+    editor = Editor(FunctionClient(_echo, model="echo"))
+    bare, backed = editor.edit_many(
+        [{"text": "Born in 1816."}, {"text": "Born in 1816.", "evidence": ["Born in 1815."]}]
+    )
+    assert bare["warnings"] == [NO_EVIDENCE] and backed["warnings"] == []
+    assert backed["corrected"] == "Born in 1815."
+
+
+def test_the_terminal_view_shows_what_the_model_rewrote() -> None:
+    result = {"original": "It is red and big.", "corrected": "It is red and big.", "edits": [],
+              "faithful": False, "mismatches": [{"start": 6, "end": 9, "expected": "red",
+              "got": "blue"}], "warnings": [NO_EVIDENCE]}  # fmt: skip
+    text = views.plain(result)
+    assert "'red' -> 'blue'" in text and "not applied" in text and "no evidence" in text
+    assert "'red' -> 'blue'" in views.ansi(result)
+
+
+def test_input_files_are_checked_before_the_model_loads(tmp_path: Path) -> None:
+    plain = tmp_path / "notes.txt"
+    plain.write_text("Marie Curie was born in Warsaw.\n")
+    got = favakit("edit", "--input", str(plain), "--model", str(tmp_path / "no-model"))
+    assert got.returncode == 2 and "JSONL" in got.stderr and 'favakit edit "TEXT"' in got.stderr
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    got = favakit("edit", "--input", str(empty), "--model", str(tmp_path / "no-model"))
+    assert got.returncode == 2 and "holds no rows" in got.stderr
+    missing_text = tmp_path / "rows.jsonl"
+    missing_text.write_text('{"id": "a", "topic": "x"}\n')
+    got = favakit("edit", "--input", str(missing_text))
+    assert got.returncode == 2 and "missing 'text'" in got.stderr
+
+
+def test_a_mistyped_local_model_path_fails_at_once(tmp_path: Path) -> None:
+    (tmp_path / "runs").mkdir()
+    for spec in (str(tmp_path / "runs" / "modle"), "./runs/modle", "runs/modle"):
+        start = time.monotonic()
+        got = subprocess.run(
+            [sys.executable, "-m", "favakit", "edit", "Some text.", "--model", spec],
+            capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        )  # fmt: skip
+        assert got.returncode == 2 and "does not exist" in got.stderr, got.stderr
+        assert time.monotonic() - start < 20  # the Hub client's retries took about 50 s
+    got = favakit("edit", "Some text.", "--adapter", str(tmp_path / "nope"))
+    assert got.returncode == 2 and "adapter folder" in got.stderr
+
+
+def test_a_validation_split_is_scored_in_two_commands(
+    tiny_llama: Path, tiny_adapter: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    gold = tmp_path / "validation.jsonl"
+    gold.write_text("".join(rows_file.read_text().splitlines(keepends=True)[:3]))
+    pred = tmp_path / "pred.jsonl"
+    edit = favakit("edit", "--input", str(gold), "--output", str(pred), "--adapter",
+                   str(tiny_adapter), "--template", "fava", "--max-new-tokens", "24")  # fmt: skip
+    assert edit.returncode == 0, edit.stderr
+    results = [json.loads(x) for x in pred.read_text().splitlines()]
+    assert [r["original"] for r in results] == [
+        parse_prompt(json.loads(x)["prompt"]).text for x in gold.read_text().splitlines()
+    ]
+    assert all(r["evidence"] and r["warnings"] == [] for r in results)  # references as evidence
+    assert all(r["model"].endswith("+run") and "+" in r["model"] for r in results)
+    score = favakit("eval", "detect", "--gold", str(gold), "--pred", str(pred))
+    assert score.returncode == 0, score.stderr
+    assert "macro_f1" in json.loads(score.stdout)
+
+
+def test_detect_writes_its_reports_even_when_stdout_is_closed(tmp_path: Path) -> None:
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text(
+        '{"id": "a", "completion": "It is <entity><delete>red</delete><mark>blue</mark></entity>."}\n'
+    )
+    pred = tmp_path / "pred.jsonl"
+    pred.write_text(
+        '{"id": "a", "original": "It is red.", "edits": [{"type": "entity", "start": 6, "end": 9, "right": "blue"}]}\n'
+    )
+    out = tmp_path / "report" / "d.json"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "favakit", "eval", "detect", "--gold", str(gold), "--pred",
+         str(pred), "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    assert proc.stdout is not None
+    proc.stdout.close()  # like `| head` that has read enough
+    proc.wait(timeout=120)
+    assert out.exists() and out.with_suffix(".md").exists() and out.with_suffix(".html").exists()
+    assert json.loads(out.read_text())["macro_f1"] > 0
+
+
+def test_usage_errors_name_the_row(tmp_path: Path) -> None:
+    with pytest.raises(UsageError):
+        Editor(FunctionClient(_echo, model="echo")).edit({"topic": "no text"})

@@ -1,0 +1,31 @@
+"""`favakit demo` end to end on the tiny model (the real run uses the shipped editor)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from favakit.demo import demo_texts, run_demo
+from favakit.tags import ERROR_TYPES, parse
+
+
+def test_demo_texts_plant_every_error_type_and_one_correct_text() -> None:
+    rows = demo_texts()
+    planted = [e.type for r in rows for e in parse(r["planted"]).edits]
+    assert set(planted) == set(ERROR_TYPES)
+    assert any(not parse(r["planted"]).edits for r in rows)
+    assert all(r["text"] == parse(r["planted"]).original() for r in rows)
+
+
+def test_demo_runs_end_to_end(tiny_adapter: Path, tmp_path: Path) -> None:
+    out = io.StringIO()
+    figures = run_demo(tmp_path / "demo", adapter=str(tiny_adapter), limit=2, out=out)
+    printed = out.getvalue()
+    assert "FActScore before" in printed and "planted:" in printed
+    assert "Error" not in printed  # nothing failed, so nothing says so
+    assert (tmp_path / "demo" / "edits.html").read_text().lower().startswith("<!doctype html>")
+    results = [json.loads(x) for x in (tmp_path / "demo" / "edits.jsonl").read_text().splitlines()]
+    assert len(results) == 2 and all(r["evidence"] for r in results)  # evidence from the demo KB
+    assert json.loads((tmp_path / "demo" / "demo.json").read_text()) == figures
+    assert 0 <= figures["factscore_before"] <= 1 and figures["texts"] == 2

@@ -1,0 +1,115 @@
+"""What a laptop user of `favakit train` meets: settings checked before anything is written,
+a line per step with tokens/s and ETA, the base model recorded by a name that lasts, and a loss
+computed only where there are labels (the same loss as the model's own)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from favakit.errors import UsageError
+from favakit.training.config import load_train_config, validate_config
+from favakit.training.data import collate, encode_rows, load_rows
+from favakit.training.recipe import _loss, _record_base
+
+
+def _favakit_train(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "favakit", "train", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("max_steps=-3", "max_steps=-3"),
+        ("lr=0", "lr=0"),
+        ("batch_size=0", "batch_size=0"),
+        ("warmup_ratio=1.5", "warmup_ratio"),
+        ("lora.r=0", "lora.r=0"),
+        ("data.max_length=4", "data.max_length"),
+        ("epochs=-1", "epochs"),
+    ],
+)
+def test_nonsense_settings_are_rejected(override: str, message: str) -> None:
+    cfg = load_train_config("smollm2_135m_lora", [override])
+    with pytest.raises(UsageError, match=message):
+        validate_config(cfg)
+
+
+def test_cli_rejects_before_writing_anything(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    common = ["--config", "tiny_cpu", f"model={tiny_llama}", f"output_dir={out}"]
+    bad = _favakit_train(*common, f"data.train_file={rows_file}", "max_steps=-3")
+    assert bad.returncode == 2 and "max_steps=-3" in bad.stderr
+    missing = _favakit_train(*common, f"data.train_file={tmp_path / 'nope.jsonl'}")
+    assert missing.returncode == 2 and "nope.jsonl" in missing.stderr
+    assert not out.exists()  # no config.yaml left behind
+
+
+def test_every_step_is_logged_with_speed_and_eta(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    run = _favakit_train(
+        "--config",
+        "tiny_cpu",
+        f"model={tiny_llama}",
+        f"data.train_file={rows_file}",
+        f"output_dir={out}",
+        "max_steps=3",
+        "log_every=1",
+        "eval_every=0",
+    )
+    assert run.returncode == 0, run.stderr
+    log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in log] == [1, 2, 3]
+    assert all(r["tokens_per_s"] > 0 and r["eta_s"] >= 0 for r in log)
+    assert log[-1]["eta_s"] == 0
+    lines = [line for line in run.stderr.splitlines() if " step " in line]
+    assert len(lines) == 3 and all("tokens/s" in x and "ETA" in x for x in lines)
+
+
+def test_adapter_records_its_base_by_a_lasting_name(tiny_adapter: Path, tmp_path: Path) -> None:
+    recorded = json.loads((tiny_adapter / "adapter_config.json").read_text())
+    base = recorded["base_model_name_or_path"]
+    assert Path(base).is_absolute() and (Path(base) / "config.json").exists()
+    folder = tmp_path / "adapter"
+    folder.mkdir()
+    (folder / "adapter_config.json").write_text(
+        json.dumps({"base_model_name_or_path": "/root/.cache/favakit/gguf/SmolLM2-x"})
+    )
+    _record_base(folder, "smollm2")  # a preset: found again after the cache is cleared
+    assert json.loads((folder / "adapter_config.json").read_text())["base_model_name_or_path"] == (
+        "smollm2"
+    )
+
+
+def test_loss_on_labelled_positions_only_equals_the_models_loss(
+    tiny_llama: Path, rows_file: Path
+) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(tiny_llama)
+    model = AutoModelForCausalLM.from_pretrained(tiny_llama).eval()
+    examples = encode_rows(tok, load_rows(str(rows_file))[:5], 512).examples
+    # rows of other lengths, so padding and the label positions differ across the batch
+    short = (examples[1][0][:-3], examples[1][1][:-3])
+    batch = collate([examples[0], short, examples[2]], int(tok.pad_token_id))
+    batch["labels"][1, :5] = -100
+    with torch.no_grad():
+        own = model(**batch).loss
+        selected = _loss(model, batch, select=True)
+        full = _loss(model, batch, select=False)
+    torch.testing.assert_close(selected, own, atol=1e-5, rtol=1e-5)
+    torch.testing.assert_close(full, own, atol=1e-5, rtol=1e-5)
