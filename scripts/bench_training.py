@@ -28,6 +28,8 @@ from typing import Any
 
 VARIANTS: dict[str, list[str]] = {
     "lora": ["method=lora"],
+    # on CPUs with native bf16 `precision=auto` holds the frozen base in bf16: this is the fp32 baseline
+    "lora+fp32": ["method=lora", "precision=fp32"],
     "lora+packing": ["method=lora", "data.packing=true"],
     "lora+checkpointing": ["method=lora", "gradient_checkpointing=true"],
     "full": ["method=full", "lr=0.00002"],

@@ -34,7 +34,7 @@ from favakit.records import share_like_open
 from favakit.training.config import TrainConfig, validate_config
 from favakit.training.data import collate, encode_rows, load_rows, pack, split_validation
 
-__all__ = ["merge_adapter", "train"]
+__all__ = ["export_checkpoint", "merge_adapter", "train"]
 
 log = logging.getLogger(__name__)
 
@@ -598,6 +598,37 @@ def _model_card(cfg: TrainConfig, summary: dict[str, Any]) -> str:
         "Load with `peft.PeftModel.from_pretrained(base, this_folder)` or serve with "
         "`vllm serve BASE --enable-lora --lora-modules favakit=this_folder`.\n"
     )
+
+
+def export_checkpoint(run_dir: str, out: str) -> str:
+    """Save the latest checkpoint of a run (finished or not) as a loadable adapter (LoRA) or
+    model (full) folder, as the end of training would have saved it: to try a run half way,
+    or to compare runs at the same step."""
+    import torch
+
+    from favakit.training.config import load_train_config
+
+    run = Path(run_dir)
+    ckpt = run / "checkpoint"
+    if not (ckpt / "trainable.pt").exists():
+        raise UsageError(f"{run} has no single-process checkpoint (checkpoint/trainable.pt)")
+    cfg = load_train_config(str(run / "config.yaml"))
+    cfg.device = "cpu"
+    model, tokenizer = _load_model(cfg, "cpu", frozen_bf16=False)
+    params = dict(model.named_parameters())
+    with torch.no_grad():
+        for name, value in torch.load(ckpt / "trainable.pt", weights_only=True).items():
+            params[name].copy_(value)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    if cfg.method in ("lora", "qlora"):
+        _record_base(Path(out), cfg.model)
+    step = json.loads((ckpt / "state.json").read_text())["step"]
+    (Path(out) / "README.md").write_text(
+        f"# favakit editor ({cfg.method}), checkpoint of {run} at step {step}\n"
+    )
+    share_like_open(out)
+    return out
 
 
 def merge_adapter(adapter: str, out: str, model: str = "") -> str:

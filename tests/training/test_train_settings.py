@@ -15,7 +15,7 @@ import torch
 from favakit.errors import UsageError
 from favakit.training.config import load_train_config, validate_config
 from favakit.training.data import collate, encode_rows, load_rows
-from favakit.training.recipe import _loss, _record_base
+from favakit.training.recipe import _loss, _record_base, train
 
 
 def _favakit_train(*args: str) -> subprocess.CompletedProcess[str]:
@@ -113,3 +113,30 @@ def test_loss_on_labelled_positions_only_equals_the_models_loss(
         full = _loss(model, batch, select=False)
     torch.testing.assert_close(selected, own, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(full, own, atol=1e-5, rtol=1e-5)
+
+
+def test_a_checkpoint_exports_as_a_loadable_adapter(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    from favakit.training.recipe import export_checkpoint
+
+    cfg = load_train_config(
+        "tiny_cpu",
+        [f"model={tiny_llama}", f"data.train_file={rows_file}", f"output_dir={tmp_path / 'run'}"],
+    )
+
+    def stop(step: int, loss: float) -> None:
+        if step == 5:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, on_step=stop)
+    out = export_checkpoint(str(tmp_path / "run"), str(tmp_path / "export"))
+    saved = torch.load(tmp_path / "run" / "checkpoint" / "trainable.pt", weights_only=True)
+    model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(tiny_llama), out)
+    params = dict(model.named_parameters())
+    assert saved and all(torch.equal(params[k], v) for k, v in saved.items())
+    assert "step 4" in (Path(out) / "README.md").read_text()

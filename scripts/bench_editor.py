@@ -1,0 +1,227 @@
+"""Editor quality and speed in one run: the shipped editor against baselines, on data the
+model never saw.
+
+    python scripts/bench_editor.py --validation runs/synth/validation.jsonl \
+        --train runs/synth/train.jsonl --flaherty ../shared/data/factscore/flaherty_wikipedia.json \
+        --out docs/results/bench_editor_DATE.json
+
+Systems, on the synthetic validation split (source titles never seen in training):
+  * ``no-edit``: returns every text unchanged (what "find nothing" scores);
+  * ``untuned few-shot``: SmolLM2-135M-Instruct with two training examples before each prompt;
+  * ``shipped`` (or ``--adapter``): the default editor.
+Figures per system: FAVA's sentence-level F1 per type, macro F1, binary F1, span F1, the share
+of faithful outputs (the model reproduced the text around its tags), and corrected-text exact
+match. Then seconds per ~100-word passage (one at a time, and batched), and the real checks:
+the human-labelled atomic facts of the Flaherty biography (FActScore's data) as claims with
+their own retrieved passages as evidence, and the biography itself sentence by sentence.
+Prints one JSON object per measurement and writes them all to ``--out``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from favakit.eval.detect import annotated_from_row, detection_report
+from favakit.inference.editor import EditorSettings, EditRequest, open_editor
+from favakit.records import read_jsonl
+from favakit.retrieval.text import split_sentences
+from favakit.tags import parse_lenient
+
+
+def _emit(results: list[dict[str, Any]], record: dict[str, Any]) -> None:
+    print(json.dumps(record), flush=True)
+    results.append(record)
+
+
+def _score(rows: list[dict[str, Any]], preds: list[dict[str, Any]]) -> dict[str, Any]:
+    pairs = [
+        (annotated_from_row(r), annotated_from_row(p)) for r, p in zip(rows, preds, strict=True)
+    ]
+    report = detection_report(pairs)
+    exact = sum(
+        p["corrected"].split() == parse_lenient(r["completion"]).tagged.corrected().split()
+        for r, p in zip(rows, preds, strict=True)
+    )
+    return {
+        "n": len(rows),
+        "per_type_f1": {t: v["f1"] for t, v in report["per_type"].items()},
+        "macro_f1": report["macro_f1"],
+        "binary_f1": report["binary"]["f1"],
+        "binary_precision": report["binary"]["precision"],
+        "binary_recall": report["binary"]["recall"],
+        "span_f1": report["span"]["micro"]["f1"],
+        "faithful": round(sum(bool(p.get("faithful", True)) for p in preds) / len(preds), 4),
+        "exact_match": round(exact / len(rows), 4),
+    }
+
+
+def _no_edit(requests: list[EditRequest]) -> list[dict[str, Any]]:
+    return [
+        {"original": r.text, "corrected": r.text, "edits": [], "faithful": True} for r in requests
+    ]
+
+
+def _passages(rows: list[dict[str, Any]], n: int, words: int = 100) -> list[EditRequest]:
+    """~100-word passages: consecutive validation texts of one article joined, with the
+    references of both as evidence."""
+    by_title: dict[str, list[EditRequest]] = {}
+    for row in rows:
+        by_title.setdefault(row["source_title"], []).append(EditRequest.from_row(row))
+    out = []
+    for reqs in by_title.values():
+        text, evidence = "", []
+        for req in reqs:
+            text = f"{text} {req.text}".strip()
+            evidence += [e for e in req.evidence or [] if e not in evidence]
+            if len(text.split()) >= words:
+                out.append(EditRequest(text, evidence=evidence[:3]))
+                text, evidence = "", []
+        if len(out) >= n:
+            break
+    return out[:n]
+
+
+def _flaherty(editor: Any, path: str) -> dict[str, Any]:
+    from favakit.retrieval.index import BM25Index
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    contexts = {c["id"]: c for c in data["contexts"]}
+    atoms = data["atoms"]
+
+    def ctx(ids: Any) -> list[dict[str, str]]:
+        ids = json.loads(ids.replace("'", '"')) if isinstance(ids, str) else ids
+        return [{"title": contexts[i]["title"], "text": contexts[i]["text"]} for i in ids[:2]]
+
+    claims = editor.edit_many([{"text": a["text"], "evidence": ctx(a["contexts"])} for a in atoms])
+    flagged = [bool(r["edits"]) for r in claims]
+    ns = [a["label"] == "NS" for a in atoms]
+    claim_stats = {
+        "atoms": len(atoms),
+        "refuted_flagged": sum(f and n for f, n in zip(flagged, ns, strict=True)),
+        "refuted": sum(ns),
+        "supported_left_alone": sum((not f) and (not n) for f, n in zip(flagged, ns, strict=True)),
+        "supported": len(atoms) - sum(ns),
+        "faithful": sum(bool(r["faithful"]) for r in claims),
+        "examples": [
+            {"atom": a["text"], "label": a["label"], "edits": r["edits"]}
+            for a, r in zip(atoms, claims, strict=True)
+            if r["edits"]
+        ][:12],
+    }
+    # the biography, sentence by sentence, each with its two best passages (BM25)
+    passages = [c["text"] for c in data["contexts"]]
+    bm25 = BM25Index.build(passages)
+    sentences = split_sentences(data["output"])
+    _, ids = bm25.search_text(sentences, 2)
+    reqs = [
+        {
+            "text": s,
+            "evidence": [{"title": data["topic"], "text": passages[int(i)]} for i in row if i >= 0],
+        }
+        for s, row in zip(sentences, ids, strict=True)
+    ]
+    bio = editor.edit_many(reqs)
+    # FActScore with the given facts and the human labels: before = the bio's atoms; after =
+    # the atoms whose sentence the editor did not delete (a replaced span is not re-judged)
+    deleted = {
+        s
+        for s, r in zip(sentences, bio, strict=True)
+        if r["corrected"].strip() == "" and r["edits"]
+    }
+    kept = [a for a in atoms if not any(a.get("original", "") in s for s in deleted)]
+    return {
+        "claims": claim_stats,
+        "bio": {
+            "sentences": len(sentences),
+            "sentences_edited": sum(bool(r["edits"]) for r in bio),
+            "faithful": sum(bool(r["faithful"]) for r in bio),
+            "edits": [
+                {"sentence": s, "edits": r["edits"]}
+                for s, r in zip(sentences, bio, strict=True)
+                if r["edits"]
+            ],
+            "factscore_human_before": round(sum(a["label"] == "S" for a in atoms) / len(atoms), 4),
+            "factscore_human_after_deletions": round(
+                sum(a["label"] == "S" for a in kept) / max(1, len(kept)), 4
+            ),
+            "atoms_after": len(kept),
+        },
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--validation", required=True)
+    ap.add_argument("--train", required=True, help="training rows: the few-shot demonstrations")
+    ap.add_argument("--adapter", default=None, help="default: the shipped editor")
+    ap.add_argument("--model", default="", help="a whole model folder instead of an adapter")
+    ap.add_argument("--limit", type=int, default=0, help="validation rows for the editor (0: all)")
+    ap.add_argument("--baseline-limit", type=int, default=100, help="rows for the few-shot base")
+    ap.add_argument("--systems", default="no-edit,untuned,shipped")
+    ap.add_argument("--flaherty", default=None)
+    ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
+    ap.add_argument("--max-batch", type=int, default=8)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+
+    rows = list(read_jsonl(args.validation))
+    random.Random(0).shuffle(rows)  # a fixed sample across titles when --limit is given
+    results: list[dict[str, Any]] = []
+    meta = {
+        "date": date.today().isoformat(),
+        "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
+        "validation": args.validation,
+        "validation_rows": len(rows),
+    }
+    _emit(results, {"meta": meta})
+    systems = args.systems.split(",")
+    editor = None
+    if "shipped" in systems or args.flaherty or args.speed:
+        editor = open_editor(args.model, args.adapter, max_batch=args.max_batch)
+    for system in systems:
+        n = args.baseline_limit if system == "untuned" else (args.limit or len(rows))
+        part = rows[:n]
+        requests = [EditRequest.from_row(r) for r in part]
+        t0 = time.perf_counter()
+        if system == "no-edit":
+            preds = _no_edit(requests)
+        elif system == "untuned":
+            shots = [(r["prompt"], r["completion"]) for r in list(read_jsonl(args.train))[:2]]
+            base = open_editor("smollm2", None, max_batch=args.max_batch,
+                               settings=EditorSettings(fewshot=shots))  # fmt: skip
+            preds = base.edit_many(requests)
+        else:
+            assert editor is not None
+            preds = editor.edit_many(requests)
+        seconds = time.perf_counter() - t0
+        _emit(results, {"system": system, **_score(part, preds), "seconds": round(seconds, 1),
+                        "model": preds[0].get("model", "none") if preds else None})  # fmt: skip
+    if args.speed and editor is not None:
+        passages = _passages(rows, args.speed)
+        t0 = time.perf_counter()
+        for p in passages:
+            editor.edit(p)
+        one = (time.perf_counter() - t0) / len(passages)
+        t0 = time.perf_counter()
+        editor.edit_many(passages)
+        batched = (time.perf_counter() - t0) / len(passages)
+        words = sum(len(p.text.split()) for p in passages) / len(passages)
+        _emit(results, {"speed": {"passages": len(passages), "mean_words": round(words, 1),
+                                  "seconds_per_passage_one_at_a_time": round(one, 2),
+                                  "seconds_per_passage_batched": round(batched, 2),
+                                  "batch": args.max_batch}})  # fmt: skip
+    if args.flaherty and editor is not None:
+        _emit(results, {"flaherty": _flaherty(editor, args.flaherty)})
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
