@@ -15,6 +15,7 @@ Writes ``ROOT/variants.json`` with bench_editor.py's figures per variant.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import subprocess
 import sys
@@ -59,10 +60,8 @@ def main() -> None:
                 if step > args.steps:  # the checkpoint of step `steps` is on disk by now
                     raise _Stop
 
-            try:
+            with contextlib.suppress(_Stop):
                 train(cfg, resume=(run / "checkpoint" / "state.json").exists(), on_step=stop)
-            except _Stop:
-                pass
             export_checkpoint(str(run), str(export))
         cfg_text = (run / "config.yaml").read_text()
         model_flag = (
