@@ -113,15 +113,15 @@ def resolve_model(spec: str, adapter: str | None = None) -> str:
     if spec in PRESETS:
         module, name = PRESETS[spec]
         return _dequantized(_package_file(module[4:], name))
-    if _looks_local(spec) and not Path(spec).expanduser().exists():
-        # fail now, not after the Hub client's retries (about 50 s offline)
-        raise UsageError(f"model path {spec!r} does not exist")
-    if Path(spec).expanduser().exists():
-        return str(Path(spec).expanduser())
     if spec.endswith(".gguf"):
-        if not Path(spec).is_file():
+        if not Path(spec).expanduser().is_file():
             raise UsageError(f"GGUF file {spec!r} does not exist")
-        return _dequantized(Path(spec))
+        return _dequantized(Path(spec).expanduser())
+    local = Path(spec).expanduser()
+    if local.exists():
+        return str(local)
+    if _looks_local(spec):  # fail now, not after the Hub client's retries (about 50 s offline)
+        raise UsageError(f"model path {spec!r} does not exist")
     return spec
 
 
