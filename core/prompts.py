@@ -41,6 +41,7 @@ __all__ = [
     "build_prompt",
     "drop_references",
     "parse_prompt",
+    "parse_reference",
 ]
 
 #: The marker after which the model writes its tagged output.
@@ -198,6 +199,16 @@ def parse_prompt(prompt: str) -> ParsedPrompt:
     parts = _REF_SPLIT.split(body)
     refs = [p.strip() for p in parts[1:] if p.strip()]
     return ParsedPrompt(refs, text, question)
+
+
+_TITLED = re.compile(r"^\((?P<title>[^()]{1,200})\) (?P<text>.+)$", re.DOTALL)
+
+
+def parse_reference(body: str) -> Reference:
+    """One reference of :func:`parse_prompt` back into a :class:`Reference`: the favakit
+    template writes ``(Title) text`` (see ``PromptTemplate.reference_line``)."""
+    m = _TITLED.match(body)
+    return Reference(m["text"], m["title"]) if m else Reference(body)
 
 
 _REF_LINE = re.compile(r"^Reference \[(\d+)\]:", re.MULTILINE)

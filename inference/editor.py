@@ -29,7 +29,7 @@ from typing import Any
 from favakit.align import offset_map
 from favakit.errors import UsageError
 from favakit.llm import GenerationParams, LLMClient
-from favakit.prompts import Reference, build_prompt, drop_references
+from favakit.prompts import Reference, build_prompt, drop_references, parse_reference
 from favakit.tags import Edit, parse_lenient
 
 __all__ = [
@@ -105,18 +105,9 @@ class EditRequest:
                     parsed = parse_prompt(row["prompt"])
                 except ValueError as exc:
                     raise ValueError(f"{where}: {exc}") from None
-                refs = [_titled(r) for r in parsed.references]
+                refs = [parse_reference(r) for r in parsed.references]
                 return cls(parsed.text, prompt=parsed.question, evidence=refs)
         return cls.from_obj(row, where)
-
-
-_TITLED = re.compile(r"^\((?P<title>[^()]{1,200})\) (?P<text>.+)$", re.DOTALL)
-
-
-def _titled(reference: str) -> Reference:
-    """A reference line of the favakit template, ``(Title) text``, back into its parts."""
-    m = _TITLED.match(reference)
-    return Reference(m["text"], m["title"]) if m else Reference(reference)
 
 
 #: Said in a result (``warnings``) and on stderr when a text had no evidence at all.
