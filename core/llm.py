@@ -62,6 +62,10 @@ class GenerationParams:
     stop: tuple[str, ...] = ()
     logprobs: int | None = None  # top log-probabilities per token, where the backend has them
     seed: int | None = None
+    # Per prompt, the text the output must reproduce outside its tags and corrections (the
+    # editor's copy guard, see favakit.inference.copy_guard). In-process transformers honours
+    # it; other backends ignore it. Empty: unguarded.
+    copy_sources: tuple[str, ...] = ()
 
 
 @dataclass
@@ -143,6 +147,7 @@ class LLMClient:
     """Base of all backends: concurrency, retries, cache and accounting around one request."""
 
     kind = "base"
+    copy_guard = False  # whether the backend honours GenerationParams.copy_sources
 
     def __init__(
         self,

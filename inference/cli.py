@@ -132,6 +132,13 @@ def _add_generation_options(parser: argparse.ArgumentParser) -> None:
     e.add_argument(
         "--keep-bare", action="store_true", help="keep the content of bare tags (FAVA's code)"
     )
+    e.add_argument(
+        "--no-copy-guard",
+        dest="copy_guard",
+        action="store_false",
+        help="let an in-process model decode freely (by default its output can only copy the "
+        "text, add tags and write corrections)",
+    )
 
 
 def _build_editor(args: argparse.Namespace, shared: bool) -> Any:
@@ -144,6 +151,7 @@ def _build_editor(args: argparse.Namespace, shared: bool) -> Any:
         window_chars=args.window_chars,
         max_new_tokens=args.max_new_tokens,
         keep_bare=args.keep_bare,
+        copy_guard=args.copy_guard,
     )
     editor = open_editor(
         args.model,

@@ -129,6 +129,9 @@ class EditorSettings:
     # (prompt, completion) demonstrations put before every prompt: few-shot use of a model that
     # was not trained for editing (the untuned baseline of docs/model_card.md)
     fewshot: list[tuple[str, str]] = field(default_factory=list)
+    # Copy-guarded decoding where the backend has it (in-process transformers): the output can
+    # only copy the text, add tags and write corrections (favakit.inference.copy_guard).
+    copy_guard: bool = True
 
 
 # The target never holds these: a model that writes one has started a new prompt of its own.
@@ -322,7 +325,13 @@ class Editor:
         for job in jobs:
             by_budget.setdefault(job.budget, []).append(job)
         for budget, group in by_budget.items():
-            params = GenerationParams(max_tokens=budget, temperature=0.0, stop=STOP)
+            guarded = self.settings.copy_guard and getattr(self.client, "copy_guard", False)
+            params = GenerationParams(
+                max_tokens=budget,
+                temperature=0.0,
+                stop=STOP,
+                copy_sources=tuple(job.text for job in group) if guarded else (),
+            )
             done = self.client.complete([job.prompt for job in group], params)
             for job, completion in zip(group, done, strict=True):
                 job.output, job.finish = completion.text, completion.finish_reason

@@ -18,7 +18,7 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,7 @@ class HFGenerator:
         self.name = name
         self.max_batch = max_batch
         self._lock = threading.Lock()  # one generate() at a time on one model
+        self._guard: Any = None  # CopyGuard, built on first use; False: tokenizer unsupported
 
     @classmethod
     def load(
@@ -83,13 +84,30 @@ class HFGenerator:
         )
         return str(text)
 
+    def copy_guard(self) -> Any:
+        """The tokenizer's :class:`~favakit.inference.copy_guard.CopyGuard`, or None where the
+        tokenizer's tokens cannot be mapped to bytes (then decoding is unguarded)."""
+        if self._guard is None:
+            from favakit.inference.copy_guard import CopyGuard
+
+            self._guard = CopyGuard.for_tokenizer(self.tokenizer) or False
+            if self._guard is False:
+                log.warning("copy guard unavailable for this tokenizer; decoding unguarded")
+        return self._guard or None
+
     def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Generated]:
         """Completions for ``prompts`` in order, generated in length-sorted batches."""
         order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
         results: list[Generated | None] = [None] * len(prompts)
+        sources = params.copy_sources
+        if sources and len(sources) != len(prompts):
+            raise ValueError(f"{len(sources)} copy_sources for {len(prompts)} prompts")
         for start in range(0, len(order), self.max_batch):
             idx = order[start : start + self.max_batch]
-            for i, out in zip(idx, self._batch([prompts[i] for i in idx], params), strict=True):
+            part = (
+                replace(params, copy_sources=tuple(sources[i] for i in idx)) if sources else params
+            )
+            for i, out in zip(idx, self._batch([prompts[i] for i in idx], part), strict=True):
                 results[i] = out
         return [r for r in results if r is not None]
 
@@ -111,6 +129,14 @@ class HFGenerator:
                 torch.manual_seed(params.seed)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        guard = self.copy_guard() if params.copy_sources else None
+        if guard is not None:
+            width = enc["input_ids"].shape[1]
+            from transformers import LogitsProcessorList
+
+            kwargs["logits_processor"] = LogitsProcessorList(
+                [guard.processor(params.copy_sources, width)]
+            )
         top_k = params.logprobs
         if top_k is not None:
             kwargs.update(output_scores=True, return_dict_in_generate=True)
@@ -153,6 +179,7 @@ class GeneratorClient(LLMClient):
     one ``complete``/``chat`` call are generated in batches."""
 
     kind = "in-process"
+    copy_guard = True  # honours GenerationParams.copy_sources
 
     def __init__(self, generator: HFGenerator, **kwargs: Any) -> None:
         super().__init__(generator.name, **kwargs)
@@ -177,7 +204,10 @@ class GeneratorClient(LLMClient):
         self, requests: list[tuple[str, Any]], params: GenerationParams
     ) -> list[Completion]:
         # cache first, then one batched generate() for everything the cache did not have
-        keys = [self._key(kind, payload, params) for kind, payload in requests]
+        keys = [
+            self._key(kind, payload, _one_source(params, i))
+            for i, (kind, payload) in enumerate(requests)
+        ]
         results = [self._lookup(key) for key in keys]
         todo = [i for i, r in enumerate(results) if r is None]
         prompts = [
@@ -186,12 +216,21 @@ class GeneratorClient(LLMClient):
             else requests[i][1]
             for i in todo
         ]
+        if params.copy_sources:
+            params = replace(params, copy_sources=tuple(params.copy_sources[i] for i in todo))
         for i, out in zip(todo, self.generator.generate(prompts, params), strict=True):
             done = Completion(
                 out.text, out.finish_reason, out.prompt_tokens, out.completion_tokens, out.logprobs
             )
             results[i] = self._record(keys[i], done)
         return [r for r in results if r is not None]
+
+
+def _one_source(params: GenerationParams, i: int) -> GenerationParams:
+    """The parameters of request ``i`` alone (its cache key must not depend on its batch)."""
+    if not params.copy_sources:
+        return params
+    return replace(params, copy_sources=(params.copy_sources[i],))
 
 
 # -- vLLM in-process --------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import secrets
 import threading
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from favakit.inference.generators import Generated, HFGenerator
@@ -100,10 +100,17 @@ class Batcher:
                     self.jobs.put(None)  # finish this batch, then stop
                     break
                 batch.append(job)
-            groups: dict[GenerationParams, list[_Job]] = {}
+            # one generate() per set of parameters; copy-guarded prompts (one source each)
+            # batch together, their sources joined in order
+            groups: dict[tuple[GenerationParams, bool], list[_Job]] = {}
             for job in batch:
-                groups.setdefault(job.params, []).append(job)
-            for params, jobs in groups.items():
+                key = (replace(job.params, copy_sources=()), bool(job.params.copy_sources))
+                groups.setdefault(key, []).append(job)
+            for (params, guarded), jobs in groups.items():
+                if guarded:
+                    params = replace(
+                        params, copy_sources=tuple(j.params.copy_sources[0] for j in jobs)
+                    )
                 self.batches += 1
                 self.largest_batch = max(self.largest_batch, len(jobs))
                 try:

@@ -19,7 +19,7 @@ import logging
 import secrets
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from favakit.inference.editor import Editor, EditRequest
@@ -37,6 +37,7 @@ class BatchedClient(LLMClient):
     :class:`Batcher`, which generates what has queued up together."""
 
     kind = "in-process"
+    copy_guard = True  # honours GenerationParams.copy_sources
 
     def __init__(self, generator: HFGenerator, max_batch: int = 8, batch_window_ms: float = 50.0):
         super().__init__(generator.name)
@@ -47,7 +48,14 @@ class BatchedClient(LLMClient):
         self, prompts: Sequence[str], params: GenerationParams | None = None, progress: bool = False
     ) -> list[Completion]:
         p = params or GenerationParams()
-        futures = [self.batcher.submit(prompt, p) for prompt in prompts]
+        if p.copy_sources and len(p.copy_sources) != len(prompts):
+            raise ValueError(f"{len(p.copy_sources)} copy_sources for {len(prompts)} prompts")
+        futures = [
+            self.batcher.submit(
+                prompt, replace(p, copy_sources=(p.copy_sources[i],)) if p.copy_sources else p
+            )
+            for i, prompt in enumerate(prompts)
+        ]
         outs = [f.result() for f in futures]
         self.usage.add(calls=len(outs))
         return [

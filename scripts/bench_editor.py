@@ -8,7 +8,9 @@ model never saw.
 Systems, on the synthetic validation split (source titles never seen in training):
   * ``no-edit``: returns every text unchanged (what "find nothing" scores);
   * ``untuned few-shot``: SmolLM2-135M-Instruct with two training examples before each prompt;
-  * ``shipped`` (or ``--adapter``): the default editor.
+  * ``shipped`` (or ``--adapter``): the default editor, as ``favakit edit`` runs it (decoding
+    under the copy guard);
+  * ``unguarded``: the same model decoding freely (what the weights alone do).
 Figures per system: FAVA's sentence-level F1 per type, macro F1, binary F1, span F1, the share
 of faithful outputs (the model reproduced the text around its tags), and corrected-text exact
 match. Then seconds per ~100-word passage (one at a time, and batched), and the real checks:
@@ -49,8 +51,16 @@ def _score(rows: list[dict[str, Any]], preds: list[dict[str, Any]]) -> dict[str,
         p["corrected"].split() == parse_lenient(r["completion"]).tagged.corrected().split()
         for r, p in zip(rows, preds, strict=True)
     )
+    clean = [
+        not p["edits"]
+        for r, p in zip(rows, preds, strict=True)
+        if not parse_lenient(r["completion"]).tagged.edits
+    ]
     return {
         "n": len(rows),
+        # texts with no error at all that the system left without an edit
+        "clean_texts": len(clean),
+        "clean_left_alone": round(sum(clean) / len(clean), 4) if clean else None,
         "per_type_f1": {t: v["f1"] for t, v in report["per_type"].items()},
         "macro_f1": report["macro_f1"],
         "binary_f1": report["binary"]["f1"],
@@ -183,7 +193,7 @@ def main() -> None:
     _emit(results, {"meta": meta})
     systems = args.systems.split(",")
     editor = None
-    if "shipped" in systems or args.flaherty or args.speed:
+    if {"shipped", "unguarded"} & set(systems) or args.flaherty or args.speed:
         editor = open_editor(args.model, args.adapter, max_batch=args.max_batch)
     for system in systems:
         n = args.baseline_limit if system == "untuned" else (args.limit or len(rows))
@@ -199,7 +209,9 @@ def main() -> None:
             preds = base.edit_many(requests)
         else:
             assert editor is not None
+            editor.settings.copy_guard = system != "unguarded"
             preds = editor.edit_many(requests)
+            editor.settings.copy_guard = True
         seconds = time.perf_counter() - t0
         _emit(results, {"system": system, **_score(part, preds), "seconds": round(seconds, 1),
                         "model": preds[0].get("model", "none") if preds else None})  # fmt: skip

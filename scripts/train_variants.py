@@ -1,29 +1,26 @@
-"""Compare training variants at the same step: the same data order and the same schedule as a
-full run, stopped after ``--steps`` optimizer steps, exported, and scored on validation rows.
+"""Compare training variants on equal terms: the same data order, the same number of optimizer
+steps (``--steps``, the schedule spread over them), each trained by ``favakit train`` in its own
+process (so its peak memory is its own) and scored on the same validation rows.
 
-    python scripts/train_variants.py --root runs/variants --steps 50 --eval-rows 80 \
+    python scripts/train_variants.py --root runs/variants --steps 60 --eval-rows 40 \
         --validation runs/synth/validation.jsonl --train runs/synth/train.jsonl \
         --variant lora_r16: --variant full:method=full,lr=0.0001 \
         --variant lora_r16_no_clean:data.train_file=runs/synth/train_with_errors.jsonl \
-        -- --config smollm2_135m_lora data.limit=4000
+        -- --config smollm2_135m_lora data.train_file=runs/synth/train.jsonl data.limit=480
 
 Each variant is ``NAME:OVERRIDES`` (comma-separated ``key=value`` on top of the common ones
-after ``--``). A variant folder that already holds an export is scored again, not retrained.
-Writes ``ROOT/variants.json`` with bench_editor.py's figures per variant.
+after ``--``). A variant whose model is on disk is not retrained, and one already scored is not
+scored again (an interrupted comparison continues where it stopped). Writes
+``ROOT/variants.json``: per variant, bench_editor.py's figures and the training summary.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import subprocess
 import sys
 from pathlib import Path
-
-
-class _Stop(Exception):
-    pass
 
 
 def main() -> None:
@@ -40,41 +37,35 @@ def main() -> None:
     preset = common[common.index("--config") + 1] if "--config" in common else "smollm2_135m_lora"
     overrides = [a for a in common if "=" in a]
 
-    from favakit.training.config import load_train_config
-    from favakit.training.recipe import export_checkpoint, train
-
     root = Path(args.root)
     figures = {}
     for spec in args.variant:
         name, _, extra = spec.partition(":")
         run = root / name
-        export = run / "export"
-        if not (export / "README.md").exists():
-            cfg = load_train_config(
-                preset,
-                [*overrides, *[x for x in extra.split(",") if x], f"output_dir={run}",
-                 f"save_every={args.steps}", "eval_every=0"],
+        if not (run / "summary.json").exists():
+            subprocess.run(
+                [str(Path(sys.executable).with_name("favakit")), "train", "--config", preset,
+                 *overrides,
+                 *[x for x in extra.split(",") if x], f"output_dir={run}",
+                 f"max_steps={args.steps}", "eval_every=0", "--no-progress",
+                 *(["--resume"] if (run / "checkpoint").exists() else [])],
+                check=True,
             )  # fmt: skip
-
-            def stop(step: int, loss: float) -> None:
-                if step > args.steps:  # the checkpoint of step `steps` is on disk by now
-                    raise _Stop
-
-            with contextlib.suppress(_Stop):
-                train(cfg, resume=(run / "checkpoint" / "state.json").exists(), on_step=stop)
-            export_checkpoint(str(run), str(export))
-        cfg_text = (run / "config.yaml").read_text()
+        summary = json.loads((run / "summary.json").read_text())
         model_flag = (
-            ["--model", str(export)] if "method: full" in cfg_text else ["--adapter", str(export)]
+            ["--adapter", str(run / "adapter")]
+            if (run / "adapter").exists()
+            else ["--model", str(run / "model")]
         )
         out = run / "bench.json"
-        subprocess.run(
-            [sys.executable, str(Path(__file__).with_name("bench_editor.py")),
-             "--validation", args.validation, "--train", args.train, "--systems", "shipped",
-             "--limit", str(args.eval_rows), "--speed", "0", *model_flag, "--out", str(out)],
-            check=True,
-        )  # fmt: skip
-        figures[name] = {"overrides": extra, "steps": args.steps,
+        if not out.exists():
+            subprocess.run(
+                [sys.executable, str(Path(__file__).with_name("bench_editor.py")),
+                 "--validation", args.validation, "--train", args.train, "--systems", "shipped",
+                 "--limit", str(args.eval_rows), "--speed", "0", *model_flag, "--out", str(out)],
+                check=True,
+            )  # fmt: skip
+        figures[name] = {"overrides": extra, "steps": args.steps, "training": summary,
                          **json.loads(out.read_text())[1]}  # fmt: skip
         print(json.dumps({name: figures[name]}), flush=True)
     (root / "variants.json").write_text(json.dumps(figures, indent=1) + "\n")

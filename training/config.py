@@ -45,6 +45,9 @@ class DataConfig:
     max_length: int = 2048
     packing: bool = False
     limit: int = 0  # use at most this many training rows (0: all)
+    # Pad every batch to a multiple of this many tokens (0: to its longest row). On the CPU each
+    # new batch shape costs memory that is never given back; a few shapes keep the peak flat.
+    pad_multiple: int = 0
 
 
 @dataclass
@@ -96,6 +99,10 @@ def validate_config(cfg: TrainConfig) -> None:
         (cfg.eval_generate >= 0, f"eval_generate={cfg.eval_generate}: must be >= 0"),
         (cfg.data.max_length >= 16, f"data.max_length={cfg.data.max_length}: must be >= 16"),
         (cfg.data.limit >= 0, f"data.limit={cfg.data.limit}: must be >= 0 (0: all rows)"),
+        (
+            cfg.data.pad_multiple >= 0,
+            f"data.pad_multiple={cfg.data.pad_multiple}: must be >= 0 (0: no bucketing)",
+        ),
         (
             0 <= cfg.data.validation_fraction < 1,
             f"data.validation_fraction={cfg.data.validation_fraction}: must be in [0, 1)",

@@ -97,11 +97,16 @@ def pack(
     return packed
 
 
-def collate(batch: list[tuple[list[int], list[int]]], pad_id: int) -> dict[str, Any]:
-    """Right-padded tensors: input_ids, attention_mask, labels (-100 at padding)."""
+def collate(
+    batch: list[tuple[list[int], list[int]]], pad_id: int, multiple: int = 0
+) -> dict[str, Any]:
+    """Right-padded tensors: input_ids, attention_mask, labels (-100 at padding). With
+    ``multiple`` the width is rounded up to a multiple of it, so batches come in few shapes."""
     import torch
 
     width = max(len(ids) for ids, _ in batch)
+    if multiple > 0:
+        width = -(-width // multiple) * multiple
     input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
     labels = torch.full((len(batch), width), IGNORE, dtype=torch.long)
     mask = torch.zeros((len(batch), width), dtype=torch.long)

@@ -146,27 +146,33 @@ def _keeps_logits(model: Any) -> bool:
     return "logits_to_keep" in inspect.signature(base.forward).parameters
 
 
-def _loss(model: Any, batch: dict[str, Any], select: bool, reduction: str = "mean") -> Any:
+def _loss(
+    model: Any, batch: dict[str, Any], select: bool, reduction: str = "mean", multiple: int = 0
+) -> Any:
     """Next-token cross-entropy over the labelled positions.
 
-    With ``select`` the model computes logits only at the positions some row of the batch has a
-    label for (``logits_to_keep``): the masked prompt, most of every example, never goes through
-    the vocabulary projection, which saves about a sixth of the compute of a SmolLM2 step and
-    most of the memory of the logits. The loss is the same as the model's own.
+    With ``select`` the model computes logits only from the first position some row of the batch
+    has a label for (``logits_to_keep``): the masked prompt, most of every example, never goes
+    through the vocabulary projection, which saves about a sixth of the compute of a SmolLM2
+    step and most of the memory of the logits. The kept length is rounded up to ``multiple``
+    like the batch width (few shapes, flat memory). The loss is the same as the model's own.
     """
     import torch
 
     labels = batch["labels"][:, 1:]
     kwargs: dict[str, Any] = {}
     if select:
-        keep = (labels != -100).any(dim=0).nonzero().squeeze(1)
+        width = batch["input_ids"].size(1)
+        labelled = (labels != -100).any(dim=0).nonzero()
+        first = int(labelled[0]) if len(labelled) else width - 2
+        keep = width - first  # logits for positions first..width-1; the last one has no label
+        if multiple > 0:
+            keep = min(width, -(-keep // multiple) * multiple)
         kwargs["logits_to_keep"] = keep
-        labels = labels[:, keep]
+        labels = labels[:, width - keep :]
     logits = model(
         input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], **kwargs
-    ).logits
-    if not select:
-        logits = logits[:, :-1]
+    ).logits[:, :-1]
     return torch.nn.functional.cross_entropy(
         logits.float().reshape(-1, logits.size(-1)),
         labels.reshape(-1),
@@ -197,12 +203,17 @@ def _evaluate(
     with torch.inference_mode():
         for i in range(0, len(examples), cfg.batch_size):
             batch = {
-                k: v.to(device) for k, v in collate(examples[i : i + cfg.batch_size], pad).items()
+                k: v.to(device)
+                for k, v in collate(
+                    examples[i : i + cfg.batch_size], pad, cfg.data.pad_multiple
+                ).items()
             }
             with torch.autocast(
                 device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
             ):
-                total += float(_loss(model, batch, select, reduction="sum"))
+                total += float(
+                    _loss(model, batch, select, reduction="sum", multiple=cfg.data.pad_multiple)
+                )
             count += int((batch["labels"][:, 1:] != -100).sum())
     model.train()
     return total / max(1, count)
@@ -357,6 +368,8 @@ def train(
     device, bf16, base_bf16 = _device_and_precision(cfg)
     if acc.num_processes > 1:
         device = str(acc.device)
+    if not device.startswith("cuda"):
+        _return_freed_memory()
     model, tokenizer = _load_model(cfg, device, base_bf16)
     select = _keeps_logits(model)
     train_set = encode_rows(tokenizer, train_rows, cfg.data.max_length)
@@ -413,7 +426,10 @@ def train(
             loss_sum = 0.0
             for n, idx in enumerate(micro[mine : mine + cfg.grad_accum]):
                 batch = {
-                    k: v.to(device) for k, v in collate([examples[i] for i in idx], pad).items()
+                    k: v.to(device)
+                    for k, v in collate(
+                        [examples[i] for i in idx], pad, cfg.data.pad_multiple
+                    ).items()
                 }
                 # DDP: gradients are all-reduced once per step, on the last micro-batch.
                 sync = n == cfg.grad_accum - 1
@@ -421,7 +437,10 @@ def train(
                     with torch.autocast(
                         device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
                     ):
-                        loss = _loss(model, batch, select) / cfg.grad_accum
+                        loss = (
+                            _loss(model, batch, select, multiple=cfg.data.pad_multiple)
+                            / cfg.grad_accum
+                        )
                     acc.backward(loss)
                 loss_sum += float(loss.detach())
                 tokens_seen += int(batch["attention_mask"].sum())
@@ -444,6 +463,8 @@ def train(
                 "tokens_per_s": round(rate * acc.num_processes, 1),
                 "eta_s": round(eta),
             }
+            if not device.startswith("cuda"):
+                record["rss_mb"] = _rss_mb()
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(loss=f"{loss_sum:.4f}", tok_s=f"{rate:.0f}")
@@ -578,6 +599,38 @@ def _peak_memory_mb(device: str) -> float:
         return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
     except ImportError:  # pragma: no cover - not on Linux
         return float("nan")
+
+
+def _return_freed_memory(threshold: int = 32 << 20) -> bool:
+    """Make glibc give freed tensor memory back to the system (Linux, CPU training).
+
+    glibc raises its mmap threshold each time a large block is freed, so later activations and
+    logits come from the heap, where each new batch shape leaves memory that is never returned:
+    the process grew by hundreds of MB per new shape (docs/benchmarks.md). A fixed threshold keeps
+    every block over 1 MiB in its own mapping, returned when the tensor is freed. Returns whether
+    the setting took (False off glibc)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    try:
+        libc = ctypes.CDLL(name)
+        m_mmap_threshold = -3  # from <malloc.h>
+        return bool(libc.mallopt(m_mmap_threshold, threshold))
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
+def _rss_mb() -> float | None:
+    """This process's resident memory now (Linux), to watch it step by step."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
 def _model_card(cfg: TrainConfig, summary: dict[str, Any]) -> str:

@@ -113,6 +113,14 @@ def test_loss_on_labelled_positions_only_equals_the_models_loss(
         full = _loss(model, batch, select=False)
     torch.testing.assert_close(selected, own, atol=1e-5, rtol=1e-5)
     torch.testing.assert_close(full, own, atol=1e-5, rtol=1e-5)
+    # bucketed: the batch is padded to a multiple of 64 and the kept logits rounded up likewise
+    wide = collate([examples[0], short, examples[2]], int(tok.pad_token_id), multiple=64)
+    wide["labels"][1, :5] = -100
+    assert wide["input_ids"].shape[1] % 64 == 0
+    assert wide["input_ids"].shape[1] >= batch["input_ids"].shape[1]
+    with torch.no_grad():
+        bucketed = _loss(model, wide, select=True, multiple=64)
+    torch.testing.assert_close(bucketed, own, atol=1e-5, rtol=1e-5)
 
 
 def test_a_checkpoint_exports_as_a_loadable_adapter(

@@ -1,0 +1,187 @@
+"""Copy-guarded decoding: the grammar, the allowed tokens of a real byte-level BPE tokenizer, and
+an editor whose model would rather stop at once (a real tiny Llama)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from favakit.inference.copy_guard import CopyGuard, State, advance, token_bytes
+from favakit.tags import strip
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+SOURCE = "Marie Curie won the Nobel Prize in 1903. She was born in Warsaw."
+
+
+def test_the_grammar_copies_the_input_and_frees_corrections() -> None:
+    src = b"a<b is 1903."
+    ok = advance(State(), src, b"a<b is <entity><mark>1911</mark><delete>1903</delete></entity>.")
+    assert ok == State(pos=len(src))
+    # inside <mark> anything goes but '<', which can only close it
+    assert advance(State(), src, b"a<b is <entity><mark>x > y </ma") == State(
+        7, b"entity", b"mark", b"</ma"
+    )
+    assert advance(State(), src, b"a<b is <entity><mark>x < y") is None
+    assert advance(State(), src, b"a<b is 1904") is None  # changes the input outside a tag
+    assert advance(State(), src, b"a<b is <wrong>") is None  # not one of favakit's tags
+    assert advance(State(), src, b"a<b is 1903.!") is None  # runs past the input
+    partial = advance(State(), src, b"a<b is <entity><del")
+    assert partial == State(pos=7, kind=b"entity", pending=b"<del", empty=True)
+    # tags must nest: no part outside a type, no closing what is not open
+    assert advance(State(), src, b"a<b is <mark>") is None
+    assert advance(State(), src, b"a<b is <entity>1903</relation>") is None
+    assert advance(State(), src, b"a<b is <entity><delete>1903</entity>") is None
+    # and hold something: an empty tag or part is never closed (no endless <entity></entity>)
+    assert advance(State(), src, b"a<b is <entity></entity>") is None
+    assert advance(State(), src, b"a<b is <entity><mark></mark>") is None
+    assert advance(State(), src, b"a<b is <entity><mark>1911</mark></entity>") is not None
+
+
+@pytest.fixture(scope="module")
+def byte_bpe() -> Any:
+    """A real byte-level BPE tokenizer (the kind SmolLM2 and Llama 3 use), trained here."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    corpus = [SOURCE, "Read the text. [Edited] <entity><mark>x</mark><delete>y</delete></entity>"]
+    corpus += ["Ärger über Ümlaute, naïve café — 東京 🙂"] * 3
+    trainer = trainers.BpeTrainer(
+        vocab_size=420,
+        special_tokens=["<eos>", "<pad>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
+    tok.train_from_iterator(corpus * 20, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<eos>", pad_token="<pad>")
+
+
+def test_token_bytes_agree_with_the_tokenizer(byte_bpe: Any) -> None:
+    pieces = token_bytes(byte_bpe)
+    assert pieces is not None
+    assert pieces[byte_bpe.eos_token_id] is None  # special tokens stand for no text
+    text = "Ärger über 東京 🙂 in 1903."
+    ids = byte_bpe(text, add_special_tokens=False)["input_ids"]
+    assert b"".join(pieces[i] or b"" for i in ids).decode() == text
+
+
+def test_allowed_tokens_follow_the_input(byte_bpe: Any) -> None:
+    guard = CopyGuard.for_tokenizer(byte_bpe)
+    assert guard is not None
+    src = SOURCE.encode()
+    start = guard.allowed(State(), src)
+    assert guard.eos_id not in start  # no stopping before the text is copied
+    assert all(advance(State(), src, guard.pieces[i] or b"") is not None for i in start)
+    assert byte_bpe.convert_tokens_to_ids("<") in start  # a tag may open anywhere
+    assert any(src.startswith(guard.pieces[i] or b"-") for i in start)
+    end = guard.allowed(State(pos=len(src)), src)
+    assert guard.eos_id in end
+    in_mark = guard.allowed(State(pos=3, kind=b"entity", part=b"mark"), src)
+    assert len(in_mark) > len(guard.plain) // 2  # corrections are free text
+    assert guard.eos_id not in in_mark  # an open <mark> must close first
+
+
+def _stubborn_model(byte_bpe: Any) -> Any:
+    """A real tiny Llama whose output layer prefers EOS above everything, then the
+    longest tokens, and never opens a tag: left alone it stops at once, which drops the whole
+    text."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(byte_bpe),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        max_position_embeddings=512,
+        pad_token_id=byte_bpe.pad_token_id,
+        eos_token_id=byte_bpe.eos_token_id,
+    )
+    model = LlamaForCausalLM(config).eval()
+    head = torch.nn.Linear(16, len(byte_bpe), bias=True)
+    with torch.no_grad():
+        head.weight.zero_()
+        pieces = token_bytes(byte_bpe) or []
+        head.bias.copy_(torch.tensor([len(p or b"") for p in pieces], dtype=torch.float))
+        head.bias[[i for i, p in enumerate(pieces) if p and b"<" in p]] = -100.0  # no tags
+        head.bias[byte_bpe.eos_token_id] = 1000.0
+    model.lm_head = head
+    return model
+
+
+def test_the_editor_under_the_guard_reproduces_the_text(byte_bpe: Any) -> None:
+    from favakit.inference.editor import Editor, EditorSettings
+    from favakit.inference.generators import GeneratorClient, HFGenerator
+
+    client = GeneratorClient(HFGenerator(_stubborn_model(byte_bpe), byte_bpe, "stubborn"))
+    evidence = [{"title": "Marie Curie", "text": "Marie Curie won the Nobel Prize in 1903."}]
+    requests = [
+        {"text": SOURCE, "evidence": evidence},
+        {"text": "Ärger über 東京 🙂 in 1903.", "evidence": evidence},
+    ]
+    guarded = Editor(client, settings=EditorSettings(max_new_tokens=200)).edit_many(requests)
+    for request, result in zip(requests, guarded, strict=True):
+        assert result["faithful"], result["mismatches"]
+        assert result["corrected"] == request["text"]
+        assert "output_cut_at_token_limit" not in result["repairs"]
+    free = Editor(client, settings=EditorSettings(max_new_tokens=200, copy_guard=False))
+    result = free.edit(requests[0])
+    assert not result["faithful"]  # the same model unguarded drops the text
+
+
+def test_a_guarded_output_stays_on_the_grammar(byte_bpe: Any) -> None:
+    """Even a random model that opens tags stays on the grammar: whatever it writes, the text
+    outside its corrections is the input, in order."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    torch.manual_seed(1)
+    config = LlamaConfig(
+        vocab_size=len(byte_bpe),
+        hidden_size=16,
+        intermediate_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        pad_token_id=byte_bpe.pad_token_id,
+        eos_token_id=byte_bpe.eos_token_id,
+    )
+    gen = HFGenerator(LlamaForCausalLM(config).eval(), byte_bpe, "random")
+    sources = (SOURCE, "Warsaw.")
+    out = gen.generate(
+        ["Text: a", "Edit this one"], GenerationParams(max_tokens=40, copy_sources=sources)
+    )
+    for source, got in zip(sources, out, strict=True):
+        state = advance(State(), source.encode(), got.text.encode())
+        assert state is not None, got.text
+        if got.finish_reason == "stop":
+            assert strip(got.text, keep_bare=True).endswith(source[-3:])
+
+
+def test_the_server_batches_guarded_prompts_each_with_its_own_text(byte_bpe: Any) -> None:
+    from favakit.inference.editor import Editor, EditorSettings
+    from favakit.inference.generators import HFGenerator
+    from favakit.inference.server import BatchedClient
+
+    client = BatchedClient(
+        HFGenerator(_stubborn_model(byte_bpe), byte_bpe, "stubborn"), max_batch=4
+    )
+    try:
+        editor = Editor(client, settings=EditorSettings(max_new_tokens=200))
+        texts = ["Marie Curie was born in Warsaw.", "Pierre Curie was born in Paris."]  # one budget
+        results = editor.edit_many([{"text": t, "evidence": ["Warsaw."]} for t in texts])
+        assert [r["corrected"] for r in results] == texts
+        assert [(r["faithful"], r["mismatches"], r["repairs"]) for r in results] == [
+            (True, [], [])
+        ] * 2
+        assert client.batcher.largest_batch == 2  # one generate() for both, each guarded
+    finally:
+        client.close()
