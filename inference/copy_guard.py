@@ -52,14 +52,16 @@ class State:
     def in_mark(self) -> bool:
         return self.part == _MARK
 
-    def tags(self) -> tuple[bytes, ...]:
+    def tags(self, source: bytes) -> tuple[bytes, ...]:
         """The tags that may come next: a type tag opens at the top level; inside one, a part
-        opens or the type closes; an open part only closes."""
+        opens (``<delete>`` only while there is input left to delete) or the type closes; an
+        open part only closes."""
         if self.part:
             return () if self.empty else (b"</" + self.part + b">",)
         if self.kind:
             close = () if self.empty else (b"</" + self.kind + b">",)
-            return (b"<delete>", b"<mark>", *close)
+            delete = (b"<delete>",) if self.pos < len(source) else ()
+            return (*delete, b"<mark>", *close)
         return tuple(b"<" + t + b">" for t in _TYPES)
 
     def after(self, tag: bytes) -> State:
@@ -78,7 +80,7 @@ def advance(state: State, source: bytes, data: bytes) -> State | None:
         ch = bytes((b,))
         if state.pending:
             pending = state.pending + ch
-            tags = state.tags()
+            tags = state.tags(source)
             if pending in tags:
                 state = replace(state, pending=b"").after(pending)
             elif any(t.startswith(pending) for t in tags):
@@ -89,7 +91,7 @@ def advance(state: State, source: bytes, data: bytes) -> State | None:
                 return None
         elif ch == b"<":  # a tag begins, or an input '<' is copied; a correction holds none
             literal = not state.in_mark and source.startswith(ch, state.pos)
-            if not (state.tags() or literal):
+            if not (state.tags(source) or literal):
                 return None
             state = replace(state, pending=ch)
         elif state.in_mark:
@@ -200,7 +202,7 @@ class CopyGuard:
     def only(self, state: State, source: bytes) -> list[int]:
         """Outside ``<mark>``: the few tokens that continue the input or a tag (or EOS)."""
         ok, candidates = [], [*self.angled]
-        for tag in state.tags():  # the rest of a tag, which may be split over tokens
+        for tag in state.tags(source):  # the rest of a tag, which may be split over tokens
             if state.pending and tag.startswith(state.pending) and tag != state.pending:
                 rest = tag[len(state.pending) :]
                 candidates += (i for n in range(len(rest)) for i in self._lookup(rest[: n + 1]))

@@ -38,6 +38,9 @@ def test_the_grammar_copies_the_input_and_frees_corrections() -> None:
     assert advance(State(), src, b"a<b is <entity></entity>") is None
     assert advance(State(), src, b"a<b is <entity><mark></mark>") is None
     assert advance(State(), src, b"a<b is <entity><mark>1911</mark></entity>") is not None
+    # nothing left to delete at the end of the input: no <delete> to get stuck in
+    assert advance(State(), src, b"a<b is 1903.<invented><mark>!</mark></invented>") is not None
+    assert advance(State(), src, b"a<b is 1903.<invented><d") is None
 
 
 @pytest.fixture(scope="module")

@@ -5,6 +5,7 @@ computed only where there are labels (the same loss as the model's own)."""
 from __future__ import annotations
 
 import json
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,7 @@ def _favakit_train(*args: str) -> subprocess.CompletedProcess[str]:
         ("lora.r=0", "lora.r=0"),
         ("data.max_length=4", "data.max_length"),
         ("epochs=-1", "epochs"),
+        ("data.pad_multiple=-64", "data.pad_multiple"),
     ],
 )
 def test_nonsense_settings_are_rejected(override: str, message: str) -> None:
@@ -75,6 +77,7 @@ def test_every_step_is_logged_with_speed_and_eta(
     log = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
     assert [r["step"] for r in log] == [1, 2, 3]
     assert all(r["tokens_per_s"] > 0 and r["eta_s"] >= 0 for r in log)
+    assert all(r["rss_mb"] > 50 for r in log)  # the process's memory, step by step (CPU)
     assert log[-1]["eta_s"] == 0
     lines = [line for line in run.stderr.splitlines() if " step " in line]
     assert len(lines) == 3 and all("tokens/s" in x and "ETA" in x for x in lines)
@@ -148,3 +151,10 @@ def test_a_checkpoint_exports_as_a_loadable_adapter(
     params = dict(model.named_parameters())
     assert saved and all(torch.equal(params[k], v) for k, v in saved.items())
     assert "step 4" in (Path(out) / "README.md").read_text()
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="a glibc setting")
+def test_cpu_training_tells_glibc_to_return_freed_blocks() -> None:
+    from favakit.training.recipe import _return_freed_memory
+
+    assert _return_freed_memory() is True
