@@ -303,8 +303,10 @@ class Editor:
 
     def _max_tokens(self, text: str) -> int:
         # the output repeats the text with tags and corrections: about a token per 2 characters
-        # at worst, plus room for the tags
-        return min(self.settings.max_new_tokens, len(text) // 2 + 64)
+        # at worst, plus room for the tags; rounded up to a multiple of 128 so that windows of
+        # similar length share a budget and are generated in one batch (a row stops at its EOS)
+        need = -(-(len(text) // 2 + 64) // 128) * 128
+        return min(self.settings.max_new_tokens, need)
 
     def edit(self, request: EditRequest | Mapping[str, Any] | str) -> dict[str, Any]:
         return self.edit_many([request])[0]

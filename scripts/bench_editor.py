@@ -111,6 +111,9 @@ def _flaherty(editor: Any, path: str) -> dict[str, Any]:
 
     claims = editor.edit_many([{"text": a["text"], "evidence": ctx(a["contexts"])} for a in atoms])
     flagged = [bool(r["edits"]) for r in claims]
+    # an edit whose correction is its own text changes nothing: flagged for real only with one
+    # that changes something
+    changed = [any(e["wrong"] != e["right"] for e in r["edits"]) for r in claims]
     ns = [a["label"] == "NS" for a in atoms]
     claim_stats = {
         "atoms": len(atoms),
@@ -118,12 +121,18 @@ def _flaherty(editor: Any, path: str) -> dict[str, Any]:
         "refuted": sum(ns),
         "supported_left_alone": sum((not f) and (not n) for f, n in zip(flagged, ns, strict=True)),
         "supported": len(atoms) - sum(ns),
+        "refuted_changed": sum(c and n for c, n in zip(changed, ns, strict=True)),
+        "supported_left_unchanged": sum(
+            (not c) and (not n) for c, n in zip(changed, ns, strict=True)
+        ),
+        "no_op_edits": sum(e["wrong"] == e["right"] for r in claims for e in r["edits"]),
+        "edits": sum(len(r["edits"]) for r in claims),
         "faithful": sum(bool(r["faithful"]) for r in claims),
         "examples": [
             {"atom": a["text"], "label": a["label"], "edits": r["edits"]}
             for a, r in zip(atoms, claims, strict=True)
             if r["edits"]
-        ][:12],
+        ],
     }
     # the biography, sentence by sentence, each with its two best passages (BM25)
     passages = [c["text"] for c in data["contexts"]]
