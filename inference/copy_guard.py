@@ -73,9 +73,6 @@ class State:
         return State(self.pos, name, empty=True)
 
 
-_START_SPACE = State(pos=0, empty=True)  # only whitespace written so far
-
-
 def advance(state: State, source: bytes, data: bytes) -> State | None:
     """The state after ``data`` is appended to the output, or None if ``data`` leaves the
     grammar (changes the input outside ``<mark>``, or writes a tag that cannot come there)."""
@@ -102,10 +99,6 @@ def advance(state: State, source: bytes, data: bytes) -> State | None:
                 state = replace(state, empty=False)
         elif state.pos < len(source) and source[state.pos] == b:
             state = replace(state, pos=state.pos + 1, empty=False)
-        elif b in b" \t\n" and state in (State(), _START_SPACE):
-            # whitespace before the first copied byte (the prompt ends with a space, and the
-            # model learned the text's first word as " Word"); the editor ignores it
-            state = _START_SPACE
         else:
             return None
     return state
