@@ -182,14 +182,6 @@ class CopyGuard:
             return None
         return cls(pieces, int(tokenizer.eos_token_id))
 
-    def allowed(self, state: State, source: bytes) -> list[int]:
-        """Token ids that keep the output on the grammar from ``state``."""
-        banned = self.banned_in_mark(state, source) if state.in_mark else None
-        if banned is not None:
-            gone = set(banned)
-            return [i for i in range(len(self.pieces)) if i not in gone]
-        return self.only(state, source)
-
     def banned_in_mark(self, state: State, source: bytes) -> list[int]:
         """Inside ``<mark>`` all text is free: only the special tokens, EOS and angled tokens
         that would write a wrong tag are out."""

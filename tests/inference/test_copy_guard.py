@@ -76,25 +76,23 @@ def test_allowed_tokens_follow_the_input(byte_bpe: Any) -> None:
     guard = CopyGuard.for_tokenizer(byte_bpe)
     assert guard is not None
     src = SOURCE.encode()
-    start = guard.allowed(State(), src)
+    start = guard.only(State(), src)
     assert guard.eos_id not in start  # no stopping before the text is copied
     assert all(advance(State(), src, guard.pieces[i] or b"") is not None for i in start)
     assert byte_bpe.convert_tokens_to_ids("<") in start  # a tag may open anywhere
     assert any(src.startswith(guard.pieces[i] or b"-") for i in start)
-    end = guard.allowed(State(pos=len(src)), src)
+    end = guard.only(State(pos=len(src)), src)
     assert guard.eos_id in end
-    in_mark = guard.allowed(State(pos=3, kind=b"entity", part=b"mark"), src)
-    assert len(in_mark) > len(guard.plain) // 2  # corrections are free text
-    assert guard.eos_id not in in_mark  # an open <mark> must close first
+    banned = guard.banned_in_mark(State(pos=3, kind=b"entity", part=b"mark", empty=True), src)
+    assert len(banned) < len(guard.plain) // 2  # corrections are free text
+    assert guard.eos_id in banned  # an open <mark> must close first
 
 
-def _stubborn_model(byte_bpe: Any) -> Any:
-    """A real tiny Llama whose output layer prefers EOS above everything, then the
-    longest tokens, and never opens a tag: left alone it stops at once, which drops the whole
-    text."""
+def _random_llama(byte_bpe: Any, seed: int) -> Any:
+    """A real 1-layer Llama with random weights over the byte-level vocabulary."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     config = LlamaConfig(
         vocab_size=len(byte_bpe),
         hidden_size=16,
@@ -106,7 +104,14 @@ def _stubborn_model(byte_bpe: Any) -> Any:
         pad_token_id=byte_bpe.pad_token_id,
         eos_token_id=byte_bpe.eos_token_id,
     )
-    model = LlamaForCausalLM(config).eval()
+    return LlamaForCausalLM(config).eval()
+
+
+def _stubborn_model(byte_bpe: Any) -> Any:
+    """A real tiny Llama whose output layer prefers EOS above everything, then the
+    longest tokens, and never opens a tag: left alone it stops at once, which drops the whole
+    text."""
+    model = _random_llama(byte_bpe, seed=0)
     head = torch.nn.Linear(16, len(byte_bpe), bias=True)
     with torch.no_grad():
         head.weight.zero_()
@@ -141,23 +146,10 @@ def test_the_editor_under_the_guard_reproduces_the_text(byte_bpe: Any) -> None:
 def test_a_guarded_output_stays_on_the_grammar(byte_bpe: Any) -> None:
     """Even a random model that opens tags stays on the grammar: whatever it writes, the text
     outside its corrections is the input, in order."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
     from favakit.inference.generators import HFGenerator
     from favakit.llm import GenerationParams
 
-    torch.manual_seed(1)
-    config = LlamaConfig(
-        vocab_size=len(byte_bpe),
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        pad_token_id=byte_bpe.pad_token_id,
-        eos_token_id=byte_bpe.eos_token_id,
-    )
-    gen = HFGenerator(LlamaForCausalLM(config).eval(), byte_bpe, "random")
+    gen = HFGenerator(_random_llama(byte_bpe, seed=1), byte_bpe, "random")
     sources = (SOURCE, "Warsaw.")
     out = gen.generate(
         ["Text: a", "Edit this one"], GenerationParams(max_tokens=40, copy_sources=sources)
