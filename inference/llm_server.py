@@ -1,8 +1,8 @@
 """``favakit serve-llm``: an OpenAI-compatible generation server.
 
-Where vLLM is installed (and for ``--backend vllm``) this starts ``vllm serve`` with the right
-flags (:func:`vllm_serve_argv`). Elsewhere, or with ``--backend hf``, it serves the same subset
-itself from transformers: ``GET /v1/models``, ``POST /v1/completions``,
+Where a vLLM environment is found (and for ``--backend vllm``) this runs vLLM's own server
+(:mod:`favakit.inference.vllm_server`). Elsewhere, or with ``--backend hf``, it serves the same
+subset itself from transformers: ``GET /v1/models``, ``POST /v1/completions``,
 ``POST /v1/chat/completions``. Requests from many clients are batched together: a worker
 thread takes what has queued up (up to ``max_batch``, waiting at most ``batch_window_ms`` for
 more), groups requests with the same sampling parameters and generates each group in one batch.
@@ -23,34 +23,9 @@ from typing import Any
 from favakit.inference.generators import Generated, HFGenerator
 from favakit.llm import GenerationParams
 
-__all__ = ["Batcher", "create_app", "vllm_serve_argv"]
+__all__ = ["Batcher", "create_app"]
 
 log = logging.getLogger(__name__)
-
-
-def vllm_serve_argv(
-    model: str,
-    adapter: str | None = None,
-    adapter_name: str = "favakit",
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    max_lora_rank: int = 64,
-    api_key: str | None = None,
-    extra: list[str] | None = None,
-) -> list[str]:
-    """The ``vllm serve`` command line (vLLM's documented flags) for a model and LoRA adapter."""
-    argv = ["vllm", "serve", model, "--host", host, "--port", str(port)]
-    if adapter:
-        argv += [
-            "--enable-lora",
-            "--lora-modules",
-            f"{adapter_name}={adapter}",
-            "--max-lora-rank",
-            str(max_lora_rank),
-        ]
-    if api_key:
-        argv += ["--api-key", api_key]
-    return argv + list(extra or [])
 
 
 @dataclass

