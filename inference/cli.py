@@ -161,7 +161,19 @@ def _add_generation_options(parser: argparse.ArgumentParser) -> None:
         metavar="URL",
         help="generate through an OpenAI-compatible server (vllm serve, favakit serve-llm)",
     )
-    g.add_argument("--backend", default="auto", choices=["auto", "vllm", "hf"])
+    g.add_argument(
+        "--backend",
+        default="auto",
+        choices=["auto", "vllm", "hf", "encoder", "cascade"],
+        help="auto/vllm/hf: the generative editor in-process; encoder: the fast encoder "
+        "detector alone; cascade: the encoder picks the windows the generative editor gets",
+    )
+    g.add_argument(
+        "--detector",
+        default=None,
+        metavar="DIR",
+        help="detector folder for --backend encoder/cascade (default: the shipped one)",
+    )
     g.add_argument("--device", default=None)
     g.add_argument("--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"])
     g.add_argument("--max-batch", type=int, default=8, help="prompts generated together")
@@ -207,6 +219,8 @@ def _build_editor(args: argparse.Namespace, shared: bool) -> Any:
         keep_bare=args.keep_bare,
         copy_guard=args.copy_guard,
     )
+    if args.backend in ("encoder", "cascade"):
+        return _build_detector_editor(args, settings, shared)
     editor = open_editor(
         args.model,
         args.adapter,
@@ -221,6 +235,30 @@ def _build_editor(args: argparse.Namespace, shared: bool) -> Any:
         settings=settings,
         shared=shared,
     )
+    print(f"favakit: model {editor.model} ({editor.client.kind})", file=sys.stderr)
+    return editor
+
+
+def _build_detector_editor(args: argparse.Namespace, settings: Any, shared: bool) -> Any:
+    from favakit.inference.detector import Detector, DetectorEditor, default_detector
+    from favakit.inference.editor import open_editor
+
+    detector = Detector(args.detector or default_detector(), device=args.device)
+    generative = None
+    searcher = None
+    if args.backend == "cascade":
+        generative = open_editor(
+            args.model, args.adapter, llm_endpoint=args.llm_endpoint, device=args.device,
+            dtype=args.dtype, max_batch=args.max_batch, api_key=args.llm_api_key,
+            index=args.index, kb=args.kb, settings=settings, shared=shared,
+        )  # fmt: skip
+    elif args.index:
+        from favakit.retrieval.search import Searcher
+
+        searcher = Searcher(list(args.index), kb=args.kb, title_match=True, device=args.device)
+    elif args.kb:
+        raise UsageError("--kb needs --index too (build one with `favakit index build`)")
+    editor = DetectorEditor(detector, searcher=searcher, k=settings.k, generative=generative)
     print(f"favakit: model {editor.model} ({editor.client.kind})", file=sys.stderr)
     return editor
 

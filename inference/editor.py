@@ -274,16 +274,7 @@ class Editor:
         return self.client.model
 
     def evidence(self, request: EditRequest, text: str) -> list[dict[str, str]]:
-        if request.evidence is not None:
-            return [{"title": r.title, "text": r.text} for r in request.evidence]
-        if self.searcher is None:
-            return []
-        from favakit.retrieval.evidence import editor_evidence
-
-        hits = editor_evidence(
-            text, self.searcher, prompt=request.prompt, topic=request.topic, k=self.settings.k
-        )
-        return [{"title": h.title, "text": h.text} for h in hits]
+        return gather_evidence(request, text, self.searcher, self.settings.k)
 
     def _prompt(self, text: str, evidence: list[dict[str, str]], question: str | None) -> str:
         s = self.settings
@@ -403,6 +394,18 @@ def _stitch(text: str, windows: list[tuple[int, int, str]]) -> str:
         cursor = end
     out.append(text[cursor:])
     return "".join(out)
+
+
+def gather_evidence(request: EditRequest, text: str, searcher: Any, k: int) -> list[dict[str, str]]:
+    """The request's own evidence, else the ``k`` passages ``searcher`` finds for ``text``."""
+    if request.evidence is not None:
+        return [{"title": r.title, "text": r.text} for r in request.evidence]
+    if searcher is None:
+        return []
+    from favakit.retrieval.evidence import editor_evidence
+
+    hits = editor_evidence(text, searcher, prompt=request.prompt, topic=request.topic, k=k)
+    return [{"title": h.title, "text": h.text} for h in hits]
 
 
 def _as_request(item: EditRequest | Mapping[str, Any] | str, n: int) -> EditRequest:

@@ -22,6 +22,10 @@
     python scripts/bench_inference.py --steps engines --engines hf,vllm \
         --engine-clients 1,8,32 --out docs/results/bench_engines.json
 
+4. ``parity``: the same greedy generation through ``serve-llm --backend vllm`` and in-process
+   transformers (fp32, unguarded) on the prompts of ``--parity-rows`` (favakit training rows, e.g.
+   the validation split): how many texts are identical, and where each other one first differs.
+
 Each step prints one JSON object; ``--out`` writes them all with the machine's description.
 """
 
@@ -307,6 +311,56 @@ def bench_engines(args: argparse.Namespace) -> list[dict[str, Any]]:
     return rows
 
 
+def bench_parity(args: argparse.Namespace) -> dict[str, Any]:
+    from favakit.inference.editor import STOP
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams, OpenAIClient
+
+    rows = [json.loads(x) for x in Path(args.parity_rows).read_text().splitlines() if x.strip()]
+    prompts = [r["prompt"] for r in rows[: args.parity_n]]
+    params = GenerationParams(max_tokens=args.parity_max_tokens, temperature=0.0, stop=STOP)
+    model_flags = (["--model", args.model] if args.model else []) + (
+        ["--adapter", args.adapter] if args.adapter else []
+    )
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    llm = _start(
+        [sys.executable, "-m", "favakit", "serve-llm", "--backend", "vllm", "--port", str(port),
+         *model_flags], url, "serve-llm --backend vllm",
+    )  # fmt: skip
+    try:
+        ids = [
+            m["id"] for m in json.loads(urllib.request.urlopen(url + "/v1/models").read())["data"]
+        ]
+        served = "favakit" if "favakit" in ids else ids[0]
+        t0 = time.perf_counter()
+        got = [c.text for c in OpenAIClient(url, model=served).complete(prompts, params)]
+        vllm_s = time.perf_counter() - t0
+    finally:
+        _stop(llm)
+    gen = HFGenerator.load(args.model, adapter=args.adapter, device="cpu", max_batch=8)
+    t0 = time.perf_counter()
+    want = [g.text for g in gen.generate(prompts, params)]
+    hf_s = time.perf_counter() - t0
+    differ = []
+    for i, (a, b) in enumerate(zip(want, got, strict=True)):
+        if a != b:
+            at = next(
+                (k for k, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)),
+            )
+            differ.append({"row": rows[i].get("id", i), "first_difference_at_char": at,
+                           "transformers": a[max(0, at - 30) : at + 30],
+                           "vllm": b[max(0, at - 30) : at + 30]})  # fmt: skip
+    return {
+        "step": "parity",
+        "prompts": len(prompts),
+        "identical": len(prompts) - len(differ),
+        "differences": differ,
+        "seconds": {"vllm": round(vllm_s, 1), "transformers": round(hf_s, 1)},
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -319,8 +373,11 @@ def main() -> int:
     ap.add_argument("--prompts", type=int, default=16, help="for the generation comparison")
     ap.add_argument("--max-batch", type=int, default=16)
     ap.add_argument("--max-new-tokens", type=int, default=32)
-    ap.add_argument("--steps", default="generation,load", help="generation, load, engines")
+    ap.add_argument("--steps", default="generation,load", help="generation, load, engines, parity")
     ap.add_argument("--engines", default="hf,vllm", help="hf, hf-guarded, vllm")
+    ap.add_argument("--parity-rows", default=None, help="training rows whose prompts to compare")
+    ap.add_argument("--parity-n", type=int, default=20)
+    ap.add_argument("--parity-max-tokens", type=int, default=384)
     ap.add_argument("--engine-clients", default="1,8,32")
     ap.add_argument(
         "--engine-requests", type=int, default=32, help="requests per client count (>= 2 each)"
@@ -336,6 +393,10 @@ def main() -> int:
     for step in args.steps.split(","):
         if step == "engines":
             rows += bench_engines(args)
+            continue
+        if step == "parity":
+            rows.append(bench_parity(args))
+            print(json.dumps(rows[-1]), flush=True)
             continue
         row = bench_generation(args) if step == "generation" else bench_load(args)
         print(json.dumps(row), flush=True)

@@ -289,6 +289,12 @@ EDIT_FACTS = [
 
 
 @pytest.fixture(scope="session")
+def edit_facts() -> list[tuple[str, str, str]]:
+    """(correct text, right word, wrong word) of the planted errors in ``rows_file``."""
+    return list(EDIT_FACTS)
+
+
+@pytest.fixture(scope="session")
 def rows_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Editor training rows {prompt, completion} in the words of the tiny Llama's vocabulary."""
     from favakit.prompts import build_prompt

@@ -52,7 +52,12 @@ class DataConfig:
 
 @dataclass
 class TrainConfig:
-    model: str = ""  # folder, Hub id, .gguf file, or "smollm2"
+    # editor: a causal LM that rewrites the text with tags; detector: an encoder that labels
+    # the text's tokens (favakit.training.detector)
+    task: Literal["editor", "detector"] = "editor"
+    model: str = (
+        ""  # editor: folder, Hub id, .gguf file, or "smollm2"; detector: "minilm" or a folder
+    )
     method: Literal["lora", "qlora", "full"] = "lora"
     lora: LoraSettings = field(default_factory=LoraSettings)
     data: DataConfig = field(default_factory=DataConfig)

@@ -335,6 +335,10 @@ def train(
 
     Every ``log_every`` steps a line goes to ``output_dir/train_log.jsonl`` and the log (loss,
     tokens/s, ETA); ``progress`` also shows a progress bar on stderr."""
+    if cfg.task == "detector":
+        from favakit.training.detector import train_detector
+
+        return train_detector(cfg, resume=resume, progress=progress)
     import torch
 
     transformers = require("transformers", "train", "training")

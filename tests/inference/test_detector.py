@@ -1,0 +1,174 @@
+"""The encoder detector: labels, span decoding, corrections from evidence, training a real tiny
+BERT with `favakit train` (task: detector) until it finds the planted errors, and the CLI
+backends `encoder` and `cascade`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from favakit.inference.detector import (
+    LABELS,
+    Detector,
+    DetectorEditor,
+    decode_spans,
+    label_tokens,
+    suggest_replacement,
+)
+
+
+def test_tokens_get_bio_labels_and_non_text_tokens_are_ignored() -> None:
+    text = "saturn is the fourth planet ."
+    offsets = [(0, 0), (0, 6), (7, 9), (10, 13), (14, 20), (21, 27), (28, 29), (0, 0), (0, 6)]
+    in_text = [False, True, True, True, True, True, True, False, False]
+    spans = [("entity", text.index("fourth"), text.index("fourth") + 6),
+             ("subjective", text.index("planet"), len(text))]  # fmt: skip
+    got = [LABELS[i] if i >= 0 else None for i in label_tokens(offsets, in_text, spans)]
+    assert got == [None, "O", "O", "O", "B-entity", "B-subjective", "I-subjective", None, None]
+
+
+def test_spans_are_decoded_with_their_confidence() -> None:
+    def row(**p: float) -> list[float]:
+        r = [0.0] * len(LABELS)
+        for name, v in p.items():
+            r[LABELS.index(name.replace("_", "-"))] = v
+        return r
+
+    probs = [row(O=0.9, B_entity=0.1), row(B_entity=0.7, I_entity=0.1, O=0.2),
+             row(I_entity=0.6, B_entity=0.2, O=0.2), row(O=0.8), row(I_relation=0.5, O=0.4)]  # fmt: skip
+    offsets = [(0, 3), (4, 8), (9, 12), (13, 15), (16, 20)]
+    spans = decode_spans(probs, offsets)
+    assert [(s.type, s.start, s.end) for s in spans] == [("entity", 4, 12), ("relation", 16, 20)]
+    assert spans[0].confidence == pytest.approx(0.8)  # mean of 0.8 and 0.8
+    assert spans[1].confidence == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    ("text", "wrong", "evidence", "kind", "fixed"),
+    [
+        ("The Danube flows into the North Sea.", "North Sea", "The Danube flows into the Black Sea.",
+         "entity", "The Danube flows into the Black Sea."),
+        ("Mount Etna is a volcano in Sardinia, Italy.", "Sardinia",
+         "Mount Etna is an active volcano on the east coast of Sicily, Italy.", "entity",
+         "Mount Etna is a volcano on the east coast of Sicily, Italy."),
+        # reordered: the alignment fails, the one number the text lacks is taken
+        ("Marie Curie won the Nobel Prize in Chemistry in 1921.", "1921",
+         "Marie Curie won the 1911 Nobel Prize in Chemistry. She was born in Warsaw.", "entity",
+         "Marie Curie won the Nobel Prize in Chemistry in 1911."),
+        ("Paris is the capital of Germany. It is old.", "capital of Germany",
+         "Paris is the capital of France and its largest city.", "relation",
+         "Paris is the capital of France. It is old."),
+        ("Titan is the smallest moon of Saturn. It has lakes.", "Titan is the smallest moon of Saturn.",
+         "Titan is the largest moon of Saturn. It has a thick atmosphere.", "contradictory",
+         "Titan is the largest moon of Saturn. It has lakes."),
+    ],
+)  # fmt: skip
+def test_corrections_come_from_the_evidence(
+    text: str, wrong: str, evidence: str, kind: str, fixed: str
+) -> None:
+    i = text.index(wrong)
+    got = suggest_replacement(text, i, i + len(wrong), [evidence], kind)
+    assert got is not None
+    start, end, right = got
+    assert text[:start] + right + text[end:] == fixed
+
+
+def test_no_correction_without_matching_evidence() -> None:
+    text = "Saturn is the fourth planet from the Sun."
+    i = text.index("fourth")
+    assert suggest_replacement(text, i, i + 6, ["Bread is made from flour and water."]) is None
+
+
+@pytest.fixture(scope="module")
+def trained_detector(
+    tiny_encoder: Path,
+    rows_file: Path,
+    edit_facts: list[tuple[str, str, str]],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """`favakit train --config minilm_detector` on the tiny BERT, full fine-tuning, until the
+    six planted errors of the rows are learnt; the rows plus the same texts without errors."""
+    from favakit.prompts import build_prompt
+
+    out = tmp_path_factory.mktemp("detector") / "run"
+    rows = rows_file.read_text().splitlines()
+    for _ in range(4):
+        rows += [json.dumps({"prompt": build_prompt(t, [t], template="fava"), "completion": t})
+                 for t, _, _ in edit_facts]  # fmt: skip
+    rows_file = out.parent / "rows.jsonl"
+    rows_file.write_text("\n".join(rows) + "\n")
+    cmd = [sys.executable, "-m", "favakit", "train", "--config", "minilm_detector",
+           f"model={tiny_encoder}", f"data.train_file={rows_file}", f"output_dir={out}",
+           "method=full", "lr=0.005", "max_steps=80", "batch_size=8", "data.max_length=128",
+           "warmup_ratio=0", "data.validation_fraction=0.2", "log_every=20", "--no-progress"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["task"] == "detector" and summary["steps"] == 80
+    assert summary["tuning_examples"] > 0 and summary["last_loss"] < summary["first_loss"] / 4
+    return Path(summary["output"])
+
+
+def test_a_trained_detector_finds_and_fixes_the_planted_errors(
+    trained_detector: Path, edit_facts: list[tuple[str, str, str]]
+) -> None:
+    EDIT_FACTS = edit_facts
+    config = json.loads((trained_detector / "detector.json").read_text())
+    assert set(config["thresholds"]) == {"entity", "relation", "contradictory", "invented",
+                                         "subjective", "unverifiable"}  # fmt: skip
+    detector = Detector(trained_detector, device="cpu")
+    requests = []
+    for text, right, wrong in EDIT_FACTS:
+        requests.append({"text": text.replace(right, wrong, 1), "evidence": [text]})
+    results = detector.edit_many(requests)
+    found = sum(
+        any(e["wrong"] == wrong for e in res["edits"])
+        for res, (_, _, wrong) in zip(results, EDIT_FACTS, strict=True)
+    )
+    assert found >= 5, [r["edits"] for r in results]
+    fixed = sum(
+        res["corrected"] == text for res, (text, _, _) in zip(results, EDIT_FACTS, strict=True)
+    )
+    assert fixed >= 4, [(r["original"], r["corrected"]) for r in results]
+    for res in results:
+        assert res["faithful"] and all(0 <= e["confidence"] <= 1 for e in res["edits"])
+        for e in res["edits"]:
+            assert res["original"][e["start"] : e["end"]] == e["wrong"]
+    # correct text: left alone
+    clean = detector.edit_many([{"text": t, "evidence": [t]} for t, _, _ in EDIT_FACTS])
+    assert sum(not r["edits"] for r in clean) >= 4
+
+
+def test_cli_encoder_backend(trained_detector: Path) -> None:
+    text, right, wrong = "saturn is the sixth planet from the sun .", "sixth", "second"
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "edit", "--backend", "encoder", "--detector",
+         str(trained_detector), "--evidence", text, text.replace(right, wrong)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    res = json.loads(done.stdout.splitlines()[0])
+    assert res["original"] == text.replace(right, wrong)
+    assert {"corrected", "edits", "evidence", "model", "faithful"} <= set(res)
+    assert res["evidence"] == [{"title": "", "text": text}]
+
+
+def test_cascade_sends_only_flagged_windows_to_the_generative_editor(
+    trained_detector: Path, tiny_adapter: Path
+) -> None:
+    from favakit.inference.editor import open_editor
+
+    generative = open_editor("", str(tiny_adapter), device="cpu")
+    editor = DetectorEditor(Detector(trained_detector, device="cpu"), generative=generative)
+    wrong = "saturn is the second planet from the sun ."
+    right = "saturn is the sixth planet from the sun ."
+    results = editor.edit_many([{"text": wrong, "evidence": [right]},
+                                {"text": right, "evidence": [right]}])  # fmt: skip
+    assert editor.windows_seen == 2 and editor.windows_sent == 1
+    assert results[1]["corrected"] == right and not results[1]["edits"]  # never generated
+    assert results[0]["original"] == wrong and results[0]["model"].endswith(generative.model)
+    assert results[0]["usage"]["completion_tokens"] > 0  # this one went to the generator
