@@ -52,11 +52,18 @@ def _serve_llm(args: argparse.Namespace) -> int:
         if dtype == "auto" and cpu:
             dtype = "float32"  # the transformers backend's CPU dtype: the same greedy text
         model = resolve_model(args.model, adapter)
+        served = args.model or "smollm2"
+        merge = adapter and (args.merge_adapter == "yes" or (args.merge_adapter == "auto" and cpu))
+        if merge:
+            from favakit.inference.vllm_server import merged_model
+
+            # served as "favakit", the name the LoRA module would have had
+            model, adapter, served = merged_model(model, adapter), None, "favakit"
         argv = vllm_serve_argv(
             model,
             python=python,
             adapter=adapter,
-            served_name=args.model or "smollm2",
+            served_name=served,
             host=args.host,
             port=args.port,
             dtype=dtype,
@@ -134,6 +141,13 @@ def configure_serve_llm(parser: argparse.ArgumentParser) -> None:
         "`make vllm` creates it)",
     )
     v.add_argument("--max-lora-rank", type=int, default=64, help="vLLM's LoRA rank limit")
+    v.add_argument(
+        "--merge-adapter",
+        default="auto",
+        choices=["auto", "yes", "no"],
+        help="serve the adapter merged into its base (auto: on the CPU, where vLLM's LoRA path "
+        "is slow) instead of as a LoRA module",
+    )
     v.add_argument(
         "--max-model-len", type=int, default=2048, help="context length vLLM reserves per sequence"
     )

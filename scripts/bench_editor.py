@@ -10,7 +10,9 @@ Systems, on the synthetic validation split (source titles never seen in training
   * ``untuned few-shot``: SmolLM2-135M-Instruct with two training examples before each prompt;
   * ``shipped`` (or ``--adapter``): the default editor, as ``favakit edit`` runs it (decoding
     under the copy guard);
-  * ``unguarded``: the same model decoding freely (what the weights alone do).
+  * ``unguarded``: the same model decoding freely (what the weights alone do);
+  * ``encoder``: the encoder detector (``--detector``, default the shipped one) alone;
+  * ``cascade``: the encoder picks the windows, the shipped editor edits only those.
 Figures per system: FAVA's sentence-level F1 per type, macro F1, binary F1, span F1, the share
 of faithful outputs (the model reproduced the text around its tags), and corrected-text exact
 match. Then seconds per ~100-word passage (one at a time, and batched), and the real checks:
@@ -185,8 +187,14 @@ def main() -> None:
     ap.add_argument("--baseline-limit", type=int, default=100, help="rows for the few-shot base")
     ap.add_argument("--systems", default="no-edit,untuned,shipped")
     ap.add_argument("--flaherty", default=None)
+    ap.add_argument(
+        "--no-flaherty-editor", dest="flaherty_editor", action="store_false",
+        help="with --flaherty: check only the encoder there, not the generative editor",
+    )  # fmt: skip
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
+    ap.add_argument("--detector", default=None, help="detector folder (default: the shipped one)")
+    ap.add_argument("--encoder-speed", type=int, default=64, help="passages for encoder speed")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
@@ -202,8 +210,13 @@ def main() -> None:
     _emit(results, {"meta": meta})
     systems = args.systems.split(",")
     editor = None
-    if {"shipped", "unguarded"} & set(systems) or args.flaherty or args.speed:
+    if {"shipped", "unguarded", "cascade"} & set(systems) or args.flaherty or args.speed:
         editor = open_editor(args.model, args.adapter, max_batch=args.max_batch)
+    detector = None
+    if {"encoder", "cascade"} & set(systems):
+        from favakit.inference.detector import Detector, DetectorEditor, default_detector
+
+        detector = Detector(args.detector or default_detector())
     for system in systems:
         n = args.baseline_limit if system == "untuned" else (args.limit or len(rows))
         part = rows[:n]
@@ -211,6 +224,13 @@ def main() -> None:
         t0 = time.perf_counter()
         if system == "no-edit":
             preds = _no_edit(requests)
+        elif system in ("encoder", "cascade"):
+            assert detector is not None
+            front = DetectorEditor(detector, generative=editor if system == "cascade" else None)
+            preds = front.edit_many(requests)
+            if system == "cascade":
+                _emit(results, {"cascade_windows": {"seen": front.windows_seen,
+                                                    "sent": front.windows_sent}})  # fmt: skip
         elif system == "untuned":
             shots = [(r["prompt"], r["completion"]) for r in list(read_jsonl(args.train))[:2]]
             base = open_editor("smollm2", None, max_batch=args.max_batch,
@@ -238,8 +258,26 @@ def main() -> None:
                                   "seconds_per_passage_one_at_a_time": round(one, 2),
                                   "seconds_per_passage_batched": round(batched, 2),
                                   "batch": args.max_batch}})  # fmt: skip
-    if args.flaherty and editor is not None:
+    if detector is not None and args.encoder_speed:
+        from favakit.inference.detector import DetectorEditor
+
+        passages = _passages(rows, args.encoder_speed)
+        front = DetectorEditor(detector)
+        front.edit_many(passages[:4])  # warm-up
+        t0 = time.perf_counter()
+        front.edit_many(passages)
+        seconds = time.perf_counter() - t0
+        _emit(results, {"encoder_speed": {
+            "passages": len(passages),
+            "mean_words": round(sum(len(p.text.split()) for p in passages) / len(passages), 1),
+            "passages_per_s": round(len(passages) / seconds, 2),
+            "seconds_per_passage": round(seconds / len(passages), 4)}})  # fmt: skip
+    if args.flaherty and editor is not None and args.flaherty_editor:
         _emit(results, {"flaherty": _flaherty(editor, args.flaherty)})
+    if args.flaherty and detector is not None:
+        from favakit.inference.detector import DetectorEditor
+
+        _emit(results, {"flaherty_encoder": _flaherty(DetectorEditor(detector), args.flaherty)})
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
 

@@ -251,3 +251,26 @@ def test_vllm_serves_greedy_text_equal_to_transformers_with_lora(
     assert [t.removeprefix(" ") for t in got["base"]] == [g.text for g in want_base]
     assert [t.removeprefix(" ") for t in got["favakit"]] == [g.text for g in want_lora]
     assert got["base"] != got["favakit"]  # the adapter is in the path
+
+
+def test_merged_adapter_is_built_once_and_generates_the_same(
+    tiny_llama: Path, tiny_adapter: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What serve-llm --backend vllm serves on the CPU: the adapter merged into its base."""
+    from favakit.inference.generators import HFGenerator
+    from favakit.inference.vllm_server import merged_model
+    from favakit.llm import GenerationParams
+
+    monkeypatch.setenv("FAVAKIT_CACHE", str(tmp_path / "cache"))
+    folder = merged_model(str(tiny_llama), str(tiny_adapter))
+    assert (Path(folder) / "config.json").exists() and str(tmp_path) in folder
+    stamp = (Path(folder) / "config.json").stat().st_mtime_ns
+    assert merged_model(str(tiny_llama), str(tiny_adapter)) == folder  # cached
+    assert (Path(folder) / "config.json").stat().st_mtime_ns == stamp
+    prompts = ["user : saturn is the sixth planet from the sun . assistant : "]
+    params = GenerationParams(max_tokens=8, temperature=0.0)
+    merged = HFGenerator.load(folder, device="cpu").generate(prompts, params)
+    lora = HFGenerator.load(str(tiny_llama), adapter=str(tiny_adapter), device="cpu").generate(
+        prompts, params
+    )
+    assert [g.text for g in merged] == [g.text for g in lora]
