@@ -82,7 +82,7 @@ $(VLLM_VENV)/.ok:
 # The vLLM integration tests (they skip without $(VLLM_VENV)); `make test` runs them too when
 # the environment exists.
 test-vllm: $(VENV)/.all $(VLLM_VENV)/.ok
-	FAVAKIT_VLLM_ENV=$(abspath $(VLLM_VENV)) $(BIN)/python -m pytest tests/inference/test_vllm_server.py $(PYTEST_ARGS)
+	FAVAKIT_REQUIRE_VLLM=1 FAVAKIT_VLLM_ENV=$(abspath $(VLLM_VENV)) $(BIN)/python -m pytest tests/inference/test_vllm_server.py $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -153,6 +153,8 @@ def _vllm_python() -> str | None:
 
 
 VLLM_PYTHON = _vllm_python()
+if VLLM_PYTHON is None and os.environ.get("FAVAKIT_REQUIRE_VLLM"):  # make test-vllm: never skip
+    raise RuntimeError("FAVAKIT_REQUIRE_VLLM is set but no working vLLM environment was found")
 needs_vllm = pytest.mark.skipif(
     VLLM_PYTHON is None,
     reason="no vLLM environment (.venv-vllm or $FAVAKIT_VLLM_ENV): `make vllm`, then "
