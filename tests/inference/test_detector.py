@@ -172,3 +172,41 @@ def test_cascade_sends_only_flagged_windows_to_the_generative_editor(
     assert results[1]["corrected"] == right and not results[1]["edits"]  # never generated
     assert results[0]["original"] == wrong and results[0]["model"].endswith(generative.model)
     assert results[0]["usage"]["completion_tokens"] > 0  # this one went to the generator
+
+
+def test_serve_encoder_backend_on_loopback(trained_detector: Path, free_port: object) -> None:
+    import time
+    import urllib.request
+
+    port = free_port()  # type: ignore[operator]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "favakit", "serve", "--backend", "encoder", "--detector",
+         str(trained_detector), "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(url + "/health", timeout=1)
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline, (
+                    proc.stderr.read() if proc.stderr else ""
+                )
+                time.sleep(0.2)
+        right = "saturn is the sixth planet from the sun ."
+        body = [{"text": right.replace("sixth", "second"), "evidence": [right]},
+                {"text": right, "evidence": [right]}]  # fmt: skip
+        req = urllib.request.Request(
+            url + "/v1/edit", data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            got = json.loads(resp.read())
+        assert [r["original"] for r in got] == [b["text"] for b in body]
+        assert all("corrected" in r and r["faithful"] for r in got)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
