@@ -17,7 +17,8 @@
    is the latency of a one-token completion of an editor prompt on the engine's own server
    (``serve-llm --backend hf`` or ``vllm``), idle, median of 5. Both run without the copy guard
    (vLLM's server has none), so they do the same work; ``hf-guarded`` adds the in-process
-   default.
+   default, ``vllm-bf16`` vLLM with bf16 weights (``vllm`` runs fp32, like the transformers
+   backend on the CPU).
 
     python scripts/bench_inference.py --steps engines --engines hf,vllm \
         --engine-clients 1,8,32 --out docs/results/bench_engines.json
@@ -262,12 +263,22 @@ def bench_engines(args: argparse.Namespace) -> list[dict[str, Any]]:
     )
     rows = []
     for engine in args.engines.split(","):
-        backend = "vllm" if engine == "vllm" else "hf"
+        backend = "vllm" if engine.startswith("vllm") else "hf"
+        dtype = ["--dtype", "bfloat16"] if engine.endswith("-bf16") else []
         llm_port, port = _free_port(), _free_port()
         llm_url, url = f"http://127.0.0.1:{llm_port}", f"http://127.0.0.1:{port}"
         t0 = time.perf_counter()
         llm = _start(
-            [*favakit, "serve-llm", "--backend", backend, "--port", str(llm_port), *model_flags],
+            [
+                *favakit,
+                "serve-llm",
+                "--backend",
+                backend,
+                "--port",
+                str(llm_port),
+                *model_flags,
+                *dtype,
+            ],
             llm_url,
             f"serve-llm --backend {backend}",
         )
@@ -278,7 +289,7 @@ def bench_engines(args: argparse.Namespace) -> list[dict[str, Any]]:
             served = "favakit" if "favakit" in ids else ids[0]
             ttft = _ttft(llm_url, served)
             if backend == "vllm":
-                serve_cmd = [*favakit, "serve", "--llm-endpoint", llm_url]
+                serve_cmd = [*favakit, "serve", "--llm-endpoint", llm_url]  # the vLLM server
             else:  # in-process: the generation server was only for time to first token
                 _stop(llm)
                 serve_cmd = [*favakit, "serve", *model_flags, "--max-batch", str(args.max_batch)]
@@ -374,7 +385,7 @@ def main() -> int:
     ap.add_argument("--max-batch", type=int, default=16)
     ap.add_argument("--max-new-tokens", type=int, default=32)
     ap.add_argument("--steps", default="generation,load", help="generation, load, engines, parity")
-    ap.add_argument("--engines", default="hf,vllm", help="hf, hf-guarded, vllm")
+    ap.add_argument("--engines", default="hf,vllm", help="hf, hf-guarded, vllm (fp32), vllm-bf16")
     ap.add_argument("--parity-rows", default=None, help="training rows whose prompts to compare")
     ap.add_argument("--parity-n", type=int, default=20)
     ap.add_argument("--parity-max-tokens", type=int, default=384)
