@@ -350,6 +350,8 @@ class Detector:
     def _result(
         self, text: str, evidence: list[str], spans: list[SpanPrediction]
     ) -> dict[str, Any]:
+        from favakit.inference.editor import NO_EVIDENCE
+
         edits = []
         for sp in spans:
             start, end = _to_words(text, sp.start, sp.end)
@@ -377,7 +379,8 @@ class Detector:
             "model": self.name,
             "faithful": True,  # the text is never rewritten, only spans of it
             "mismatches": [],
-            "warnings": [] if evidence else ["no evidence: the text was checked against nothing"],
+            "warnings": [] if evidence else [NO_EVIDENCE],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0},  # no generation
         }
 
 
@@ -500,7 +503,6 @@ class DetectorEditor:
         results = []
         for n, req in enumerate(reqs):
             res = self.detector._result(req.text, evidence[n], [])
-            res.update({"usage": {"prompt_tokens": 0, "completion_tokens": 0}})
             pieces, pos = [], 0
             for (m, s, e), got in zip(jobs, done, strict=True):
                 if m != n:
