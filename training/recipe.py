@@ -700,6 +700,10 @@ def merge_adapter(adapter: str, out: str, model: str = "") -> str:
     base = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     merged = peft.PeftModel.from_pretrained(base, adapter).merge_and_unload()
     merged.save_pretrained(out, safe_serialization=True)
-    transformers.AutoTokenizer.from_pretrained(adapter).save_pretrained(out)
+    # favakit's adapters carry their tokenizer; a plain PEFT adapter folder does not
+    has_tokenizer = any(Path(adapter).glob("tokenizer*"))
+    transformers.AutoTokenizer.from_pretrained(adapter if has_tokenizer else path).save_pretrained(
+        out
+    )
     share_like_open(out)
     return out

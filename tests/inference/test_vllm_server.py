@@ -276,3 +276,48 @@ def test_merged_adapter_is_built_once_and_generates_the_same(
         prompts, params
     )
     assert [g.text for g in merged] == [g.text for g in lora]
+
+
+@needs_vllm
+def test_serve_llm_cli_serves_the_merged_adapter_and_stops_on_sigterm(
+    vllm_llama: tuple[Path, Path], free_port: Any, tmp_path: Path
+) -> None:
+    """`favakit serve-llm --backend vllm --adapter` as a user runs it: on the CPU the adapter is
+    merged once and served as `favakit`; SIGTERM stops vLLM and everything it started."""
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams, OpenAIClient
+
+    model, adapter = vllm_llama
+    port = free_port()
+    env = {**os.environ, "FAVAKIT_CACHE": str(tmp_path / "cache"),
+           "FAVAKIT_VLLM_ENV": str(Path(str(VLLM_PYTHON)).parents[1])}  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "favakit", "serve-llm", "--backend", "vllm", "--model", str(model),
+         "--adapter", str(adapter), "--port", str(port), "--max-model-len", "512",
+         "--kv-cache-gb", "1"],
+        stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+    )  # fmt: skip
+    assert proc.stderr is not None
+    lines = []
+    for line in proc.stderr:
+        lines.append(line)
+        if "ready in" in line or proc.poll() is not None:
+            break
+    assert "ready in" in lines[-1], "".join(lines)[-3000:]
+    url = f"http://127.0.0.1:{port}"
+    listing = json.loads(urllib.request.urlopen(url + "/v1/models").read())
+    assert [m["id"] for m in listing["data"]] == ["favakit"]
+    assert any("merging" in line for line in lines)
+    params = GenerationParams(max_tokens=12, temperature=0.0)
+    got = [c.text for c in OpenAIClient(url, model="favakit").complete(PROMPTS, params)]
+    want = HFGenerator.load(str(model), adapter=str(adapter), device="cpu").generate(
+        PROMPTS, params
+    )
+    assert [t.removeprefix(" ") for t in got] == [g.text for g in want]
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 0
+    assert group_members(proc.pid) == []  # serve-llm's group: vLLM had its own, checked below
+    vllm_pids = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
+                 and "vllm.entrypoints" in (p / "cmdline").read_bytes().decode(errors="replace")
+                 and str(port) in (p / "cmdline").read_bytes().decode(errors="replace")]  # fmt: skip
+    assert vllm_pids == []
