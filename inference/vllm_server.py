@@ -188,6 +188,16 @@ def vllm_env(
     return env
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec (Linux): SIGTERM when favakit's process dies, even by SIGKILL,
+    so that a killed ``serve-llm`` leaves no vLLM server behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 def group_members(pgid: int) -> list[int]:
     """Live (not zombie) processes of a process group; read from /proc, else probed by signal."""
     proc = Path("/proc")
@@ -231,7 +241,7 @@ class VLLMServer:
         # its own process group: stop() reaches vLLM's engine workers too
         self.proc = subprocess.Popen(
             self.argv, env=self.env, stdout=self._log, stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=_die_with_parent,
         )  # fmt: skip
 
     def log_tail(self, chars: int = 3000) -> str:

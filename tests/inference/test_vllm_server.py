@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -139,6 +140,40 @@ def test_serve_llm_forwards_sigterm(tmp_path: Path, free_port: Any) -> None:
     urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 0
+    assert (tmp_path / "marker").read_text() == "terminated"
+
+
+def test_server_goes_when_favakit_is_killed(tmp_path: Path, free_port: Any) -> None:
+    """serve-llm killed with SIGKILL (no chance to forward anything): the server still stops."""
+    port = free_port()
+    code = textwrap.dedent(
+        f"""
+        import sys, time
+        from pathlib import Path
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_vllm_server import _fake
+        server = _fake(Path({str(tmp_path)!r}), {port}, 0.2)
+        server.start()
+        server.wait_ready(timeout=30)
+        print("up", flush=True)
+        time.sleep(600)
+        """
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    first = proc.stdout.readline().strip()
+    assert first == "up", (
+        first,
+        proc.poll(),
+        proc.stderr.read() if proc.poll() is not None else "",
+    )
+    proc.kill()
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 30
+    while not (tmp_path / "marker").exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
     assert (tmp_path / "marker").read_text() == "terminated"
 
 
