@@ -10,7 +10,14 @@ __all__ = ["configure"]
 def _demo(args: argparse.Namespace) -> int:
     from favakit.demo import run_demo
 
-    run_demo(args.out, adapter=args.adapter, model=args.model, limit=args.limit)
+    run_demo(
+        args.out,
+        adapter=args.adapter,
+        model=args.model,
+        limit=args.limit,
+        backend=args.backend,
+        detector=args.detector,
+    )
     return 0
 
 
@@ -19,4 +26,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adapter", default=None, help="another editor adapter (default: shipped)")
     parser.add_argument("--model", default="", help="another base model")
     parser.add_argument("--limit", type=int, default=0, help="edit only the first N texts")
+    parser.add_argument(
+        "--backend",
+        default="generative",
+        choices=["generative", "encoder"],
+        help="the generative editor (default) or the encoder detector",
+    )
+    parser.add_argument("--detector", default=None, help="detector folder (default: shipped)")
     parser.set_defaults(func=_demo)

@@ -55,8 +55,13 @@ def run_demo(
     limit: int = 0,
     color: bool | None = None,
     out: TextIO = sys.stdout,
+    backend: str = "generative",
+    detector: str | None = None,
 ) -> dict[str, Any]:
-    """Run the demo into ``out_dir``; returns its figures (also written as ``demo.json``)."""
+    """Run the demo into ``out_dir``; returns its figures (also written as ``demo.json``).
+
+    ``backend="encoder"`` runs the encoder detector (``detector``, default the shipped one)
+    instead of the generative editor, for finding, fixing and judging alike."""
     from favakit.eval.detect import annotated_from_row, detection_report
     from favakit.eval.factscore import Check, EditorJudge, aggregate
     from favakit.inference import views
@@ -79,14 +84,23 @@ def run_demo(
     build_index(kb_path, folder / "bm25", kind="bm25")
     _say(out, f"{stats.documents} articles, {stats.passages} passages -> {kb_path}")
 
-    _say(out, "\n== 2. the default editor on texts with planted errors")
-    editor = open_editor(
-        model,
-        adapter,
-        index=[str(folder / "bm25")],
-        kb=str(kb_path),
-        settings=EditorSettings(k=2),
-    )
+    editor: Any
+    if backend == "encoder":
+        from favakit.inference.detector import Detector, DetectorEditor, default_detector
+        from favakit.retrieval.search import Searcher
+
+        _say(out, "\n== 2. the encoder detector on texts with planted errors")
+        searcher = Searcher([str(folder / "bm25")], kb=str(kb_path), title_match=True)
+        editor = DetectorEditor(Detector(detector or default_detector()), searcher=searcher, k=2)
+    else:
+        _say(out, "\n== 2. the default editor on texts with planted errors")
+        editor = open_editor(
+            model,
+            adapter,
+            index=[str(folder / "bm25")],
+            kb=str(kb_path),
+            settings=EditorSettings(k=2),
+        )
     _say(out, f"model: {editor.model}")
     rows = demo_texts()[: limit or None]
     t_edit = time.perf_counter()
@@ -113,7 +127,8 @@ def run_demo(
         f"{report['binary']['f1']:.2f}, macro F1 over the six types {report['macro_f1']:.2f}",
     )
 
-    _say(out, "\n== 3. FActScore before and after editing (one fact per sentence; judge: editor)")
+    who = "encoder" if backend == "encoder" else "editor"
+    _say(out, f"\n== 3. FActScore before and after editing (one fact per sentence; judge: {who})")
     retriever = TopicRetriever(str(kb_path), k=2)
     judge = EditorJudge(editor)
 

@@ -210,3 +210,20 @@ def test_serve_encoder_backend_on_loopback(trained_detector: Path, free_port: ob
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_demo_runs_on_the_encoder(trained_detector: Path, tmp_path: Path) -> None:
+    import io
+
+    from favakit.demo import run_demo
+
+    out = io.StringIO()
+    figures = run_demo(tmp_path / "demo", backend="encoder", detector=str(trained_detector),
+                       limit=2, out=out, color=False)  # fmt: skip
+    text = out.getvalue()
+    assert "encoder detector" in text and "judge: encoder" in text and "Error" not in text
+    assert (tmp_path / "demo" / "edits.html").exists()
+    rows = [json.loads(x) for x in (tmp_path / "demo" / "edits.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(r["evidence"] for r in rows)  # retrieved from the demo KB
+    assert figures["texts"] == 2 and figures["model"].startswith("favakit-detector")
+    assert 0 <= figures["factscore_before"] <= 1 and 0 <= figures["binary_f1"] <= 1
