@@ -13,7 +13,7 @@ from typing import Any
 
 from favakit.errors import UsageError
 
-__all__ = ["configure_edit", "configure_serve", "configure_serve_llm"]
+__all__ = ["configure_edit", "configure_serve", "configure_serve_llm", "configure_verify"]
 
 log = logging.getLogger(__name__)
 
@@ -395,12 +395,12 @@ class _NoBar:
         pass
 
 
-def _progress(total: int, show: bool) -> Any:
+def _progress(total: int, show: bool, desc: str = "edit", unit: str = "text") -> Any:
     if not show or total <= 1:
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, desc="edit", unit="text")
+    return tqdm(total=total, desc=desc, unit=unit)
 
 
 def configure_edit(parser: argparse.ArgumentParser) -> None:
@@ -427,3 +427,77 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
     )
     _add_generation_options(parser)
     parser.set_defaults(func=_edit)
+
+
+# -- favakit verify ---------------------------------------------------------------------------
+
+
+def _verify(args: argparse.Namespace) -> int:
+    from favakit.eval.verify import claim_request, verdict
+    from favakit.records import JsonlAppender, RecordError, numbered_jsonl
+
+    if (args.claim is None) == (args.input is None):
+        raise UsageError("give either --claim TEXT (with --evidence) or --input FILE.jsonl")
+    rows: list[tuple[str, dict[str, Any]]] = []
+    try:
+        if args.claim is not None:
+            rows.append(("0", claim_request({"text": args.claim, "evidence": args.evidence})))
+        else:
+            for lineno, row in numbered_jsonl(args.input):
+                rid = str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
+                rows.append((rid, claim_request(row, f"{args.input}:{lineno}")))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except RecordError as exc:
+        raise UsageError(str(exc)) from None
+    if not rows:
+        raise UsageError(f"{args.input} holds no rows: nothing to verify")
+    if len({i for i, _ in rows}) < len(rows):
+        raise UsageError(f"{args.input}: ids repeat; give each row a unique 'id'")
+    args.backend = "encoder" if args.judge == "encoder" else args.backend
+    editor = _build_editor(args, shared=False)
+    judge = editor.model
+    stack = contextlib.ExitStack()
+    appender = stack.enter_context(JsonlAppender(args.output)) if args.output else None
+    todo = [(i, r) for i, r in rows if appender is None or i not in appender]
+    if appender is not None and len(todo) < len(rows):
+        print(f"favakit verify: {len(rows) - len(todo)} id(s) already in {args.output}",
+              file=sys.stderr)  # fmt: skip
+    supported = 0
+    bar = stack.enter_context(_progress(len(todo), args.claim is None, "verify", "claim"))
+    with stack:
+        for start in range(0, len(todo), args.max_batch):
+            chunk = todo[start : start + args.max_batch]
+            for (rid, _), res in zip(chunk, editor.edit_many([r for _, r in chunk]), strict=True):
+                out = {"id": rid, **verdict(res, judge)}
+                supported += out["supported"]
+                if appender is not None:
+                    appender.append(out)
+                else:
+                    print(json.dumps(out, ensure_ascii=False), flush=True)
+                bar.update(1)
+    print(f"favakit verify: {len(todo)} claim(s), {supported} supported ({judge})", file=sys.stderr)
+    return 0
+
+
+def configure_verify(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--claim", default=None, help="one claim to check (with --evidence)")
+    parser.add_argument(
+        "--input", default=None, help='JSONL rows {"id", "text", "evidence": [str | {title, text}]}'
+    )
+    parser.add_argument(
+        "--output", default=None, help="JSONL verdicts (resumes: ids already there are skipped)"
+    )
+    parser.add_argument(
+        "--evidence", action="append", default=None, help="evidence for --claim (repeatable)"
+    )
+    parser.add_argument(
+        "--judge",
+        default="encoder",
+        choices=["encoder", "editor"],
+        help="encoder: the encoder detector (fast, scores by token probabilities); editor: the "
+        "generative editor (a claim it edits is not supported)",
+    )
+    parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
+    _add_generation_options(parser)
+    parser.set_defaults(func=_verify)

@@ -330,7 +330,7 @@ class Detector:
                     for sp in decode_spans(
                         [probs[k][i] for i in keep], [tuple(offsets[k][i]) for i in keep]
                     ):
-                        if apply_thresholds and sp.confidence < self.thresholds.get(sp.type, 0.5):
+                        if apply_thresholds and not self._passes(sp):
                             continue
                         out[n].append(
                             SpanPrediction(sp.type, sp.start + start, sp.end + start, sp.confidence)
@@ -344,8 +344,20 @@ class Detector:
         """Results in the editor's format for ``{"text", "evidence"}`` requests."""
         texts = [str(r["text"]) for r in requests]
         evidence = [[_evidence_text(e) for e in r.get("evidence") or []] for r in requests]
-        spans = self.spans(texts, evidence, apply_thresholds)
-        return [self._result(t, ev, sp) for t, ev, sp in zip(texts, evidence, spans, strict=True)]
+        results = []
+        for t, ev, found in zip(
+            texts, evidence, self.spans(texts, evidence, apply_thresholds=False), strict=True
+        ):
+            kept = [sp for sp in found if not apply_thresholds or self._passes(sp)]
+            res = self._result(t, ev, kept)
+            # the most confident span of any type, thresholds aside: 1 - this is how sure the
+            # detector is that the text holds no error (favakit verify's score)
+            res["error_probability"] = max((sp.confidence for sp in found), default=0.0)
+            results.append(res)
+        return results
+
+    def _passes(self, sp: SpanPrediction) -> bool:
+        return sp.confidence >= self.thresholds.get(sp.type, 0.5)
 
     def _result(
         self, text: str, evidence: list[str], spans: list[SpanPrediction]
@@ -503,6 +515,7 @@ class DetectorEditor:
         results = []
         for n, req in enumerate(reqs):
             res = self.detector._result(req.text, evidence[n], [])
+            res["error_probability"] = max((sp.confidence for sp in spans[n]), default=0.0)
             pieces, pos = [], 0
             for (m, s, e), got in zip(jobs, done, strict=True):
                 if m != n:

@@ -1,9 +1,10 @@
 """``favakit serve``: the editor as an HTTP service (FastAPI).
 
-Routes: ``POST /v1/edit`` and ``POST /v1/detect`` take ``{"text", "topic"?, "prompt"?,
-"evidence"?: [str]}`` or a list of such objects and answer the result object (a list of them, in
-order, for a list). ``/v1/detect`` answers the same object without ``corrected``: the spans and
-their types only. ``GET /health`` (no key needed), ``GET /v1/models``, OpenAPI docs at ``/docs``.
+Routes: ``POST /v1/edit``, ``POST /v1/detect`` and ``POST /v1/verify`` take ``{"text",
+"topic"?, "prompt"?, "evidence"?: [str]}`` or a list of such objects and answer the result
+object (a list of them, in order, for a list). ``/v1/detect`` answers the same object without
+``corrected``: the spans and their types only; ``/v1/verify`` answers a verdict
+``{"supported", "score", "judge"}`` per claim (:mod:`favakit.eval.verify`). ``GET /health`` (no key needed), ``GET /v1/models``, OpenAPI docs at ``/docs``.
 
 Limits answer with a status that names them: 413 for a body, a text or a list over its limit,
 422 for a body of the wrong shape, 400 for invalid JSON, 401 for a missing or wrong API key, 504
@@ -162,6 +163,23 @@ def create_editor_app(
             for res in results:
                 res.pop("corrected", None)
         return JSONResponse(results[0] if single else results)
+
+    @app.post("/v1/verify")
+    async def verify(request: Request) -> JSONResponse:
+        """Is each claim supported by its evidence? ``{"text", "evidence"}`` (or a list)."""
+        from favakit.eval.verify import verdict
+
+        check_key(request)
+        reqs, single = await parse(request)
+        loop = asyncio.get_running_loop()
+        try:
+            results = await asyncio.wait_for(
+                loop.run_in_executor(pool, editor.edit_many, reqs), lim.timeout_s
+            )
+        except TimeoutError:
+            raise HTTPException(504, f"verifying took longer than {lim.timeout_s:g} s") from None
+        verdicts = [verdict(r, editor.model) for r in results]
+        return JSONResponse(verdicts[0] if single else verdicts)
 
     @app.get("/health")
     def health() -> dict[str, Any]:

@@ -56,6 +56,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "favakit.inference.cli:configure_serve",
         "serve the editor over HTTP (POST /v1/edit, /v1/detect)",
     ),
+    "verify": (
+        "favakit.inference.cli:configure_verify",
+        "is this claim supported by this evidence? (encoder or editor as judge)",
+    ),
     "eval": (
         "favakit.eval.cli:configure",
         "score editors: detection P/R/F1 per type, FActScore",

@@ -207,6 +207,16 @@ def test_serve_encoder_backend_on_loopback(trained_detector: Path, free_port: ob
             got = json.loads(resp.read())
         assert [r["original"] for r in got] == [b["text"] for b in body]
         assert all("corrected" in r and r["faithful"] for r in got)
+        req = urllib.request.Request(
+            url + "/v1/verify", data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        with urllib.request.urlopen(req, timeout=60) as resp:
+            verdicts = json.loads(resp.read())
+        assert len(verdicts) == 2 and all(
+            {"supported", "score", "judge"} <= set(v) for v in verdicts
+        )
+        assert verdicts[1]["score"] > verdicts[0]["score"]  # the correct claim is surer
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -227,3 +237,42 @@ def test_demo_runs_on_the_encoder(trained_detector: Path, tmp_path: Path) -> Non
     assert len(rows) == 2 and all(r["evidence"] for r in rows)  # retrieved from the demo KB
     assert figures["texts"] == 2 and figures["model"].startswith("favakit-detector")
     assert 0 <= figures["factscore_before"] <= 1 and 0 <= figures["binary_f1"] <= 1
+
+
+def test_verify_cli_judges_claims_and_resumes(
+    trained_detector: Path, edit_facts: list[tuple[str, str, str]], tmp_path: Path
+) -> None:
+    claims = tmp_path / "claims.jsonl"
+    rows = []
+    for n, (text, right, wrong) in enumerate(edit_facts):
+        rows.append({"id": f"false{n}", "claim": text.replace(right, wrong, 1), "evidence": [text]})
+        rows.append({"id": f"true{n}", "text": text, "evidence": [{"title": "t", "text": text}]})
+    claims.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "verdicts.jsonl"
+    cmd = [sys.executable, "-m", "favakit", "verify", "--detector", str(trained_detector),
+           "--input", str(claims), "--output", str(out)]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = {v["id"]: v for v in map(json.loads, out.read_text().splitlines())}
+    assert set(got) == {r["id"] for r in rows}
+    for v in got.values():
+        assert set(v) >= {"supported", "score", "judge"} and 0.0 <= v["score"] <= 1.0
+    right = sum(not got[f"false{n}"]["supported"] for n in range(6)) + sum(
+        got[f"true{n}"]["supported"] for n in range(6)
+    )
+    assert right >= 9  # the trained detector tells them apart
+    mean = lambda k: sum(got[f"{k}{n}"]["score"] for n in range(6)) / 6  # noqa: E731
+    assert mean("true") > mean("false")
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "12 id(s) already in" in again.stderr
+    assert len(out.read_text().splitlines()) == 12  # nothing written twice
+    one = subprocess.run(
+        [sys.executable, "-m", "favakit", "verify", "--detector", str(trained_detector),
+         "--claim", "titan is its largest moon .", "--evidence", "titan is its largest moon ."],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert one.returncode == 0, one.stderr[-2000:]
+    assert json.loads(one.stdout)["id"] == "0"
+    bad = subprocess.run([sys.executable, "-m", "favakit", "verify", "--claim", ""],
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert bad.returncode == 2 and "empty" in bad.stderr
