@@ -98,7 +98,7 @@ class _Scorer:
                 or len(row["labels"]) != len(row["atomic_facts"])
             ):
                 raise UsageError(f"{where}: 'labels' must pair with 'atomic_facts'")
-        if not use_atomic_facts and not args.demos:
+        if not use_atomic_facts and not args.demos and args.facts == "llm":
             raise UsageError(
                 "give --demos FILE.json (FActScore's {sentence: [facts]}), or "
                 "--use-atomic-facts with facts in the input"
@@ -138,8 +138,12 @@ class _Scorer:
         self.judge: Judge | EditorJudge = (
             EditorJudge(editor) if editor is not None else Judge(self.client, chat=args.chat)
         )
-        self.facts = None
-        if not use_atomic_facts:
+        self.facts: Any = None
+        if not use_atomic_facts and args.facts == "rules":
+            from favakit.eval.decompose import RuleFactSplitter
+
+            self.facts = RuleFactSplitter()
+        elif not use_atomic_facts:
             demos: dict[str, list[str]] = {}
             for path in args.demos:
                 demos.update(json.loads(Path(path).read_text(encoding="utf-8")))
@@ -385,6 +389,13 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
     f.add_argument("--chat", action="store_true", help="ask the judge through its chat template")
     f.add_argument("--gamma", type=float, default=10.0, help="length penalty (0: none)")
     f.add_argument("--demos", action="append", default=None, help="FActScore demos JSON")
+    f.add_argument(
+        "--facts",
+        default="llm",
+        choices=["llm", "rules"],
+        help="atomic facts from the model shown --demos (FActScore's way), or by rules: "
+        "sentences, clauses and list items with pronouns resolved to the topic",
+    )
     f.add_argument("-k", type=int, default=5, help="passages per fact")
     f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])
     f.add_argument("--cache", default=None, help="sqlite cache of judge/LLM answers")

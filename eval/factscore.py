@@ -302,15 +302,19 @@ class EditorJudge:
 
 def collect_atoms(
     rows: Sequence[Mapping[str, Any]],
-    facts: AtomicFactGenerator | None = None,
+    facts: Any = None,
     use_atomic_facts: bool = False,
 ) -> dict[int, list[str]]:
-    """Atomic facts of every row that responds (abstentions are left out)."""
+    """Atomic facts of every row that responds (abstentions are left out). ``facts``: an
+    :class:`AtomicFactGenerator`, or a :class:`~favakit.eval.decompose.RuleFactSplitter` (which
+    is told each row's topic)."""
     todo = [i for i, r in enumerate(rows) if not is_abstention(str(r.get("output") or ""))]
     if use_atomic_facts:
         return {i: [str(f) for f in rows[i].get("atomic_facts") or []] for i in todo}
     if facts is None:
         raise ValueError("give an AtomicFactGenerator, or use_atomic_facts=True")
+    if hasattr(facts, "topics"):
+        facts.topics = [str(rows[i].get("topic") or "") for i in todo]
     generated = facts.facts([str(rows[i]["output"]) for i in todo])
     return dict(zip(todo, generated, strict=True))
 
@@ -319,7 +323,7 @@ def score_outputs(
     rows: Sequence[Mapping[str, Any]],
     retrieve: Callable[[str, str], list[dict[str, str]]],
     judge: Judge | EditorJudge,
-    facts: AtomicFactGenerator | None = None,
+    facts: Any = None,
     use_atomic_facts: bool = False,
     atoms: Mapping[int, list[str]] | None = None,
 ) -> list[list[dict[str, Any]] | None]:

@@ -1,0 +1,147 @@
+"""Atomic facts without a model: sentences, clauses and list items, made self-contained.
+
+SmolLM2-135M, prompted with FActScore's demonstrations, splits a bio into fragments ("Lanny
+Fl"). :class:`RuleFactSplitter` instead applies a few rules to each sentence:
+
+1. a leading pronoun becomes the topic ("He has appeared" -> "Lanny Flaherty has appeared",
+   "Some of his credits" -> "Some of Lanny Flaherty's credits");
+2. a non-restrictive relative clause (", which ...", ", who ...") becomes a fact of its own about
+   the words just before it ("his career, which began in the late 1970s" -> "Lanny Flaherty's
+   career began in the late 1970s");
+3. a list ("A, B, and C"; quoted titles) becomes one fact per item, each with the words that
+   introduce the list ("credits include "A", "B" and "C"" -> three facts).
+
+It has the interface of :class:`~favakit.eval.factscore.AtomicFactGenerator` (``facts``), and
+``scripts/bench_verify.py`` compares its facts with the human atoms of the Flaherty bio.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+__all__ = ["RuleFactSplitter", "fact_coverage"]
+
+_PRONOUN = re.compile(r"^(He|She|They|It)\b", re.IGNORECASE)
+_POSSESSIVE = re.compile(r"\b(his|her|their|its)\b(?=\s+\w)", re.IGNORECASE)
+_RELATIVE = re.compile(r",\s+(which|who|whose|where)\s+", re.IGNORECASE)
+_QUOTED = re.compile(r"[\"“]([^\"”]+?)[,.]?[\"”]")
+_WORD = re.compile(r"\w+")
+_PIVOTS = {"for", "in", "of", "as", "at", "with", "include", "includes", "including", "by"}
+
+
+def _possessive(topic: str) -> str:
+    return topic + ("'" if topic.endswith("s") else "'s")
+
+
+def _resolve(sentence: str, topic: str) -> str:
+    """Pronouns that refer to the topic, replaced by it (in a bio, "he"/"she" is the topic)."""
+    if not topic:
+        return sentence
+    out = _PRONOUN.sub(topic, sentence, count=1)
+    out = re.sub(r"\b(he|she|him)\b", topic, out)
+    return _POSSESSIVE.sub(lambda m: _possessive(topic), out)
+
+
+def _end(text: str) -> str:
+    text = text.strip().rstrip(",;:")
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def _list_items(clause: str) -> tuple[str, list[str]] | None:
+    """(the words before the list, its items) when ``clause`` holds a list of 2+ items."""
+    quoted = _QUOTED.findall(clause)
+    if len(quoted) >= 2:
+        head = clause[: clause.find(quoted[0]) - 1].rstrip(" :")
+        return head, [q.strip() for q in quoted]
+    body = clause.rstrip(".")
+    parts = [p.strip() for p in re.split(r",\s+(?:and\s+|or\s+)?|\s+and\s+", body)]
+    if len(parts) < 2 or any(not p for p in parts) or any(p[:1].isdigit() for p in parts[1:]):
+        return None  # digits are dates ("December 18, 1949"): not a list
+    tails = parts[1:]
+    if any(len(p.split()) > 6 for p in tails[:-1]) or (
+        len(parts) == 2 and len(tails[0].split()) > 4
+    ):
+        return None  # long pieces are clauses
+    width = max(
+        1, round(sum(len(p.split()) for p in tails[:-1] or tails) / len(tails[:-1] or tails))
+    )
+    tails[-1] = " ".join(tails[-1].split()[: max(width, 1)])  # "... productions throughout ..."
+    first_words = parts[0].split()
+    pivots = [i for i, w in enumerate(first_words[:-1]) if w.lower() in _PIVOTS]
+    if pivots and len(first_words) - pivots[-1] - 1 <= width + 3:
+        cut = pivots[-1] + 1  # the list starts after "in", "for", "include", ...
+    elif len(first_words) > width + 1:
+        cut = len(first_words) - width
+    else:
+        return None
+    return " ".join(first_words[:cut]), [" ".join(first_words[cut:]), *tails]
+
+
+class RuleFactSplitter:
+    """Atomic facts of each output by rules; ``topics`` name what pronouns refer to."""
+
+    def __init__(self, topics: Sequence[str] | None = None) -> None:
+        self.topics = list(topics or [])
+
+    def sentence_facts(self, sentence: str, topic: str = "") -> list[str]:
+        sentence = _resolve(sentence.strip(), topic)
+        clauses = [sentence]
+        m = _RELATIVE.search(sentence)
+        if m:
+            main = sentence[: m.start()]
+            before = main.split()
+            # what the clause is about: the words after the last preposition ("known for his
+            # looks and voice, which"), or the last two ("his career, which")
+            cuts = [i for i, w in enumerate(before) if w.lower() in _PIVOTS | {"throughout", "on"}]
+            if cuts and 0 < len(before) - cuts[-1] - 1 <= 8:
+                antecedent = " ".join(before[cuts[-1] + 1 :])
+            else:
+                antecedent = " ".join(before[-2:]) if len(before) >= 2 else main
+                if topic and before[-2:-1] == [_possessive(topic).split()[-1]]:
+                    antecedent = f"{_possessive(topic)} {before[-1]}"
+            rest = sentence[m.end() :]
+            clauses = [main, f"{antecedent} {rest}" if m.group(1).lower() != "whose" else rest]
+        facts: list[str] = []
+        for clause in clauses:
+            found = _list_items(clause)
+            if found is None:
+                facts.append(_end(clause))
+                continue
+            head, items = found
+            facts += [_end(f"{head} {item}") for item in items]
+        return facts
+
+    def facts(self, outputs: Sequence[str]) -> list[list[str]]:
+        from favakit.retrieval.text import split_sentences
+
+        out = []
+        for n, text in enumerate(outputs):
+            topic = self.topics[n] if n < len(self.topics) else ""
+            out.append([f for s in split_sentences(text) for f in self.sentence_facts(s, topic)])
+        return out
+
+
+def _tokens(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _f1(a: str, b: str) -> float:
+    ta, tb = _tokens(a), _tokens(b)
+    common = sum(min(ta.count(w), tb.count(w)) for w in set(ta))
+    return 2 * common / (len(ta) + len(tb)) if common else 0.0
+
+
+def fact_coverage(
+    generated: Sequence[str], human: Sequence[str], threshold: float = 0.7
+) -> dict[str, float]:
+    """How generated facts line up with human atoms: the share of human atoms with a generated
+    fact of word-overlap F1 >= ``threshold``, and the share of generated facts matching one."""
+    covered = sum(any(_f1(h, g) >= threshold for g in generated) for h in human)
+    precise = sum(any(_f1(g, h) >= threshold for h in human) for g in generated)
+    return {
+        "generated": len(generated),
+        "human": len(human),
+        "human_covered": round(covered / len(human), 4) if human else 0.0,
+        "generated_matching": round(precise / len(generated), 4) if generated else 0.0,
+    }

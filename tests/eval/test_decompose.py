@@ -1,0 +1,45 @@
+"""Rule-based atomic facts: pronouns resolved to the topic, relative clauses and lists split."""
+
+from __future__ import annotations
+
+from favakit.eval.decompose import RuleFactSplitter, fact_coverage
+
+BIO = (
+    "Ada Lovelace was an English mathematician. She worked with Charles Babbage on his "
+    "Analytical Engine, which was never built. Her notes include the first published algorithm, "
+    "a table of Bernoulli numbers, and remarks on music. She is known for her vision and her "
+    'essays "Sketch of the Engine" and "Translator\'s Notes".'
+)
+
+
+def test_facts_are_whole_and_self_contained() -> None:
+    facts = RuleFactSplitter(["Ada Lovelace"]).facts([BIO])[0]
+    assert facts[0] == "Ada Lovelace was an English mathematician."
+    # the pronoun is the topic; the relative clause is a fact about what it follows
+    assert "Ada Lovelace worked with Charles Babbage on Ada Lovelace's Analytical Engine." in facts
+    assert "Ada Lovelace's Analytical Engine was never built." in facts
+    # a list: one fact per item, each with the words that introduce it
+    for item in ("the first published algorithm", "a table of Bernoulli numbers",
+                 "remarks on music"):  # fmt: skip
+        assert f"Ada Lovelace's notes include {item}." in facts
+    # quoted titles: one fact each
+    titled = [f for f in facts if "Sketch of the Engine" in f or "Translator's Notes" in f]
+    assert len(titled) == 2 and all(f.startswith("Ada Lovelace is known for") for f in titled)
+    assert all(f.endswith(".") and "She" not in f.split() for f in facts)
+
+
+def test_without_a_topic_pronouns_stay() -> None:
+    facts = RuleFactSplitter().facts(["She was born in 1815. It rained."])[0]
+    assert facts == ["She was born in 1815.", "It rained."]
+
+
+def test_dates_with_commas_are_not_lists() -> None:
+    facts = RuleFactSplitter(["X"]).facts(["X was born on December 10, 1815, in London."])[0]
+    assert facts == ["X was born on December 10, 1815, in London."]
+
+
+def test_coverage_counts_matches_both_ways() -> None:
+    human = ["Ada Lovelace was a mathematician.", "Ada Lovelace was English.", "It rained."]
+    got = fact_coverage(["Ada Lovelace was an English mathematician.", "Bread is food."], human)
+    # word overlap: the compound fact covers both atoms whose words it holds
+    assert got == {"generated": 2, "human": 3, "human_covered": 0.6667, "generated_matching": 0.5}
