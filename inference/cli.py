@@ -454,8 +454,12 @@ def _verify(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.input} holds no rows: nothing to verify")
     if len({i for i, _ in rows}) < len(rows):
         raise UsageError(f"{args.input}: ids repeat; give each row a unique 'id'")
-    args.backend = "encoder" if args.judge == "encoder" else args.backend
-    editor = _build_editor(args, shared=False)
+    editor: Any
+    if args.judge == "llm":
+        editor = _LLMVerifier(args)
+    else:
+        args.backend = "encoder" if args.judge == "encoder" else args.backend
+        editor = _build_editor(args, shared=False)
     judge = editor.model
     stack = contextlib.ExitStack()
     appender = stack.enter_context(JsonlAppender(args.output)) if args.output else None
@@ -480,6 +484,33 @@ def _verify(args: argparse.Namespace) -> int:
     return 0
 
 
+class _LLMVerifier:
+    """An instruct model asked "True or False?" about each claim (FActScore's judge prompt),
+    read from its first token's log-probabilities where the backend returns them; its results
+    look like edit results (an unsupported claim has one edit) so ``verdict`` reads them."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from favakit.eval.factscore import Judge
+        from favakit.inference.generators import open_client
+
+        client = open_client(
+            args.model or "qwen2.5-coder-1.5b", args.adapter, llm_endpoint=args.llm_endpoint,
+            backend="hf" if args.backend in ("encoder", "cascade") else args.backend,
+            device=args.device, dtype=args.dtype, max_batch=args.max_batch,
+            api_key=args.llm_api_key,
+        )  # fmt: skip
+        self.judge = Judge(client, chat=True)
+        self.model = client.model
+
+    def edit_many(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        from favakit.eval.factscore import Check
+
+        checks = [Check(str(r.get("topic") or ""), r["text"], list(r.get("evidence") or []))
+                  for r in requests]  # fmt: skip
+        return [{"edits": [] if ok else [{"type": "unverifiable"}]}
+                for ok in self.judge.judge(checks)]  # fmt: skip
+
+
 def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claim", default=None, help="one claim to check (with --evidence)")
     parser.add_argument(
@@ -494,9 +525,10 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge",
         default="encoder",
-        choices=["encoder", "editor"],
+        choices=["encoder", "editor", "llm"],
         help="encoder: the encoder detector (fast, scores by token probabilities); editor: the "
-        "generative editor (a claim it edits is not supported)",
+        "generative editor (a claim it edits is not supported); llm: an instruct model asked "
+        "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts)",
     )
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
     _add_generation_options(parser)

@@ -49,6 +49,8 @@ def main() -> None:
     ap.add_argument("--flaherty", required=True)
     ap.add_argument("--judges", default="encoder,editor")
     ap.add_argument("--detector", default=None, help="detector folder (default: shipped)")
+    ap.add_argument("--llm-model", default="qwen2.5-coder-1.5b", help="the llm judge's model")
+    ap.add_argument("--llm-endpoint", default=None, help="... or its OpenAI-compatible server")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
 
@@ -64,7 +66,8 @@ def main() -> None:
         return [{"title": contexts[i]["title"], "text": contexts[i]["text"]} for i in ids[:2]]
 
     atoms = data["atoms"]
-    claims = [{"text": a["text"], "evidence": evidence(a["contexts"])} for a in atoms]
+    claims = [{"text": a["text"], "evidence": evidence(a["contexts"]), "topic": data["topic"]}
+              for a in atoms]  # fmt: skip
     human = [a["label"] == "S" for a in atoms]
     out: list[dict[str, Any]] = [{"meta": {
         "date": date.today().isoformat(), "machine": platform.machine(),
@@ -79,6 +82,14 @@ def main() -> None:
     for judge in args.judges.split(","):
         if judge == "encoder":
             editor: Any = DetectorEditor(Detector(args.detector or default_detector()))
+        elif judge == "llm":
+            import argparse as _a
+
+            from favakit.inference.cli import _LLMVerifier
+
+            editor = _LLMVerifier(_a.Namespace(
+                model=args.llm_model, adapter=None, llm_endpoint=args.llm_endpoint,
+                backend="auto", device=None, dtype="auto", max_batch=4, llm_api_key=None))  # fmt: skip
         else:
             editor = open_editor("", None)
         editor.edit_many(claims[:2])  # warm-up

@@ -276,3 +276,16 @@ def test_verify_cli_judges_claims_and_resumes(
     bad = subprocess.run([sys.executable, "-m", "favakit", "verify", "--claim", ""],
                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert bad.returncode == 2 and "empty" in bad.stderr
+
+
+def test_verify_with_an_llm_judge(tiny_llama: Path, tmp_path: Path) -> None:
+    """--judge llm: the model is asked True or False; a random tiny model answers neither, which
+    counts as not supported (FActScore's default)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "verify", "--judge", "llm", "--model", str(tiny_llama),
+         "--claim", "titan is its largest moon .", "--evidence", "titan is its largest moon ."],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = json.loads(done.stdout)
+    assert got["supported"] is False and got["score"] == 0.0 and got["judge"]
