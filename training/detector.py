@@ -285,7 +285,7 @@ def train_detector(
         model.save_pretrained(final, safe_serialization=True)
     tokenizer.save_pretrained(final)
     meta = {
-        "schema": "favakit_detector/1", "name": f"favakit-detector-{Path(base).name}",
+        "schema": "favakit_detector/1", "name": f"favakit-detector-{Path(cfg.model or 'minilm').name}",
         "base": cfg.model or "minilm", "labels": list(LABELS), "max_length": cfg.data.max_length,
         "thresholds": {t: 0.5 for t in ERROR_TYPES},
     }  # fmt: skip
