@@ -198,7 +198,7 @@ def train_detector(
     device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cpu":
         _return_freed_memory()
-    model, tokenizer, base = _load(cfg)
+    model, tokenizer, _ = _load(cfg)
     model.to(device)
     train_set, dropped = _encode(tokenizer, train_rows, cfg.data.max_length)
     tune_set, tune_dropped = _encode(tokenizer, tune_rows, cfg.data.max_length)
