@@ -524,7 +524,7 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--judge",
-        default="encoder",
+        default="editor",
         choices=["encoder", "editor", "llm"],
         help="encoder: the encoder detector (fast, scores by token probabilities); editor: the "
         "generative editor (a claim it edits is not supported); llm: an instruct model asked "

@@ -249,7 +249,7 @@ def test_verify_cli_judges_claims_and_resumes(
         rows.append({"id": f"true{n}", "text": text, "evidence": [{"title": "t", "text": text}]})
     claims.write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "verdicts.jsonl"
-    cmd = [sys.executable, "-m", "favakit", "verify", "--detector", str(trained_detector),
+    cmd = [sys.executable, "-m", "favakit", "verify", "--judge", "encoder", "--detector", str(trained_detector),
            "--input", str(claims), "--output", str(out)]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -267,7 +267,7 @@ def test_verify_cli_judges_claims_and_resumes(
     assert again.returncode == 0 and "12 id(s) already in" in again.stderr
     assert len(out.read_text().splitlines()) == 12  # nothing written twice
     one = subprocess.run(
-        [sys.executable, "-m", "favakit", "verify", "--detector", str(trained_detector),
+        [sys.executable, "-m", "favakit", "verify", "--judge", "encoder", "--detector", str(trained_detector),
          "--claim", "titan is its largest moon .", "--evidence", "titan is its largest moon ."],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
