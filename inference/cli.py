@@ -74,7 +74,9 @@ def _serve_llm(args: argparse.Namespace) -> int:
         )
         print("favakit serve-llm: starting " + " ".join(argv), file=sys.stderr)
         server = VLLMServer(
-            argv, vllm_env(cpu, args.kv_cache_gb), f"http://{args.host}:{args.port}"
+            argv,
+            vllm_env(cpu, args.kv_cache_gb, reserved_cpus=args.reserved_cpus),
+            f"http://{args.host}:{args.port}",
         )
         where = "CPU" if cpu else "GPU"
         return serve_foreground(
@@ -141,6 +143,13 @@ def configure_serve_llm(parser: argparse.ArgumentParser) -> None:
         "`make vllm` creates it)",
     )
     v.add_argument("--max-lora-rank", type=int, default=64, help="vLLM's LoRA rank limit")
+    v.add_argument(
+        "--reserved-cpus",
+        type=int,
+        default=None,
+        help="CPU build: cores kept out of vLLM's compute threads for its scheduler (vLLM's "
+        "default 1; 0 computes on every core)",
+    )
     v.add_argument(
         "--merge-adapter",
         default="auto",

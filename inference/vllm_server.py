@@ -173,11 +173,19 @@ def vllm_serve_argv(
 
 
 def vllm_env(
-    cpu: bool, kv_cache_gb: int = CPU_KV_CACHE_GB, base: Mapping[str, str] = os.environ
+    cpu: bool,
+    kv_cache_gb: int = CPU_KV_CACHE_GB,
+    base: Mapping[str, str] = os.environ,
+    reserved_cpus: int | None = None,
 ) -> dict[str, str]:
-    """The environment for vLLM: offline, and on the CPU a KV cache sized for this machine."""
+    """The environment for vLLM: offline, and on the CPU a KV cache sized for this machine.
+
+    ``reserved_cpus``: cores the CPU build keeps out of its compute threads for its scheduler
+    (``VLLM_CPU_NUM_OF_RESERVED_CPU``; vLLM reserves 1, so on 2 cores it computes on one)."""
     if kv_cache_gb < 1:
         raise UsageError(f"KV cache of {kv_cache_gb} GiB: vLLM takes whole GiB, at least 1")
+    if reserved_cpus is not None and reserved_cpus < 0:
+        raise UsageError(f"reserved CPUs {reserved_cpus}: must be 0 or more")
     env = dict(base)
     env.setdefault("HF_HUB_OFFLINE", "1")
     env.setdefault("VLLM_NO_USAGE_STATS", "1")
@@ -185,6 +193,8 @@ def vllm_env(
     if cpu:
         env.setdefault("VLLM_CPU_KVCACHE_SPACE", str(int(kv_cache_gb)))
         env.setdefault("VLLM_TARGET_DEVICE", "cpu")
+        if reserved_cpus is not None:
+            env["VLLM_CPU_NUM_OF_RESERVED_CPU"] = str(reserved_cpus)
     return env
 
 

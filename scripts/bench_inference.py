@@ -264,7 +264,9 @@ def bench_engines(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
     for engine in args.engines.split(","):
         backend = "vllm" if engine.startswith("vllm") else "hf"
-        dtype = ["--dtype", "bfloat16"] if engine.endswith("-bf16") else []
+        dtype = ["--dtype", "bfloat16"] if "-bf16" in engine else []
+        if engine.endswith("-allcores"):  # vLLM computes on every core (reserves none)
+            dtype += ["--reserved-cpus", "0"]
         llm_port, port = _free_port(), _free_port()
         llm_url, url = f"http://127.0.0.1:{llm_port}", f"http://127.0.0.1:{port}"
         t0 = time.perf_counter()
@@ -312,13 +314,14 @@ def bench_engines(args: argparse.Namespace) -> list[dict[str, Any]]:
         print(json.dumps(row), flush=True)
         rows.append(row)
     by = {r["engine"]: r for r in rows}
-    if "hf" in by and "vllm" in by:
-        ratios = {
-            str(a["clients"]): round(b["requests_per_s"] / a["requests_per_s"], 2)
-            for a, b in zip(by["hf"]["load"], by["vllm"]["load"], strict=True)
-        }
-        rows.append({"step": "engines", "vllm_vs_hf_requests_per_s": ratios})
-        print(json.dumps(rows[-1]), flush=True)
+    for name, row in by.items():
+        if name.startswith("vllm") and "hf" in by:
+            ratios = {
+                str(a["clients"]): round(b["requests_per_s"] / a["requests_per_s"], 2)
+                for a, b in zip(by["hf"]["load"], row["load"], strict=True)
+            }
+            rows.append({"step": "engines", f"{name}_vs_hf_requests_per_s": ratios})
+            print(json.dumps(rows[-1]), flush=True)
     return rows
 
 

@@ -57,6 +57,8 @@ def test_environment_sizes_the_cpu_kv_cache() -> None:
     assert "VLLM_CPU_KVCACHE_SPACE" not in vllm_env(cpu=False, base={})
     with pytest.raises(UsageError, match="whole GiB"):
         vllm_env(cpu=True, kv_cache_gb=0)
+    assert vllm_env(cpu=True, base={}, reserved_cpus=0)["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
+    assert "VLLM_CPU_NUM_OF_RESERVED_CPU" not in vllm_env(cpu=True, base={})
 
 
 def test_a_named_environment_without_vllm_is_refused(tmp_path: Path) -> None:
