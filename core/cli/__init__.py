@@ -70,7 +70,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve-llm": (
         "favakit.inference.cli:configure_serve_llm",
-        "serve a model over the OpenAI-compatible API (vllm serve, or transformers)",
+        "serve a model over the OpenAI-compatible API (vLLM from its own environment, or transformers)",
     ),
 }
 
