@@ -1,15 +1,15 @@
 """Atomic facts without a model: sentences, clauses and list items, made self-contained.
 
-SmolLM2-135M, prompted with FActScore's demonstrations, splits a bio into fragments ("Lanny
-Fl"). :class:`RuleFactSplitter` instead applies a few rules to each sentence:
+SmolLM2-135M, prompted with FActScore's demonstrations, splits a bio into word fragments.
+:class:`RuleFactSplitter` instead applies a few rules to each sentence:
 
-1. a leading pronoun becomes the topic ("He has appeared" -> "Lanny Flaherty has appeared",
-   "Some of his credits" -> "Some of Lanny Flaherty's credits");
+1. a pronoun that refers to the topic becomes the topic ("She worked with Babbage" -> "Ada
+   Lovelace worked with Babbage", "her notes" -> "Ada Lovelace's notes");
 2. a non-restrictive relative clause (", which ...", ", who ...") becomes a fact of its own about
-   the words just before it ("his career, which began in the late 1970s" -> "Lanny Flaherty's
-   career began in the late 1970s");
+   the words just before it ("on her Engine, which was never built" -> "Ada Lovelace's Engine
+   was never built");
 3. a list ("A, B, and C"; quoted titles) becomes one fact per item, each with the words that
-   introduce the list ("credits include "A", "B" and "C"" -> three facts).
+   introduce the list ("her notes include A, B and C" -> three facts).
 
 It has the interface of :class:`~favakit.eval.factscore.AtomicFactGenerator` (``facts``), and
 ``scripts/bench_verify.py`` compares its facts with the human atoms of the Flaherty bio.
@@ -66,7 +66,7 @@ def _list_items(clause: str) -> tuple[str, list[str]] | None:
     width = max(
         1, round(sum(len(p.split()) for p in tails[:-1] or tails) / len(tails[:-1] or tails))
     )
-    tails[-1] = " ".join(tails[-1].split()[: max(width, 1)])  # "... productions throughout ..."
+    tails[-1] = " ".join(tails[-1].split()[: max(width, 1)])  # drop "... throughout her life"
     first_words = parts[0].split()
     pivots = [i for i, w in enumerate(first_words[:-1]) if w.lower() in _PIVOTS]
     if pivots and len(first_words) - pivots[-1] - 1 <= width + 3:
@@ -91,8 +91,8 @@ class RuleFactSplitter:
         if m:
             main = sentence[: m.start()]
             before = main.split()
-            # what the clause is about: the words after the last preposition ("known for his
-            # looks and voice, which"), or the last two ("his career, which")
+            # what the clause is about: the words after the last preposition ("known for her
+            # notes and essays, which"), or the last two ("her engine, which")
             cuts = [i for i, w in enumerate(before) if w.lower() in _PIVOTS | {"throughout", "on"}]
             if cuts and 0 < len(before) - cuts[-1] - 1 <= 8:
                 antecedent = " ".join(before[cuts[-1] + 1 :])

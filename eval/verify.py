@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["claim_request", "verdict"]
+__all__ = ["LLMVerifier", "claim_request", "verdict"]
 
 
 def claim_request(row: Any, where: str = "") -> dict[str, Any]:
@@ -44,3 +44,24 @@ def verdict(result: Mapping[str, Any], judge: str) -> dict[str, Any]:
     if result.get("warnings"):
         out["warnings"] = list(result["warnings"])
     return out
+
+
+class LLMVerifier:
+    """An instruct model asked "True or False?" about each claim (FActScore's judge prompt,
+    :class:`~favakit.eval.factscore.Judge`), read from its first token's log-probabilities where
+    the backend returns them. Its results look like edit results (an unsupported claim has one
+    edit), so :func:`verdict` reads them like any editor's."""
+
+    def __init__(self, client: Any) -> None:
+        from favakit.eval.factscore import Judge
+
+        self.judge = Judge(client, chat=True)
+        self.model = str(client.model)
+
+    def edit_many(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        from favakit.eval.factscore import Check
+
+        checks = [Check(str(r.get("topic") or ""), r["text"], list(r.get("evidence") or []))
+                  for r in requests]  # fmt: skip
+        return [{"edits": [] if ok else [{"type": "unverifiable"}]}
+                for ok in self.judge.judge(checks)]  # fmt: skip

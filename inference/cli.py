@@ -465,7 +465,16 @@ def _verify(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.input}: ids repeat; give each row a unique 'id'")
     editor: Any
     if args.judge == "llm":
-        editor = _LLMVerifier(args)
+        from favakit.eval.verify import LLMVerifier
+        from favakit.inference.generators import open_client
+
+        client = open_client(
+            args.model or "qwen2.5-coder-1.5b", args.adapter, llm_endpoint=args.llm_endpoint,
+            backend="hf" if args.backend in ("encoder", "cascade") else args.backend,
+            device=args.device, dtype=args.dtype, max_batch=args.max_batch,
+            api_key=args.llm_api_key,
+        )  # fmt: skip
+        editor = LLMVerifier(client)
     else:
         args.backend = "encoder" if args.judge == "encoder" else args.backend
         editor = _build_editor(args, shared=False)
@@ -491,33 +500,6 @@ def _verify(args: argparse.Namespace) -> int:
                 bar.update(1)
     print(f"favakit verify: {len(todo)} claim(s), {supported} supported ({judge})", file=sys.stderr)
     return 0
-
-
-class _LLMVerifier:
-    """An instruct model asked "True or False?" about each claim (FActScore's judge prompt),
-    read from its first token's log-probabilities where the backend returns them; its results
-    look like edit results (an unsupported claim has one edit) so ``verdict`` reads them."""
-
-    def __init__(self, args: argparse.Namespace) -> None:
-        from favakit.eval.factscore import Judge
-        from favakit.inference.generators import open_client
-
-        client = open_client(
-            args.model or "qwen2.5-coder-1.5b", args.adapter, llm_endpoint=args.llm_endpoint,
-            backend="hf" if args.backend in ("encoder", "cascade") else args.backend,
-            device=args.device, dtype=args.dtype, max_batch=args.max_batch,
-            api_key=args.llm_api_key,
-        )  # fmt: skip
-        self.judge = Judge(client, chat=True)
-        self.model = client.model
-
-    def edit_many(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        from favakit.eval.factscore import Check
-
-        checks = [Check(str(r.get("topic") or ""), r["text"], list(r.get("evidence") or []))
-                  for r in requests]  # fmt: skip
-        return [{"edits": [] if ok else [{"type": "unverifiable"}]}
-                for ok in self.judge.judge(checks)]  # fmt: skip
 
 
 def configure_verify(parser: argparse.ArgumentParser) -> None:

@@ -447,11 +447,11 @@ def default_detector() -> str:
     return str(folder)
 
 
+@dataclass(frozen=True)
 class _Kind:
-    kind = "encoder"
+    """What ``favakit edit`` prints as the editor's client kind."""
 
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
+    kind: str
 
 
 class DetectorEditor:

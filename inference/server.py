@@ -146,7 +146,8 @@ def create_editor_app(
             reqs.append(req)
         return reqs, single
 
-    async def run(request: Request, detect: bool) -> JSONResponse:
+    async def edited(request: Request, doing: str) -> tuple[list[dict[str, Any]], bool]:
+        """The editor's results for a request's texts, and whether it sent a single one."""
         check_key(request)
         reqs, single = await parse(request)
         loop = asyncio.get_running_loop()
@@ -155,29 +156,35 @@ def create_editor_app(
                 loop.run_in_executor(pool, editor.edit_many, reqs), lim.timeout_s
             )
         except TimeoutError:
-            raise HTTPException(504, f"editing took longer than {lim.timeout_s:g} s") from None
+            raise HTTPException(504, f"{doing} took longer than {lim.timeout_s:g} s") from None
         except Exception as exc:  # a failed generation fails this request, not the server
-            log.exception("edit failed")
+            log.exception("%s failed", doing)
             raise HTTPException(502, f"generation failed: {exc}") from None
+        return results, single
+
+    async def run(request: Request, detect: bool) -> JSONResponse:
+        results, single = await edited(request, "editing")
         if detect:
             for res in results:
                 res.pop("corrected", None)
         return JSONResponse(results[0] if single else results)
+
+    @app.post("/v1/edit")
+    async def edit(request: Request) -> JSONResponse:
+        """Tag hallucinated spans and apply the suggested edits."""
+        return await run(request, detect=False)
+
+    @app.post("/v1/detect")
+    async def detect(request: Request) -> JSONResponse:
+        """Tag hallucinated spans (types and offsets) without the corrected text."""
+        return await run(request, detect=True)
 
     @app.post("/v1/verify")
     async def verify(request: Request) -> JSONResponse:
         """Is each claim supported by its evidence? ``{"text", "evidence"}`` (or a list)."""
         from favakit.eval.verify import verdict
 
-        check_key(request)
-        reqs, single = await parse(request)
-        loop = asyncio.get_running_loop()
-        try:
-            results = await asyncio.wait_for(
-                loop.run_in_executor(pool, editor.edit_many, reqs), lim.timeout_s
-            )
-        except TimeoutError:
-            raise HTTPException(504, f"verifying took longer than {lim.timeout_s:g} s") from None
+        results, single = await edited(request, "verifying")
         verdicts = [verdict(r, editor.model) for r in results]
         return JSONResponse(verdicts[0] if single else verdicts)
 
@@ -192,15 +199,5 @@ def create_editor_app(
             "object": "list",
             "data": [{"id": editor.model, "object": "model", "owned_by": "favakit"}],
         }
-
-    @app.post("/v1/edit")
-    async def edit(request: Request) -> JSONResponse:
-        """Tag hallucinated spans and apply the suggested edits."""
-        return await run(request, detect=False)
-
-    @app.post("/v1/detect")
-    async def detect(request: Request) -> JSONResponse:
-        """Tag hallucinated spans (types and offsets) without the corrected text."""
-        return await run(request, detect=True)
 
     return app

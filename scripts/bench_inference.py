@@ -112,36 +112,15 @@ def bench_load(args: argparse.Namespace) -> dict[str, Any]:
         cmd += ["--adapter", args.adapter]
     if args.device:
         cmd += ["--device", args.device]
-    server = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     url = f"http://127.0.0.1:{port}"
+    server = _start(cmd, url, "favakit serve")
     try:
-        deadline = time.monotonic() + 600
-        while True:
-            try:
-                urllib.request.urlopen(url + "/health", timeout=2)
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    err = server.stderr.read() if server.stderr else ""
-                    raise RuntimeError(f"favakit serve did not start: {err[-2000:]}") from None
-                time.sleep(0.5)
 
         def client(c: int) -> list[tuple[float, int]]:
             out = []
             for r in range(args.requests):
-                data = json.dumps(_body(c * args.requests + r)).encode()
-                req = urllib.request.Request(
-                    url + "/v1/edit", data=data, headers={"Content-Type": "application/json"}
-                )
                 t0 = time.perf_counter()
-                try:
-                    with urllib.request.urlopen(req, timeout=900) as resp:
-                        status = resp.status
-                        json.loads(resp.read())
-                except urllib.error.HTTPError as exc:
-                    status = exc.code
-                except OSError:
-                    status = 0
+                status, _ = _post(url + "/v1/edit", _body(c * args.requests + r))
                 out.append((time.perf_counter() - t0, status))
             return out
 
@@ -150,8 +129,7 @@ def bench_load(args: argparse.Namespace) -> dict[str, Any]:
             results = [x for chunk in pool.map(client, range(args.clients)) for x in chunk]
         wall = time.perf_counter() - t0
     finally:
-        server.terminate()
-        server.wait(timeout=60)
+        _stop(server)
     latencies = sorted(t for t, _ in results)
     errors = sum(1 for _, s in results if s != 200)
     return {

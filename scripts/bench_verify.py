@@ -83,13 +83,12 @@ def main() -> None:
         if judge == "encoder":
             editor: Any = DetectorEditor(Detector(args.detector or default_detector()))
         elif judge == "llm":
-            import argparse as _a
+            from favakit.eval.verify import LLMVerifier
+            from favakit.inference.generators import open_client
 
-            from favakit.inference.cli import _LLMVerifier
-
-            editor = _LLMVerifier(_a.Namespace(
-                model=args.llm_model, adapter=None, llm_endpoint=args.llm_endpoint,
-                backend="auto", device=None, dtype="auto", max_batch=4, llm_api_key=None))  # fmt: skip
+            editor = LLMVerifier(
+                open_client(args.llm_model, None, llm_endpoint=args.llm_endpoint, max_batch=4)
+            )
         else:
             editor = open_editor("", None)
         editor.edit_many(claims[:2])  # warm-up

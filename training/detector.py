@@ -266,8 +266,7 @@ def train_detector(
                 _log(out / "train_log.jsonl", None, record)
             if cfg.save_every and step % cfg.save_every == 0 and step < total:
                 ckpt.mkdir(parents=True, exist_ok=True)
-                trainable = {k: v for k, v in model.state_dict().items()}
-                torch.save({"model": trainable, "optimizer": optimizer.state_dict(),
+                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                             "scheduler": scheduler.state_dict(), "step": step},
                            ckpt / "state.tmp")  # fmt: skip
                 (ckpt / "state.tmp").replace(ckpt / "state.pt")

@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,20 +200,19 @@ def test_serve_encoder_backend_on_loopback(trained_detector: Path, free_port: ob
         right = "saturn is the sixth planet from the sun ."
         body = [{"text": right.replace("sixth", "second"), "evidence": [right]},
                 {"text": right, "evidence": [right]}]  # fmt: skip
-        req = urllib.request.Request(
-            url + "/v1/edit", data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
-        )  # fmt: skip
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            got = json.loads(resp.read())
+
+        def post(route: str) -> Any:
+            req = urllib.request.Request(
+                url + route, data=json.dumps(body).encode(),
+                headers={"Content-Type": "application/json"},
+            )  # fmt: skip
+            with urllib.request.urlopen(req, timeout=60) as resp:
+                return json.loads(resp.read())
+
+        got = post("/v1/edit")
         assert [r["original"] for r in got] == [b["text"] for b in body]
         assert all("corrected" in r and r["faithful"] for r in got)
-        req = urllib.request.Request(
-            url + "/v1/verify", data=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
-        )  # fmt: skip
-        with urllib.request.urlopen(req, timeout=60) as resp:
-            verdicts = json.loads(resp.read())
+        verdicts = post("/v1/verify")
         assert len(verdicts) == 2 and all(
             {"supported", "score", "judge"} <= set(v) for v in verdicts
         )
