@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from favakit.distributed import add_ray_options, map_in_order, ray_options
 from favakit.errors import UsageError
 
 __all__ = ["configure"]
@@ -81,7 +83,11 @@ def _detect(args: argparse.Namespace) -> int:
 class _Scorer:
     """What ``factscore`` and ``edit-gain`` share: rows, retriever, judge client, judge, facts."""
 
-    def __init__(self, args: argparse.Namespace, use_atomic_facts: bool) -> None:
+    def __init__(
+        self, args: argparse.Namespace, use_atomic_facts: bool, models: bool = True
+    ) -> None:
+        """``models=False`` checks the rows and the KB without loading the judge (a Ray
+        driver, whose workers load their own)."""
         from favakit.eval.factscore import AtomicFactGenerator, EditorJudge, Judge
         from favakit.llm import ResponseCache
         from favakit.retrieval.evidence import TopicRetriever
@@ -108,6 +114,8 @@ class _Scorer:
         missing = sorted({r["topic"] for r in self.rows if kb.resolve(r["topic"]) is None})
         if missing:
             raise UsageError(f"{len(missing)} topic(s) not in {args.kb}, e.g. {missing[:3]}")
+        if not models:
+            return
         editor = None
         if args.judge == "editor":
             from favakit.inference.editor import open_editor
@@ -179,55 +187,42 @@ def _finish(out: Path, work: Path, result: dict[str, Any], summary: dict[str, An
 
 
 def _factscore(args: argparse.Namespace) -> int:
-    from favakit.eval.factscore import aggregate, agreement, collect_atoms, score_outputs
-    from favakit.eval.successors import link_groups
-    from favakit.records import read_jsonl
+    from tqdm import tqdm
 
-    sc = _Scorer(args, args.use_atomic_facts)
-    rows, retriever, client, judge, facts = sc.rows, sc.retriever, sc.client, sc.judge, sc.facts
+    from favakit.eval.factscore import aggregate, agreement
+    from favakit.records import JsonlAppender, read_jsonl
 
-    molecular = grouper = None
-    if args.decontextualize == "molecular":
-        from favakit.eval.successors import Decontextualizer
-
-        molecular = Decontextualizer(client)
-    if args.method == "d-factscore":
-        from favakit.eval.successors import FactGrouper
-
-        grouper = FactGrouper(client)
-
+    ray = ray_options(args)
+    sc = _Scorer(args, args.use_atomic_facts, models=ray is None)
+    rows = sc.rows
+    factory: Any = functools.partial(_factscore_stage, args)
+    if ray is None:
+        stage = _factscore_stage(args, sc)
+        factory = lambda: stage  # noqa: E731
     out = Path(args.out)
     work = out.with_name(out.name + ".partial.jsonl")  # per-row decisions: resumable
-    for done, chunk in _chunks(work, len(rows), args.batch, "factscore"):
-        part = [rows[i] for i in chunk]
-        atoms = collect_atoms(part, facts, args.use_atomic_facts)
-        if molecular is not None:
-            atoms = {
-                j: molecular.molecular(part[j]["topic"], part[j]["output"], fs)
-                for j, fs in atoms.items()
-            }
-        decisions = score_outputs(part, retriever.retrieve, judge, atoms=atoms)
-        for j, (i, d) in enumerate(zip(chunk, decisions, strict=True)):
-            record: dict[str, Any] = {"id": str(i), "decisions": d}
-            if grouper is not None and d:
-                topic = part[j]["topic"]
-                names = retriever.kb.titles_with_base(topic) or [str(retriever.kb.resolve(topic))]
-                record["d_decisions"] = link_groups(
-                    topic, atoms[j], grouper.groups(topic, atoms[j]), names, retriever.retrieve,
-                    judge,
-                )  # fmt: skip
-            done.append(record)
+    n = len(rows)
+    with JsonlAppender(work) as done:
+        items = [(i, rows[i]) for i in range(n) if str(i) not in done]
+        with tqdm(
+            total=n, initial=n - len(items), desc="factscore", unit="resp", disable=n < 2
+        ) as bar:
+            for record in map_in_order(items, factory, ray, args.batch):
+                done.append(record)
+                bar.update(1)
     by_id = {r["id"]: r for r in read_jsonl(work)}
     decisions = [by_id[str(i)]["decisions"] for i in range(len(rows))]
     result = aggregate(decisions, args.gamma)
-    if grouper is not None:
+    if args.method == "d-factscore":
         d_decisions = [by_id[str(i)].get("d_decisions") for i in range(len(rows))]
         dscore = aggregate(d_decisions, args.gamma)
         result.update(
             d_factscore=dscore["score"], d_init_score=dscore["init_score"], d_decisions=d_decisions
         )
     result["n"] = len(rows)
-    result["usage"] = sc.usage()
+    result["usage"] = (
+        sc.usage() if ray is None else {"note": "--ray: each worker counts its own usage"}
+    )
     labels = [
         dict(zip(r["atomic_facts"], r["labels"], strict=True)) if r.get("labels") else None
         for r in rows
@@ -240,6 +235,49 @@ def _factscore(args: argparse.Namespace) -> int:
         summary["agreement"] = result["agreement"]
     _finish(out, work, result, summary)
     return 0
+
+
+def _factscore_stage(args: argparse.Namespace, sc: _Scorer | None = None) -> Any:
+    """FActScore's per-chunk work (in this process, or once per Ray worker with its own judge):
+    ``[(row index, row)]`` -> the decisions records the work file holds."""
+    from favakit.eval.factscore import collect_atoms, score_outputs
+    from favakit.eval.successors import link_groups
+
+    sc = sc or _Scorer(args, args.use_atomic_facts)
+    retriever, judge = sc.retriever, sc.judge
+    molecular = grouper = None
+    if args.decontextualize == "molecular":
+        from favakit.eval.successors import Decontextualizer
+
+        molecular = Decontextualizer(sc.client)
+    if args.method == "d-factscore":
+        from favakit.eval.successors import FactGrouper
+
+        grouper = FactGrouper(sc.client)
+
+    def score(items: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+        part = [row for _, row in items]
+        atoms = collect_atoms(part, sc.facts, args.use_atomic_facts)
+        if molecular is not None:
+            atoms = {
+                j: molecular.molecular(part[j]["topic"], part[j]["output"], fs)
+                for j, fs in atoms.items()
+            }
+        decisions = score_outputs(part, retriever.retrieve, judge, atoms=atoms)
+        records = []
+        for j, ((i, row), d) in enumerate(zip(items, decisions, strict=True)):
+            record: dict[str, Any] = {"id": str(i), "decisions": d}
+            if grouper is not None and d:
+                topic = row["topic"]
+                names = retriever.kb.titles_with_base(topic) or [str(retriever.kb.resolve(topic))]
+                record["d_decisions"] = link_groups(
+                    topic, atoms[j], grouper.groups(topic, atoms[j]), names, retriever.retrieve,
+                    judge,
+                )  # fmt: skip
+            records.append(record)
+        return records
+
+    return score
 
 
 def _edit_gain(args: argparse.Namespace) -> int:
@@ -349,6 +387,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         choices=["none", "molecular"],
         help="molecular: add the context that makes an ambiguous subject unique",
     )
+    add_ray_options(f)
     f.set_defaults(func=_factscore)
 
     g = sub.add_parser(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from favakit.distributed import add_ray_options, map_in_order, ray_options
 from favakit.errors import UsageError
 
 __all__ = ["configure_edit", "configure_serve", "configure_serve_llm", "configure_verify"]
@@ -345,7 +347,14 @@ def _edit(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.input} holds no rows: nothing to edit")
         if len({i for i, _ in rows}) < len(rows):
             raise UsageError(f"{args.input}: ids repeat; give each row a unique 'id'")
-    editor = _build_editor(args, shared=False)
+    ray = ray_options(args)
+    if ray is not None and args.input is None:
+        raise UsageError("--ray runs --input files; one TEXT is edited in this process")
+    if ray is None:  # load the model before looking at the output, as always
+        editor = _build_editor(args, shared=False)
+        factory: Any = lambda: editor.edit_many  # noqa: E731
+    else:  # each Ray worker loads its own
+        factory = functools.partial(_edit_stage, args)
     results: list[dict[str, Any]] = []
     stack = contextlib.ExitStack()
     appender = None
@@ -358,16 +367,15 @@ def _edit(args: argparse.Namespace) -> int:
         )
     bar = stack.enter_context(_progress(len(todo), args.text is None))
     with stack:
-        for start in range(0, len(todo), args.max_batch):
-            chunk = todo[start : start + args.max_batch]
-            for (rid, _), res in zip(chunk, editor.edit_many([r for _, r in chunk]), strict=True):
-                res = {"id": rid, **res}
-                results.append(res)
-                if appender is not None:
-                    appender.append(res)
-                elif args.format == "json":  # streamed, so a long run shows its results
-                    print(json.dumps(res, ensure_ascii=False), flush=True)
-                bar.update(1)
+        mapped = map_in_order([r for _, r in todo], factory, ray, args.max_batch)
+        for (rid, _), res in zip(todo, mapped, strict=True):
+            res = {"id": rid, **res}
+            results.append(res)
+            if appender is not None:
+                appender.append(res)
+            elif args.format == "json":  # streamed, so a long run shows its results
+                print(json.dumps(res, ensure_ascii=False), flush=True)
+            bar.update(1)
     if args.format == "ansi":
         for res in results:
             print(views.ansi(res))
@@ -382,6 +390,11 @@ def _edit(args: argparse.Namespace) -> int:
         print(f"favakit edit: warning: {bare} text(s) had {NO_EVIDENCE}", file=sys.stderr)
     print(views.summary(results), file=sys.stderr)
     return 0
+
+
+def _edit_stage(args: argparse.Namespace) -> Any:
+    """A Ray worker's stage for ``edit``: its own editor, built from the same arguments."""
+    return _build_editor(args, shared=False).edit_many
 
 
 def _request(obj: Any, where: str) -> Any:
@@ -435,6 +448,7 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
         help="json: result rows; ansi: coloured spans in the terminal; html: a page with evidence",
     )
     _add_generation_options(parser)
+    add_ray_options(parser)
     parser.set_defaults(func=_edit)
 
 
@@ -442,7 +456,7 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from favakit.eval.verify import claim_request, verdict
+    from favakit.eval.verify import claim_request
     from favakit.records import JsonlAppender, RecordError, numbered_jsonl
 
     if (args.claim is None) == (args.input is None):
@@ -463,7 +477,39 @@ def _verify(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.input} holds no rows: nothing to verify")
     if len({i for i, _ in rows}) < len(rows):
         raise UsageError(f"{args.input}: ids repeat; give each row a unique 'id'")
-    editor: Any
+    ray = ray_options(args)
+    if ray is not None and args.input is None:
+        raise UsageError("--ray runs --input files; one --claim is verified in this process")
+    factory: Any = functools.partial(_verify_stage, args)
+    if ray is None:
+        stage = factory()
+        factory = lambda: stage  # noqa: E731
+    judge = args.judge
+    stack = contextlib.ExitStack()
+    appender = stack.enter_context(JsonlAppender(args.output)) if args.output else None
+    todo = [(i, r) for i, r in rows if appender is None or i not in appender]
+    if appender is not None and len(todo) < len(rows):
+        print(f"favakit verify: {len(rows) - len(todo)} id(s) already in {args.output}",
+              file=sys.stderr)  # fmt: skip
+    supported = 0
+    bar = stack.enter_context(_progress(len(todo), args.claim is None, "verify", "claim"))
+    with stack:
+        mapped = map_in_order([r for _, r in todo], factory, ray, args.max_batch)
+        for (rid, _), res in zip(todo, mapped, strict=True):
+            out = {"id": rid, **res}
+            judge = out["judge"]
+            supported += out["supported"]
+            if appender is not None:
+                appender.append(out)
+            else:
+                print(json.dumps(out, ensure_ascii=False), flush=True)
+            bar.update(1)
+    print(f"favakit verify: {len(todo)} claim(s), {supported} supported ({judge})", file=sys.stderr)
+    return 0
+
+
+def _verifier(args: argparse.Namespace) -> Any:
+    """The judge ``verify`` asked for, behind ``edit_many``."""
     if args.judge == "llm":
         from favakit.eval.verify import LLMVerifier
         from favakit.inference.generators import open_client
@@ -474,32 +520,18 @@ def _verify(args: argparse.Namespace) -> int:
             device=args.device, dtype=args.dtype, max_batch=args.max_batch,
             api_key=args.llm_api_key,
         )  # fmt: skip
-        editor = LLMVerifier(client)
-    else:
-        args.backend = "encoder" if args.judge == "encoder" else args.backend
-        editor = _build_editor(args, shared=False)
-    judge = editor.model
-    stack = contextlib.ExitStack()
-    appender = stack.enter_context(JsonlAppender(args.output)) if args.output else None
-    todo = [(i, r) for i, r in rows if appender is None or i not in appender]
-    if appender is not None and len(todo) < len(rows):
-        print(f"favakit verify: {len(rows) - len(todo)} id(s) already in {args.output}",
-              file=sys.stderr)  # fmt: skip
-    supported = 0
-    bar = stack.enter_context(_progress(len(todo), args.claim is None, "verify", "claim"))
-    with stack:
-        for start in range(0, len(todo), args.max_batch):
-            chunk = todo[start : start + args.max_batch]
-            for (rid, _), res in zip(chunk, editor.edit_many([r for _, r in chunk]), strict=True):
-                out = {"id": rid, **verdict(res, judge)}
-                supported += out["supported"]
-                if appender is not None:
-                    appender.append(out)
-                else:
-                    print(json.dumps(out, ensure_ascii=False), flush=True)
-                bar.update(1)
-    print(f"favakit verify: {len(todo)} claim(s), {supported} supported ({judge})", file=sys.stderr)
-    return 0
+        return LLMVerifier(client)
+    if args.judge == "encoder":
+        args = argparse.Namespace(**{**vars(args), "backend": "encoder"})
+    return _build_editor(args, shared=False)
+
+
+def _verify_stage(args: argparse.Namespace) -> Any:
+    """``verify``'s stage (in this process, or once per Ray worker): claims -> verdicts."""
+    from favakit.eval.verify import verdict
+
+    editor = _verifier(args)
+    return lambda claims: [verdict(r, editor.model) for r in editor.edit_many(claims)]
 
 
 def configure_verify(parser: argparse.ArgumentParser) -> None:
@@ -523,4 +555,5 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
     _add_generation_options(parser)
+    add_ray_options(parser)
     parser.set_defaults(func=_verify)

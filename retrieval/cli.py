@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any
 
+from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
 __all__ = ["configure_index", "configure_kb", "configure_search"]
@@ -109,8 +110,14 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
 
 def _index_build(args: argparse.Namespace) -> int:
     from favakit.cli import parse_shard
+    from favakit.distributed import ray_options
     from favakit.retrieval.index import build_index
 
+    ray = ray_options(args)
+    if ray is not None and args.kind == "bm25":
+        raise UsageError(
+            "--ray distributes the embedding of dense indexes; BM25 builds in one process"
+        )
     meta = build_index(
         args.kb,
         args.out,
@@ -122,6 +129,7 @@ def _index_build(args: argparse.Namespace) -> int:
         device=args.device,
         nlist=args.nlist,
         progress=not args.quiet,
+        ray=ray,
     )
     if meta is not None:
         print(json.dumps(meta))
@@ -151,6 +159,7 @@ def configure_index(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--nlist", type=int, default=None, help="IVF clusters (default about 4*sqrt(n))")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
+    add_ray_options(p)
     p.set_defaults(func=_index_build)
 
 

@@ -23,6 +23,7 @@ them into the index.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -35,6 +36,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from favakit.deps import is_available, require
+from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
 from favakit.records import atomic_open, share_like_open
 from favakit.retrieval.kb import KnowledgeSource
@@ -240,6 +242,26 @@ def _save_npy(path: Path, array: np.ndarray) -> None:
         np.save(fh, array)
 
 
+def _embed_stage(
+    kb_path: str, encoder: str, device: str | None, batch_size: int, progress: bool
+) -> Callable[[list[tuple[int, int, int, int]]], list[Any]]:
+    """The per-shard work of an index build, in this process or in a Ray worker: shards
+    ``(k, first doc, first position, count)`` -> their vectors."""
+    from favakit.retrieval.encoder import DenseEncoder
+
+    model = DenseEncoder(encoder, device=device, batch_size=batch_size)
+
+    def embed(shards: list[tuple[int, int, int, int]]) -> list[Any]:
+        out = []
+        with KnowledgeSource(kb_path) as kb:
+            for k, doc, index, count in shards:
+                texts = [passage_text(p.title, p.text) for p in kb.passages(doc, index, count)]
+                out.append(model.encode(texts, progress=progress, desc=f"shard {k}"))
+        return out
+
+    return embed
+
+
 def _write_json(path: Path, obj: Any) -> None:
     with atomic_open(path) as fh:
         json.dump(obj, fh, indent=2)
@@ -258,9 +280,14 @@ def build_index(
     nlist: int | None = None,
     progress: bool = False,
     on_shard: Callable[[int], None] | None = None,
+    ray: RayOptions | None = None,
 ) -> dict[str, Any] | None:
     """Build an index folder from a knowledge source. Returns the meta, or None when this run
-    (one of several ``shard=(i, n)`` runs) embedded its shards but others are still missing."""
+    (one of several ``shard=(i, n)`` runs) embedded its shards but others are still missing.
+
+    ``ray``: embed the missing shards in a pool of Ray actors (each loads the encoder once and
+    reads its shards' passages from ``kb_path``, which must exist at that path on every node);
+    this process writes each shard as it comes back, so resuming works as without Ray."""
     if kind not in INDEX_KINDS:
         raise UsageError(f"unknown index kind {kind!r}; choose one of {', '.join(INDEX_KINDS)}")
     if shard_size < 1:
@@ -304,35 +331,28 @@ def build_index(
                     )
             else:
                 _write_json(cfg_path, enc_cfg)
-            from favakit.retrieval.encoder import DenseEncoder
-
-            model: DenseEncoder | None = None
-            chunk: list[str] = []
-            k_shard = 0
-            embedded = 0
-
-            def finish_chunk() -> None:
-                nonlocal model, k_shard, embedded
-                path = shards_dir / f"emb-{k_shard:06d}.npy"
-                if not path.exists() and k_shard % n_shards == i_shard:
-                    if model is None:
-                        model = DenseEncoder(encoder, device=device, batch_size=batch_size)
-                    vecs = model.encode(chunk, progress=progress, desc=f"shard {k_shard}")
-                    _save_npy(path, vecs)
-                    embedded += 1
-                    if on_shard is not None:
-                        on_shard(k_shard)
-                k_shard += 1
-
+            # one pass over the passages: ids, and where each shard starts
+            starts: list[tuple[int, int]] = []
             for p in kb.passages():
+                if len(doc_ids) % shard_size == 0:
+                    starts.append((p.doc, p.index))
                 doc_ids.append(p.doc)
                 positions.append(p.index)
-                chunk.append(passage_text(p.title, p.text))
-                if len(chunk) == shard_size:
-                    finish_chunk()
-                    chunk = []
-            if chunk:
-                finish_chunk()
+            todo = [
+                (k, *start, min(shard_size, len(doc_ids) - k * shard_size))
+                for k, start in enumerate(starts)
+                if k % n_shards == i_shard and not (shards_dir / f"emb-{k:06d}.npy").exists()
+            ]
+            stage = functools.partial(
+                _embed_stage, str(kb_path), encoder, device, batch_size, progress and ray is None
+            )
+            embedded = 0
+            for (k, *_), vecs in zip(todo, map_in_order(todo, stage, ray, 1), strict=True):
+                _save_npy(shards_dir / f"emb-{k:06d}.npy", vecs)
+                embedded += 1
+                if on_shard is not None:
+                    on_shard(k)
+            k_shard = len(starts)
             todo_total = k_shard
             missing = [
                 k for k in range(todo_total) if not (shards_dir / f"emb-{k:06d}.npy").exists()
@@ -352,13 +372,10 @@ def build_index(
             vectors = np.concatenate(
                 [np.load(shards_dir / f"emb-{k:06d}.npy") for k in range(todo_total)]
             )
-            if model is not None:
-                encoder_name, normalize = model.name, model.normalize
-            else:
-                from favakit.retrieval.encoder import resolve_encoder
+            from favakit.retrieval.encoder import resolve_encoder
 
-                preset = resolve_encoder(encoder)
-                encoder_name, normalize = preset.name, preset.normalize
+            preset = resolve_encoder(encoder)
+            encoder_name, normalize = preset.name, preset.normalize
             dim = int(vectors.shape[1])
             index = make_vector_index(vectors, kind, backend=backend, nlist=nlist)
         index.save(folder)

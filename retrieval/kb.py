@@ -200,13 +200,24 @@ class KnowledgeSource:
         j = next((i for i, p in enumerate(parts) if p.strip()), 0)
         return Passage(stored, parts[j], int(row[0]), j)
 
-    def passages(self) -> Iterator[Passage]:
-        """Every passage, in a stable order (document rowid, then position)."""
-        cur = self.conn.execute("SELECT rowid, title, text FROM documents ORDER BY rowid")
+    def passages(
+        self, start_doc: int = 0, start_index: int = 0, limit: int | None = None
+    ) -> Iterator[Passage]:
+        """Every passage, in a stable order (document rowid, then position); or ``limit`` of
+        them from the passage ``(start_doc, start_index)`` on (one index shard)."""
+        cur = self.conn.execute(
+            "SELECT rowid, title, text FROM documents WHERE rowid >= ? ORDER BY rowid", (start_doc,)
+        )
+        left = limit
         for rowid, title, text in cur:
             for j, p in enumerate(str(text).split(SEPARATOR)):
-                if p.strip():
-                    yield Passage(str(title), p, int(rowid), j)
+                if not p.strip() or (rowid == start_doc and j < start_index):
+                    continue
+                if left is not None:
+                    if left <= 0:
+                        return
+                    left -= 1
+                yield Passage(str(title), p, int(rowid), j)
 
     def passage(self, doc: int, index: int) -> Passage:
         row = self.conn.execute(

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
 __all__ = ["configure"]
@@ -13,6 +14,7 @@ __all__ = ["configure"]
 
 def _run(args: argparse.Namespace) -> int:
     from favakit.cli import parse_shard
+    from favakit.distributed import ray_options
     from favakit.synth_data.pipeline import SynthConfig, run_synthesis
 
     cfg = SynthConfig(
@@ -37,8 +39,9 @@ def _run(args: argparse.Namespace) -> int:
         no_error_fraction=args.no_error_fraction,
     )
     stats = run_synthesis(
-        args.kb, args.out, cfg, progress=not args.quiet, shard=parse_shard(args.shard)
-    )
+        args.kb, args.out, cfg, progress=not args.quiet, shard=parse_shard(args.shard),
+        ray=ray_options(args),
+    )  # fmt: skip
     print(json.dumps(stats))
     return 0
 
@@ -133,6 +136,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--shard", default=None, help="i/n: this machine's share of the job (see docs/synth.md)"
     )
+    add_ray_options(p)
     w = p.add_argument_group("short examples (rules inserter)")
     w.add_argument(
         "--window",

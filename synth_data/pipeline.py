@@ -18,9 +18,12 @@ gold passage (modulo whitespace).
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import itertools
 import json
 import logging
+import math
 import random
 import re
 import time
@@ -30,6 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
 from favakit.llm import LLMClient, OpenAIClient
 from favakit.prompts import Reference, build_prompt
@@ -279,6 +283,7 @@ def run_synthesis(
     on_row: Callable[[dict[str, Any]], None] | None = None,
     client: LLMClient | None = None,
     shard: tuple[int, int] | None = None,
+    ray: RayOptions | None = None,
 ) -> dict[str, Any]:
     """Run (or resume) a synthesis job; returns the stats.
 
@@ -286,7 +291,9 @@ def run_synthesis(
     unless a ``client`` is given. ``shard=(i, n)`` takes every n-th work item starting at i and
     aims at ``ceil(n_examples / n)`` examples, logging to its own file, so n machines can share
     one job; every run's outputs combine all logs present (``favakit synth finalize`` redoes that
-    step alone)."""
+    step alone). ``ray`` makes the examples in a pool of Ray actors (each reads ``kb_path``, which
+    must exist at that path on every node); this process logs them in the same order, so the
+    run writes what it writes without Ray and resumes the same way."""
     i_shard, n_shards = shard or (0, 1)
     if not 0 <= i_shard < n_shards:
         raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
@@ -305,30 +312,14 @@ def run_synthesis(
                 f"{out} holds a run with other settings ({previous}); use another --out"
             )
     cfg_path.write_text(json.dumps(cfg_dict, indent=2))
-    llm: LLMInserter | None = None
-    if cfg.uses_llm:
-        if client is None:
-            if not cfg.llm_endpoint or not cfg.llm_model:
-                raise UsageError(
-                    "the llm and mix inserters need --llm-endpoint URL and --llm-model NAME"
-                )
-            client = OpenAIClient(
-                cfg.llm_endpoint,
-                cfg.llm_model,
-                cache=out / "llm_cache.sqlite",
-                max_concurrency=cfg.llm_concurrency,
-            )
-        llm = LLMInserter(client, retries=cfg.llm_retries, genres=cfg.genres)
+    if cfg.uses_llm and client is None and not (cfg.llm_endpoint and cfg.llm_model):
+        raise UsageError("the llm and mix inserters need --llm-endpoint URL and --llm-model NAME")
     t0 = time.perf_counter()
     with KnowledgeSource(kb_path) as kb:
-        all_passages = list(kb.passages())
         seeds = select_seeds(kb, cfg)
     if not seeds:
         raise UsageError(f"{kb_path} has no passages that pass the seed filters")
-    pools = EntityPools.from_passages((p.title, p.text) for p in all_passages)
-    rules = RuleInserter(pools, forbidden=(w for p in all_passages for w in p.text.split()))
-    distractors = _Distractors(all_passages, cfg.references)
-    made_now = 0
+    llm: LLMInserter | None = None
     with JsonlAppender(out / log_name) as logf:
         ok = sum(1 for row in read_jsonl(out / log_name) if row.get("status") == "ok")
         bar: Any = None
@@ -339,34 +330,62 @@ def run_synthesis(
         # every seed passage once (variant 0), then every one again with other errors, ...
         everything = ((p, v) for v in range(cfg.variants) for p in seeds)
         work = (item for k, item in enumerate(everything) if k % n_shards == i_shard)
-        pending: list[tuple[Seed, int]] = []
 
-        def flush() -> None:
+        made_now = 0
+
+        def log_row(row: dict[str, Any]) -> None:
             nonlocal ok, made_now
-            for row in _make_rows(pending, cfg, rules, llm, distractors):
-                logf.append(row)
-                if on_row is not None:
-                    on_row(row)
-                if row["status"] == "ok":
-                    ok += 1
-                    made_now += 1
-                    if bar is not None:
-                        bar.update(1)
-            pending.clear()
+            logf.append(row)
+            if on_row is not None:
+                on_row(row)
+            if row["status"] == "ok":
+                ok += 1
+                made_now += 1
+                if bar is not None:
+                    bar.update(1)
 
-        for p, variant in work:
-            if ok + len(pending) >= target:
-                flush()
-                if ok >= target:
+        if ray is None:
+            make_rows = _RowMaker(str(kb_path), cfg, out, client)
+            llm = make_rows.llm
+            pending: list[tuple[Seed, int]] = []
+
+            def flush() -> None:
+                for row in make_rows(pending):
+                    log_row(row)
+                pending.clear()
+
+            for p, variant in work:
+                if ok + len(pending) >= target:
+                    flush()
+                    if ok >= target:
+                        break
+                if passage_id(p, variant) in logf:
+                    continue
+                if cfg.max_passages and len(logf) + len(pending) >= cfg.max_passages:
                     break
-            if passage_id(p, variant) in logf:
-                continue
-            if cfg.max_passages and len(logf) + len(pending) >= cfg.max_passages:
-                break
-            pending.append((p, variant))
-            if len(pending) >= cfg.batch:
-                flush()
-        flush()
+                pending.append((p, variant))
+                if len(pending) >= cfg.batch:
+                    flush()
+            flush()
+        else:
+            if client is not None:
+                raise UsageError("a client object cannot travel to Ray workers; give cfg.llm_*")
+            # The same items in the same order as above, in waves a little larger than what
+            # is still missing; rows are logged in order until the target is reached, so the
+            # log is the one a run without Ray writes (rows of a wave's last chunks past the
+            # target are dropped: at most a wave's overshoot is wasted).
+            todo = (item for item in work if passage_id(*item) not in logf)
+            stage = functools.partial(_RowMaker, str(kb_path), cfg, str(out))
+            while ok < target:
+                room = cfg.max_passages - len(logf) if cfg.max_passages else None
+                size = max(cfg.batch, math.ceil((target - ok) * 1.25))
+                wave = list(itertools.islice(todo, size if room is None else min(size, room)))
+                if not wave:
+                    break
+                for row in map_in_order(wave, stage, ray, cfg.batch):
+                    log_row(row)
+                    if ok >= target:
+                        break
         if bar is not None:
             bar.close()
     if ok < target:
@@ -391,6 +410,35 @@ def run_synthesis(
         }
     (out / "stats.json").write_text(json.dumps(stats, indent=2))
     return stats
+
+
+class _RowMaker:
+    """The per-item work of a synthesis run (in this process, or once per Ray worker): the rules
+    and distractors over the whole knowledge source, the LLM inserter if the run uses one; called
+    on a batch of (passage, variant), it returns one row per item, in order."""
+
+    def __init__(
+        self, kb_path: str, cfg: SynthConfig, out: str | Path, client: LLMClient | None = None
+    ) -> None:
+        with KnowledgeSource(kb_path) as kb:
+            passages = list(kb.passages())
+        pools = EntityPools.from_passages((p.title, p.text) for p in passages)
+        self.rules = RuleInserter(pools, forbidden=(w for p in passages for w in p.text.split()))
+        self.distractors = _Distractors(passages, cfg.references)
+        self.cfg = cfg
+        self.llm: LLMInserter | None = None
+        if cfg.uses_llm:
+            if client is None:
+                cache = Path(out) / "llm_cache.sqlite"  # shared where the run folder is
+                client = OpenAIClient(
+                    str(cfg.llm_endpoint), str(cfg.llm_model),
+                    cache=cache if cache.parent.is_dir() else None,
+                    max_concurrency=cfg.llm_concurrency,
+                )  # fmt: skip
+            self.llm = LLMInserter(client, retries=cfg.llm_retries, genres=cfg.genres)
+
+    def __call__(self, batch: list[tuple[Seed, int]]) -> list[dict[str, Any]]:
+        return _make_rows(batch, self.cfg, self.rules, self.llm, self.distractors)
 
 
 def _make_rows(

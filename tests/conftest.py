@@ -338,3 +338,13 @@ def free_port():  # type: ignore[no-untyped-def]
             return int(sock.getsockname()[1])
 
     return pick
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():  # type: ignore[no-untyped-def]
+    """A real local Ray cluster with 2 CPUs, started once for the session (favakit's ``--ray``
+    joins it, since Ray is already initialised in this process)."""
+    ray = pytest.importorskip("ray")  # favakit[ray] is part of `make setup`; never absent in CI
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()

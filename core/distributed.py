@@ -1,0 +1,221 @@
+"""Running favakit's batch jobs on Ray (``--ray auto|local|ADDRESS``).
+
+Every long job in favakit is a list of work items processed in chunks by a stage that holds a
+model (an encoder, an editor, a judge) or other heavy state (synthesis rules over a whole
+knowledge source). The single-process run calls that stage in a loop; with ``--ray`` the same
+stage becomes a Ray Data pipeline: the items are a dataset, ``map_batches`` runs the stage in a
+pool of ``--workers`` actors (each loads its model once, with ``--gpus-per-worker`` GPUs), and
+the results stream back to the driver **in input order**, where the command writes them exactly
+as the single-process run does. So:
+
+- results are the same as without Ray (the stage code is the same; the driver reorders);
+- resuming works as before: the driver writes results as they arrive, with the same resumable
+  writers (an output JSONL keyed by id, atomic shard files), and a rerun skips finished work;
+- a killed worker is restarted by Ray and its chunk retried (actors restart without limit, their
+  tasks are retried), and nothing is written twice, because only the driver writes;
+- only the inputs the stage opens itself (a knowledge source, an index, a model folder) must
+  exist at the same path on every node; outputs are written by the driver alone.
+
+Nothing here imports Ray until a job asks for it, and without ``--ray`` nothing does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import pickle
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from favakit.deps import require
+from favakit.errors import UsageError
+
+__all__ = ["RayOptions", "add_ray_options", "map_in_order", "ordered_map", "ray_options"]
+
+log = logging.getLogger("favakit.distributed")
+
+#: a stage: called once per worker, returns the function mapping a chunk of items to results
+StageFactory = Callable[[], Callable[[list[Any]], list[Any]]]
+
+
+@dataclass(frozen=True)
+class RayOptions:
+    address: str  # "auto", "local", or a cluster address (host:port, ray://host:port)
+    workers: int | None = None  # actors in the pool (default: what the cluster's CPUs/GPUs fit)
+    gpus_per_worker: float = 0.0
+    cpus_per_worker: float = 1.0
+
+
+def add_ray_options(parser: argparse.ArgumentParser) -> None:
+    """The ``--ray`` flags every distributable command shares."""
+    g = parser.add_argument_group("Ray (distributed runs; needs favakit[ray])")
+    g.add_argument(
+        "--ray",
+        default=None,
+        metavar="auto|local|ADDRESS",
+        help="run as a Ray Data pipeline: local starts Ray on this machine; auto joins the "
+        "running cluster ($RAY_ADDRESS or a local head) or else starts one; ADDRESS joins that "
+        "cluster (host:6379 or ray://host:10001). Results are the same as without --ray",
+    )
+    g.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="with --ray: actors holding the model (default: as many as the cluster's CPUs, or "
+        "GPUs with --gpus-per-worker, fit)",
+    )
+    g.add_argument(
+        "--gpus-per-worker", type=float, default=0.0, help="with --ray: GPUs per actor (e.g. 1)"
+    )
+    g.add_argument("--cpus-per-worker", type=float, default=1.0, help="with --ray: CPUs per actor")
+
+
+def ray_options(args: argparse.Namespace) -> RayOptions | None:
+    """The parsed ``--ray`` flags, checked; None without ``--ray``."""
+    address = getattr(args, "ray", None)
+    if not address:
+        if getattr(args, "workers", None) is not None:
+            raise UsageError("--workers needs --ray (auto, local or a cluster address)")
+        return None
+    if getattr(args, "shard", None):
+        raise UsageError("--shard and --ray split the work in two different ways: give one")
+    workers = args.workers
+    if workers is not None and workers < 1:
+        raise UsageError(f"--workers {workers}: expected at least 1")
+    if args.gpus_per_worker < 0 or args.cpus_per_worker <= 0:
+        raise UsageError("--gpus-per-worker must be >= 0 and --cpus-per-worker > 0")
+    return RayOptions(address, workers, args.gpus_per_worker, args.cpus_per_worker)
+
+
+def _init(ray: Any, address: str) -> None:
+    if ray.is_initialized():
+        return
+    quiet = {"log_to_driver": False, "include_dashboard": False, "logging_level": logging.WARNING}
+    if address == "local":
+        ray.init(**quiet)
+    elif address == "auto":
+        try:
+            ray.init(address="auto", **quiet)
+        except ConnectionError:
+            log.info("no running Ray cluster found; starting one on this machine")
+            ray.init(**quiet)
+    else:
+        try:
+            ray.init(address=address, **quiet)
+        except ConnectionError as exc:
+            raise UsageError(f"--ray {address}: cannot join that cluster ({exc})") from None
+
+
+def _pool_size(ray: Any, opts: RayOptions) -> int:
+    if opts.workers:
+        return opts.workers
+    resources = ray.cluster_resources()
+    if opts.gpus_per_worker:
+        gpus = resources.get("GPU", 0)
+        if gpus < opts.gpus_per_worker:
+            raise UsageError(
+                f"--gpus-per-worker {opts.gpus_per_worker}: the cluster has {gpus:g} GPU(s)"
+            )
+        return max(1, int(gpus // opts.gpus_per_worker))
+    return max(1, int(resources.get("CPU", 1) // opts.cpus_per_worker))
+
+
+class _Stage:
+    """The Ray Data actor: builds the stage once, then maps each pickled chunk of items to its
+    pickled results."""
+
+    def __init__(self, factory: bytes) -> None:
+        from ray import cloudpickle
+
+        self.fn = cloudpickle.loads(factory)()
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        import numpy as np
+
+        out = np.empty(len(batch["chunk"]), dtype=object)
+        for j, blob in enumerate(batch["chunk"]):
+            items = pickle.loads(blob)
+            results = self.fn(items)
+            if len(results) != len(items):
+                raise RuntimeError(f"stage returned {len(results)} results for {len(items)} items")
+            out[j] = pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
+        return {"i": np.asarray(batch["i"]), "results": out}
+
+
+def ordered_map(
+    items: Sequence[Any],
+    factory: StageFactory,
+    opts: RayOptions,
+    batch_size: int = 8,
+    progress: bool = False,
+) -> Iterator[tuple[int, Any]]:
+    """``(index, result)`` for every item, in input order, computed by a pool of Ray actors that
+    each call ``factory()`` once and then map chunks of ``batch_size`` items (the same chunks
+    as :func:`map_in_order` without Ray, so batched models see the same batches).
+
+    Consume it as a stream: each result can be written as soon as it is yielded, so a killed
+    driver loses at most the chunks in flight. Stopping early (``break``) shuts the pipeline.
+    """
+    if not items:
+        return
+    ray = require("ray", "ray", "--ray")
+    from ray import cloudpickle
+
+    _init(ray, opts.address)
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True
+    ctx.enable_progress_bars = progress
+    ctx.print_on_execution_start = False
+    workers = _pool_size(ray, opts)
+    # the same chunks as the single-process run, one per block and per call
+    chunks = [list(items[s : s + batch_size]) for s in range(0, len(items), batch_size)]
+    rows = [{"i": k, "chunk": pickle.dumps(c, protocol=pickle.HIGHEST_PROTOCOL)}
+            for k, c in enumerate(chunks)]  # fmt: skip
+    ds = ray.data.from_items(rows, override_num_blocks=len(rows)).map_batches(
+        _Stage,
+        fn_constructor_args=(cloudpickle.dumps(factory),),  # type: ignore[no-untyped-call]
+        batch_size=1,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=workers),
+        num_cpus=opts.cpus_per_worker,
+        num_gpus=opts.gpus_per_worker or None,
+    )
+    log.info("ray: %d item(s) in %d chunk(s) on %d worker(s)", len(items), len(rows), workers)
+    pending: dict[int, Any] = {}
+    nxt = done = 0
+    for batch in ds.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=0):
+        for i, blob in zip(batch["i"], batch["results"], strict=True):
+            pending[int(i)] = blob
+        while nxt in pending:  # hand results on in input order, whatever order they came in
+            for result in pickle.loads(pending.pop(nxt)):
+                yield done, result
+                done += 1
+            nxt += 1
+    if done != len(items):
+        raise RuntimeError(f"ray: {len(items) - done} of {len(items)} results never came back")
+
+
+def map_in_order(
+    items: Sequence[Any],
+    factory: StageFactory,
+    opts: RayOptions | None,
+    batch_size: int,
+    progress: bool = False,
+) -> Iterator[Any]:
+    """The result of every item, in input order: with ``opts`` from a Ray actor pool
+    (:func:`ordered_map`), without it from one stage in this process, chunk by chunk. The two
+    paths run the same stage on the same chunks, so they give the same results."""
+    if opts is not None:
+        for _, result in ordered_map(items, factory, opts, batch_size, progress):
+            yield result
+        return
+    if not items:
+        return
+    fn = factory()
+    for start in range(0, len(items), batch_size):
+        chunk = list(items[start : start + batch_size])
+        results = fn(chunk)
+        if len(results) != len(chunk):
+            raise RuntimeError(f"stage returned {len(results)} results for {len(chunk)} items")
+        yield from results
