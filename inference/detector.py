@@ -254,7 +254,11 @@ class Detector:
         transformers.utils.logging.disable_progress_bar()
         transformers.utils.logging.set_verbosity_error()  # the new head's load report is noise
         base = self.config.get("base", "")
-        if (folder / "adapter_config.json").exists():
+        if (folder / INT8_WEIGHTS).exists():
+            config = transformers.AutoConfig.from_pretrained(str(folder))
+            model = transformers.AutoModelForTokenClassification.from_config(config)
+            model.load_state_dict(load_int8(folder / INT8_WEIGHTS), strict=True)
+        elif (folder / "adapter_config.json").exists():
             peft = require("peft", "train", "a LoRA detector")
             from favakit.retrieval.encoder import resolve_encoder
 
@@ -434,6 +438,55 @@ def _apply(text: str, edits: Sequence[Mapping[str, Any]]) -> str:
 
 
 DEFAULT_DETECTOR_NAME = "favakit-detector-minilm"
+
+
+INT8_WEIGHTS = "model.int8.safetensors"
+_SCALE = ".__scale__"
+
+
+def pack_int8(folder: str | Path, out: str | Path, min_size: int = 65_536) -> dict[str, Any]:
+    """Write a smaller copy of a fully fine-tuned detector: every weight matrix of at least
+    ``min_size`` entries as int8 with one fp32 scale per row (symmetric, round to nearest),
+    everything else as it is. MiniLM: 90 MB -> 23 MB. ``Detector`` dequantizes on load."""
+    torch = require("torch", "train", "packing a detector")
+    from safetensors.torch import load_file, save_file
+
+    src, dst = Path(folder), Path(out)
+    weights = src / "model.safetensors"
+    if not weights.exists():
+        raise UsageError(f"{src}: no model.safetensors (pack a fully fine-tuned detector)")
+    if dst.resolve() == src.resolve():
+        raise UsageError("write the packed detector to another folder")
+    dst.mkdir(parents=True, exist_ok=True)
+    packed: dict[str, Any] = {}
+    for name, w in load_file(str(weights)).items():
+        if w.is_floating_point() and w.ndim == 2 and w.numel() >= min_size:
+            scale = (w.abs().amax(dim=1, keepdim=True) / 127).clamp(min=1e-12).float()
+            packed[name] = (w / scale).round().clamp(-127, 127).to(torch.int8)
+            packed[name + _SCALE] = scale
+        else:
+            packed[name] = w.contiguous()
+    save_file(packed, str(dst / INT8_WEIGHTS), metadata={"format": "favakit-int8/1"})
+    for item in src.iterdir():
+        if item.is_file() and item.name not in ("model.safetensors", CONFIG_NAME):
+            (dst / item.name).write_bytes(item.read_bytes())
+    meta = json.loads((src / CONFIG_NAME).read_text())
+    meta["weights"] = "int8"
+    (dst / CONFIG_NAME).write_text(json.dumps(meta, indent=1) + "\n")
+    return {"from_mb": round(weights.stat().st_size / 2**20, 1),
+            "to_mb": round((dst / INT8_WEIGHTS).stat().st_size / 2**20, 1), "out": str(dst)}  # fmt: skip
+
+
+def load_int8(path: str | Path) -> dict[str, Any]:
+    """The state dict of :func:`pack_int8`'s file, dequantized to fp32."""
+    from safetensors.torch import load_file
+
+    raw = load_file(str(path))
+    return {
+        name: (t.float() * raw[name + _SCALE]) if name + _SCALE in raw else t
+        for name, t in raw.items()
+        if not name.endswith(_SCALE)
+    }
 
 
 def default_detector() -> str:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from favakit.errors import UsageError
 from favakit.inference.detector import (
     LABELS,
     Detector,
@@ -289,3 +290,27 @@ def test_verify_with_an_llm_judge(tiny_llama: Path, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     got = json.loads(done.stdout)
     assert got["supported"] is False and got["score"] == 0.0 and got["judge"]
+
+
+def test_packed_int8_detector_is_smaller_and_finds_the_same_spans(
+    trained_detector: Path, edit_facts: list[tuple[str, str, str]], tmp_path: Path
+) -> None:
+    from favakit.inference.detector import INT8_WEIGHTS, pack_int8
+
+    out = tmp_path / "packed"
+    report = pack_int8(trained_detector, out, min_size=1)  # the tiny BERT's matrices are small
+    assert (out / INT8_WEIGHTS).exists() and not (out / "model.safetensors").exists()
+    assert report["to_mb"] < report["from_mb"] / 2
+    assert json.loads((out / "detector.json").read_text())["weights"] == "int8"
+    texts = [t.replace(right, wrong, 1) for t, right, wrong in edit_facts]
+    evidence = [[t] for t, _, _ in edit_facts]
+    full, packed = Detector(trained_detector, device="cpu"), Detector(out, device="cpu")
+    a, b = full.spans(texts, evidence), packed.spans(texts, evidence)
+    assert [[(s.type, s.start, s.end) for s in x] for x in a] == [
+        [(s.type, s.start, s.end) for s in x] for x in b
+    ]
+    for x, y in zip(a, b, strict=True):
+        for s, t in zip(x, y, strict=True):
+            assert abs(s.confidence - t.confidence) < 0.05
+    with pytest.raises(UsageError, match="another folder"):
+        pack_int8(trained_detector, trained_detector)
