@@ -494,8 +494,8 @@ def default_detector() -> str:
     folder = Path(__file__).with_name("default_detector")
     if not (folder / CONFIG_NAME).exists():
         raise UsageError(
-            "no detector is shipped in this install: train one with `make detector` "
-            "(or `favakit train --config minilm_detector ...`) and pass --detector DIR"
+            "this install has no shipped detector (inference/default_detector is missing): "
+            "train one with `favakit train --config minilm_detector ...` and pass --detector DIR"
         )
     return str(folder)
 
