@@ -314,3 +314,25 @@ def test_packed_int8_detector_is_smaller_and_finds_the_same_spans(
             assert abs(s.confidence - t.confidence) < 0.05
     with pytest.raises(UsageError, match="another folder"):
         pack_int8(trained_detector, trained_detector)
+
+
+def test_the_shipped_detector_finds_and_fixes_an_entity_error() -> None:
+    from favakit.inference.detector import default_detector
+
+    evidence = (
+        "Albert Einstein was a German-born theoretical physicist who is best known for developing "
+        "the theory of relativity. He was born in Ulm in 1879. Einstein also made important "
+        "contributions to quantum mechanics. His mass-energy equivalence formula has been called "
+        "the world's most famous equation."
+    )
+    right = ". ".join(evidence.split(". ")[:3]) + "."  # the first three sentences
+    wrong = right.replace("Ulm", "Paris")
+    detector = Detector(default_detector(), device="cpu")
+    assert json.loads((Path(default_detector()) / "detector.json").read_text())["weights"] == "int8"
+    bad, good = detector.edit_many([{"text": wrong, "evidence": [evidence]},
+                                    {"text": right, "evidence": [evidence]}])  # fmt: skip
+    assert [(e["type"], e["wrong"], e["right"]) for e in bad["edits"]] == [
+        ("entity", "Paris", "Ulm")
+    ]
+    assert bad["corrected"] == right and bad["edits"][0]["confidence"] >= 0.5
+    assert good["edits"] == [] and good["corrected"] == right
