@@ -151,3 +151,41 @@ def test_ray_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert "--shard and --ray" in capsys.readouterr().err
     with pytest.raises(RuntimeError, match="0 results for 1 items"):
         list(map_in_order([1], lambda: lambda xs: [], None, 1))
+
+
+def test_factscore_on_ray_equals_one_process(
+    ray_cluster: Any, tmp_path: Path, openai_server: Any
+) -> None:
+    from favakit.retrieval.kb import build_kb
+
+    def judge(prompt: str) -> str:  # True when the fact's last word is in the passages
+        passages, _, question = prompt.rpartition("Input: ")
+        key = question.split(" True or False?")[0].rstrip(".").split()[-1]
+        return "True" if key in passages else "False"
+
+    server = openai_server(judge)
+    src = tmp_path / "docs.jsonl"
+    src.write_text(
+        json.dumps({"title": "Ada Lovelace", "text": "Ada Lovelace was an English mathematician. "
+                    "She wrote about the Analytical Engine. She was born in 1815."}) + "\n"
+        + json.dumps({"title": "Kepler", "text": "Kepler was an astronomer born in 1571."}) + "\n"
+    )  # fmt: skip
+    build_kb(src, tmp_path / "kb.db", max_tokens=16)
+    facts = [["She was born in 1815.", "She was an astronomer."], ["He was born in 1571."],
+             ["He was an astronomer.", "He was born in 1600."]]  # fmt: skip
+    topics = ["Ada Lovelace", "Kepler", "Kepler"]
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps({"topic": t, "output": " ".join(f), "atomic_facts": f}) + "\n"
+                           for t, f in zip(topics, facts, strict=True)))  # fmt: skip
+    common = ["eval", "factscore", "--input", str(inp), "--kb", str(tmp_path / "kb.db"),
+              "--use-atomic-facts", "--llm-endpoint", server.url, "--model", "judge",
+              "--batch", "2"]  # fmt: skip
+    assert main([*common, "--out", str(tmp_path / "plain.json")]) == 0
+    assert main([*common, "--out", str(tmp_path / "ray.json"), "--ray", "local"]) == 0
+    plain, on_ray = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("plain", "ray"))
+    assert on_ray["decisions"] == plain["decisions"] and on_ray["score"] == plain["score"]
+    assert [[d["is_supported"] for d in ds] for ds in plain["decisions"]] == [
+        [True, False],
+        [True],
+        [True, False],
+    ]
