@@ -24,12 +24,14 @@ from __future__ import annotations
 import argparse
 import logging
 import pickle
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from favakit import errors
 from favakit.deps import require
-from favakit.errors import UsageError
+from favakit.errors import FavakitError, UsageError
 
 __all__ = ["RayOptions", "add_ray_options", "map_in_order", "ordered_map", "ray_options"]
 
@@ -143,6 +145,29 @@ class _Stage:
         return {"i": np.asarray(batch["i"]), "results": out}
 
 
+def _favakit_error(exc: BaseException) -> FavakitError | None:
+    """The favakit error a worker raised, out of the exceptions Ray wraps it in (``cause``,
+    chained exceptions, or only the text of a dead actor's traceback)."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, FavakitError) and type(e).__module__.startswith("favakit"):
+            return e
+        todo += [n for n in (getattr(e, "cause", None), e.__cause__, e.__context__)
+                 if isinstance(n, BaseException)]  # fmt: skip
+    found = re.findall(r"favakit\.errors\.(\w+): (.+)", str(exc))
+    if found:
+        kind, message = found[-1]
+        cls = getattr(errors, kind, None)
+        if isinstance(cls, type) and issubclass(cls, FavakitError):
+            return cls(message)
+    return None
+
+
 def ordered_map(
     items: Sequence[Any],
     factory: StageFactory,
@@ -163,6 +188,7 @@ def ordered_map(
     from ray import cloudpickle
 
     _init(ray, opts.address)
+    logging.getLogger("ray.data").setLevel(logging.WARNING)
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
     ctx.enable_progress_bars = progress
@@ -184,7 +210,17 @@ def ordered_map(
     log.info("ray: %d item(s) in %d chunk(s) on %d worker(s)", len(items), len(rows), workers)
     pending: dict[int, Any] = {}
     nxt = done = 0
-    for batch in ds.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=0):
+    batches = iter(ds.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=0))
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            break
+        except Exception as exc:  # a worker's own clear error (a missing model, bad input)
+            found = _favakit_error(exc)
+            if found is None:
+                raise
+            raise found from None
         for i, blob in zip(batch["i"], batch["results"], strict=True):
             pending[int(i)] = blob
         while nxt in pending:  # hand results on in input order, whatever order they came in

@@ -139,7 +139,9 @@ def test_synth_on_ray_equals_one_process(ray_cluster: Any, tmp_path: Path) -> No
         assert (tmp_path / "ray" / name).read_text() == (tmp_path / "plain" / name).read_text()
 
 
-def test_ray_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ray_flags_are_checked_and_a_workers_error_reads_as_one_line(
+    ray_cluster: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     inp = tmp_path / "in.jsonl"
     inp.write_text('{"id": "a", "text": "Saturn is the sixth planet."}\n')
     assert main(["edit", "some text", "--ray", "local"]) == 2
@@ -149,6 +151,20 @@ def test_ray_flags_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert main(["synth", "run", "--kb", "k.db", "--out", str(tmp_path), "--shard", "0/2",
                  "--ray", "local"]) == 2  # fmt: skip
     assert "--shard and --ray" in capsys.readouterr().err
+    missing = tmp_path / "no-such-model"  # the worker's UsageError, not Ray's traceback
+    argv = [
+        "edit",
+        "--input",
+        str(inp),
+        "--model",
+        str(missing),
+        "--ray",
+        "local",
+        "--workers",
+        "1",
+    ]
+    assert main(argv) == 2
+    assert f"favakit edit: error: model path '{missing}' does not exist" in capsys.readouterr().err
     with pytest.raises(RuntimeError, match="0 results for 1 items"):
         list(map_in_order([1], lambda: lambda xs: [], None, 1))
 
