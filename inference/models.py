@@ -90,7 +90,7 @@ def assemble_split(preset: SplitGGUF, folder: Path | None = None) -> Path:
             + " ".join(missing)
         )
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
+    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")  # one per process (Ray workers)
     digest = hashlib.sha256()
     size = 0
     with tmp.open("wb") as out:
@@ -228,13 +228,19 @@ def _dequantized(gguf: Path) -> str:
         model.hf_quantizer = None  # the weights are dense now: nothing to keep quantized
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
-    tmp = folder.with_name(folder.name + ".partial")
+    # a folder of this process's own: several processes (Ray workers) may convert at once
+    tmp = folder.with_name(f"{folder.name}.partial-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     model.save_pretrained(tmp)
     tok.save_pretrained(tmp)
     share_like_open(tmp)
-    os.replace(tmp, folder)
+    try:
+        os.replace(tmp, folder)
+    except OSError:  # another process got there first: its folder is the same conversion
+        if not (folder / "config.json").exists():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
     return str(folder)
 
 
