@@ -24,16 +24,14 @@ from __future__ import annotations
 import argparse
 import logging
 import pickle
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from favakit import errors
 from favakit.deps import require
 from favakit.errors import FavakitError, UsageError
 
-__all__ = ["RayOptions", "add_ray_options", "map_in_order", "ordered_map", "ray_options"]
+__all__ = ["RayOptions", "WorkerError", "add_ray_options", "map_in_order", "ray_options"]
 
 log = logging.getLogger("favakit.distributed")
 
@@ -123,59 +121,61 @@ def _pool_size(ray: Any, opts: RayOptions) -> int:
     return max(1, int(resources.get("CPU", 1) // opts.cpus_per_worker))
 
 
+class WorkerError(FavakitError):
+    """A favakit error raised in a Ray worker, raised again in the driver with its message and
+    exit code (so the command ends with the same one line as without Ray)."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
 class _Stage:
     """The Ray Data actor: builds the stage once, then maps each pickled chunk of items to its
-    pickled results."""
+    pickled results, ``("ok", results)``. A favakit error (a missing model, a bad row) travels
+    back as ``("error", (message, exit code))`` instead: raised in the actor, Ray would restart
+    an actor that fails in its constructor over and over, and hand the driver only a
+    traceback's text."""
 
     def __init__(self, factory: bytes) -> None:
         from ray import cloudpickle
 
-        self.fn = cloudpickle.loads(factory)()
+        self.error: tuple[str, int] | None = None
+        try:
+            self.fn = cloudpickle.loads(factory)()
+        except FavakitError as exc:
+            self.error = (str(exc), exc.exit_code)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         import numpy as np
 
         out = np.empty(len(batch["chunk"]), dtype=object)
         for j, blob in enumerate(batch["chunk"]):
-            items = pickle.loads(blob)
-            results = self.fn(items)
-            if len(results) != len(items):
-                raise RuntimeError(f"stage returned {len(results)} results for {len(items)} items")
-            out[j] = pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
+            outcome: tuple[str, Any] = ("error", self.error)
+            if self.error is None:
+                items = pickle.loads(blob)
+                try:
+                    results = self.fn(items)
+                except FavakitError as exc:
+                    outcome = ("error", (str(exc), exc.exit_code))
+                else:
+                    if len(results) != len(items):
+                        raise RuntimeError(
+                            f"stage returned {len(results)} results for {len(items)} items"
+                        )
+                    outcome = ("ok", results)
+            out[j] = pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL)
         return {"i": np.asarray(batch["i"]), "results": out}
 
 
-def _favakit_error(exc: BaseException) -> FavakitError | None:
-    """The favakit error a worker raised, out of the exceptions Ray wraps it in (``cause``,
-    chained exceptions, or only the text of a dead actor's traceback)."""
-    seen: set[int] = set()
-    todo: list[BaseException] = [exc]
-    while todo:
-        e = todo.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, FavakitError) and type(e).__module__.startswith("favakit"):
-            return e
-        todo += [n for n in (getattr(e, "cause", None), e.__cause__, e.__context__)
-                 if isinstance(n, BaseException)]  # fmt: skip
-    found = re.findall(r"favakit\.errors\.(\w+): (.+)", str(exc))
-    if found:
-        kind, message = found[-1]
-        cls = getattr(errors, kind, None)
-        if isinstance(cls, type) and issubclass(cls, FavakitError):
-            return cls(message)
-    return None
-
-
-def ordered_map(
+def _ray_map(
     items: Sequence[Any],
     factory: StageFactory,
     opts: RayOptions,
-    batch_size: int = 8,
+    batch_size: int,
     progress: bool = False,
-) -> Iterator[tuple[int, Any]]:
-    """``(index, result)`` for every item, in input order, computed by a pool of Ray actors that
+) -> Iterator[Any]:
+    """The result of every item, in input order, computed by a pool of Ray actors that
     each call ``factory()`` once and then map chunks of ``batch_size`` items (the same chunks
     as :func:`map_in_order` without Ray, so batched models see the same batches).
 
@@ -210,22 +210,15 @@ def ordered_map(
     log.info("ray: %d item(s) in %d chunk(s) on %d worker(s)", len(items), len(rows), workers)
     pending: dict[int, Any] = {}
     nxt = done = 0
-    batches = iter(ds.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=0))
-    while True:
-        try:
-            batch = next(batches)
-        except StopIteration:
-            break
-        except Exception as exc:  # a worker's own clear error (a missing model, bad input)
-            found = _favakit_error(exc)
-            if found is None:
-                raise
-            raise found from None
+    for batch in ds.iter_batches(batch_size=None, batch_format="numpy", prefetch_batches=0):
         for i, blob in zip(batch["i"], batch["results"], strict=True):
             pending[int(i)] = blob
         while nxt in pending:  # hand results on in input order, whatever order they came in
-            for result in pickle.loads(pending.pop(nxt)):
-                yield done, result
+            status, value = pickle.loads(pending.pop(nxt))
+            if status == "error":
+                raise WorkerError(*value)
+            for result in value:
+                yield result
                 done += 1
             nxt += 1
     if done != len(items):
@@ -240,11 +233,10 @@ def map_in_order(
     progress: bool = False,
 ) -> Iterator[Any]:
     """The result of every item, in input order: with ``opts`` from a Ray actor pool
-    (:func:`ordered_map`), without it from one stage in this process, chunk by chunk. The two
+    (:func:`_ray_map`), without it from one stage in this process, chunk by chunk. The two
     paths run the same stage on the same chunks, so they give the same results."""
     if opts is not None:
-        for _, result in ordered_map(items, factory, opts, batch_size, progress):
-            yield result
+        yield from _ray_map(items, factory, opts, batch_size, progress)
         return
     if not items:
         return

@@ -195,10 +195,8 @@ def _factscore(args: argparse.Namespace) -> int:
     ray = ray_options(args)
     sc = _Scorer(args, args.use_atomic_facts, models=ray is None)
     rows = sc.rows
-    factory: Any = functools.partial(_factscore_stage, args)
-    if ray is None:
-        stage = _factscore_stage(args, sc)
-        factory = lambda: stage  # noqa: E731
+    # without Ray the stage reuses the scorer just built; each Ray worker builds its own
+    factory = functools.partial(_factscore_stage, args, None if ray else sc)
     out = Path(args.out)
     work = out.with_name(out.name + ".partial.jsonl")  # per-row decisions: resumable
     n = len(rows)

@@ -352,8 +352,7 @@ def build_index(
                 embedded += 1
                 if on_shard is not None:
                     on_shard(k)
-            k_shard = len(starts)
-            todo_total = k_shard
+            todo_total = len(starts)
             missing = [
                 k for k in range(todo_total) if not (shards_dir / f"emb-{k:06d}.npy").exists()
             ]

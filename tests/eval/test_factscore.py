@@ -235,3 +235,28 @@ def test_edit_gain_cli_reports_before_after_and_edits(
     page = out.with_suffix(".html").read_text()
     assert "<table>" in page and "data:image/png;base64," in page  # charts embedded
     assert out.with_suffix(".png").stat().st_size > 1000
+
+
+def test_cli_on_ray_gives_the_same_decisions(
+    ray_cluster: Any, kb: Path, tmp_path: Path, openai_server: Any
+) -> None:
+    """``--ray``: each worker builds its own judge client; the decisions equal one process's."""
+    from favakit.cli import main
+
+    server = openai_server(_judge_reply)
+    facts = [["She was born in 1815.", "She was an astronomer."], ["He was an astronomer."],
+             ["He was born in 1600."]]  # fmt: skip
+    inp = tmp_path / "in.jsonl"
+    inp.write_text("".join(json.dumps({"topic": t, "output": " ".join(f), "atomic_facts": f}) + "\n"
+                           for t, f in zip(["Ada Lovelace", "Kepler", "Kepler"], facts, strict=True)))  # fmt: skip
+    common = ["eval", "factscore", "--input", str(inp), "--kb", str(kb), "--use-atomic-facts",
+              "--llm-endpoint", server.url, "--model", "judge", "--batch", "2"]  # fmt: skip
+    assert main([*common, "--out", str(tmp_path / "plain.json")]) == 0
+    assert main([*common, "--out", str(tmp_path / "ray.json"), "--ray", "local"]) == 0
+    plain, on_ray = (json.loads((tmp_path / f"{n}.json").read_text()) for n in ("plain", "ray"))
+    assert on_ray["decisions"] == plain["decisions"] and on_ray["score"] == plain["score"]
+    assert [[d["is_supported"] for d in ds] for ds in plain["decisions"]] == [
+        [True, False],
+        [True],
+        [False],
+    ]
