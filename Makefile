@@ -39,7 +39,7 @@ $(VENV)/.all: $(SOURCES) $(VENV)/.torch
 
 setup: $(VENV)/.all
 
-test: $(VENV)/.all
+test: $(VENV)/.all $(VENV)/.smollm2
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev

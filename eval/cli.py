@@ -132,9 +132,14 @@ class _Scorer:
         else:
             from favakit.inference.generators import open_client
 
+            model, adapter = args.model, args.adapter
+            if args.judge == "verifier" and not (model or adapter or args.llm_endpoint):
+                from favakit.inference.models import default_verifier
+
+                model, adapter = "smollm2", default_verifier()
             self.client = open_client(
-                args.model,
-                args.adapter,
+                model,
+                adapter,
                 llm_endpoint=args.llm_endpoint,
                 backend=args.backend,
                 device=args.device,
@@ -143,9 +148,13 @@ class _Scorer:
             )
         if args.cache:
             self.client.cache = ResponseCache(args.cache)
-        self.judge: Judge | EditorJudge = (
-            EditorJudge(editor) if editor is not None else Judge(self.client, chat=args.chat)
-        )
+        self.judge: Judge | EditorJudge
+        if editor is not None:
+            self.judge = EditorJudge(editor)
+        elif args.judge == "verifier":  # trained on the bare prompt, answers in one token
+            self.judge = Judge(self.client, chat=False, max_tokens=1)
+        else:
+            self.judge = Judge(self.client, chat=args.chat)
         self.facts: Any = None
         if not use_atomic_facts and args.facts == "rules":
             from favakit.eval.decompose import RuleFactSplitter
@@ -414,8 +423,10 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
     f.add_argument(
         "--judge",
         default="llm",
-        choices=["llm", "editor"],
-        help="llm: True/False question; editor: a fact the editor tags is unsupported",
+        choices=["llm", "verifier", "editor"],
+        help="llm: an instruct model (--model) asked True or False; verifier: favakit's trained "
+        "claim verifier (the same question, its own weights; docs/verifier.md); editor: a fact "
+        "the editor tags is unsupported",
     )
     f.add_argument("--model", default="", help="judge model folder, Hub id, .gguf or 'smollm2'")
     f.add_argument("--adapter", default=None)

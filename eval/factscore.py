@@ -217,6 +217,28 @@ _TRUE = re.compile(r"\b(true|supported|yes)\b")
 _FALSE = re.compile(r"\b(false|not supported|unsupported|no)\b")
 
 
+def _true_false(completion: Completion) -> tuple[float | None, float | None]:
+    """The best first-token log-probabilities reading "true"/"yes" and "false"/"no"."""
+    if not completion.logprobs:
+        return None, None
+    first = completion.logprobs[0]
+    t = max((lp for tok, lp in first.items() if tok.strip().lower() in _YES), default=None)
+    f = max((lp for tok, lp in first.items() if tok.strip().lower() in _NO), default=None)
+    return t, f
+
+
+def p_supported(completion: Completion) -> float | None:
+    """P(supported) from the first token, renormalized over the two answers: ``exp(t) /
+    (exp(t) + exp(f))``; 1.0 or 0.0 when only one answer is among the top tokens; None without
+    log-probabilities."""
+    t, f = _true_false(completion)
+    if t is None and f is None:
+        return None
+    if t is None or f is None:
+        return 1.0 if f is None else 0.0
+    return 1.0 / (1.0 + math.exp(f - t))
+
+
 def decide(completion: Completion) -> tuple[bool, str]:
     """The judge's verdict and how it was read.
 
@@ -227,12 +249,9 @@ def decide(completion: Completion) -> tuple[bool, str]:
        "unsupported"/"no" in the answer (as words) decides.
     3. ``default``: an answer with neither counts as not supported.
     """
-    if completion.logprobs:
-        first = completion.logprobs[0]
-        t = max((lp for tok, lp in first.items() if tok.strip().lower() in _YES), default=None)
-        f = max((lp for tok, lp in first.items() if tok.strip().lower() in _NO), default=None)
-        if t is not None or f is not None:
-            return (t is not None and (f is None or t > f)), "logprobs"
+    t, f = _true_false(completion)
+    if t is not None or f is not None:
+        return (t is not None and (f is None or t > f)), "logprobs"
     answer = completion.text.lower()
     yes, no = _TRUE.search(answer), _FALSE.search(answer)
     if yes and (not no or yes.start() < no.start()):
@@ -252,10 +271,13 @@ class Check:
 class Judge:
     """An LLM asked whether the passages support the fact ("True or False?")."""
 
-    def __init__(self, client: LLMClient, chat: bool = False, top_logprobs: int = 10) -> None:
+    def __init__(
+        self, client: LLMClient, chat: bool = False, top_logprobs: int = 10, max_tokens: int = 8
+    ) -> None:
         self.client = client
         self.chat = chat
         self.top_logprobs = top_logprobs
+        self.max_tokens = max_tokens  # the verdict is the first token; more only to parse text
         self.how: Counter[str] = Counter()
 
     @staticmethod
@@ -267,7 +289,14 @@ class Judge:
         )
 
     def judge(self, checks: Sequence[Check]) -> list[bool]:
-        params = GenerationParams(max_tokens=8, temperature=0.0, logprobs=self.top_logprobs)
+        return [ok for ok, _ in self.judge_scored(checks)]
+
+    def judge_scored(self, checks: Sequence[Check]) -> list[tuple[bool, float | None]]:
+        """Verdicts with P(supported) (:func:`p_supported`; None when the backend gives no
+        log-probabilities)."""
+        params = GenerationParams(
+            max_tokens=self.max_tokens, temperature=0.0, logprobs=self.top_logprobs
+        )
         prompts = [self.prompt(c) for c in checks]
         if self.chat:
             done = self.client.chat([[{"role": "user", "content": p}] for p in prompts], params)
@@ -277,7 +306,7 @@ class Judge:
         for completion in done:
             verdict, how = decide(completion)
             self.how[how] += 1
-            verdicts.append(verdict)
+            verdicts.append((verdict, p_supported(completion)))
         return verdicts
 
 

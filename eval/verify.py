@@ -4,17 +4,19 @@
 A judge here is an editor: the claim goes through it with the evidence, and a claim with no
 edit is supported. The verdict ``{"supported", "score", "judge"}`` carries ``score``, the
 judge's probability that the claim is supported where it has one: the encoder detector's is
-``1 - error_probability`` (its most confident span of any type, before thresholds); the
-generative editor gives no probability, so its score is 1.0 or 0.0. ``supported`` follows the
+``1 - error_probability`` (its most confident span of any type, before thresholds); the trained
+verifier's and an instruct model's is the first answer token's P(True) over P(True) + P(False);
+the generative editor gives no probability, so its score is 1.0 or 0.0. ``supported`` follows the
 edits (for the encoder: a span at or above its type's threshold).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["LLMVerifier", "claim_request", "verdict"]
+__all__ = ["LLMVerifier", "claim_request", "open_verifier", "verdict"]
 
 
 def claim_request(row: Any, where: str = "") -> dict[str, Any]:
@@ -47,21 +49,57 @@ def verdict(result: Mapping[str, Any], judge: str) -> dict[str, Any]:
 
 
 class LLMVerifier:
-    """An instruct model asked "True or False?" about each claim (FActScore's judge prompt,
+    """A causal LM asked "True or False?" about each claim (FActScore's judge prompt,
     :class:`~favakit.eval.factscore.Judge`), read from its first token's log-probabilities where
-    the backend returns them. Its results look like edit results (an unsupported claim has one
-    edit), so :func:`verdict` reads them like any editor's."""
+    the backend returns them: an instruct model through its chat template (``chat=True``), or
+    favakit's trained verifier on the bare prompt it was trained on (``chat=False``). Its results
+    look like edit results (an unsupported claim has one edit, ``error_probability`` is
+    ``1 - P(supported)`` where known), so :func:`verdict` reads them like any editor's."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, chat: bool = True, max_tokens: int = 8) -> None:
         from favakit.eval.factscore import Judge
 
-        self.judge = Judge(client, chat=True)
+        self.judge = Judge(client, chat=chat, max_tokens=max_tokens)
+        self.client = client
         self.model = str(client.model)
+        self._lock = threading.Lock()  # the server's threads share one in-process model
 
-    def edit_many(self, requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def edit_many(self, requests: list[Any]) -> list[dict[str, Any]]:
         from favakit.eval.factscore import Check
 
-        checks = [Check(str(r.get("topic") or ""), r["text"], list(r.get("evidence") or []))
-                  for r in requests]  # fmt: skip
-        return [{"edits": [] if ok else [{"type": "unverifiable"}]}
-                for ok in self.judge.judge(checks)]  # fmt: skip
+        checks = [Check(*_claim_parts(r)) for r in requests]
+        out = []
+        with self._lock:
+            scored = self.judge.judge_scored(checks)
+        for ok, p in scored:
+            res: dict[str, Any] = {"edits": [] if ok else [{"type": "unverifiable"}]}
+            if p is not None:
+                res["error_probability"] = 1.0 - p
+            out.append(res)
+        return out
+
+
+def _claim_parts(r: Any) -> tuple[str, str, list[dict[str, str]]]:
+    """(topic, claim, passages) of a claim request (a dict from :func:`claim_request`, or an
+    :class:`~favakit.inference.editor.EditRequest` from the server)."""
+    if isinstance(r, Mapping):
+        return str(r.get("topic") or ""), str(r["text"]), list(r.get("evidence") or [])
+    evidence = [{"title": e.title, "text": e.text} for e in (r.evidence or [])]
+    return str(r.topic or ""), str(r.text), evidence
+
+
+def open_verifier(
+    model: str = "",
+    adapter: str | None = None,
+    llm_endpoint: str | None = None,
+    **client_options: Any,
+) -> LLMVerifier:
+    """favakit's trained claim verifier: the shipped adapter over SmolLM2 unless ``model`` /
+    ``adapter`` / ``llm_endpoint`` name another (a server must hold the verifier's weights)."""
+    from favakit.inference.generators import open_client
+    from favakit.inference.models import default_verifier
+
+    if not llm_endpoint and not adapter and not model:
+        model, adapter = "smollm2", default_verifier()
+    client = open_client(model, adapter, llm_endpoint=llm_endpoint, **client_options)
+    return LLMVerifier(client, chat=False, max_tokens=1)  # trained to answer in one token

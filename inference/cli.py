@@ -295,8 +295,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     api_key = args.api_key or os.environ.get("FAVAKIT_API_KEY") or None
     editor = _build_editor(args, shared=True)
+    verifier = None
+    if args.verify_judge == "verifier":
+        from favakit.eval.verify import open_verifier
+
+        verifier = open_verifier(device=args.device, max_batch=args.max_batch)
     limits = ServeLimits(max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout)
-    app = create_editor_app(editor, api_key=api_key, limits=limits)
+    app = create_editor_app(editor, api_key=api_key, limits=limits, verifier=verifier)
     print(f"favakit serve: http://{args.host}:{args.port} (docs at /docs)", file=sys.stderr)
     uvicorn.run(
         app,
@@ -317,6 +322,13 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--max-chars", type=int, default=20_000, help="characters per text")
     s.add_argument("--max-texts", type=int, default=64, help="texts per request")
     s.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
+    s.add_argument(
+        "--verify-judge",
+        default="editor",
+        choices=["editor", "verifier"],
+        help="who answers /v1/verify: the editor being served (a claim it edits is not "
+        "supported), or favakit's trained claim verifier, loaded beside it",
+    )
     parser.set_defaults(func=_serve)
 
 
@@ -481,6 +493,7 @@ def _verify(args: argparse.Namespace) -> int:
     if ray is not None and args.input is None:
         raise UsageError("--ray runs --input files; one --claim is verified in this process")
     factory: Any = functools.partial(_verify_stage, args)
+    stage = None
     if ray is None:
         stage = factory()
         factory = lambda: stage  # noqa: E731
@@ -504,7 +517,11 @@ def _verify(args: argparse.Namespace) -> int:
             else:
                 print(json.dumps(out, ensure_ascii=False), flush=True)
             bar.update(1)
-    print(f"favakit verify: {len(todo)} claim(s), {supported} supported ({judge})", file=sys.stderr)
+    client = getattr(getattr(stage, "editor", None), "client", None)
+    hits = client.usage.cache_hits if args.cache and client is not None else 0
+    cached = f"; {hits} answered from the cache" if hits else ""
+    print(f"favakit verify: {len(todo)} claim(s), {supported} supported ({judge}){cached}",
+          file=sys.stderr)  # fmt: skip
     return 0
 
 
@@ -521,6 +538,15 @@ def _verifier(args: argparse.Namespace) -> Any:
             api_key=args.llm_api_key,
         )  # fmt: skip
         return LLMVerifier(client)
+    if args.judge == "verifier":
+        from favakit.eval.verify import open_verifier
+
+        return open_verifier(
+            args.model, args.adapter, llm_endpoint=args.llm_endpoint,
+            backend="hf" if args.backend in ("encoder", "cascade") else args.backend,
+            device=args.device, dtype=args.dtype, max_batch=args.max_batch,
+            api_key=args.llm_api_key,
+        )  # fmt: skip
     if args.judge == "encoder":
         args = argparse.Namespace(**{**vars(args), "backend": "encoder"})
     return _build_editor(args, shared=False)
@@ -531,7 +557,20 @@ def _verify_stage(args: argparse.Namespace) -> Any:
     from favakit.eval.verify import verdict
 
     editor = _verifier(args)
-    return lambda claims: [verdict(r, editor.model) for r in editor.edit_many(claims)]
+    if args.cache:
+        from favakit.llm import ResponseCache
+
+        client = getattr(editor, "client", None)
+        if client is None or not hasattr(client, "cache"):
+            raise UsageError("--cache keeps generated answers: use it with --judge verifier, "
+                             "llm or editor, not the encoder")  # fmt: skip
+        client.cache = ResponseCache(args.cache)
+
+    def stage(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [verdict(r, editor.model) for r in editor.edit_many(claims)]
+
+    stage.editor = editor  # type: ignore[attr-defined]  # the driver reads its cache hits
+    return stage
 
 
 def configure_verify(parser: argparse.ArgumentParser) -> None:
@@ -548,11 +587,16 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge",
         default="editor",
-        choices=["encoder", "editor", "llm"],
-        help="encoder: the encoder detector (fast, scores by token probabilities); editor: the "
+        choices=["verifier", "encoder", "editor", "llm"],
+        help="verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
+        "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
         "generative editor (a claim it edits is not supported); llm: an instruct model asked "
         "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts)",
     )
+    parser.add_argument(
+        "--cache", default=None, help="sqlite cache of the judge's answers: a claim already "
+        "judged with the same evidence costs nothing again"
+    )  # fmt: skip
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
     _add_generation_options(parser)
     add_ray_options(parser)

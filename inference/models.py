@@ -30,6 +30,7 @@ __all__ = [
     "assemble_split",
     "cache_dir",
     "default_editor",
+    "default_verifier",
     "load_causal_lm",
     "model_label",
     "resolve_model",
@@ -113,19 +114,31 @@ def assemble_split(preset: SplitGGUF, folder: Path | None = None) -> Path:
 
 #: The editor favakit ships: a LoRA adapter (package data) over SmolLM2-135M-Instruct.
 DEFAULT_EDITOR_NAME = "favakit-editor-smollm2"
+#: The claim verifier favakit ships: a LoRA adapter over the same base (``favakit verify``).
+DEFAULT_VERIFIER_NAME = "favakit-verifier-smollm2"
+_SHIPPED = {"default_editor": DEFAULT_EDITOR_NAME, "default_verifier": DEFAULT_VERIFIER_NAME}
+
+
+def _shipped(folder_name: str, what: str, how: str) -> str:
+    from importlib.resources import files
+
+    folder = Path(str(files("favakit.inference") / folder_name))
+    if not (folder / "adapter_model.safetensors").exists():
+        raise UsageError(
+            f"this favakit install has no {what} weights in {folder}; give --adapter DIR "
+            f"(train one: {how}) or --model/--llm-endpoint"
+        )
+    return str(folder)
 
 
 def default_editor() -> str:
     """The folder of the shipped default editor adapter (``docs/model_card.md``)."""
-    from importlib.resources import files
+    return _shipped("default_editor", "default editor", "docs/model_card.md")
 
-    folder = Path(str(files("favakit.inference") / "default_editor"))
-    if not (folder / "adapter_model.safetensors").exists():
-        raise UsageError(
-            f"this favakit install has no default editor weights in {folder}; give --adapter DIR "
-            "(train one: docs/model_card.md) or --model/--llm-endpoint"
-        )
-    return str(folder)
+
+def default_verifier() -> str:
+    """The folder of the shipped claim verifier adapter (``docs/verifier.md``)."""
+    return _shipped("default_verifier", "claim verifier", "docs/verifier.md")
 
 
 def model_label(spec: str, adapter: str | None = None) -> str:
@@ -141,7 +154,7 @@ def model_label(spec: str, adapter: str | None = None) -> str:
     if not adapter:
         return base
     folder = Path(adapter)
-    name = DEFAULT_EDITOR_NAME if folder.name == "default_editor" else folder.name
+    name = _SHIPPED.get(folder.name, folder.name)
     if folder.name == "adapter":  # runs/NAME/adapter: the run's name says more
         name = folder.resolve().parent.name
     return f"{base}+{name}" if base else name

