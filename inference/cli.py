@@ -586,7 +586,7 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--judge",
-        default="editor",
+        default="verifier",
         choices=["verifier", "encoder", "editor", "llm"],
         help="verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
         "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
