@@ -129,17 +129,25 @@ class _Scorer:
                 api_key=args.llm_api_key,
             )
             self.client = editor.client
+        elif args.judge == "verifier":
+            from favakit.eval.verify import open_verifier
+
+            verifier = open_verifier(
+                args.model,
+                args.adapter,
+                llm_endpoint=args.llm_endpoint,
+                backend=args.backend,
+                device=args.device,
+                api_key=args.llm_api_key,
+                max_batch=args.max_batch,
+            )
+            self.client = verifier.client
         else:
             from favakit.inference.generators import open_client
 
-            model, adapter = args.model, args.adapter
-            if args.judge == "verifier" and not (model or adapter or args.llm_endpoint):
-                from favakit.inference.models import default_verifier
-
-                model, adapter = "smollm2", default_verifier()
             self.client = open_client(
-                model,
-                adapter,
+                args.model,
+                args.adapter,
                 llm_endpoint=args.llm_endpoint,
                 backend=args.backend,
                 device=args.device,
@@ -151,8 +159,8 @@ class _Scorer:
         self.judge: Judge | EditorJudge
         if editor is not None:
             self.judge = EditorJudge(editor)
-        elif args.judge == "verifier":  # trained on the bare prompt, answers in one token
-            self.judge = Judge(self.client, chat=False, max_tokens=1)
+        elif args.judge == "verifier":
+            self.judge = verifier.judge
         else:
             self.judge = Judge(self.client, chat=args.chat)
         self.facts: Any = None

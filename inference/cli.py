@@ -492,7 +492,7 @@ def _verify(args: argparse.Namespace) -> int:
     ray = ray_options(args)
     if ray is not None and args.input is None:
         raise UsageError("--ray runs --input files; one --claim is verified in this process")
-    factory: Any = functools.partial(_verify_stage, args)
+    factory: Any = functools.partial(_VerifyStage, args)
     stage = None
     if ray is None:
         stage = factory()
@@ -517,8 +517,7 @@ def _verify(args: argparse.Namespace) -> int:
             else:
                 print(json.dumps(out, ensure_ascii=False), flush=True)
             bar.update(1)
-    client = getattr(getattr(stage, "editor", None), "client", None)
-    hits = client.usage.cache_hits if args.cache and client is not None else 0
+    hits = stage.client.usage.cache_hits if stage is not None and args.cache else 0
     cached = f"; {hits} answered from the cache" if hits else ""
     print(f"favakit verify: {len(todo)} claim(s), {supported} supported ({judge}){cached}",
           file=sys.stderr)  # fmt: skip
@@ -527,50 +526,41 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _verifier(args: argparse.Namespace) -> Any:
     """The judge ``verify`` asked for, behind ``edit_many``."""
-    if args.judge == "llm":
-        from favakit.eval.verify import LLMVerifier
+    if args.judge in ("llm", "verifier"):
+        from favakit.eval.verify import LLMVerifier, open_verifier
         from favakit.inference.generators import open_client
 
-        client = open_client(
-            args.model or "qwen2.5-coder-1.5b", args.adapter, llm_endpoint=args.llm_endpoint,
+        options: dict[str, Any] = dict(
+            llm_endpoint=args.llm_endpoint, device=args.device, dtype=args.dtype,
             backend="hf" if args.backend in ("encoder", "cascade") else args.backend,
-            device=args.device, dtype=args.dtype, max_batch=args.max_batch,
-            api_key=args.llm_api_key,
+            max_batch=args.max_batch, api_key=args.llm_api_key,
         )  # fmt: skip
-        return LLMVerifier(client)
-    if args.judge == "verifier":
-        from favakit.eval.verify import open_verifier
-
-        return open_verifier(
-            args.model, args.adapter, llm_endpoint=args.llm_endpoint,
-            backend="hf" if args.backend in ("encoder", "cascade") else args.backend,
-            device=args.device, dtype=args.dtype, max_batch=args.max_batch,
-            api_key=args.llm_api_key,
-        )  # fmt: skip
+        if args.judge == "verifier":
+            return open_verifier(args.model, args.adapter, **options)
+        return LLMVerifier(open_client(args.model or "qwen2.5-coder-1.5b", args.adapter, **options))
     if args.judge == "encoder":
         args = argparse.Namespace(**{**vars(args), "backend": "encoder"})
     return _build_editor(args, shared=False)
 
 
-def _verify_stage(args: argparse.Namespace) -> Any:
+class _VerifyStage:
     """``verify``'s stage (in this process, or once per Ray worker): claims -> verdicts."""
-    from favakit.eval.verify import verdict
 
-    editor = _verifier(args)
-    if args.cache:
-        from favakit.llm import ResponseCache
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.editor = _verifier(args)
+        self.client = getattr(self.editor, "client", None)
+        if args.cache:
+            from favakit.llm import ResponseCache
 
-        client = getattr(editor, "client", None)
-        if client is None or not hasattr(client, "cache"):
-            raise UsageError("--cache keeps generated answers: use it with --judge verifier, "
-                             "llm or editor, not the encoder")  # fmt: skip
-        client.cache = ResponseCache(args.cache)
+            if self.client is None or not hasattr(self.client, "cache"):
+                raise UsageError("--cache keeps generated answers: use it with --judge verifier, "
+                                 "llm or editor, not the encoder")  # fmt: skip
+            self.client.cache = ResponseCache(args.cache)
 
-    def stage(claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return [verdict(r, editor.model) for r in editor.edit_many(claims)]
+    def __call__(self, claims: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        from favakit.eval.verify import verdict
 
-    stage.editor = editor  # type: ignore[attr-defined]  # the driver reads its cache hits
-    return stage
+        return [verdict(r, self.editor.model) for r in self.editor.edit_many(claims)]
 
 
 def configure_verify(parser: argparse.ArgumentParser) -> None:

@@ -41,6 +41,7 @@ __all__ = [
     "build_kb",
     "normalize_title",
     "read_documents",
+    "strip_qualifier",
 ]
 
 log = logging.getLogger(__name__)
@@ -58,9 +59,14 @@ def normalize_title(title: str) -> str:
 _QUALIFIER_RE = re.compile(r"\s*\([^()]*\)\s*$")
 
 
+def strip_qualifier(title: str) -> str:
+    """A title without its trailing parenthesized qualifier: "Ed Wood (film)" -> "Ed Wood"."""
+    return _QUALIFIER_RE.sub("", title)
+
+
 def base_name(title: str) -> str:
     """Normalized title without a trailing parenthesized qualifier: "Ed Wood (film)" -> "ed wood"."""
-    return normalize_title(_QUALIFIER_RE.sub("", title)) or normalize_title(title)
+    return normalize_title(strip_qualifier(title)) or normalize_title(title)
 
 
 class UnknownTitleError(UsageError, KeyError):

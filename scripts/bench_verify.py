@@ -241,9 +241,9 @@ def main() -> None:
     from favakit.eval.decompose import RuleFactSplitter, fact_coverage
 
     facts = RuleFactSplitter([data["topic"]]).facts([data["output"]])[0]
-    row0 = {"decomposer": "rules", **fact_coverage(facts, [a["text"] for a in atoms]),
-            "facts": facts}  # fmt: skip
-    print(json.dumps({k: v for k, v in row0.items() if k != "facts"}), flush=True)
+    # the results name atoms by id and keep no text of the data set (it stays in ../shared)
+    row0 = {"decomposer": "rules", **fact_coverage(facts, [a["text"] for a in atoms])}
+    print(json.dumps(row0), flush=True)
     out.append(row0)
     for judge in args.judges.split(","):
         editor = _open_judge(judge, args)
@@ -258,7 +258,7 @@ def main() -> None:
             if name == "flaherty":
                 row["factscore"] = row["supported_share"]
                 row["verdicts"] = [
-                    {"atom": a["text"], "human": a["label"], **v}
+                    {"atom_id": a["id"], "human": a["label"], **v}
                     for a, v in zip(atoms, row["verdicts"], strict=True)
                 ]
             print(json.dumps({k: v for k, v in row.items() if k != "verdicts"}), flush=True)

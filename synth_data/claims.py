@@ -23,7 +23,6 @@ article (no title on both sides), and the same seed gives the same rows.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import random
@@ -36,10 +35,11 @@ from typing import Any
 
 from favakit.errors import UsageError
 from favakit.records import write_jsonl_atomic
-from favakit.retrieval.kb import KnowledgeSource, Passage
+from favakit.retrieval.kb import KnowledgeSource, Passage, strip_qualifier
 from favakit.retrieval.text import split_sentences
+from favakit.synth_data.pipeline import validation_titles
 
-__all__ = ["ClaimConfig", "build_claims", "held_out_titles"]
+__all__ = ["ClaimConfig", "build_claims", "overlap"]
 
 KINDS = {"supported": 0.5, "error": 0.3, "related": 0.2}
 ERROR_KINDS = {
@@ -81,19 +81,6 @@ class ClaimConfig:
             raise UsageError(f"--val-fraction must be in [0, 1), got {self.val_fraction}")
         if not 1 <= self.max_passages <= 8:
             raise UsageError(f"--max-passages must be 1-8, got {self.max_passages}")
-
-
-def held_out_titles(titles: set[str], seed: int, fraction: float) -> set[str]:
-    """Titles held out for validation, each by a hash of (seed, title) alone; never none while
-    there are two titles or more and ``fraction`` > 0."""
-
-    def h(title: str) -> float:
-        return int(hashlib.sha1(f"split:{seed}:{title}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-
-    held = {t for t in titles if h(t) < fraction}
-    if not held and fraction > 0 and len(titles) >= 2:
-        held = {min(titles, key=h)}
-    return held
 
 
 def _content(text: str, topic: str = "") -> set[str]:
@@ -155,7 +142,7 @@ def _claims_of(source: _Source, title: str, cfg: ClaimConfig) -> list[tuple[int,
     from favakit.eval.decompose import RuleFactSplitter
 
     splitter = RuleFactSplitter()
-    topic = re.sub(r"\s*\([^()]*\)\s*$", "", title)
+    topic = strip_qualifier(title)
     out = []
     for i, sentences in enumerate(source.by_title[title]):
         for j, sentence in enumerate(sentences):
@@ -190,6 +177,7 @@ def _error_claim(
 def _evidence(
     source: _Source,
     title: str,
+    topic: str,
     passage: int,
     sentence: int,
     kind: str,
@@ -198,7 +186,6 @@ def _evidence(
     rng: random.Random,
 ) -> list[tuple[str, str]] | None:
     """(title, text) passages for one pair; None when a related pair cannot be made."""
-    topic = re.sub(r"\s*\([^()]*\)\s*$", "", title)
     article = source.by_title[title]
     sentences = article[passage]
     k = rng.randint(1, cfg.max_passages)
@@ -251,11 +238,13 @@ def _rows(source: _Source, cfg: ClaimConfig, counts: Counter[str]) -> Iterator[d
                 counts["no_rule_applies"] += 1
                 continue
             text, typ = got
-        evidence = _evidence(source, title, passage, sentence, kind, claim, cfg, rng)
+        topic = strip_qualifier(title)
+        evidence = _evidence(source, title, topic, passage, sentence, kind, claim, cfg, rng)
         if evidence is None:
             counts["related_too_close"] += 1
             continue
-        topic = "" if rng.random() < cfg.no_topic else re.sub(r"\s*\([^()]*\)\s*$", "", title)
+        if rng.random() < cfg.no_topic:
+            topic = ""
         label = kind == "supported"
         check = Check(topic, text, [{"title": t, "text": x} for t, x in evidence])
         made += 1
@@ -286,7 +275,7 @@ def build_claims(kb_path: str | Path, out_dir: str | Path, cfg: ClaimConfig) -> 
     out.mkdir(parents=True, exist_ok=True)
     with KnowledgeSource(kb_path) as kb:
         source = _Source(kb)
-    held = held_out_titles(set(source.titles), cfg.seed, cfg.val_fraction)
+    held = validation_titles(set(source.titles), cfg)
     counts: Counter[str] = Counter()
     rows = list(_rows(source, cfg, counts))
     train = [r for r in rows if r["source_title"] not in held]

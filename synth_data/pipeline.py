@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
@@ -259,7 +259,15 @@ class _Distractors:
         return out
 
 
-def validation_titles(titles: set[str], cfg: SynthConfig) -> set[str]:
+class SplitSettings(Protocol):
+    """What the split by article needs (:class:`SynthConfig`, or ``synth claims``'
+    :class:`~favakit.synth_data.claims.ClaimConfig`)."""
+
+    seed: int
+    val_fraction: float
+
+
+def validation_titles(titles: set[str], cfg: SplitSettings) -> set[str]:
     """The source titles held out for validation: each title by a hash of (seed, title), so a
     title's side never depends on the others; and never none while there are two titles or more
     (a small source would otherwise often give an empty validation split)."""
