@@ -72,10 +72,13 @@ def test_a_named_environment_without_vllm_is_refused(tmp_path: Path) -> None:
 
 FAKE = textwrap.dedent(
     """
-    import http.server, signal, sys, time
+    import http.server, os, signal, sys, time
     delay, port, marker = float(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     def bye(signum, frame):
-        open(marker, "w").write("terminated")
+        # written whole, then renamed: a reader never sees the file half written
+        with open(marker + ".part", "w") as f:
+            f.write("terminated")
+        os.replace(marker + ".part", marker)
         sys.exit(0)
     signal.signal(signal.SIGTERM, bye)
     if delay < 0:
