@@ -59,6 +59,8 @@ def _list_items(clause: str) -> tuple[str, list[str]] | None:
     if len(parts) < 2 or any(not p for p in parts) or any(p[:1].isdigit() for p in parts[1:]):
         return None  # digits are dates ("December 18, 1949"): not a list
     tails = parts[1:]
+    if len({p[:1].isupper() for p in tails}) > 1:
+        return None  # "by Peter Hyams and starring A, B, and C": two lists, not one
     if any(len(p.split()) > 6 for p in tails[:-1]) or (
         len(parts) == 2 and len(tails[0].split()) > 4
     ):

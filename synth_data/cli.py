@@ -70,6 +70,7 @@ def _claims(args: argparse.Namespace) -> int:
         val_fraction=args.val_fraction,
         max_passages=args.max_passages,
         lowercase=args.lowercase,
+        kinds=args.kinds,
     )
     print(json.dumps(build_claims(args.kb, args.out, cfg)))
     return 0
@@ -195,8 +196,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "claims",
         help="(claim, evidence, label) pairs for training a verifier (favakit verify --judge "
-        "verifier): true facts of passages, the same after an error rule, and merely related "
-        "evidence",
+        "verifier): true facts of passages, the same after an error rule or a swap of names from "
+        "the evidence, merely related evidence, questions with answers, and joined pairs",
     )
     p.add_argument("--kb", required=True, help="knowledge source (favakit kb build)")
     p.add_argument("--out", required=True, help="output folder: train/validation.jsonl, stats.json")
@@ -208,6 +209,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--max-passages", type=int, default=4, help="most evidence passages per pair")
     p.add_argument(
         "--lowercase", type=float, default=0.3, help="share of pairs with lower-cased evidence"
+    )
+    p.add_argument(
+        "--kinds",
+        default="supported,error,swap,related,question,pair",
+        help="kinds of pair to make, comma-separated (default: all six)",
     )
     p.set_defaults(func=_claims)
     p = sub.add_parser("stats", help="summarize a synthesis output folder")

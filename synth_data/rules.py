@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from favakit.retrieval.text import split_sentences
 from favakit.tags import ERROR_TYPES, Edit, Tagged
 
-__all__ = ["EntityPools", "RuleInserter", "name_kind", "sentence_spans"]
+__all__ = ["EntityPools", "RuleInserter", "mentions", "name_kind", "sentence_spans"]
 
 MONTHS = [
     "January",
@@ -256,6 +256,47 @@ def _plausible_name(name: str) -> bool:
         return False
     # "Academic Historically", "Academy In": adverbs and function words are not name parts
     return not any(w.endswith("ly") or w in _NOT_NAME_START for w in words[1:])
+
+
+_CAP_WORD_RE = re.compile(r"(?<![\w-])[A-Z][a-z]{2,}(?![\w-])")
+_AFTER_LOWER_RE = re.compile(r"(?<![\w-])[a-z]+[,;:]? $")
+_BEFORE_NAME_RE = re.compile(r"^ [A-Z]")
+
+
+def _lone_words(text: str) -> Iterator[tuple[int, int]]:
+    """Capitalized words alone inside a sentence: after a lower-case word, before no other name
+    ("born in Ulm", not "Mid-America Regional Council")."""
+    for m in _CAP_WORD_RE.finditer(text):
+        if _AFTER_LOWER_RE.search(text[max(0, m.start() - 30) : m.start()]) and not (
+            _BEFORE_NAME_RE.match(text[m.end() : m.end() + 2])
+        ):
+            yield m.start(), m.end()
+
+
+def mentions(
+    text: str, first_names: frozenset[str] | set[str] = frozenset()
+) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of what a question could ask about or a swap could change: years,
+    other numbers, names of two to four words (kind from :func:`name_kind`, else ``"name"``) and
+    single capitalized words inside a sentence (``"word"``: "Ulm", "German"). In text order."""
+    out = [(m.start(1), m.end(1), "year") for m in _YEAR_RE.finditer(text)]
+    out += [
+        (m.start(1), m.end(1), "number")
+        for m in _NUMBER_RE.finditer(text)
+        if not _YEAR_RE.fullmatch(m.group(1))
+    ]
+    names = [
+        (m.start(), m.end(), name_kind(m.group(0), first_names) or "name")
+        for m in _NAME_RE.finditer(text)
+        if _plausible_name(m.group(0))
+    ]
+    out += names
+    out += [
+        (a, b, "word")
+        for a, b in _lone_words(text)
+        if text[a:b] not in _NOT_NAME_START and not any(x <= a < y for x, y, _ in names)
+    ]
+    return sorted(out)
 
 
 @dataclass

@@ -38,6 +38,16 @@ def test_dates_with_commas_are_not_lists() -> None:
     assert facts == ["X was born on December 10, 1815, in London."]
 
 
+def test_two_lists_in_one_clause_stay_whole() -> None:
+    """ "directed by A and starring B, C, and D" is not one list: never "directed by D"."""
+    sentence = (
+        "Dusk is a 1999 film directed by Peter Hyams and starring Ann Lee, Bo Ray, and Udo Kier."
+    )
+    assert RuleFactSplitter().sentence_facts(sentence, "Dusk") == [sentence]
+    facts = RuleFactSplitter().sentence_facts("X studied physics, chemistry and biology.", "X")
+    assert facts == ["X studied physics.", "X studied chemistry.", "X studied biology."]
+
+
 def test_coverage_counts_matches_both_ways() -> None:
     human = ["Ada Lovelace was a mathematician.", "Ada Lovelace was English.", "It rained."]
     got = fact_coverage(["Ada Lovelace was an English mathematician.", "Bread is food."], human)

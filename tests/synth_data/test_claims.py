@@ -12,7 +12,7 @@ import pytest
 
 from favakit.errors import UsageError
 from favakit.eval.factscore import Check, Judge
-from favakit.synth_data.claims import ClaimConfig, build_claims, overlap
+from favakit.synth_data.claims import KINDS, ClaimConfig, build_claims, overlap
 
 
 def _rows(folder: Path) -> list[dict]:
@@ -33,25 +33,36 @@ def test_pairs_hold_what_their_labels_say(synth_kb: Path, tmp_path: Path) -> Non
     assert stats["rows"] == len(rows) == 150
     assert stats["train"] + stats["validation"] == 150 and stats["validation"] > 0
     kinds = {r["kind"] for r in rows}
-    assert kinds == {"supported", "error", "related"}
+    assert kinds == set(KINDS)
     assert 0.35 <= stats["supported_share"] <= 0.65
     for r in rows:
         assert r["completion"] == (" True" if r["label"] else " False")
-        assert r["label"] == (r["kind"] == "supported")
+        assert r["label"] == (r["kind"] == "supported") or r["kind"] in ("question", "pair")
         # the prompt is exactly the judge's, so training and judging see the same text
         assert r["prompt"] == Judge.prompt(Check(r["topic"], r["claim"], r["evidence"]))
         assert 1 <= len(r["evidence"]) <= 4
         evidence = " ".join(e["text"] for e in r["evidence"]).lower()
-        if r["kind"] == "supported":
-            # every word of a true claim is in the evidence (pronouns resolved to the title)
-            topic_words = set(_words(r["source_title"])) | {"s"}  # "Ada Lovelace's"
+        topic_words = set(_words(r["source_title"])) | {"s"}  # "Ada Lovelace's"
+        if r["kind"] in ("supported", "swap"):
+            # every word of a true claim is in the evidence (pronouns resolved to the title);
+            # a swap takes its new name from the evidence too: only the roles are wrong
             assert set(_words(r["claim"])) - topic_words <= set(_words(evidence)), r
+        if r["kind"] == "swap":
+            assert r["claim"].lower() not in evidence
         elif r["kind"] == "related":
             assert overlap(r["claim"], [e["text"] for e in r["evidence"]], r["source_title"]) <= 0.5
-        else:
+        elif r["kind"] == "error":
             assert r["error_type"] in {"entity", "relation", "contradictory", "invented",
                                        "subjective", "unverifiable"}  # fmt: skip
             assert r["claim"].lower() not in evidence  # the error made it differ
+        elif r["kind"] == "question":
+            assert "?" in r["claim"] and r["detail"] in {"year", "number", "person", "org",
+                                                        "place", "name", "word"}  # fmt: skip
+            answer = re.split(r"\?\W*(?:is |Answer: |A: )?", r["claim"])[-1].rstrip(".")
+            assert answer.lower() in evidence  # wrong answers come from the evidence too
+        elif r["kind"] == "pair":
+            assert ", and " in r["claim"] and len(r["evidence"]) >= 1
+            assert r["label"] == (r["detail"] == "both")
     train = {json.loads(x)["source_title"] for x in (tmp_path / "a/train.jsonl").open()}
     val = {json.loads(x)["source_title"] for x in (tmp_path / "a/validation.jsonl").open()}
     assert train and val and not train & val  # split by article
@@ -77,6 +88,8 @@ def test_bad_input_is_refused(synth_kb: Path, tmp_path: Path) -> None:
         build_claims(tmp_path / "missing.db", tmp_path / "x", ClaimConfig(n=5))
     with pytest.raises(UsageError, match="--n"):
         ClaimConfig(n=0)
+    with pytest.raises(UsageError, match="choose among supported"):
+        ClaimConfig(kinds="supported,guess")
     done = subprocess.run(
         [sys.executable, "-m", "favakit", "synth", "claims", "--kb", str(synth_kb),
          "--out", str(tmp_path / "y"), "--max-passages", "0"],

@@ -8,6 +8,7 @@ from favakit.synth_data.rules import (
     _OPPOSITE,
     EntityPools,
     RuleInserter,
+    mentions,
     name_kind,
     sentence_spans,
 )
@@ -100,3 +101,16 @@ def test_subjects_and_people() -> None:
     assert ins._person("Alan Turing", ARTICLES["Alan Turing"]) == (True, "he", "his")
     assert ins._person("Royal Society", ARTICLES["Royal Society"])[0] is False
     assert ins._person("Ada Lovelace (film)", ARTICLES["Ada Lovelace"])[0] is False
+
+
+def test_mentions_find_years_numbers_and_names_by_kind() -> None:
+    text = (
+        "Albert Einstein was born in Ulm, Germany, in 1879 and joined the University of Berlin "
+        "with 3 others; the Mid-America Regional Council met in Thorofon-Ergon."
+    )
+    found = [(text[a:b], kind) for a, b, kind in mentions(text, {"Albert"})]
+    assert found == [
+        ("Albert Einstein", "person"), ("Ulm", "word"), ("1879", "year"),
+        ("University of Berlin", "org"), ("3", "number"), ("Mid-America Regional Council", "org"),
+    ]  # fmt: skip
+    # alone: "Germany" follows a name, "Regional" sits inside one, "Thorofon" is half of a word
