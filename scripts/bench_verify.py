@@ -95,6 +95,31 @@ def _wrong_answer(q: dict[str, Any], gold_text: str, rng: random.Random) -> str 
     return rng.choice(same or options) if options else None
 
 
+def by_kind(
+    kinds: list[str], labels: list[bool], verdicts: list[dict[str, Any]]
+) -> dict[str, list[int]]:
+    """``{kind: [right, total]}``."""
+    out: dict[str, list[int]] = {}
+    for kind, label, v in zip(kinds, labels, verdicts, strict=True):
+        right_total = out.setdefault(kind, [0, 0])
+        right_total[0] += v["supported"] == label
+        right_total[1] += 1
+    return out
+
+
+def auc(labels: list[bool], scores: list[float | None]) -> float | None:
+    """Area under the ROC curve of the scores (ties count half): how well a judge ranks supported
+    claims above the rest, whatever its threshold. None when a judge gives no scores."""
+    if any(s is None for s in scores):
+        return None
+    pos = [s for s, y in zip(scores, labels, strict=True) if y]
+    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    if not pos or not neg:
+        return None
+    wins = sum((a > b) + 0.5 * (a == b) for a in pos for b in neg)  # type: ignore[operator]
+    return round(wins / (len(pos) * len(neg)), 4)
+
+
 def hotpot_pairs(
     path: str, start: int, known_titles: set[str]
 ) -> tuple[list[dict[str, Any]], dict]:
@@ -187,8 +212,11 @@ def main() -> None:
         "are left out of the HotpotQA pairs"
     )  # fmt: skip
     ap.add_argument("--write-pairs", default=None, help="also write the HotpotQA pairs (JSONL)")
+    ap.add_argument("--synthetic", default=None, help="favakit synth claims rows (validation."
+                    "jsonl): an in-distribution check by kind, set name 'synthetic'")  # fmt: skip
     ap.add_argument("--judges", default="encoder,editor")
-    ap.add_argument("--sets", default="flaherty,hotpot", help="which sets each judge runs on")
+    ap.add_argument("--sets", default="flaherty,hotpot,synthetic",
+                    help="which sets each judge runs on")  # fmt: skip
     ap.add_argument("--limit-slow", type=int, default=0,
                     help="the editor judge (~20 s a claim): only the first N HotpotQA pairs (0: all)")  # fmt: skip
     ap.add_argument("--detector", default=None, help="detector folder (default: shipped)")
@@ -236,6 +264,15 @@ def main() -> None:
             Path(args.write_pairs).write_text(
                 "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8"
             )
+    kinds_of: dict[str, list[str]] = {}
+    if args.hotpot:
+        kinds_of["hotpot"] = [p["kind"] for p in pairs]
+    if args.synthetic:
+        rows = [json.loads(x) for x in Path(args.synthetic).read_text("utf-8").splitlines() if x]
+        sets["synthetic"] = ([{"text": r["claim"], "evidence": r["evidence"], "topic": r["topic"]}
+                              for r in rows], [r["label"] for r in rows])  # fmt: skip
+        kinds_of["synthetic"] = [r["kind"] for r in rows]
+        meta["synthetic"] = {"pairs": len(rows), "kinds": dict(Counter(kinds_of["synthetic"]))}
     out: list[dict[str, Any]] = [{"meta": meta}]
     print(json.dumps(meta), flush=True)
     from favakit.eval.decompose import RuleFactSplitter, fact_coverage
@@ -255,6 +292,14 @@ def main() -> None:
                 claims, labels = claims[: args.limit_slow], labels[: args.limit_slow]
             row = {"judge": judge, "model": editor.model, "set": name, "claims": len(claims),
                    **_measure(editor, claims, labels)}  # fmt: skip
+            if name in kinds_of:
+                row["by_kind"] = by_kind(kinds_of[name][: len(claims)], labels, row["verdicts"])
+                row["auc"] = auc(labels, [v["score"] for v in row["verdicts"]])
+            if name == "hotpot":
+                row["verdicts"] = [
+                    {"pair_id": p["id"], **v}
+                    for p, v in zip(pairs[: len(claims)], row["verdicts"], strict=True)
+                ]
             if name == "flaherty":
                 row["factscore"] = row["supported_share"]
                 row["verdicts"] = [
