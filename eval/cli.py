@@ -140,6 +140,7 @@ class _Scorer:
                 device=args.device,
                 api_key=args.llm_api_key,
                 max_batch=args.max_batch,
+                **({} if args.chunk_words is None else {"chunk_words": args.chunk_words}),
             )
             self.client = verifier.client
         else:
@@ -453,6 +454,11 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
         "sentences, clauses and list items with pronouns resolved to the topic",
     )
     f.add_argument("-k", type=int, default=5, help="passages per fact")
+    f.add_argument(
+        "--chunk-words", type=int, default=None, metavar="N",
+        help="--judge verifier: a fact's passages beyond N words are judged in pieces of about N "
+        "words, supported when one piece supports it (default 400; 0: whole)",
+    )  # fmt: skip
     f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])
     f.add_argument("--cache", default=None, help="sqlite cache of judge/LLM answers")
     f.add_argument("--batch", type=int, default=16, help="responses per batch (and checkpoint)")

@@ -16,7 +16,13 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["LLMVerifier", "claim_request", "open_verifier", "verdict"]
+from favakit.errors import UsageError
+
+__all__ = ["LLMVerifier", "claim_request", "evidence_chunks", "open_verifier", "verdict"]
+
+# the shipped verifier was trained on evidence of 1-4 passages of about 90 words: longer evidence
+# is judged in pieces of about this many words (``favakit verify --chunk-words``)
+VERIFIER_CHUNK_WORDS = 400
 
 
 def claim_request(row: Any, where: str = "") -> dict[str, Any]:
@@ -56,27 +62,81 @@ class LLMVerifier:
     look like edit results (an unsupported claim has one edit, ``error_probability`` is
     ``1 - P(supported)`` where known), so :func:`verdict` reads them like any editor's."""
 
-    def __init__(self, client: Any, chat: bool = True, max_tokens: int = 8) -> None:
+    def __init__(
+        self, client: Any, chat: bool = True, max_tokens: int = 8, chunk_words: int = 0
+    ) -> None:
         from favakit.eval.factscore import Judge
 
+        if chunk_words < 0:
+            raise UsageError(f"--chunk-words must be 0 (off) or more, got {chunk_words}")
         self.judge = Judge(client, chat=chat, max_tokens=max_tokens)
         self.client = client
         self.model = str(client.model)
+        self.chunk_words = chunk_words
         self._lock = threading.Lock()  # the server's threads share one in-process model
 
     def edit_many(self, requests: list[Any]) -> list[dict[str, Any]]:
         from favakit.eval.factscore import Check
 
-        checks = [Check(*_claim_parts(r)) for r in requests]
-        out = []
+        checks, owner = [], []
+        for n, r in enumerate(requests):
+            topic, claim, passages = _claim_parts(r)
+            for chunk in evidence_chunks(passages, self.chunk_words):
+                checks.append(Check(topic, claim, chunk))
+                owner.append(n)
         with self._lock:
             scored = self.judge.judge_scored(checks)
-        for ok, p in scored:
+        per: list[list[tuple[bool, float | None]]] = [[] for _ in requests]
+        for n, got in zip(owner, scored, strict=True):
+            per[n].append(got)
+        out = []
+        for verdicts in per:
+            # supported when one piece of the evidence supports it: the best piece's score
+            # (without probabilities: any piece's True)
+            if all(p is not None for _, p in verdicts):
+                ok, p = max(verdicts, key=lambda v: v[1] or 0.0)
+            else:
+                ok, p = any(v[0] for v in verdicts), None
             res: dict[str, Any] = {"edits": [] if ok else [{"type": "unverifiable"}]}
             if p is not None:
                 res["error_probability"] = 1.0 - p
             out.append(res)
         return out
+
+
+def evidence_chunks(passages: list[dict[str, str]], words: int) -> list[list[dict[str, str]]]:
+    """The evidence in pieces of at most about ``words`` words, each judged on its own (a
+    verifier trained on short evidence reads long documents piece by piece): whole passages
+    packed together while they fit, a longer passage cut at sentence ends, each piece under its
+    passage's title. ``words`` 0, or evidence that fits, gives one piece: all of it."""
+    if not words or sum(len(p["text"].split()) for p in passages) <= words:
+        return [passages]
+    from favakit.retrieval.text import split_sentences
+
+    pieces: list[dict[str, str]] = []
+    for p in passages:
+        if len(p["text"].split()) <= words:
+            pieces.append(p)
+            continue
+        part: list[str] = []
+        for sentence in split_sentences(" ".join(p["text"].split())):
+            if part and len(" ".join([*part, sentence]).split()) > words:
+                pieces.append({"title": p["title"], "text": " ".join(part)})
+                part = []
+            part.append(sentence)  # a sentence longer than ``words`` stays whole
+        if part:
+            pieces.append({"title": p["title"], "text": " ".join(part)})
+    chunks: list[list[dict[str, str]]] = []
+    size = 0
+    for piece in pieces:
+        n = len(piece["text"].split())
+        if chunks and size + n <= words:
+            chunks[-1].append(piece)
+            size += n
+        else:
+            chunks.append([piece])
+            size = n
+    return chunks
 
 
 def _claim_parts(r: Any) -> tuple[str, str, list[dict[str, str]]]:
@@ -92,14 +152,17 @@ def open_verifier(
     model: str = "",
     adapter: str | None = None,
     llm_endpoint: str | None = None,
+    chunk_words: int = VERIFIER_CHUNK_WORDS,
     **client_options: Any,
 ) -> LLMVerifier:
     """favakit's trained claim verifier: the shipped adapter over SmolLM2 unless ``model`` /
-    ``adapter`` / ``llm_endpoint`` name another (a server must hold the verifier's weights)."""
+    ``adapter`` / ``llm_endpoint`` name another (a server must hold the verifier's weights).
+    Evidence longer than ``chunk_words`` words is judged in pieces (0: whole)."""
     from favakit.inference.generators import open_client
     from favakit.inference.models import default_verifier
 
     if not llm_endpoint and not adapter and not model:
         model, adapter = "smollm2", default_verifier()
     client = open_client(model, adapter, llm_endpoint=llm_endpoint, **client_options)
-    return LLMVerifier(client, chat=False, max_tokens=1)  # trained to answer in one token
+    # trained to answer in one token
+    return LLMVerifier(client, chat=False, max_tokens=1, chunk_words=chunk_words)

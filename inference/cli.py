@@ -535,9 +535,13 @@ def _verifier(args: argparse.Namespace) -> Any:
             backend="hf" if args.backend in ("encoder", "cascade") else args.backend,
             max_batch=args.max_batch, api_key=args.llm_api_key,
         )  # fmt: skip
+        chunks = {} if args.chunk_words is None else {"chunk_words": args.chunk_words}
         if args.judge == "verifier":
-            return open_verifier(args.model, args.adapter, **options)
-        return LLMVerifier(open_client(args.model or "qwen2.5-coder-1.5b", args.adapter, **options))
+            return open_verifier(args.model, args.adapter, **chunks, **options)
+        client = open_client(args.model or "qwen2.5-coder-1.5b", args.adapter, **options)
+        return LLMVerifier(client, **chunks)
+    if args.chunk_words is not None:
+        raise UsageError("--chunk-words is for --judge verifier or llm")
     if args.judge == "encoder":
         args = argparse.Namespace(**{**vars(args), "backend": "encoder"})
     return _build_editor(args, shared=False)
@@ -586,6 +590,12 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--cache", default=None, help="sqlite cache of the judge's answers: a claim already "
         "judged with the same evidence costs nothing again"
+    )  # fmt: skip
+    parser.add_argument(
+        "--chunk-words", type=int, default=None, metavar="N",
+        help="verifier and llm judges: evidence longer than N words is judged in pieces of about "
+        "N words, and the claim is supported when one piece supports it (default: 400 for the "
+        "verifier, which was trained on short evidence; whole for llm; 0: always whole)",
     )  # fmt: skip
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
     _add_generation_options(parser)

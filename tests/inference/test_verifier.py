@@ -122,3 +122,40 @@ def test_serve_answers_verify_with_the_verifier(
             verdicts = json.loads(resp.read())
     assert [v["supported"] for v in verdicts] == [True, True, False, False]
     assert all(v["judge"] == "smollm2+favakit-verifier-smollm2" for v in verdicts)
+
+
+def test_long_evidence_is_cut_at_sentence_ends_and_packed() -> None:
+    from favakit.eval.verify import evidence_chunks
+
+    short = [{"title": "A", "text": "One two three."}, {"title": "B", "text": "Four five."}]
+    assert evidence_chunks(short, 400) == [short] and evidence_chunks(short, 0) == [short]
+    long_text = " ".join(f"Sentence number {i} has six words." for i in range(100))  # 600 words
+    chunks = evidence_chunks([{"title": "L", "text": long_text}, *short], 100)
+    assert [sum(len(p["text"].split()) for p in c) for c in chunks] == [96] * 6 + [24 + 5]
+    assert all(p["title"] == "L" for c in chunks[:-1] for p in c)
+    assert [p["title"] for p in chunks[-1]] == ["L", "A", "B"]  # the rest, packed
+    assert " ".join(p["text"] for c in chunks for p in c[:1] if p["title"] == "L").split() == (
+        long_text.split()
+    )  # nothing lost, nothing repeated
+    from favakit.errors import UsageError
+    from favakit.eval.verify import LLMVerifier
+
+    with pytest.raises(UsageError, match="--chunk-words"):
+        LLMVerifier(type("C", (), {"model": "m"})(), chunk_words=-1)
+
+
+def test_a_claim_supported_deep_inside_long_evidence() -> None:
+    """About 900 words of other text before the supporting sentence: the verifier reads it in
+    pieces of 400 words and finds it; a wrong claim is still refused."""
+    from favakit.eval.verify import open_verifier
+
+    lakes = [f"Lake number {i} lies in a valley and holds {100 + i} cubic kilometres of water, "
+             f"and its shore is home to {i + 3} small fishing villages." for i in range(36)]  # fmt: skip
+    long = [{"title": "Lakes", "text": " ".join(lakes)}, {"title": "Marie Curie", "text": EVIDENCE}]
+    verifier = open_verifier()
+    assert verifier.chunk_words == 400
+    got = verifier.edit_many([
+        {"text": "Marie Curie was born in Warsaw.", "evidence": long},
+        {"text": "Marie Curie was born in Vienna.", "evidence": long},
+    ])  # fmt: skip
+    assert [not r["edits"] for r in got] == [True, False], got
