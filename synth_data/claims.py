@@ -275,9 +275,10 @@ def _related(
 
 def _swap(
     source: _Source, claim: str, evidence: str, topic: str, rng: random.Random
-) -> tuple[int, int, str] | None:
-    """``(start, end, new)``: one year, number or name of the claim and another of the same kind
-    (and as many words) that the evidence holds, neither a part of the topic; None if none."""
+) -> tuple[int, int, str, str] | None:
+    """``(start, end, new, kind)``: one year, number or name of the claim and another of the
+    same kind (and as many words) that the evidence holds, neither a part of the topic; None if
+    none."""
     from favakit.synth_data.rules import mentions
 
     first = source.rules.pools.first_names
@@ -295,7 +296,7 @@ def _swap(
             if x.lower() not in claim.lower() and old.lower() not in x.lower()
         )  # fmt: skip
         if options:
-            return start, end, rng.choice(options)
+            return start, end, rng.choice(options), kind
     return None
 
 
@@ -396,21 +397,16 @@ def _one(
     if swap is None:
         counts[f"no_{kind}"] += 1
         return None
-    start, end, new = swap
+    start, end, new, what = swap
     evidence = _fill(source, title, passage, own, k, cfg, rng)
     if kind == "swap":
         return claim[:start] + new + claim[end:], evidence, False, ""
-    from favakit.synth_data.rules import mentions
-
     # question: ask for the swapped span; answer it rightly or with the evidence's other option
-    asked = next(
-        m for m in mentions(claim, source.rules.pools.first_names) if m[:2] == (start, end)
-    )
     label = rng.random() < 0.5
     answer = claim[start:end] if label else new
     form = rng.choice(_QUESTION_FORMS)
-    text = form.format(q=_question(claim, start, end, asked[2]), a=answer.rstrip("."))
-    return text, evidence, label, asked[2]
+    text = form.format(q=_question(claim, start, end, what), a=answer.rstrip("."))
+    return text, evidence, label, what
 
 
 def _rows(source: _Source, cfg: ClaimConfig, counts: Counter[str]) -> Iterator[dict[str, Any]]:
