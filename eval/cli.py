@@ -457,7 +457,7 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
     f.add_argument(
         "--chunk-words", type=int, default=None, metavar="N",
         help="--judge verifier: a fact's passages beyond N words are judged in pieces of about N "
-        "words, supported when one piece supports it (default 400; 0: whole)",
+        "words, supported when one piece supports it (default 0: whole)",
     )  # fmt: skip
     f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])
     f.add_argument("--cache", default=None, help="sqlite cache of judge/LLM answers")

@@ -20,9 +20,9 @@ from favakit.errors import UsageError
 
 __all__ = ["LLMVerifier", "claim_request", "evidence_chunks", "open_verifier", "verdict"]
 
-# the shipped verifier was trained on evidence of 1-4 passages of about 90 words: longer evidence
-# is judged in pieces of about this many words (``favakit verify --chunk-words``)
-VERIFIER_CHUNK_WORDS = 400
+# the verifier's evidence is judged whole by default (0); ``favakit verify --chunk-words N`` judges
+# longer evidence in pieces of about N words (docs/verifier.md gives the measured effect)
+VERIFIER_CHUNK_WORDS = 0
 
 
 def claim_request(row: Any, where: str = "") -> dict[str, Any]:

@@ -594,8 +594,7 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--chunk-words", type=int, default=None, metavar="N",
         help="verifier and llm judges: evidence longer than N words is judged in pieces of about "
-        "N words, and the claim is supported when one piece supports it (default: 400 for the "
-        "verifier, which was trained on short evidence; whole for llm; 0: always whole)",
+        "N words, and the claim is supported when one piece supports it (default 0: whole)",
     )  # fmt: skip
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
     _add_generation_options(parser)

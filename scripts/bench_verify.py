@@ -223,7 +223,7 @@ def main() -> None:
     ap.add_argument("--detector", default=None, help="detector folder (default: shipped)")
     ap.add_argument("--verifier-adapter", default=None, help="verifier (default: shipped)")
     ap.add_argument("--chunk-words", type=int, default=None,
-                    help="the verifier's evidence pieces (default: its own, 400; 0: whole)")  # fmt: skip
+                    help="the verifier's evidence pieces in words (default 0: whole)")  # fmt: skip
     ap.add_argument("--llm-model", default="qwen2.5-coder-1.5b", help="the llm judge's model")
     ap.add_argument("--llm-endpoint", default=None, help="... or its OpenAI-compatible server")
     ap.add_argument("--out", required=True)
