@@ -140,7 +140,7 @@ class _Scorer:
                 device=args.device,
                 api_key=args.llm_api_key,
                 max_batch=args.max_batch,
-                **({} if args.chunk_words is None else {"chunk_words": args.chunk_words}),
+                chunk_words=args.chunk_words,
             )
             self.client = verifier.client
         else:
@@ -455,7 +455,7 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
     )
     f.add_argument("-k", type=int, default=5, help="passages per fact")
     f.add_argument(
-        "--chunk-words", type=int, default=None, metavar="N",
+        "--chunk-words", type=int, default=0, metavar="N",
         help="--judge verifier: a fact's passages beyond N words are judged in pieces of about N "
         "words, supported when one piece supports it (default 0: whole)",
     )  # fmt: skip

@@ -20,10 +20,6 @@ from favakit.errors import UsageError
 
 __all__ = ["LLMVerifier", "claim_request", "evidence_chunks", "open_verifier", "verdict"]
 
-# the verifier's evidence is judged whole by default (0); ``favakit verify --chunk-words N`` judges
-# longer evidence in pieces of about N words (docs/verifier.md gives the measured effect)
-VERIFIER_CHUNK_WORDS = 0
-
 
 def claim_request(row: Any, where: str = "") -> dict[str, Any]:
     """A verify row ``{"id"?, "text" | "claim", "evidence"?}`` as an edit request object;
@@ -119,11 +115,14 @@ def evidence_chunks(passages: list[dict[str, str]], words: int) -> list[list[dic
             pieces.append(p)
             continue
         part: list[str] = []
+        size = 0
         for sentence in split_sentences(" ".join(p["text"].split())):
-            if part and len(" ".join([*part, sentence]).split()) > words:
+            n = len(sentence.split())
+            if part and size + n > words:
                 pieces.append({"title": p["title"], "text": " ".join(part)})
-                part = []
+                part, size = [], 0
             part.append(sentence)  # a sentence longer than ``words`` stays whole
+            size += n
         if part:
             pieces.append({"title": p["title"], "text": " ".join(part)})
     chunks: list[list[dict[str, str]]] = []
@@ -152,7 +151,7 @@ def open_verifier(
     model: str = "",
     adapter: str | None = None,
     llm_endpoint: str | None = None,
-    chunk_words: int = VERIFIER_CHUNK_WORDS,
+    chunk_words: int = 0,
     **client_options: Any,
 ) -> LLMVerifier:
     """favakit's trained claim verifier: the shipped adapter over SmolLM2 unless ``model`` /

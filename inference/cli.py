@@ -535,12 +535,11 @@ def _verifier(args: argparse.Namespace) -> Any:
             backend="hf" if args.backend in ("encoder", "cascade") else args.backend,
             max_batch=args.max_batch, api_key=args.llm_api_key,
         )  # fmt: skip
-        chunks = {} if args.chunk_words is None else {"chunk_words": args.chunk_words}
         if args.judge == "verifier":
-            return open_verifier(args.model, args.adapter, **chunks, **options)
+            return open_verifier(args.model, args.adapter, chunk_words=args.chunk_words, **options)
         client = open_client(args.model or "qwen2.5-coder-1.5b", args.adapter, **options)
-        return LLMVerifier(client, **chunks)
-    if args.chunk_words is not None:
+        return LLMVerifier(client, chunk_words=args.chunk_words)
+    if args.chunk_words:
         raise UsageError("--chunk-words is for --judge verifier or llm")
     if args.judge == "encoder":
         args = argparse.Namespace(**{**vars(args), "backend": "encoder"})
@@ -592,7 +591,7 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "judged with the same evidence costs nothing again"
     )  # fmt: skip
     parser.add_argument(
-        "--chunk-words", type=int, default=None, metavar="N",
+        "--chunk-words", type=int, default=0, metavar="N",
         help="verifier and llm judges: evidence longer than N words is judged in pieces of about "
         "N words, and the claim is supported when one piece supports it (default 0: whole)",
     )  # fmt: skip

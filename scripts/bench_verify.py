@@ -174,8 +174,9 @@ def _open_judge(name: str, args: argparse.Namespace) -> Any:
         from favakit.eval.verify import open_verifier
 
         adapter = args.verifier_adapter
-        chunks = {} if args.chunk_words is None else {"chunk_words": args.chunk_words}
-        return open_verifier("smollm2" if adapter else "", adapter, max_batch=8, **chunks)
+        return open_verifier(
+            "smollm2" if adapter else "", adapter, chunk_words=args.chunk_words, max_batch=8
+        )
     if name == "llm":
         from favakit.eval.verify import LLMVerifier
         from favakit.inference.generators import open_client
@@ -222,7 +223,7 @@ def main() -> None:
                     help="the editor judge (~20 s a claim): only the first N HotpotQA pairs (0: all)")  # fmt: skip
     ap.add_argument("--detector", default=None, help="detector folder (default: shipped)")
     ap.add_argument("--verifier-adapter", default=None, help="verifier (default: shipped)")
-    ap.add_argument("--chunk-words", type=int, default=None,
+    ap.add_argument("--chunk-words", type=int, default=0,
                     help="the verifier's evidence pieces in words (default 0: whole)")  # fmt: skip
     ap.add_argument("--llm-model", default="qwen2.5-coder-1.5b", help="the llm judge's model")
     ap.add_argument("--llm-endpoint", default=None, help="... or its OpenAI-compatible server")

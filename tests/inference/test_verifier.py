@@ -152,7 +152,10 @@ def test_a_claim_supported_deep_inside_long_evidence() -> None:
     lakes = [f"Lake number {i} lies in a valley and holds {100 + i} cubic kilometres of water, "
              f"and its shore is home to {i + 3} small fishing villages." for i in range(36)]  # fmt: skip
     long = [{"title": "Lakes", "text": " ".join(lakes)}, {"title": "Marie Curie", "text": EVIDENCE}]
-    assert open_verifier.__defaults__ is not None and 0 in open_verifier.__defaults__
+    import inspect
+
+    # whole evidence unless asked (docs/verifier.md: pieces were measured, not made the default)
+    assert inspect.signature(open_verifier).parameters["chunk_words"].default == 0
     verifier = open_verifier(chunk_words=400)
     got = verifier.edit_many([
         {"text": "Marie Curie was born in Warsaw.", "evidence": long},

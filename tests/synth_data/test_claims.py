@@ -28,7 +28,9 @@ def _words(text: str) -> list[str]:
 
 
 def test_pairs_hold_what_their_labels_say(synth_kb: Path, tmp_path: Path) -> None:
-    stats = build_claims(synth_kb, tmp_path / "a", ClaimConfig(n=150, val_fraction=0.25))
+    stats = build_claims(
+        synth_kb, tmp_path / "a", ClaimConfig(n=150, val_fraction=0.25, kinds=",".join(KINDS))
+    )
     rows = _rows(tmp_path / "a")
     assert stats["rows"] == len(rows) == 150
     assert stats["train"] + stats["validation"] == 150 and stats["validation"] > 0
