@@ -89,6 +89,7 @@ class _Scorer:
         """``models=False`` checks the rows and the KB without loading the judge (a Ray
         driver, whose workers load their own)."""
         from favakit.eval.factscore import AtomicFactGenerator, EditorJudge, Judge
+        from favakit.eval.verify import default_threshold
         from favakit.llm import ResponseCache
         from favakit.retrieval.evidence import TopicRetriever
 
@@ -120,6 +121,9 @@ class _Scorer:
         if args.judge == "editor":
             from favakit.inference.editor import open_editor
 
+            if args.chunk_words or args.threshold is not None:
+                raise UsageError("--chunk-words and --threshold are for --judge verifier or llm")
+
             editor = open_editor(
                 args.model,
                 args.adapter,
@@ -141,6 +145,7 @@ class _Scorer:
                 api_key=args.llm_api_key,
                 max_batch=args.max_batch,
                 chunk_words=args.chunk_words,
+                threshold=args.threshold,
             )
             self.client = verifier.client
         else:
@@ -163,7 +168,12 @@ class _Scorer:
         elif args.judge == "verifier":
             self.judge = verifier.judge
         else:
-            self.judge = Judge(self.client, chat=args.chat)
+            threshold = args.threshold
+            if threshold is None:  # presets' thresholds are for their chat template
+                threshold = default_threshold(args.model) if args.chat else 0.5
+            self.judge = Judge(
+                self.client, chat=args.chat, chunk_words=args.chunk_words, threshold=threshold
+            )
         self.facts: Any = None
         if not use_atomic_facts and args.facts == "rules":
             from favakit.eval.decompose import RuleFactSplitter
@@ -456,8 +466,13 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
     f.add_argument("-k", type=int, default=5, help="passages per fact")
     f.add_argument(
         "--chunk-words", type=int, default=0, metavar="N",
-        help="--judge verifier: a fact's passages beyond N words are judged in pieces of about N "
-        "words, supported when one piece supports it (default 0: whole)",
+        help="--judge verifier or llm: a fact's passages beyond N words are judged in pieces of "
+        "about N words, supported when one piece supports it (default 0: whole)",
+    )  # fmt: skip
+    f.add_argument(
+        "--threshold", type=float, default=None, metavar="P",
+        help="--judge verifier or llm: a fact is supported when P(supported) is above P (default "
+        "0.5; with --chat, a preset's value chosen on synthetic claims, docs/verifier.md)",
     )  # fmt: skip
     f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])
     f.add_argument("--cache", default=None, help="sqlite cache of judge/LLM answers")

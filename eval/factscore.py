@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from favakit.errors import UsageError
 from favakit.llm import Completion, GenerationParams, LLMClient
 from favakit.retrieval.text import split_sentences
 
@@ -269,15 +270,33 @@ class Check:
 
 
 class Judge:
-    """An LLM asked whether the passages support the fact ("True or False?")."""
+    """An LLM asked whether the passages support the fact ("True or False?").
+
+    ``chunk_words``: evidence longer than that many words is asked about in pieces
+    (:func:`evidence_chunks`) and the fact is supported when one piece supports it, scored by the
+    best piece (0: whole). ``threshold``: with log-probabilities the fact is supported when
+    P(supported) is above it (default 0.5: the likelier answer)."""
 
     def __init__(
-        self, client: LLMClient, chat: bool = False, top_logprobs: int = 10, max_tokens: int = 8
+        self,
+        client: LLMClient,
+        chat: bool = False,
+        top_logprobs: int = 10,
+        max_tokens: int = 8,
+        chunk_words: int = 0,
+        threshold: float | None = None,
     ) -> None:
+        threshold = 0.5 if threshold is None else threshold
+        if chunk_words < 0:
+            raise UsageError(f"--chunk-words must be 0 (off) or more, got {chunk_words}")
+        if not 0.0 <= threshold < 1.0:
+            raise UsageError(f"--threshold must be in [0, 1), got {threshold}")
         self.client = client
         self.chat = chat
         self.top_logprobs = top_logprobs
         self.max_tokens = max_tokens  # the verdict is the first token; more only to parse text
+        self.chunk_words = chunk_words
+        self.threshold = threshold
         self.how: Counter[str] = Counter()
 
     @staticmethod
@@ -294,6 +313,24 @@ class Judge:
     def judge_scored(self, checks: Sequence[Check]) -> list[tuple[bool, float | None]]:
         """Verdicts with P(supported) (:func:`p_supported`; None when the backend gives no
         log-probabilities)."""
+        asked, owner = [], []
+        for n, c in enumerate(checks):
+            for chunk in evidence_chunks(c.passages, self.chunk_words):
+                asked.append(Check(c.topic, c.fact, chunk))
+                owner.append(n)
+        per: list[list[tuple[bool, float | None]]] = [[] for _ in checks]
+        for n, got in zip(owner, self._ask(asked), strict=True):
+            per[n].append(got)
+        out = []
+        for verdicts in per:
+            if verdicts and all(p is not None for _, p in verdicts):
+                p = max(p or 0.0 for _, p in verdicts)
+                out.append((p > self.threshold, p))
+            else:  # without probabilities: any piece's True
+                out.append((any(ok for ok, _ in verdicts), None))
+        return out
+
+    def _ask(self, checks: Sequence[Check]) -> list[tuple[bool, float | None]]:
         params = GenerationParams(
             max_tokens=self.max_tokens, temperature=0.0, logprobs=self.top_logprobs
         )
@@ -308,6 +345,42 @@ class Judge:
             self.how[how] += 1
             verdicts.append((verdict, p_supported(completion)))
         return verdicts
+
+
+def evidence_chunks(passages: list[dict[str, str]], words: int) -> list[list[dict[str, str]]]:
+    """The evidence in pieces of at most about ``words`` words, each judged on its own (a
+    verifier trained on short evidence reads long documents piece by piece): whole passages
+    packed together while they fit, a longer passage cut at sentence ends, each piece under its
+    passage's title. ``words`` 0, or evidence that fits, gives one piece: all of it."""
+    if not words or sum(len(p["text"].split()) for p in passages) <= words:
+        return [passages]
+    pieces: list[dict[str, str]] = []
+    for p in passages:
+        if len(p["text"].split()) <= words:
+            pieces.append(p)
+            continue
+        part: list[str] = []
+        size = 0
+        for sentence in split_sentences(" ".join(p["text"].split())):
+            n = len(sentence.split())
+            if part and size + n > words:
+                pieces.append({"title": p["title"], "text": " ".join(part)})
+                part, size = [], 0
+            part.append(sentence)  # a sentence longer than ``words`` stays whole
+            size += n
+        if part:
+            pieces.append({"title": p["title"], "text": " ".join(part)})
+    chunks: list[list[dict[str, str]]] = []
+    size = 0
+    for piece in pieces:
+        n = len(piece["text"].split())
+        if chunks and size + n <= words:
+            chunks[-1].append(piece)
+            size += n
+        else:
+            chunks.append([piece])
+            size = n
+    return chunks
 
 
 class EditorJudge:

@@ -16,9 +16,49 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from favakit.errors import UsageError
+from favakit.eval.factscore import evidence_chunks
 
-__all__ = ["LLMVerifier", "claim_request", "evidence_chunks", "open_verifier", "verdict"]
+__all__ = [
+    "THRESHOLDS",
+    "LLMVerifier",
+    "choose_threshold",
+    "claim_request",
+    "default_threshold",
+    "evidence_chunks",
+    "open_verifier",
+    "verdict",
+]
+
+# P(supported) above which a judge model asked through its chat template calls a claim supported,
+# chosen on favakit's own synthetic validation claims (never on labelled evaluation data); how and
+# what it gives on real pairs: docs/verifier.md, "Thresholds". Other models: 0.5.
+THRESHOLDS: dict[str, float] = {"qwen2.5-coder-1.5b": 0.75}
+
+
+def default_threshold(model: str) -> float:
+    """The decision threshold of judge ``model`` (a preset name) asked through its chat
+    template: :data:`THRESHOLDS`, else 0.5 (the likelier answer)."""
+    return THRESHOLDS.get(model, 0.5)
+
+
+def choose_threshold(labels: list[bool], scores: list[float]) -> tuple[float, float]:
+    """(threshold, balanced accuracy): the threshold on P(supported), from 0.05 to 0.95 in steps
+    of 0.05, with the best balanced accuracy of ``score > threshold`` against ``labels`` (ties:
+    the one nearest 0.5). Meant for a judge's synthetic validation claims, never for labelled
+    evaluation data."""
+    if len(labels) != len(scores) or all(labels) or not any(labels):
+        raise ValueError("need as many scores as labels, and both labels among them")
+    pos = sum(labels)
+    neg = len(labels) - pos
+
+    def balanced(t: float) -> float:
+        tp = sum(1 for y, s in zip(labels, scores, strict=True) if y and s > t)
+        tn = sum(1 for y, s in zip(labels, scores, strict=True) if not y and s <= t)
+        return 0.5 * (tp / pos + tn / neg)
+
+    grid = [round(0.05 * i, 2) for i in range(1, 20)]
+    best = max(grid, key=lambda t: (round(balanced(t), 9), -abs(t - 0.5)))
+    return best, balanced(best)
 
 
 def claim_request(row: Any, where: str = "") -> dict[str, Any]:
@@ -59,83 +99,35 @@ class LLMVerifier:
     ``1 - P(supported)`` where known), so :func:`verdict` reads them like any editor's."""
 
     def __init__(
-        self, client: Any, chat: bool = True, max_tokens: int = 8, chunk_words: int = 0
+        self,
+        client: Any,
+        chat: bool = True,
+        max_tokens: int = 8,
+        chunk_words: int = 0,
+        threshold: float | None = None,
     ) -> None:
         from favakit.eval.factscore import Judge
 
-        if chunk_words < 0:
-            raise UsageError(f"--chunk-words must be 0 (off) or more, got {chunk_words}")
-        self.judge = Judge(client, chat=chat, max_tokens=max_tokens)
+        self.judge = Judge(
+            client, chat=chat, max_tokens=max_tokens, chunk_words=chunk_words, threshold=threshold
+        )
         self.client = client
         self.model = str(client.model)
-        self.chunk_words = chunk_words
         self._lock = threading.Lock()  # the server's threads share one in-process model
 
     def edit_many(self, requests: list[Any]) -> list[dict[str, Any]]:
         from favakit.eval.factscore import Check
 
-        checks, owner = [], []
-        for n, r in enumerate(requests):
-            topic, claim, passages = _claim_parts(r)
-            for chunk in evidence_chunks(passages, self.chunk_words):
-                checks.append(Check(topic, claim, chunk))
-                owner.append(n)
+        checks = [Check(*_claim_parts(r)) for r in requests]
         with self._lock:
             scored = self.judge.judge_scored(checks)
-        per: list[list[tuple[bool, float | None]]] = [[] for _ in requests]
-        for n, got in zip(owner, scored, strict=True):
-            per[n].append(got)
         out = []
-        for verdicts in per:
-            # supported when one piece of the evidence supports it: the best piece's score
-            # (without probabilities: any piece's True)
-            if all(p is not None for _, p in verdicts):
-                ok, p = max(verdicts, key=lambda v: v[1] or 0.0)
-            else:
-                ok, p = any(v[0] for v in verdicts), None
+        for ok, p in scored:
             res: dict[str, Any] = {"edits": [] if ok else [{"type": "unverifiable"}]}
             if p is not None:
                 res["error_probability"] = 1.0 - p
             out.append(res)
         return out
-
-
-def evidence_chunks(passages: list[dict[str, str]], words: int) -> list[list[dict[str, str]]]:
-    """The evidence in pieces of at most about ``words`` words, each judged on its own (a
-    verifier trained on short evidence reads long documents piece by piece): whole passages
-    packed together while they fit, a longer passage cut at sentence ends, each piece under its
-    passage's title. ``words`` 0, or evidence that fits, gives one piece: all of it."""
-    if not words or sum(len(p["text"].split()) for p in passages) <= words:
-        return [passages]
-    from favakit.retrieval.text import split_sentences
-
-    pieces: list[dict[str, str]] = []
-    for p in passages:
-        if len(p["text"].split()) <= words:
-            pieces.append(p)
-            continue
-        part: list[str] = []
-        size = 0
-        for sentence in split_sentences(" ".join(p["text"].split())):
-            n = len(sentence.split())
-            if part and size + n > words:
-                pieces.append({"title": p["title"], "text": " ".join(part)})
-                part, size = [], 0
-            part.append(sentence)  # a sentence longer than ``words`` stays whole
-            size += n
-        if part:
-            pieces.append({"title": p["title"], "text": " ".join(part)})
-    chunks: list[list[dict[str, str]]] = []
-    size = 0
-    for piece in pieces:
-        n = len(piece["text"].split())
-        if chunks and size + n <= words:
-            chunks[-1].append(piece)
-            size += n
-        else:
-            chunks.append([piece])
-            size = n
-    return chunks
 
 
 def _claim_parts(r: Any) -> tuple[str, str, list[dict[str, str]]]:
@@ -152,11 +144,13 @@ def open_verifier(
     adapter: str | None = None,
     llm_endpoint: str | None = None,
     chunk_words: int = 0,
+    threshold: float | None = None,
     **client_options: Any,
 ) -> LLMVerifier:
     """favakit's trained claim verifier: the shipped adapter over SmolLM2 unless ``model`` /
     ``adapter`` / ``llm_endpoint`` name another (a server must hold the verifier's weights).
-    Evidence longer than ``chunk_words`` words is judged in pieces (0: whole)."""
+    Evidence longer than ``chunk_words`` words is judged in pieces (0: whole); a claim is supported
+    when P(supported) is above ``threshold`` (default 0.5)."""
     from favakit.inference.generators import open_client
     from favakit.inference.models import default_verifier
 
@@ -164,4 +158,6 @@ def open_verifier(
         model, adapter = "smollm2", default_verifier()
     client = open_client(model, adapter, llm_endpoint=llm_endpoint, **client_options)
     # trained to answer in one token
-    return LLMVerifier(client, chat=False, max_tokens=1, chunk_words=chunk_words)
+    return LLMVerifier(
+        client, chat=False, max_tokens=1, chunk_words=chunk_words, threshold=threshold
+    )

@@ -527,7 +527,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _verifier(args: argparse.Namespace) -> Any:
     """The judge ``verify`` asked for, behind ``edit_many``."""
     if args.judge in ("llm", "verifier"):
-        from favakit.eval.verify import LLMVerifier, open_verifier
+        from favakit.eval.verify import LLMVerifier, default_threshold, open_verifier
         from favakit.inference.generators import open_client
 
         options: dict[str, Any] = dict(
@@ -536,11 +536,14 @@ def _verifier(args: argparse.Namespace) -> Any:
             max_batch=args.max_batch, api_key=args.llm_api_key,
         )  # fmt: skip
         if args.judge == "verifier":
-            return open_verifier(args.model, args.adapter, chunk_words=args.chunk_words, **options)
-        client = open_client(args.model or "qwen2.5-coder-1.5b", args.adapter, **options)
-        return LLMVerifier(client, chunk_words=args.chunk_words)
-    if args.chunk_words:
-        raise UsageError("--chunk-words is for --judge verifier or llm")
+            return open_verifier(args.model, args.adapter, chunk_words=args.chunk_words,
+                                 threshold=args.threshold, **options)  # fmt: skip
+        model = args.model or "qwen2.5-coder-1.5b"
+        client = open_client(model, args.adapter, **options)
+        threshold = default_threshold(model) if args.threshold is None else args.threshold
+        return LLMVerifier(client, chunk_words=args.chunk_words, threshold=threshold)
+    if args.chunk_words or args.threshold is not None:
+        raise UsageError("--chunk-words and --threshold are for --judge verifier or llm")
     if args.judge == "encoder":
         args = argparse.Namespace(**{**vars(args), "backend": "encoder"})
     return _build_editor(args, shared=False)
@@ -594,6 +597,12 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "--chunk-words", type=int, default=0, metavar="N",
         help="verifier and llm judges: evidence longer than N words is judged in pieces of about "
         "N words, and the claim is supported when one piece supports it (default 0: whole)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--threshold", type=float, default=None, metavar="P",
+        help="verifier and llm judges: a claim is supported when P(supported) is above P "
+        "(default: 0.5; for the llm judge's qwen2.5-coder-1.5b the value chosen on synthetic "
+        "claims, docs/verifier.md)",
     )  # fmt: skip
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
     _add_generation_options(parser)

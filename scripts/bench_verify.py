@@ -174,15 +174,18 @@ def _open_judge(name: str, args: argparse.Namespace) -> Any:
         from favakit.eval.verify import open_verifier
 
         adapter = args.verifier_adapter
-        return open_verifier(
-            "smollm2" if adapter else "", adapter, chunk_words=args.chunk_words, max_batch=8
-        )
+        return open_verifier("smollm2" if adapter else "", adapter, chunk_words=args.chunk_words,
+                             threshold=args.threshold, max_batch=8)  # fmt: skip
     if name == "llm":
-        from favakit.eval.verify import LLMVerifier
+        from favakit.eval.verify import LLMVerifier, default_threshold
         from favakit.inference.generators import open_client
 
         return LLMVerifier(
-            open_client(args.llm_model, None, llm_endpoint=args.llm_endpoint, max_batch=4)
+            open_client(args.llm_model, None, llm_endpoint=args.llm_endpoint, max_batch=4),
+            chunk_words=args.chunk_words,
+            threshold=default_threshold(args.llm_model)
+            if args.threshold is None
+            else args.threshold,
         )
     return open_editor("", None)
 
@@ -214,8 +217,16 @@ def main() -> None:
         "are left out of the HotpotQA pairs"
     )  # fmt: skip
     ap.add_argument("--write-pairs", default=None, help="also write the HotpotQA pairs (JSONL)")
-    ap.add_argument("--synthetic", default=None, help="favakit synth claims rows (validation."
-                    "jsonl): an in-distribution check by kind, set name 'synthetic'")  # fmt: skip
+    ap.add_argument("--synthetic", action="append", default=None, help="favakit synth claims "
+                    "rows (validation.jsonl; repeatable, pooled): an in-distribution check by "
+                    "kind, set name 'synthetic', and the threshold that set would choose")  # fmt: skip
+    ap.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="verifier and llm judges: "
+        "P(supported) above which a claim is supported (default: the judge's own)",
+    )
     ap.add_argument("--judges", default="encoder,editor")
     ap.add_argument("--sets", default="flaherty,hotpot,synthetic",
                     help="which sets each judge runs on")  # fmt: skip
@@ -272,7 +283,8 @@ def main() -> None:
     if args.hotpot:
         kinds_of["hotpot"] = [p["kind"] for p in pairs]
     if args.synthetic:
-        rows = [json.loads(x) for x in Path(args.synthetic).read_text("utf-8").splitlines() if x]
+        rows = [json.loads(x) for path in args.synthetic
+                for x in Path(path).read_text("utf-8").splitlines() if x]  # fmt: skip
         sets["synthetic"] = ([{"text": r["claim"], "evidence": r["evidence"], "topic": r["topic"]}
                               for r in rows], [r["label"] for r in rows])  # fmt: skip
         kinds_of["synthetic"] = [r["kind"] for r in rows]
@@ -299,6 +311,13 @@ def main() -> None:
             if name in kinds_of:
                 row["by_kind"] = by_kind(kinds_of[name][: len(claims)], labels, row["verdicts"])
                 row["auc"] = auc(labels, [v["score"] for v in row["verdicts"]])
+            if judge in ("verifier", "llm"):
+                row["threshold"] = editor.judge.threshold
+            if name == "synthetic" and judge in ("verifier", "llm"):
+                from favakit.eval.verify import choose_threshold
+
+                t, acc = choose_threshold(labels, [v["score"] for v in row["verdicts"]])
+                row["chosen_threshold"] = {"threshold": t, "balanced_accuracy": round(acc, 4)}
             if name == "hotpot":
                 row["verdicts"] = [
                     {"pair_id": p["id"], **v}

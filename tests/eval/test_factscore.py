@@ -13,6 +13,7 @@ import pytest
 
 from favakit.eval.factscore import (
     AtomicFactGenerator,
+    Check,
     Judge,
     aggregate,
     agreement,
@@ -260,3 +261,41 @@ def test_cli_on_ray_gives_the_same_decisions(
         [True],
         [False],
     ]
+
+
+class _ScoredJudge(FunctionClient):
+    """A scripted judge with first-token log-probabilities: P(True) is 0.9 when the fact's last
+    word is in the passages shown, else 0.3."""
+
+    def _complete_one(self, prompt: str, params: GenerationParams) -> Completion:
+        passages, _, question = prompt.rpartition("Input: ")
+        key = question.split(" True or False?")[0].rstrip(".").split()[-1]
+        p = 0.9 if key in passages else 0.3
+        self.prompts.append(prompt)
+        return Completion(
+            "True", "stop", logprobs=[{"True": math.log(p), "False": math.log(1 - p)}]
+        )
+
+
+def test_judge_threshold_and_evidence_in_pieces() -> None:
+    from favakit.errors import UsageError
+
+    client = _ScoredJudge(lambda p, _: "")
+    client.prompts = []
+    filler = " ".join(f"word{i}" for i in range(300)) + "."
+    passages = [{"title": "A", "text": filler}, {"title": "B", "text": "Ada was born in 1815."}]
+    facts = [Check("Ada", "Ada was born in 1815.", passages), Check("Ada", "Ada was born in 1820.", passages)]  # fmt: skip
+    assert Judge(client).judge_scored(facts) == [(True, pytest.approx(0.9)), (False, pytest.approx(0.3))]  # fmt: skip
+    assert len(client.prompts) == 2  # whole evidence: one question per fact
+    # the threshold moves the decision, not the score
+    assert Judge(client, threshold=0.95).judge(facts) == [False, False]
+    assert Judge(client, threshold=0.2).judge(facts) == [True, True]
+    # in pieces of about 100 words: the year is in one piece only, and the best piece decides
+    client.prompts = []
+    scored = Judge(client, chunk_words=100).judge_scored(facts)
+    assert scored == [(True, pytest.approx(0.9)), (False, pytest.approx(0.3))]
+    assert len(client.prompts) == 2 * 2 and sum("1815" in p.split("Input: ")[0] for p in client.prompts) == 2  # fmt: skip
+    with pytest.raises(UsageError, match="--threshold"):
+        Judge(client, threshold=1.0)
+    with pytest.raises(UsageError, match="--chunk-words"):
+        Judge(client, chunk_words=-1)

@@ -162,3 +162,25 @@ def test_a_claim_supported_deep_inside_long_evidence() -> None:
         {"text": "Marie Curie was born in Vienna.", "evidence": long},
     ])  # fmt: skip
     assert [not r["edits"] for r in got] == [True, False], got
+
+
+def test_choose_threshold_on_scores() -> None:
+    from favakit.eval.verify import choose_threshold
+
+    labels = [True, True, True, False, False, False]
+    assert choose_threshold(labels, [0.9, 0.8, 0.62, 0.6, 0.3, 0.1]) == (0.6, 1.0)
+    t, acc = choose_threshold(labels, [0.9, 0.8, 0.4, 0.6, 0.3, 0.1])  # one pair out of order
+    assert acc == pytest.approx(5 / 6) and 0.3 <= t < 0.9
+    assert choose_threshold([True, False], [0.9, 0.1]) == (0.5, 1.0)  # ties: nearest 0.5
+    with pytest.raises(ValueError):
+        choose_threshold([True, True], [0.9, 0.1])
+
+
+def test_threshold_is_refused_for_judges_without_probabilities() -> None:
+    for judge in ("encoder", "editor"):
+        done = subprocess.run(
+            [sys.executable, "-m", "favakit", "verify", "--judge", judge, "--threshold", "0.7",
+             "--claim", "Ada was born in 1815.", "--evidence", "Ada was born in 1815."],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 2 and "--threshold" in done.stderr, done.stderr[-500:]
