@@ -435,6 +435,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
     g.set_defaults(func=_edit_gain)
 
 
+def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
+    """``--chunk-words`` and ``--threshold``, the options of the judges that ask "True or
+    False?" (``verifier`` and ``llm``), for commands that judge each ``item``."""
+    parser.add_argument(
+        "--chunk-words", type=int, default=0, metavar="N",
+        help=f"verifier and llm judges: a {item}'s evidence beyond N words is judged in pieces of "
+        f"about N words, and the {item} is supported when one piece supports it (default 0: whole)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--threshold", type=float, default=None, metavar="P",
+        help=f"verifier and llm judges: a {item} is supported when P(supported) is above P "
+        "(default 0.5; the llm judge's qwen2.5-coder-1.5b preset, asked through its chat "
+        "template: the value chosen on synthetic claims, docs/verifier.md)",
+    )  # fmt: skip
+
+
 def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
     f.add_argument("--input", required=True, help='JSONL {"topic", "output", "atomic_facts"?}')
     f.add_argument("--kb", required=True, help="knowledge source (sqlite, FActScore's schema)")
@@ -464,16 +480,7 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
         "sentences, clauses and list items with pronouns resolved to the topic",
     )
     f.add_argument("-k", type=int, default=5, help="passages per fact")
-    f.add_argument(
-        "--chunk-words", type=int, default=0, metavar="N",
-        help="--judge verifier or llm: a fact's passages beyond N words are judged in pieces of "
-        "about N words, supported when one piece supports it (default 0: whole)",
-    )  # fmt: skip
-    f.add_argument(
-        "--threshold", type=float, default=None, metavar="P",
-        help="--judge verifier or llm: a fact is supported when P(supported) is above P (default "
-        "0.5; with --chat, a preset's value chosen on synthetic claims, docs/verifier.md)",
-    )  # fmt: skip
+    add_judge_options(f, "fact")
     f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])
     f.add_argument("--cache", default=None, help="sqlite cache of judge/LLM answers")
     f.add_argument("--batch", type=int, default=16, help="responses per batch (and checkpoint)")

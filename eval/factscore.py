@@ -323,7 +323,7 @@ class Judge:
             per[n].append(got)
         out = []
         for verdicts in per:
-            if verdicts and all(p is not None for _, p in verdicts):
+            if all(p is not None for _, p in verdicts):
                 p = max(p or 0.0 for _, p in verdicts)
                 out.append((p > self.threshold, p))
             else:  # without probabilities: any piece's True

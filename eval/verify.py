@@ -31,7 +31,7 @@ __all__ = [
 
 # P(supported) above which a judge model asked through its chat template calls a claim supported,
 # chosen on favakit's own synthetic validation claims (never on labelled evaluation data); how and
-# what it gives on real pairs: docs/verifier.md, "Thresholds". Other models: 0.5.
+# what it gives on real pairs: docs/verifier.md, "Decision thresholds". Other models: 0.5.
 THRESHOLDS: dict[str, float] = {"qwen2.5-coder-1.5b": 0.75}
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from favakit.distributed import add_ray_options, map_in_order, ray_options
 from favakit.errors import UsageError
+from favakit.eval.cli import add_judge_options
 
 __all__ = ["configure_edit", "configure_serve", "configure_serve_llm", "configure_verify"]
 
@@ -593,17 +594,7 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "--cache", default=None, help="sqlite cache of the judge's answers: a claim already "
         "judged with the same evidence costs nothing again"
     )  # fmt: skip
-    parser.add_argument(
-        "--chunk-words", type=int, default=0, metavar="N",
-        help="verifier and llm judges: evidence longer than N words is judged in pieces of about "
-        "N words, and the claim is supported when one piece supports it (default 0: whole)",
-    )  # fmt: skip
-    parser.add_argument(
-        "--threshold", type=float, default=None, metavar="P",
-        help="verifier and llm judges: a claim is supported when P(supported) is above P "
-        "(default: 0.5; for the llm judge's qwen2.5-coder-1.5b the value chosen on synthetic "
-        "claims, docs/verifier.md)",
-    )  # fmt: skip
+    add_judge_options(parser, "claim")
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
     _add_generation_options(parser)
     add_ray_options(parser)

@@ -313,11 +313,12 @@ def main() -> None:
                 row["auc"] = auc(labels, [v["score"] for v in row["verdicts"]])
             if judge in ("verifier", "llm"):
                 row["threshold"] = editor.judge.threshold
-            if name == "synthetic" and judge in ("verifier", "llm"):
-                from favakit.eval.verify import choose_threshold
+                if name == "synthetic":
+                    from favakit.eval.verify import choose_threshold
 
-                t, acc = choose_threshold(labels, [v["score"] for v in row["verdicts"]])
-                row["chosen_threshold"] = {"threshold": t, "balanced_accuracy": round(acc, 4)}
+                    scores = [v["score"] for v in row["verdicts"]]
+                    t, acc = choose_threshold(labels, scores)
+                    row["chosen_threshold"] = {"threshold": t, "balanced_accuracy": round(acc, 4)}
             if name == "hotpot":
                 row["verdicts"] = [
                     {"pair_id": p["id"], **v}
