@@ -321,11 +321,11 @@ class Judge:
         per: list[list[tuple[bool, float | None]]] = [[] for _ in checks]
         for n, got in zip(owner, self._ask(asked), strict=True):
             per[n].append(got)
-        out = []
+        out: list[tuple[bool, float | None]] = []
         for verdicts in per:
             if all(p is not None for _, p in verdicts):
-                p = max(p or 0.0 for _, p in verdicts)
-                out.append((p > self.threshold, p))
+                best = max(p or 0.0 for _, p in verdicts)
+                out.append((best > self.threshold, best))
             else:  # without probabilities: any piece's True
                 out.append((any(ok for ok, _ in verdicts), None))
         return out
