@@ -89,7 +89,6 @@ class _Scorer:
         """``models=False`` checks the rows and the KB without loading the judge (a Ray
         driver, whose workers load their own)."""
         from favakit.eval.factscore import AtomicFactGenerator, EditorJudge, Judge
-        from favakit.eval.verify import default_threshold
         from favakit.llm import ResponseCache
         from favakit.retrieval.evidence import TopicRetriever
 
@@ -121,9 +120,7 @@ class _Scorer:
         if args.judge == "editor":
             from favakit.inference.editor import open_editor
 
-            if args.chunk_words or args.threshold is not None:
-                raise UsageError("--chunk-words and --threshold are for --judge verifier or llm")
-
+            refuse_judge_options(args, "editor")
             editor = open_editor(
                 args.model,
                 args.adapter,
@@ -136,6 +133,7 @@ class _Scorer:
         elif args.judge == "verifier":
             from favakit.eval.verify import open_verifier
 
+            refuse_judge_options(args, "verifier")
             verifier = open_verifier(
                 args.model,
                 args.adapter,
@@ -168,11 +166,13 @@ class _Scorer:
         elif args.judge == "verifier":
             self.judge = verifier.judge
         else:
-            threshold = args.threshold
-            if threshold is None:  # presets' thresholds are for their chat template
-                threshold = default_threshold(args.model) if args.chat else 0.5
+            style, threshold = judge_style(args, args.model, chat=args.chat)
             self.judge = Judge(
-                self.client, chat=args.chat, chunk_words=args.chunk_words, threshold=threshold
+                self.client,
+                chat=args.chat,
+                chunk_words=args.chunk_words,
+                threshold=threshold,
+                style=style,
             )
         self.facts: Any = None
         if not use_atomic_facts and args.facts == "rules":
@@ -436,8 +436,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
-    """``--chunk-words`` and ``--threshold``, the options of the judges that ask "True or
-    False?" (``verifier`` and ``llm``), for commands that judge each ``item``."""
+    """``--chunk-words``, ``--threshold`` and ``--prompt-style``, the options of the judges that
+    ask "True or False?" (``verifier`` and ``llm``), for commands that judge each ``item``."""
     parser.add_argument(
         "--chunk-words", type=int, default=0, metavar="N",
         help=f"verifier and llm judges: a {item}'s evidence beyond N words is judged in pieces of "
@@ -447,8 +447,45 @@ def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
         "--threshold", type=float, default=None, metavar="P",
         help=f"verifier and llm judges: a {item} is supported when P(supported) is above P "
         "(default 0.5; the llm judge's qwen2.5-coder-1.5b preset, asked through its chat "
-        "template: the value chosen on synthetic claims, docs/verifier.md)",
+        "template: the value chosen on synthetic claims for its prompt style, docs/verifier.md)",
     )  # fmt: skip
+    parser.add_argument(
+        "--prompt-style", choices=PROMPT_STYLES, default=None,
+        help="llm judge: how it is asked; factscore: FActScore's prompt; strict: every part of "
+        f"the {item} must be in the evidence (default: the preset's, docs/verifier.md, else "
+        "factscore; the verifier answers factscore only)",
+    )  # fmt: skip
+
+
+# favakit.eval.factscore.JUDGE_STYLES, named here so that --help imports nothing heavy
+PROMPT_STYLES = ("factscore", "strict")
+
+
+def judge_style(args: argparse.Namespace, model: str, chat: bool = True) -> tuple[str, float]:
+    """(prompt style, threshold) of the llm judge ``model``: the options, else the preset's for
+    its chat template (:func:`~favakit.eval.verify.default_style`), else FActScore's and 0.5."""
+    from favakit.eval.verify import default_style, default_threshold
+
+    style = args.prompt_style or (default_style(model) if chat else "factscore")
+    threshold = args.threshold
+    if threshold is None:
+        threshold = default_threshold(model, style) if chat else 0.5
+    return style, threshold
+
+
+def refuse_judge_options(args: argparse.Namespace, judge: str) -> None:
+    """``UsageError`` when a True-or-False judge's option is given to ``judge``, which has none
+    (``verifier``: it answers FActScore's prompt only)."""
+    if judge == "verifier":
+        if args.prompt_style not in (None, "factscore"):
+            raise UsageError(
+                "--prompt-style: the trained verifier answers the factscore prompt only"
+            )
+        return
+    if args.chunk_words or args.threshold is not None or args.prompt_style:
+        raise UsageError(
+            "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"
+        )
 
 
 def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:

@@ -30,6 +30,7 @@ from favakit.llm import Completion, GenerationParams, LLMClient
 from favakit.retrieval.text import split_sentences
 
 __all__ = [
+    "JUDGE_STYLES",
     "AtomicFactGenerator",
     "EditorJudge",
     "Judge",
@@ -269,10 +270,43 @@ class Check:
     passages: list[dict[str, str]]
 
 
+def _context(passages: Sequence[Mapping[str, str]]) -> str:
+    return "\n\n".join(f"Title: {p['title']}\nText: {p['text']}" for p in passages)
+
+
+def factscore_prompt(check: Check) -> str:
+    """FActScore's judge prompt, the one favakit's trained verifier answers."""
+    return (
+        f"Answer the question about {check.topic} using only the passages below.\n\n"
+        f"{_context(check.passages)}\n\nInput: {check.fact} True or False?\nAnswer:"
+    )
+
+
+def strict_prompt(check: Check) -> str:
+    """A prompt for instruct models that spells out what "supported" means: every part of the
+    claim stated or directly implied by the passages, no outside knowledge."""
+    about = f" The claim is about {check.topic}." if check.topic else ""
+    return (
+        "Check a claim against the passages below. The claim is True only if the passages "
+        "state it or directly imply it, every part of it: names, dates, numbers, places and "
+        "roles. If any part of the claim is not in the passages, or the passages say something "
+        f"different, the claim is False. Do not use your own knowledge.{about}\n\n"
+        f"{_context(check.passages)}\n\nClaim: {check.fact}\nIs the claim True or False?"
+    )
+
+
+# How a Judge asks (``--prompt-style``); both are answered "True" or "False". Measured side by
+# side in docs/verifier.md, "Prompt styles".
+JUDGE_STYLES: dict[str, Callable[[Check], str]] = {
+    "factscore": factscore_prompt,
+    "strict": strict_prompt,
+}
+
+
 class Judge:
     """An LLM asked whether the passages support the fact ("True or False?").
 
-    ``chunk_words``: evidence longer than that many words is asked about in pieces
+    ``style``: the prompt (:data:`JUDGE_STYLES`; default FActScore's). ``chunk_words``: evidence longer than that many words is asked about in pieces
     (:func:`evidence_chunks`) and the fact is supported when one piece supports it, scored by the
     best piece (0: whole). ``threshold``: with log-probabilities the fact is supported when
     P(supported) is above it (default 0.5: the likelier answer)."""
@@ -285,8 +319,13 @@ class Judge:
         max_tokens: int = 8,
         chunk_words: int = 0,
         threshold: float | None = None,
+        style: str = "factscore",
     ) -> None:
         threshold = 0.5 if threshold is None else threshold
+        if style not in JUDGE_STYLES:
+            raise UsageError(
+                f"--prompt-style must be one of {', '.join(JUDGE_STYLES)}, got {style!r}"
+            )
         if chunk_words < 0:
             raise UsageError(f"--chunk-words must be 0 (off) or more, got {chunk_words}")
         if not 0.0 <= threshold < 1.0:
@@ -297,15 +336,10 @@ class Judge:
         self.max_tokens = max_tokens  # the verdict is the first token; more only to parse text
         self.chunk_words = chunk_words
         self.threshold = threshold
+        self.style = style
         self.how: Counter[str] = Counter()
 
-    @staticmethod
-    def prompt(check: Check) -> str:
-        context = "\n\n".join(f"Title: {p['title']}\nText: {p['text']}" for p in check.passages)
-        return (
-            f"Answer the question about {check.topic} using only the passages below.\n\n"
-            f"{context}\n\nInput: {check.fact} True or False?\nAnswer:"
-        )
+    prompt = staticmethod(factscore_prompt)  # the trained verifier's (synth claims writes it)
 
     def judge(self, checks: Sequence[Check]) -> list[bool]:
         return [ok for ok, _ in self.judge_scored(checks)]
@@ -334,7 +368,7 @@ class Judge:
         params = GenerationParams(
             max_tokens=self.max_tokens, temperature=0.0, logprobs=self.top_logprobs
         )
-        prompts = [self.prompt(c) for c in checks]
+        prompts = [JUDGE_STYLES[self.style](c) for c in checks]
         if self.chat:
             done = self.client.chat([[{"role": "user", "content": p}] for p in prompts], params)
         else:

@@ -19,26 +19,41 @@ from typing import Any
 from favakit.eval.factscore import evidence_chunks
 
 __all__ = [
+    "STYLES",
     "THRESHOLDS",
     "LLMVerifier",
     "choose_threshold",
     "claim_request",
+    "default_style",
     "default_threshold",
     "evidence_chunks",
     "open_verifier",
     "verdict",
 ]
 
-# P(supported) above which a judge model asked through its chat template calls a claim supported,
-# chosen on favakit's own synthetic validation claims (never on labelled evaluation data); how and
-# what it gives on real pairs: docs/verifier.md, "Decision thresholds". Other models: 0.5.
-THRESHOLDS: dict[str, float] = {"qwen2.5-coder-1.5b": 0.75}
+# How a judge model asked through its chat template is asked by default, and the P(supported)
+# above which it calls a claim supported, per prompt style; chosen on favakit's own synthetic
+# validation claims (never on labelled evaluation data). How, and what they give on real pairs:
+# docs/verifier.md, "Prompt styles" and "Decision thresholds". Other models: FActScore's prompt
+# and 0.5.
+STYLES: dict[str, str] = {"qwen2.5-coder-1.5b": "strict"}
+THRESHOLDS: dict[tuple[str, str], float] = {
+    ("qwen2.5-coder-1.5b", "factscore"): 0.75,
+    ("qwen2.5-coder-1.5b", "strict"): 0.35,
+}
 
 
-def default_threshold(model: str) -> float:
-    """The decision threshold of judge ``model`` (a preset name) asked through its chat
-    template: :data:`THRESHOLDS`, else 0.5 (the likelier answer)."""
-    return THRESHOLDS.get(model, 0.5)
+def default_style(model: str) -> str:
+    """The prompt style judge ``model`` (a preset name) is asked in through its chat template:
+    :data:`STYLES`, else ``"factscore"``."""
+    return STYLES.get(model, "factscore")
+
+
+def default_threshold(model: str, style: str | None = None) -> float:
+    """The decision threshold of judge ``model`` (a preset name) asked in ``style`` (default:
+    :func:`default_style`) through its chat template: :data:`THRESHOLDS`, else 0.5 (the likelier
+    answer)."""
+    return THRESHOLDS.get((model, style or default_style(model)), 0.5)
 
 
 def choose_threshold(labels: list[bool], scores: list[float]) -> tuple[float, float]:
@@ -105,11 +120,17 @@ class LLMVerifier:
         max_tokens: int = 8,
         chunk_words: int = 0,
         threshold: float | None = None,
+        style: str = "factscore",
     ) -> None:
         from favakit.eval.factscore import Judge
 
         self.judge = Judge(
-            client, chat=chat, max_tokens=max_tokens, chunk_words=chunk_words, threshold=threshold
+            client,
+            chat=chat,
+            max_tokens=max_tokens,
+            chunk_words=chunk_words,
+            threshold=threshold,
+            style=style,
         )
         self.client = client
         self.model = str(client.model)

@@ -14,7 +14,7 @@ from typing import Any
 
 from favakit.distributed import add_ray_options, map_in_order, ray_options
 from favakit.errors import UsageError
-from favakit.eval.cli import add_judge_options
+from favakit.eval.cli import add_judge_options, judge_style, refuse_judge_options
 
 __all__ = ["configure_edit", "configure_serve", "configure_serve_llm", "configure_verify"]
 
@@ -528,7 +528,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _verifier(args: argparse.Namespace) -> Any:
     """The judge ``verify`` asked for, behind ``edit_many``."""
     if args.judge in ("llm", "verifier"):
-        from favakit.eval.verify import LLMVerifier, default_threshold, open_verifier
+        from favakit.eval.verify import LLMVerifier, open_verifier
         from favakit.inference.generators import open_client
 
         options: dict[str, Any] = dict(
@@ -537,14 +537,14 @@ def _verifier(args: argparse.Namespace) -> Any:
             max_batch=args.max_batch, api_key=args.llm_api_key,
         )  # fmt: skip
         if args.judge == "verifier":
+            refuse_judge_options(args, "verifier")
             return open_verifier(args.model, args.adapter, chunk_words=args.chunk_words,
                                  threshold=args.threshold, **options)  # fmt: skip
         model = args.model or "qwen2.5-coder-1.5b"
         client = open_client(model, args.adapter, **options)
-        threshold = default_threshold(model) if args.threshold is None else args.threshold
-        return LLMVerifier(client, chunk_words=args.chunk_words, threshold=threshold)
-    if args.chunk_words or args.threshold is not None:
-        raise UsageError("--chunk-words and --threshold are for --judge verifier or llm")
+        style, threshold = judge_style(args, model)
+        return LLMVerifier(client, chunk_words=args.chunk_words, threshold=threshold, style=style)
+    refuse_judge_options(args, args.judge)
     if args.judge == "encoder":
         args = argparse.Namespace(**{**vars(args), "backend": "encoder"})
     return _build_editor(args, shared=False)

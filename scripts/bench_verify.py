@@ -30,6 +30,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from favakit.eval.cli import add_judge_options
+
 
 def agreement(human: list[bool], judged: list[bool]) -> dict[str, float]:
     """Accuracy, balanced accuracy and F1 of both labels (True = supported)."""
@@ -177,16 +179,13 @@ def _open_judge(name: str, args: argparse.Namespace) -> Any:
         return open_verifier("smollm2" if adapter else "", adapter, chunk_words=args.chunk_words,
                              threshold=args.threshold, max_batch=8)  # fmt: skip
     if name == "llm":
-        from favakit.eval.verify import LLMVerifier, default_threshold
+        from favakit.eval.cli import judge_style
+        from favakit.eval.verify import LLMVerifier
         from favakit.inference.generators import open_client
 
-        return LLMVerifier(
-            open_client(args.llm_model, None, llm_endpoint=args.llm_endpoint, max_batch=4),
-            chunk_words=args.chunk_words,
-            threshold=default_threshold(args.llm_model)
-            if args.threshold is None
-            else args.threshold,
-        )
+        style, threshold = judge_style(args, args.llm_model)
+        client = open_client(args.llm_model, None, llm_endpoint=args.llm_endpoint, max_batch=4)
+        return LLMVerifier(client, chunk_words=args.chunk_words, threshold=threshold, style=style)
     return open_editor("", None)
 
 
@@ -220,13 +219,6 @@ def main() -> None:
     ap.add_argument("--synthetic", action="append", default=None, help="favakit synth claims "
                     "rows (validation.jsonl; repeatable, pooled): an in-distribution check by "
                     "kind, set name 'synthetic', and the threshold that set would choose")  # fmt: skip
-    ap.add_argument(
-        "--threshold",
-        type=float,
-        default=None,
-        help="verifier and llm judges: "
-        "P(supported) above which a claim is supported (default: the judge's own)",
-    )
     ap.add_argument("--judges", default="encoder,editor")
     ap.add_argument("--sets", default="flaherty,hotpot,synthetic",
                     help="which sets each judge runs on")  # fmt: skip
@@ -234,8 +226,7 @@ def main() -> None:
                     help="the editor judge (~20 s a claim): only the first N HotpotQA pairs (0: all)")  # fmt: skip
     ap.add_argument("--detector", default=None, help="detector folder (default: shipped)")
     ap.add_argument("--verifier-adapter", default=None, help="verifier (default: shipped)")
-    ap.add_argument("--chunk-words", type=int, default=0,
-                    help="the verifier's evidence pieces in words (default 0: whole)")  # fmt: skip
+    add_judge_options(ap, "claim")  # --chunk-words, --threshold, --prompt-style
     ap.add_argument("--llm-model", default="qwen2.5-coder-1.5b", help="the llm judge's model")
     ap.add_argument("--llm-endpoint", default=None, help="... or its OpenAI-compatible server")
     ap.add_argument("--out", required=True)
@@ -313,6 +304,7 @@ def main() -> None:
                 row["auc"] = auc(labels, [v["score"] for v in row["verdicts"]])
             if judge in ("verifier", "llm"):
                 row["threshold"] = editor.judge.threshold
+                row["prompt_style"] = editor.judge.style
                 if name == "synthetic":
                     from favakit.eval.verify import choose_threshold
 

@@ -299,3 +299,27 @@ def test_judge_threshold_and_evidence_in_pieces() -> None:
         Judge(client, threshold=1.0)
     with pytest.raises(UsageError, match="--chunk-words"):
         Judge(client, chunk_words=-1)
+
+
+def test_judge_prompt_styles() -> None:
+    from favakit.errors import UsageError
+
+    client = _ScoredJudge(lambda p, _: "")
+    client.prompts = []
+    passages = [{"title": "Ada", "text": "Ada was born in 1815."}]
+    fact = Check("Ada Lovelace", "Ada was born in 1820.", passages)
+    Judge(client).judge([fact])
+    Judge(client, style="strict").judge([fact])
+    factscore, strict = client.prompts
+    assert factscore == Judge.prompt(fact) and factscore.endswith("True or False?\nAnswer:")
+    assert strict != factscore and "every part of it" in strict and "about Ada Lovelace" in strict
+    assert "Claim: Ada was born in 1820." in strict and "Text: Ada was born in 1815." in strict
+    with pytest.raises(UsageError, match="--prompt-style"):
+        Judge(client, style="loose")
+
+
+def test_prompt_style_names_match() -> None:
+    from favakit.eval.cli import PROMPT_STYLES
+    from favakit.eval.factscore import JUDGE_STYLES
+
+    assert tuple(JUDGE_STYLES) == PROMPT_STYLES
