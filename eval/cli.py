@@ -435,6 +435,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     g.set_defaults(func=_edit_gain)
 
 
+# favakit.eval.factscore.JUDGE_STYLES, named here so that --help imports nothing heavy
+PROMPT_STYLES = ("factscore", "strict")
+
+
 def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
     """``--chunk-words``, ``--threshold`` and ``--prompt-style``, the options of the judges that
     ask "True or False?" (``verifier`` and ``llm``), for commands that judge each ``item``."""
@@ -455,10 +459,6 @@ def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
         f"the {item} must be in the evidence (default: the preset's, docs/verifier.md, else "
         "factscore; the verifier answers factscore only)",
     )  # fmt: skip
-
-
-# favakit.eval.factscore.JUDGE_STYLES, named here so that --help imports nothing heavy
-PROMPT_STYLES = ("factscore", "strict")
 
 
 def judge_style(args: argparse.Namespace, model: str, chat: bool = True) -> tuple[str, float]:

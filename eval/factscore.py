@@ -306,9 +306,9 @@ JUDGE_STYLES: dict[str, Callable[[Check], str]] = {
 class Judge:
     """An LLM asked whether the passages support the fact ("True or False?").
 
-    ``style``: the prompt (:data:`JUDGE_STYLES`; default FActScore's). ``chunk_words``: evidence longer than that many words is asked about in pieces
-    (:func:`evidence_chunks`) and the fact is supported when one piece supports it, scored by the
-    best piece (0: whole). ``threshold``: with log-probabilities the fact is supported when
+    ``style``: the prompt (:data:`JUDGE_STYLES`; default FActScore's). ``chunk_words``: evidence
+    longer than that many words is asked about in pieces (:func:`evidence_chunks`) and the fact is
+    supported when one piece supports it, scored by the best piece (0: whole). ``threshold``: with log-probabilities the fact is supported when
     P(supported) is above it (default 0.5: the likelier answer)."""
 
     def __init__(

@@ -173,7 +173,10 @@ def _open_judge(name: str, args: argparse.Namespace) -> Any:
     if name == "encoder":
         return DetectorEditor(Detector(args.detector or default_detector()))
     if name == "verifier":
+        from favakit.eval.cli import refuse_judge_options
         from favakit.eval.verify import open_verifier
+
+        refuse_judge_options(args, "verifier")  # --prompt-style is the llm judge's
 
         adapter = args.verifier_adapter
         return open_verifier("smollm2" if adapter else "", adapter, chunk_words=args.chunk_words,
