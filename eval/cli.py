@@ -436,7 +436,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 # favakit.eval.factscore.JUDGE_STYLES, named here so that --help imports nothing heavy
-PROMPT_STYLES = ("factscore", "strict", "calibrated")
+PROMPT_STYLES = ("factscore", "strict")
 
 
 def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
@@ -456,10 +456,8 @@ def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
     parser.add_argument(
         "--prompt-style", choices=PROMPT_STYLES, default=None,
         help="llm judge: how it is asked; factscore: FActScore's prompt; strict: every part of "
-        f"the {item} must be in the evidence; calibrated: strict, scored by how much the evidence "
-        f"moves the answer against the same {item} asked without it (twice the calls) "
-        "(default: the preset's, docs/verifier.md, else factscore; the verifier answers "
-        "factscore only)",
+        f"the {item} must be in the evidence (default: the preset's, docs/verifier.md, else "
+        "factscore; the verifier answers factscore only)",
     )  # fmt: skip
 
 

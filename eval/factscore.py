@@ -35,7 +35,6 @@ __all__ = [
     "EditorJudge",
     "Judge",
     "aggregate",
-    "calibrate",
     "collect_atoms",
     "decide",
     "is_abstention",
@@ -296,31 +295,12 @@ def strict_prompt(check: Check) -> str:
     )
 
 
-# How a Judge asks (``--prompt-style``); every style is answered "True" or "False". Measured
-# side by side in docs/verifier.md, "Prompt styles".
+# How a Judge asks (``--prompt-style``); both are answered "True" or "False". Measured side by
+# side in docs/verifier.md, "Prompt styles".
 JUDGE_STYLES: dict[str, Callable[[Check], str]] = {
     "factscore": factscore_prompt,
     "strict": strict_prompt,
-    "calibrated": strict_prompt,  # scored against its answer without the passages, below
 }
-#: Styles scored by how much the passages move the answer: the claim is asked once more with
-#: these passages in place of the evidence, and the score is P(True) with the evidence
-#: recalibrated by that answer (:func:`calibrate`).
-CALIBRATED_STYLES = {"calibrated"}
-NO_PASSAGES = [{"title": "(none)", "text": "(no passages)"}]
-
-
-def calibrate(p: float, p_without: float) -> float:
-    """``sigmoid(logit(p) - logit(p_without))``: P(True) given the evidence, with the model's
-    answer about the same claim without evidence divided out (both clipped to [1e-4, 1 - 1e-4]).
-    A claim the model believes anyway scores lower, one it doubts until it reads the passages
-    higher; 0.5 means the passages changed nothing."""
-
-    def logit(x: float) -> float:
-        x = min(max(x, 1e-4), 1.0 - 1e-4)
-        return math.log(x / (1.0 - x))
-
-    return 1.0 / (1.0 + math.exp(logit(p_without) - logit(p)))
 
 
 class Judge:
@@ -385,23 +365,6 @@ class Judge:
         return out
 
     def _ask(self, checks: Sequence[Check]) -> list[tuple[bool, float | None]]:
-        if self.style not in CALIBRATED_STYLES:
-            return self._ask_plain(checks)
-        claims = list(dict.fromkeys((c.topic, c.fact) for c in checks))  # once per claim
-        without = dict(
-            zip(claims, self._ask_plain([Check(t, f, NO_PASSAGES) for t, f in claims]), strict=True)
-        )
-        out = []
-        for c, (ok, p) in zip(checks, self._ask_plain(checks), strict=True):
-            p0 = without[(c.topic, c.fact)][1]
-            if p is None or p0 is None:  # no log-probabilities: the plain verdict
-                out.append((ok, p))
-            else:
-                score = calibrate(p, p0)
-                out.append((score > self.threshold, score))
-        return out
-
-    def _ask_plain(self, checks: Sequence[Check]) -> list[tuple[bool, float | None]]:
         params = GenerationParams(
             max_tokens=self.max_tokens, temperature=0.0, logprobs=self.top_logprobs
         )

@@ -36,11 +36,10 @@ __all__ = [
 # validation claims (never on labelled evaluation data). How, and what they give on real pairs:
 # docs/verifier.md, "Prompt styles" and "Decision thresholds". Other models: FActScore's prompt
 # and 0.5.
-STYLES: dict[str, str] = {"qwen2.5-coder-1.5b": "calibrated"}
+STYLES: dict[str, str] = {"qwen2.5-coder-1.5b": "strict"}
 THRESHOLDS: dict[tuple[str, str], float] = {
     ("qwen2.5-coder-1.5b", "factscore"): 0.75,
     ("qwen2.5-coder-1.5b", "strict"): 0.35,
-    ("qwen2.5-coder-1.5b", "calibrated"): 0.8,
 }
 
 

@@ -318,57 +318,6 @@ def test_judge_prompt_styles() -> None:
         Judge(client, style="loose")
 
 
-class _BelievingJudge(FunctionClient):
-    """A scripted chat judge with a prior: without passages it believes claims about 1815
-    (P(True) 0.75) and doubts the rest (0.2); with passages P(True) is 0.9 when the claim's year is
-    in them, else 0.3."""
-
-    def _chat_one(self, messages: list[dict[str, str]], params: GenerationParams) -> Completion:
-        prompt = messages[-1]["content"]
-        self.prompts.append(prompt)
-        context, _, claim = prompt.partition("Claim: ")
-        year = claim.split("\n")[0].rstrip(".").split()[-1]
-        if "(no passages)" in context:
-            p = 0.75 if year == "1815" else 0.2
-        else:
-            p = 0.9 if year in context else 0.3
-        return Completion(
-            "True", "stop", logprobs=[{"True": math.log(p), "False": math.log(1 - p)}]
-        )
-
-
-def test_calibrated_style_divides_out_the_answer_without_evidence() -> None:
-    from favakit.eval.factscore import calibrate
-
-    assert calibrate(0.7, 0.7) == pytest.approx(0.5)
-    assert calibrate(0.9, 0.5) == pytest.approx(0.9) and calibrate(0.5, 0.9) == pytest.approx(0.1)
-    assert calibrate(1.0, 0.0) == pytest.approx(1.0, abs=1e-6) and 0.0 < calibrate(0.0, 1.0) < 1e-7
-
-    client = _BelievingJudge(lambda p, _: "")
-    client.prompts = []
-    passages = [{"title": "Ada", "text": "Ada was born in 1815 and died in 1852."}]
-    facts = [
-        Check("Ada", "Ada was born in 1815.", passages),  # stated, but believed anyway
-        Check("Ada", "Ada died in 1852.", passages),  # stated, doubted without the passages
-        Check("Ada", "Ada was born in 1820.", passages),  # not stated
-    ]
-    plain = Judge(client, chat=True, style="strict").judge_scored(facts)
-    assert [p for _, p in plain] == [pytest.approx(0.9), pytest.approx(0.9), pytest.approx(0.3)]
-    client.prompts = []
-    scored = Judge(client, chat=True, style="calibrated", threshold=0.8).judge_scored(facts)
-    expected = [calibrate(0.9, 0.75), calibrate(0.9, 0.2), calibrate(0.3, 0.2)]
-    assert [p for _, p in scored] == [pytest.approx(e) for e in expected]
-    assert [ok for ok, _ in scored] == [e > 0.8 for e in expected] == [False, True, False]
-    # the strict prompt, asked once with the passages and once without, per claim
-    assert len(client.prompts) == 6 and sum("(no passages)" in p for p in client.prompts) == 3
-    assert all("every part of it" in p for p in client.prompts)
-    # evidence in pieces: the claim without passages is still asked once
-    client.prompts = []
-    long = [{"title": "A", "text": " ".join(f"w{i}" for i in range(300)) + "."}, *passages]
-    Judge(client, chat=True, style="calibrated", chunk_words=100).judge_scored([Check("Ada", "Ada died in 1852.", long)])  # fmt: skip
-    assert sum("(no passages)" in p for p in client.prompts) == 1 and len(client.prompts) == 1 + 2
-
-
 def test_prompt_style_names_match() -> None:
     from favakit.eval.cli import PROMPT_STYLES
     from favakit.eval.factscore import JUDGE_STYLES

@@ -185,11 +185,7 @@ def test_threshold_is_refused_for_judges_without_probabilities() -> None:
         )  # fmt: skip
         assert done.returncode == 2 and "--threshold" in done.stderr, done.stderr[-500:]
     # the trained verifier answers FActScore's prompt only; the encoder asks nothing
-    for judge, style in (
-        ("verifier", "strict"),
-        ("verifier", "calibrated"),
-        ("encoder", "factscore"),
-    ):
+    for judge, style in (("verifier", "strict"), ("encoder", "factscore")):
         done = subprocess.run(
             [sys.executable, "-m", "favakit", "verify", "--judge", judge, "--prompt-style", style,
              "--claim", "Ada was born in 1815.", "--evidence", "Ada was born in 1815."],
@@ -201,10 +197,9 @@ def test_threshold_is_refused_for_judges_without_probabilities() -> None:
 def test_preset_prompt_style_and_threshold() -> None:
     from favakit.eval.verify import default_style, default_threshold
 
-    assert default_style("qwen2.5-coder-1.5b") == "calibrated"
+    assert default_style("qwen2.5-coder-1.5b") == "strict"
     assert default_threshold("qwen2.5-coder-1.5b") == default_threshold(
-        "qwen2.5-coder-1.5b", "calibrated"
+        "qwen2.5-coder-1.5b", "strict"
     )
-    assert default_threshold("qwen2.5-coder-1.5b", "strict") == 0.35
     assert default_threshold("qwen2.5-coder-1.5b", "factscore") == 0.75
     assert (default_style("my-model"), default_threshold("my-model")) == ("factscore", 0.5)
