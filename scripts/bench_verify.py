@@ -123,15 +123,17 @@ def auc(labels: list[bool], scores: list[float | None]) -> float | None:
 
 
 def hotpot_pairs(
-    path: str, start: int, known_titles: set[str]
+    path: str, start: int, known_titles: set[str], count: int = 0
 ) -> tuple[list[dict[str, Any]], dict]:
-    """Real (claim, evidence, label) pairs from HotpotQA questions ``start`` on: each question
+    """Real (claim, evidence, label) pairs from HotpotQA questions ``start`` on (``count`` of
+    them; 0: to the end): each question
     with its gold answer against its gold paragraphs (supported, by HotpotQA's human-annotated
     supporting facts), a wrong answer against the same paragraphs (not supported), and the gold
     answer against the two distractor paragraphs closest to the question that do not contain it
     (merely related evidence: not supported). A question is left out when any paragraph it uses
     is in ``known_titles`` (the verifier's training knowledge source)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))[start:]
+    data = data[:count] if count else data
     pairs: list[dict[str, Any]] = []
     skipped = {"title_in_training_kb": 0, "no_wrong_answer": 0, "no_distractor": 0}
     for n, q in enumerate(data):
@@ -215,6 +217,9 @@ def main() -> None:
     ap.add_argument("--hotpot", default=None, help="HotpotQA dev JSON: real pairs from it too")
     ap.add_argument("--hotpot-start", type=int, default=50, help="first question used (default 50)")
     ap.add_argument(
+        "--hotpot-count", type=int, default=0, help="questions used (default 0: to the end)"
+    )
+    ap.add_argument(
         "--train-kb", default=None, help="the verifier's training KB: questions using its titles "
         "are left out of the HotpotQA pairs"
     )  # fmt: skip
@@ -263,12 +268,12 @@ def main() -> None:
 
             with KnowledgeSource(args.train_kb) as kb:
                 known = set(kb.titles())
-        pairs, skipped = hotpot_pairs(args.hotpot, args.hotpot_start, known)
+        pairs, skipped = hotpot_pairs(args.hotpot, args.hotpot_start, known, args.hotpot_count)
         sets["hotpot"] = ([{k: p[k] for k in ("text", "evidence")} for p in pairs],
                           [p["label"] for p in pairs])  # fmt: skip
         meta["hotpot"] = {"pairs": len(pairs), "supported": sum(p["label"] for p in pairs),
                           "kinds": dict(Counter(p["kind"] for p in pairs)), "skipped": skipped,
-                          "start": args.hotpot_start}  # fmt: skip
+                          "start": args.hotpot_start, "count": args.hotpot_count}  # fmt: skip
         if args.write_pairs:
             Path(args.write_pairs).write_text(
                 "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pairs), encoding="utf-8"
