@@ -98,3 +98,51 @@ def test_bad_input_is_refused(synth_kb: Path, tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2 and "--max-passages" in done.stderr
+
+
+def test_renaming_is_whole_word_and_keeps_case() -> None:
+    import random
+
+    from favakit.synth_data.claims import apply_renaming, renaming
+
+    table = renaming(["Ada Lovelace", "Royal Society"], {"society", "royal"}, random.Random(0))
+    assert set(table) == {"lovelace"}  # "Ada" is short, "Royal Society" common words here
+    new = table["lovelace"]
+    assert new[0].isupper() and new.isalpha() and new.lower() != "lovelace"
+    text = "Ada Lovelace's father. lovelace wrote. Lovelaces and LovelaceX stay."
+    assert apply_renaming(text, table) == (
+        f"Ada {new}'s father. {new.lower()} wrote. Lovelaces and LovelaceX stay."
+    )
+    assert apply_renaming(text, {}) == text
+
+
+def test_renamed_pairs_are_the_same_pairs_about_made_up_names(
+    synth_kb: Path, tmp_path: Path
+) -> None:
+    from .conftest import ARTICLES
+
+    cfg = {"n": 120, "val_fraction": 0.25, "kinds": ",".join(KINDS)}
+    build_claims(synth_kb, tmp_path / "plain", ClaimConfig(**cfg))
+    stats = build_claims(synth_kb, tmp_path / "named", ClaimConfig(**cfg, rename=1.0))
+    plain, named = _rows(tmp_path / "plain"), _rows(tmp_path / "named")
+    assert stats["counts"]["renamed"] == len(named) == len(plain) == 120
+    lower = {w for text in ARTICLES.values() for w in re.findall(r"\w+", text) if w.islower()}
+    changed = 0
+    for a, b in zip(plain, named, strict=True):
+        # the same pair: id, label, kind, and one made-up word for each name word
+        assert (a["id"], a["label"], a["kind"]) == (b["id"], b["label"], b["kind"])
+        assert not a["renamed"] and b["renamed"]
+        assert len(_words(a["claim"])) == len(_words(b["claim"]))
+        # no name word of the article it is about is left, anywhere the judge reads it
+        names = {w.lower() for w in re.findall(r"\w+", a["source_title"])
+                 if len(w) >= 4 and w.isalpha() and w.lower() not in lower}  # fmt: skip
+        seen = " ".join([b["claim"], b["topic"]] + [e["title"] + " " + e["text"] for e in b["evidence"]])  # fmt: skip
+        assert not names & set(_words(seen)), (names, seen)
+        changed += a["claim"] != b["claim"]
+        if b["kind"] == "supported":  # still supported: every claim word is in the evidence
+            evidence = " ".join(e["title"] + " " + e["text"] for e in b["evidence"])
+            assert set(_words(b["claim"])) - {"s"} <= set(_words(evidence)), b
+        assert b["prompt"] == Judge.prompt(Check(b["topic"], b["claim"], b["evidence"]))
+    assert changed > len(named) // 2
+    with pytest.raises(UsageError, match="--rename"):
+        ClaimConfig(rename=1.5)
