@@ -102,8 +102,6 @@ class ClaimConfig:
     lowercase: float = 0.3  # share of pairs whose evidence is lower-cased
     no_topic: float = 0.15  # share of prompts without a topic (``favakit verify`` rows)
     related_overlap: float = 0.5  # a related pair keeps at most this share of content words
-    # share of pairs whose articles' names are made up (consistently in claim, evidence, topic)
-    rename: float = 0.0
     # which kinds of pair to make (comma-separated); by default those of the shipped verifier's
     # recipe, since the three later kinds trained a worse verifier (docs/verifier.md)
     kinds: str = "supported,error,related"
@@ -113,8 +111,6 @@ class ClaimConfig:
             raise UsageError(f"--n must be at least 1, got {self.n}")
         if not 0 <= self.val_fraction < 1:
             raise UsageError(f"--val-fraction must be in [0, 1), got {self.val_fraction}")
-        if not 0 <= self.rename <= 1:
-            raise UsageError(f"--rename must be in [0, 1], got {self.rename}")
         if not 1 <= self.max_passages <= 8:
             raise UsageError(f"--max-passages must be 1-8, got {self.max_passages}")
         unknown = self.kind_set - set(KINDS)
@@ -178,8 +174,6 @@ class _Source:
         if not self.by_title:
             raise UsageError(f"{kb.path}: the knowledge source holds no passages")
         self.titles = sorted(self.by_title)
-        # words the source writes in lower case somewhere: common words, not names
-        self.lower_words = {w for p in passages for w in _WORD.findall(p.text) if w.islower()}
         pools = EntityPools.from_passages((p.title, p.text) for p in passages)
         self.rules = RuleInserter(pools, forbidden=(w for p in passages for w in p.text.split()))
 
@@ -417,66 +411,6 @@ def _one(
     return text, evidence, label, what
 
 
-_SYLLABLES = tuple(c + v for c in "bdfklmnrstvz" for v in "aeio")
-_CODAS = ("", "", "n", "r", "l", "s", "th", "k", "m", "v")
-
-
-def made_up_name(words: int, rng: random.Random) -> list[str]:
-    """``words`` capitalized words of two or three random syllables: a name no model knows."""
-    return [
-        "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 3))).capitalize()
-        + rng.choice(_CODAS)
-        for _ in range(words)
-    ]
-
-
-def renaming(names: list[str], common: set[str], rng: random.Random) -> dict[str, str]:
-    """Made-up replacements for the name words of ``names`` (article titles): each word of four
-    letters or more that the source never writes in lower case (``common``: the words it does)
-    gets one made-up word, the same wherever it appears, so that "Albert Einstein" and a later
-    "Einstein" stay one person while "team" in "VCU Rams men's basketball team" stays "team"."""
-    out: dict[str, str] = {}
-    for name in names:
-        for word in _WORD.findall(name):
-            if len(word) < 4 or word.lower() in common or not word.isalpha():
-                continue
-            if word.lower() not in out:
-                out[word.lower()] = made_up_name(1, rng)[0]
-    return out
-
-
-def apply_renaming(text: str, table: dict[str, str]) -> str:
-    """``text`` with every whole word of ``table`` (any case) replaced, keeping lower case for
-    lower-cased text and an English possessive."""
-    if not table:
-        return text
-    pattern = re.compile(r"\b(" + "|".join(map(re.escape, table)) + r")\b", re.IGNORECASE)
-
-    def swap(m: re.Match[str]) -> str:
-        new = table[m.group(0).lower()]
-        return new.lower() if m.group(0).islower() else new
-
-    return pattern.sub(swap, text)
-
-
-def _renamed(
-    source: _Source,
-    text: str,
-    evidence: list[tuple[str, str]],
-    topic: str,
-    title: str,
-    rng: random.Random,
-) -> tuple[str, list[tuple[str, str]], str]:
-    """The pair with the names of every article it touches made up (its own title first)."""
-    titles = [strip_qualifier(title)] + [strip_qualifier(t) for t, _ in evidence]
-    table = renaming(titles, source.lower_words, rng)
-    return (
-        apply_renaming(text, table),
-        [(apply_renaming(t, table), apply_renaming(x, table)) for t, x in evidence],
-        apply_renaming(topic, table),
-    )
-
-
 def _rows(source: _Source, cfg: ClaimConfig, counts: Counter[str]) -> Iterator[dict[str, Any]]:
     from favakit.eval.factscore import Check, Judge
 
@@ -499,12 +433,6 @@ def _rows(source: _Source, cfg: ClaimConfig, counts: Counter[str]) -> Iterator[d
             continue
         text, evidence, label, detail = got
         topic = "" if rng.random() < cfg.no_topic else strip_qualifier(one[0])
-        # its own generator, so that renaming changes no other draw: the same rows, renamed
-        names = random.Random(f"rename:{cfg.seed}:{n}")
-        renamed = cfg.rename > 0 and names.random() < cfg.rename
-        if renamed:
-            text, evidence, topic = _renamed(source, text, evidence, topic, one[0], names)
-            counts["renamed"] += 1
         check = Check(topic, text, [{"title": t, "text": x} for t, x in evidence])
         made += 1
         counts[kind] += 1
@@ -523,7 +451,6 @@ def _rows(source: _Source, cfg: ClaimConfig, counts: Counter[str]) -> Iterator[d
             "topic": topic,
             "evidence": check.passages,
             "source_title": one[0],
-            "renamed": renamed,
         }
 
 

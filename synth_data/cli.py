@@ -71,7 +71,6 @@ def _claims(args: argparse.Namespace) -> int:
         max_passages=args.max_passages,
         lowercase=args.lowercase,
         kinds=args.kinds,
-        rename=args.rename,
     )
     print(json.dumps(build_claims(args.kb, args.out, cfg)))
     return 0
@@ -217,12 +216,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="kinds of pair to make, comma-separated, among supported, error, swap, related, "
         "question, pair (default: supported,error,related, the shipped verifier's)",
     )
-    p.add_argument(
-        "--rename", type=float, default=0.0, metavar="P",
-        help="share of pairs whose articles' names are made up, the same way in claim, evidence "
-        "and topic, so that a judge cannot answer from what it knows (default 0; 1 for a "
-        "validation set about unknown entities, docs/verifier.md)",
-    )  # fmt: skip
     p.set_defaults(func=_claims)
     p = sub.add_parser("stats", help="summarize a synthesis output folder")
     p.add_argument("dir")
