@@ -125,13 +125,13 @@ def auc(labels: list[bool], scores: list[float | None]) -> float | None:
 def hotpot_pairs(
     path: str, start: int, known_titles: set[str], count: int = 0
 ) -> tuple[list[dict[str, Any]], dict]:
-    """Real (claim, evidence, label) pairs from HotpotQA questions ``start`` on (``count`` of
-    them; 0: to the end): each question
-    with its gold answer against its gold paragraphs (supported, by HotpotQA's human-annotated
-    supporting facts), a wrong answer against the same paragraphs (not supported), and the gold
-    answer against the two distractor paragraphs closest to the question that do not contain it
-    (merely related evidence: not supported). A question is left out when any paragraph it uses
-    is in ``known_titles`` (the verifier's training knowledge source)."""
+    """Real (claim, evidence, label) pairs from ``count`` HotpotQA questions from ``start`` on
+    (0: to the end): each question with its gold answer against its gold paragraphs (supported,
+    by HotpotQA's human-annotated supporting facts), a wrong answer against the same paragraphs
+    (not supported), and the gold answer against the two distractor paragraphs closest to the
+    question that do not contain it (merely related evidence: not supported). A question is left
+    out when any paragraph it uses is in ``known_titles`` (the verifier's training knowledge
+    source)."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))[start:]
     data = data[:count] if count else data
     pairs: list[dict[str, Any]] = []
