@@ -310,8 +310,10 @@ def main() -> None:
             if name in kinds_of:
                 row["by_kind"] = by_kind(kinds_of[name][: len(claims)], labels, row["verdicts"])
                 # the kind it does worst on: a pooled score can hide one (docs/verifier.md)
-                worst = min(row["by_kind"].items(), key=lambda kv: kv[1][0] / kv[1][1])
-                row["worst_kind"] = [worst[0], round(worst[1][0] / worst[1][1], 4)]
+                kind, (right, total) = min(
+                    row["by_kind"].items(), key=lambda kv: kv[1][0] / kv[1][1]
+                )
+                row["worst_kind"] = [kind, round(right / total, 4)]
                 row["auc"] = auc(labels, [v["score"] for v in row["verdicts"]])
             if judge in ("verifier", "llm"):
                 row["threshold"] = editor.judge.threshold
