@@ -60,7 +60,8 @@ def choose_threshold(labels: list[bool], scores: list[float]) -> tuple[float, fl
     """(threshold, balanced accuracy): the threshold on P(supported), from 0.05 to 0.95 in steps
     of 0.05, with the best balanced accuracy of ``score > threshold`` against ``labels`` (ties:
     the one nearest 0.5). Meant for a judge's synthetic validation claims, never for labelled
-    evaluation data."""
+    evaluation data. A result of 0.05 or 0.95 sits at the grid's end: the judge's scores are
+    squeezed toward one side and a better threshold may lie beyond it (docs/verifier.md)."""
     if len(labels) != len(scores) or all(labels) or not any(labels):
         raise ValueError("need as many scores as labels, and both labels among them")
     pos = sum(labels)

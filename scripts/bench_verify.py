@@ -324,6 +324,8 @@ def main() -> None:
                     scores = [v["score"] for v in row["verdicts"]]
                     t, acc = choose_threshold(labels, scores)
                     row["chosen_threshold"] = {"threshold": t, "balanced_accuracy": round(acc, 4)}
+                    if t in (0.05, 0.95):  # the grid's ends: the best value may lie beyond them
+                        row["chosen_threshold"]["at_grid_edge"] = True
             if name == "hotpot":
                 row["verdicts"] = [
                     {"pair_id": p["id"], **v}
