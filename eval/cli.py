@@ -436,7 +436,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 # favakit.eval.factscore.JUDGE_STYLES, named here so that --help imports nothing heavy
-PROMPT_STYLES = ("factscore", "strict", "combine", "repeat")
+PROMPT_STYLES = ("factscore", "strict")
 
 
 def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
@@ -456,9 +456,8 @@ def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
     parser.add_argument(
         "--prompt-style", choices=PROMPT_STYLES, default=None,
         help="llm judge: how it is asked; factscore: FActScore's prompt; strict: every part of "
-        f"the {item} must be in the evidence; combine: strict, passages may be read together; "
-        "repeat: strict, claim also before the passages (default: the preset's, "
-        "docs/verifier.md, else factscore; the verifier answers factscore only)",
+        f"the {item} must be in the evidence (default: the preset's, docs/verifier.md, else "
+        "factscore; the verifier answers factscore only)",
     )  # fmt: skip
 
 

@@ -282,47 +282,17 @@ def factscore_prompt(check: Check) -> str:
     )
 
 
-# What "supported" means to the strict family of prompts; ``_JOINED`` is ``combine``'s addition.
-_TRUE_ONLY_IF = (
-    "Check a claim against the passages below. The claim is True only if the passages state it "
-    "or directly imply it, every part of it: names, dates, numbers, places and roles."
-)
-_JOINED = (
-    " The passages may have to be read together: a claim is also True when one passage gives "
-    "one part and another passage gives the rest."
-)
-_FALSE_IF = (
-    " If any part of the claim is not in the passages, or the passages say something different, "
-    "the claim is False. Do not use your own knowledge."
-)
-
-
-def _strict_family(check: Check, joined: bool = False, claim_first: bool = False) -> str:
-    about = f" The claim is about {check.topic}." if check.topic else ""
-    rules = _TRUE_ONLY_IF + (_JOINED if joined else "") + _FALSE_IF + about
-    first = f"Claim: {check.fact}\n\n" if claim_first else ""
-    return (
-        f"{rules}\n\n{first}{_context(check.passages)}\n\n"
-        f"Claim: {check.fact}\nIs the claim True or False?"
-    )
-
-
 def strict_prompt(check: Check) -> str:
     """A prompt for instruct models that spells out what "supported" means: every part of the
     claim stated or directly implied by the passages, no outside knowledge."""
-    return _strict_family(check)
-
-
-def combine_prompt(check: Check) -> str:
-    """``strict``, and told that the passages may have to be read together: a claim is True
-    when the passages taken together state or directly imply every part of it."""
-    return _strict_family(check, joined=True)
-
-
-def repeat_prompt(check: Check) -> str:
-    """``strict``, with the claim also stated before the passages, so that the model reads them
-    knowing what to look for (the closing question is the same)."""
-    return _strict_family(check, claim_first=True)
+    about = f" The claim is about {check.topic}." if check.topic else ""
+    return (
+        "Check a claim against the passages below. The claim is True only if the passages "
+        "state it or directly imply it, every part of it: names, dates, numbers, places and "
+        "roles. If any part of the claim is not in the passages, or the passages say something "
+        f"different, the claim is False. Do not use your own knowledge.{about}\n\n"
+        f"{_context(check.passages)}\n\nClaim: {check.fact}\nIs the claim True or False?"
+    )
 
 
 # How a Judge asks (``--prompt-style``); both are answered "True" or "False". Measured side by
@@ -330,8 +300,6 @@ def repeat_prompt(check: Check) -> str:
 JUDGE_STYLES: dict[str, Callable[[Check], str]] = {
     "factscore": factscore_prompt,
     "strict": strict_prompt,
-    "combine": combine_prompt,
-    "repeat": repeat_prompt,
 }
 
 

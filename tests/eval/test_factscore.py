@@ -316,19 +316,6 @@ def test_judge_prompt_styles() -> None:
     assert "Claim: Ada was born in 1820." in strict and "Text: Ada was born in 1815." in strict
     with pytest.raises(UsageError, match="--prompt-style"):
         Judge(client, style="loose")
-    Judge(client, style="combine").judge([fact])
-    Judge(client, style="repeat").judge([fact])
-    combine, repeat = client.prompts[2:]
-    # combine: strict plus one sentence on reading passages together; repeat: the claim first too
-    assert "read together" in combine and "read together" not in strict
-    assert combine.replace(combine_prompt_extra(combine), "") == strict
-    assert repeat.count("Claim: Ada was born in 1820.") == 2 and strict.count("Claim: ") == 1
-    assert repeat.index("Claim: ") < repeat.index("Text: Ada")
-
-
-def combine_prompt_extra(prompt: str) -> str:
-    start = prompt.index(" The passages may have to be read together")
-    return prompt[start : prompt.index(" If any part", start)]
 
 
 def test_prompt_style_names_match() -> None:
