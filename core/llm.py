@@ -171,6 +171,16 @@ class LLMClient:
     def _chat_one(self, messages: list[Message], params: GenerationParams) -> Completion:
         raise NotImplementedError
 
+    # -- what a backend may know about its model's context (None: unknown) ------------------------
+    def context_tokens(self) -> int | None:
+        """The model's context length in tokens (prompt and answer together), or None."""
+        return None
+
+    def count_tokens(self, endpoint: str, payload: Any) -> int | None:
+        """How many tokens the request's prompt takes (``endpoint`` "completion" with a prompt
+        string, or "chat" with messages, the chat template included), or None when unknown."""
+        return None
+
     # -- the shared machinery -------------------------------------------------------------------
     def complete(
         self, prompts: Sequence[str], params: GenerationParams | None = None, progress: bool = False
@@ -321,13 +331,55 @@ class OpenAIClient(LLMClient):
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
         self.timeout = timeout
 
-    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        data = json.dumps(body).encode()
+    def _headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
+
+    def context_tokens(self) -> int | None:
+        """``max_model_len`` of this model in the server's ``/v1/models`` (vLLM and ``favakit
+        serve-llm`` give it; hosted APIs do not: None). Asked once."""
+        if not hasattr(self, "_context"):
+            self._context: int | None = None
+            req = urllib.request.Request(self.base_url + "/models", headers=self._headers())
+            try:
+                with urllib.request.urlopen(req, timeout=30) as resp:
+                    models = json.loads(resp.read().decode("utf-8")).get("data") or []
+            except (OSError, ValueError, AttributeError) as exc:
+                log.info("no context length from %s/models: %s", self.base_url, exc)
+                models = []
+            for m in models:
+                if isinstance(m, dict) and m.get("id") == self.model and m.get("max_model_len"):
+                    self._context = int(m["max_model_len"])
+        return self._context
+
+    def count_tokens(self, endpoint: str, payload: Any) -> int | None:
+        """The prompt's token count from the server's ``/tokenize`` route (vLLM and ``favakit
+        serve-llm``); None, and not asked again, where the server has none."""
+        if getattr(self, "_no_tokenize", False):
+            return None
+        body: dict[str, Any] = {"model": self.model}
+        if endpoint == "chat":
+            body.update(messages=payload, add_generation_prompt=True)
+        else:
+            body["prompt"] = payload
+        url = self.base_url[: -len("/v1")] + "/tokenize"
         req = urllib.request.Request(
-            self.base_url + path, data=data, headers=headers, method="POST"
+            url, data=json.dumps(body).encode(), headers=self._headers(), method="POST"
+        )
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                return int(json.loads(resp.read().decode("utf-8"))["count"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            log.info("no token counts from %s: %s", url, exc)
+            self._no_tokenize = True
+            return None
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(body).encode()
+        req = urllib.request.Request(
+            self.base_url + path, data=data, headers=self._headers(), method="POST"
         )
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:

@@ -347,32 +347,97 @@ class Judge:
     def judge_scored(self, checks: Sequence[Check]) -> list[tuple[bool, float | None]]:
         """Verdicts with P(supported) (:func:`p_supported`; None when the backend gives no
         log-probabilities)."""
+        return [(ok, p) for ok, p, _ in self.judge_detailed(checks)]
+
+    def judge_detailed(self, checks: Sequence[Check]) -> list[tuple[bool, float | None, list[str]]]:
+        """:meth:`judge_scored` with notes per fact: evidence too long for the model's context
+        is judged in pieces that fit (where the backend knows its context and counts tokens),
+        the fact supported when one piece supports it, and the note says so."""
         asked, owner = [], []
+        notes: list[list[str]] = [[] for _ in checks]
+        budget = self._budget()
         for n, c in enumerate(checks):
-            for chunk in evidence_chunks(c.passages, self.chunk_words):
-                asked.append(Check(c.topic, c.fact, chunk))
-                owner.append(n)
+            pieces = evidence_chunks(c.passages, self.chunk_words)
+            fitted = [
+                f for piece in pieces for f in self._fit(Check(c.topic, c.fact, piece), budget)
+            ]
+            if len(fitted) > len(pieces):
+                self.how["fitted to context"] += 1
+                notes[n].append(
+                    f"evidence longer than the judge's context ({self.client.context_tokens()} "
+                    f"tokens): judged in {len(fitted)} pieces, scored by the best"
+                )
+            asked.extend(fitted)
+            owner.extend([n] * len(fitted))
         per: list[list[tuple[bool, float | None]]] = [[] for _ in checks]
         for n, got in zip(owner, self._ask(asked), strict=True):
             per[n].append(got)
-        out: list[tuple[bool, float | None]] = []
-        for verdicts in per:
+        out: list[tuple[bool, float | None, list[str]]] = []
+        for verdicts, note in zip(per, notes, strict=True):
             if all(p is not None for _, p in verdicts):
                 best = max(p or 0.0 for _, p in verdicts)
-                out.append((best > self.threshold, best))
+                out.append((best > self.threshold, best, note))
             else:  # without probabilities: any piece's True
-                out.append((any(ok for ok, _ in verdicts), None))
+                out.append((any(ok for ok, _ in verdicts), None, note))
         return out
+
+    def _request(self, check: Check) -> tuple[str, Any]:
+        """(endpoint, payload) of the question about ``check``, as the client is asked it."""
+        prompt = JUDGE_STYLES[self.style](check)
+        if self.chat:
+            return "chat", [{"role": "user", "content": prompt}]
+        return "completion", prompt
+
+    def _budget(self) -> int | None:
+        """Prompt tokens the model's context leaves for a question (None: unknown)."""
+        context = self.client.context_tokens()
+        return context - self.max_tokens if context else None
+
+    def _tokens(self, check: Check, budget: int) -> int | None:
+        """The question's prompt tokens, or None when it surely fits (its UTF-8 bytes, plus room
+        for a chat template, are within ``budget``: no tokenizer makes more tokens than bytes) or
+        the backend cannot count."""
+        endpoint, payload = self._request(check)
+        text = payload if endpoint == "completion" else payload[0]["content"]
+        if len(text.encode("utf-8")) + (_CHAT_ROOM if self.chat else 2) <= budget:
+            return None
+        return self.client.count_tokens(endpoint, payload)
+
+    def _fit(self, check: Check, budget: int | None) -> list[Check]:
+        """``check`` as it is if its prompt fits in ``budget`` tokens, else its evidence in the
+        fewest pieces found whose prompts each fit."""
+        if budget is None:
+            return [check]
+        n = self._tokens(check, budget)
+        if n is None or n <= budget:
+            return [check]
+        bare = self._tokens(Check(check.topic, check.fact, []), budget) or 0
+        if bare >= budget:
+            raise UsageError(
+                f"the claim {check.fact[:60]!r} is too long for the judge: its prompt alone takes "
+                f"{bare} tokens of the model's {budget + self.max_tokens}"
+            )
+        words = sum(len(p["text"].split()) for p in check.passages)
+        # words per piece if tokens grow with words as they do in this evidence, less 10%
+        size = max(1, int(words * (budget - bare) / (n - bare) * 0.9))
+        while True:
+            pieces = [
+                Check(check.topic, check.fact, chunk)
+                for chunk in evidence_chunks(check.passages, size, cut=True)
+            ]
+            if all((self._tokens(p, budget) or 0) <= budget for p in pieces) or size == 1:
+                return pieces
+            size = max(1, size // 2)
 
     def _ask(self, checks: Sequence[Check]) -> list[tuple[bool, float | None]]:
         params = GenerationParams(
             max_tokens=self.max_tokens, temperature=0.0, logprobs=self.top_logprobs
         )
-        prompts = [JUDGE_STYLES[self.style](c) for c in checks]
+        requests = [self._request(c) for c in checks]
         if self.chat:
-            done = self.client.chat([[{"role": "user", "content": p}] for p in prompts], params)
+            done = self.client.chat([payload for _, payload in requests], params)
         else:
-            done = self.client.complete(prompts, params)
+            done = self.client.complete([payload for _, payload in requests], params)
         verdicts = []
         for completion in done:
             verdict, how = decide(completion)
@@ -381,11 +446,18 @@ class Judge:
         return verdicts
 
 
-def evidence_chunks(passages: list[dict[str, str]], words: int) -> list[list[dict[str, str]]]:
+# room for a chat template around a prompt, in tokens (Qwen's default system turn takes about 30)
+_CHAT_ROOM = 256
+
+
+def evidence_chunks(
+    passages: list[dict[str, str]], words: int, cut: bool = False
+) -> list[list[dict[str, str]]]:
     """The evidence in pieces of at most about ``words`` words, each judged on its own (a
     verifier trained on short evidence reads long documents piece by piece): whole passages
     packed together while they fit, a longer passage cut at sentence ends, each piece under its
-    passage's title. ``words`` 0, or evidence that fits, gives one piece: all of it."""
+    passage's title. ``words`` 0, or evidence that fits, gives one piece: all of it. A sentence
+    longer than ``words`` stays whole, unless ``cut``: then it is cut every ``words`` words."""
     if not words or sum(len(p["text"].split()) for p in passages) <= words:
         return [passages]
     pieces: list[dict[str, str]] = []
@@ -400,6 +472,13 @@ def evidence_chunks(passages: list[dict[str, str]], words: int) -> list[list[dic
             if part and size + n > words:
                 pieces.append({"title": p["title"], "text": " ".join(part)})
                 part, size = [], 0
+            if cut and n > words:
+                tokens = sentence.split()
+                pieces.extend(
+                    {"title": p["title"], "text": " ".join(tokens[i : i + words])}
+                    for i in range(0, n, words)
+                )
+                continue
             part.append(sentence)  # a sentence longer than ``words`` stays whole
             size += n
         if part:

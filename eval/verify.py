@@ -142,12 +142,14 @@ class LLMVerifier:
 
         checks = [Check(*_claim_parts(r)) for r in requests]
         with self._lock:
-            scored = self.judge.judge_scored(checks)
+            scored = self.judge.judge_detailed(checks)
         out = []
-        for ok, p in scored:
+        for ok, p, notes in scored:
             res: dict[str, Any] = {"edits": [] if ok else [{"type": "unverifiable"}]}
             if p is not None:
                 res["error_probability"] = 1.0 - p
+            if notes:
+                res["warnings"] = notes
             out.append(res)
         return out
 

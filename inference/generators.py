@@ -84,6 +84,15 @@ class HFGenerator:
         )
         return str(text)
 
+    @property
+    def context_tokens(self) -> int:
+        """The model's context length in tokens (0: unknown)."""
+        return int(getattr(self.model.config, "max_position_embeddings", 0) or 0)
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` as :meth:`generate` feeds it (no special tokens added)."""
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
     def copy_guard(self) -> Any:
         """The tokenizer's :class:`~favakit.inference.copy_guard.CopyGuard`, or None where the
         tokenizer's tokens cannot be mapped to bytes (then decoding is unguarded)."""
@@ -199,6 +208,13 @@ class GeneratorClient(LLMClient):
         return self._batched(
             [("chat", list(c)) for c in conversations], params or GenerationParams()
         )
+
+    def context_tokens(self) -> int | None:
+        return self.generator.context_tokens or None
+
+    def count_tokens(self, endpoint: str, payload: Any) -> int | None:
+        text = self.generator.chat_prompt(payload) if endpoint == "chat" else payload
+        return self.generator.count_tokens(text)
 
     def _batched(
         self, requests: list[tuple[str, Any]], params: GenerationParams

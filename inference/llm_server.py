@@ -153,12 +153,29 @@ def create_app(
             max_tokens, temperature, top_p, stop, logprobs, int(seed) if seed is not None else None
         )
 
+    context = generator.context_tokens
+
+    def fits(prompt: str, max_tokens: int) -> None:
+        """Refuse a prompt that, with its answer, is longer than the model's context (HTTP 400,
+        worded like vLLM's); tokens are counted only where the prompt's bytes could exceed it."""
+        if not context or len(prompt.encode("utf-8")) + 2 + max_tokens <= context:
+            return
+        n = generator.count_tokens(prompt)
+        if n + max_tokens > context:
+            raise HTTPException(
+                400,
+                f"This model's maximum context length is {context} tokens. However, you "
+                f"requested {n + max_tokens} tokens ({n} in the prompt, {max_tokens} for the "
+                "completion). Please reduce the length of the prompt or of max_tokens.",
+            )
+
     async def run(prompts: list[str], params: GenerationParams) -> list[Generated]:
         for p in prompts:
             if len(p) > max_prompt_chars:
                 raise HTTPException(
                     413, f"a prompt is {len(p)} characters; the limit is {max_prompt_chars}"
                 )
+            fits(p, params.max_tokens)
         futures = [asyncio.wrap_future(batcher.submit(p, params)) for p in prompts]
         return list(await asyncio.gather(*futures))
 
@@ -176,6 +193,23 @@ def create_app(
             raise HTTPException(422, "the request body must be a JSON object")
         return body
 
+    def messages_of(body: dict[str, Any]) -> list[dict[str, str]]:
+        messages = body.get("messages")
+        if (
+            not isinstance(messages, list)
+            or not messages
+            or not all(
+                isinstance(m, dict)
+                and isinstance(m.get("content"), str)
+                and isinstance(m.get("role"), str)
+                for m in messages
+            )
+        ):
+            raise HTTPException(
+                422, "'messages' must be a non-empty list of {role, content} objects"
+            )
+        return messages
+
     @app.get("/health")
     def health() -> dict[str, Any]:
         return {
@@ -190,8 +224,27 @@ def create_app(
         check_key(request)
         return {
             "object": "list",
-            "data": [{"id": generator.name, "object": "model", "owned_by": "favakit"}],
+            "data": [
+                {
+                    "id": generator.name,
+                    "object": "model",
+                    "owned_by": "favakit",
+                    "max_model_len": context or None,
+                }
+            ],
         }
+
+    @app.post("/tokenize")
+    async def tokenize(request: Request) -> dict[str, Any]:
+        """Token count of a prompt or of chat messages (with the chat template), as vLLM's
+        ``/tokenize`` answers it; clients use it to fit long prompts into the context."""
+        check_key(request)
+        body = await body_of(request)
+        if isinstance(body.get("prompt"), str):
+            text = body["prompt"]
+        else:
+            text = generator.chat_prompt(messages_of(body))
+        return {"count": generator.count_tokens(text), "max_model_len": context or None}
 
     @app.post("/v1/completions")
     async def completions(request: Request) -> JSONResponse:
@@ -235,21 +288,7 @@ def create_app(
     async def chat(request: Request) -> JSONResponse:
         check_key(request)
         body = await body_of(request)
-        messages = body.get("messages")
-        if (
-            not isinstance(messages, list)
-            or not messages
-            or not all(
-                isinstance(m, dict)
-                and isinstance(m.get("content"), str)
-                and isinstance(m.get("role"), str)
-                for m in messages
-            )
-        ):
-            raise HTTPException(
-                422, "'messages' must be a non-empty list of {role, content} objects"
-            )
-        outs = await run([generator.chat_prompt(messages)], params_of(body))
+        outs = await run([generator.chat_prompt(messages_of(body))], params_of(body))
         o = outs[0]
         return JSONResponse(
             {

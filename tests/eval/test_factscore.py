@@ -18,6 +18,7 @@ from favakit.eval.factscore import (
     aggregate,
     agreement,
     decide,
+    evidence_chunks,
     is_abstention,
     length_penalty,
     parse_fact_list,
@@ -323,3 +324,65 @@ def test_prompt_style_names_match() -> None:
     from favakit.eval.factscore import JUDGE_STYLES
 
     assert tuple(JUDGE_STYLES) == PROMPT_STYLES
+
+
+class _SmallContextJudge(_ScoredJudge):
+    """:class:`_ScoredJudge` with a 200-token context, one token a word (as a word-level
+    tokenizer counts), and a record of what it was asked to count."""
+
+    def context_tokens(self) -> int | None:
+        return 200
+
+    def count_tokens(self, endpoint: str, payload: object) -> int | None:
+        self.counted.append(payload)
+        return len(str(payload).split())
+
+
+def test_judge_fits_evidence_longer_than_the_context_into_pieces() -> None:
+    from favakit.errors import UsageError
+
+    client = _SmallContextJudge(lambda p, _: "")
+    client.prompts, client.counted = [], []
+    sentences = " ".join(f"Ada wrote note number {i} in the year {1800 + i}." for i in range(40))
+    run_on = " ".join(f"w{i}" for i in range(250))  # one 250-word sentence: no sentence end
+    passages = [
+        {"title": "Notes", "text": sentences},
+        {"title": "Run", "text": run_on},
+        {"title": "B", "text": "Ada was born in 1815."},
+    ]
+    short = Check("Ada", "Ada was born in 1815.", passages[2:])
+    facts = [Check("Ada", "Ada was born in 1815.", passages), Check("Ada", "Ada was born in 1899.", passages), short]  # fmt: skip
+    judge = Judge(client)
+    got = judge.judge_detailed(facts)
+    assert [(ok, round(p or 0, 2)) for ok, p, _ in got] == [(True, 0.9), (False, 0.3), (True, 0.9)]
+    n_long = len(client.prompts) - 1
+    assert n_long % 2 == 0 and n_long // 2 >= 3  # the same pieces for both long facts
+    assert (
+        got[0][2]
+        == [
+            f"evidence longer than the judge's context (200 tokens): judged in {n_long // 2} pieces, "
+            "scored by the best"
+        ]
+        and got[1][2] == got[0][2]
+        and got[2][2] == []
+    )
+    # every prompt asked fits the context, less the answer's tokens
+    assert max(len(p.split()) for p in client.prompts) <= 200 - judge.max_tokens
+    # nothing lost, nothing repeated: the pieces of one fact hold all the evidence words once
+    pieces = client.prompts[: n_long // 2]
+    shown = [w for p in pieces for w in p.split("Input: ")[0].split() if w.startswith(("w", "18"))]
+    expected = [w for p in passages for w in p["text"].split() if w.startswith(("w", "18"))]
+    assert sorted(shown) == sorted(expected)
+    # a prompt whose bytes fit is never sent to be counted
+    assert Judge.prompt(short) not in client.counted and Judge.prompt(facts[0]) in client.counted
+    assert judge.how["fitted to context"] == 2
+    with pytest.raises(UsageError, match="too long for the judge"):
+        Judge(client).judge([Check("Ada", "Ada " * 300, passages)])
+
+
+def test_evidence_chunks_cut_sentences_only_when_asked() -> None:
+    run_on = [{"title": "R", "text": " ".join(f"w{i}" for i in range(250))}]
+    assert [len(c[0]["text"].split()) for c in evidence_chunks(run_on, 100)] == [250]
+    cut = evidence_chunks(run_on, 100, cut=True)
+    assert [len(c[0]["text"].split()) for c in cut] == [100, 100, 50]
+    assert " ".join(c[0]["text"] for c in cut) == run_on[0]["text"]

@@ -127,3 +127,50 @@ def test_in_process_client_matches_the_server_and_caches(
     assert [c.text for c in local] == [c.text for c in remote]
     again = client.complete(prompts, params)
     assert all(c.cached for c in again) and client.usage.calls == 2 and client.usage.cache_hits == 2
+
+
+def test_context_length_and_token_counts_like_vllm(server: str, tiny_llama: Path) -> None:
+    """/v1/models gives max_model_len, /tokenize counts a prompt or chat messages (the template
+    included), and a prompt longer than the context is refused with vLLM's 400, not run."""
+    from favakit.inference.generators import GeneratorClient, HFGenerator
+
+    name = tiny_llama.name
+    client = OpenAIClient(server, name, api_key="sekret")
+    local = GeneratorClient(HFGenerator.load(str(tiny_llama), device="cpu"))
+    assert client.context_tokens() == local.context_tokens() == 512
+    prompt = "saturn has rings and lava"
+    assert (
+        client.count_tokens("completion", prompt) == 5 == local.count_tokens("completion", prompt)
+    )
+    chat = [{"role": "user", "content": prompt}]
+    n_chat = client.count_tokens("chat", chat)
+    assert n_chat == local.count_tokens("chat", chat) and n_chat is not None and n_chat > 5
+    long = "saturn " * 510
+    status, body = post(server, "/v1/completions", {"prompt": long, "max_tokens": 4})
+    assert status == 400 and "maximum context length is 512" in body["detail"]
+    assert post(server, "/v1/completions", {"prompt": long, "max_tokens": 2})[0] == 200  # fits
+    assert post(server, "/tokenize", {"messages": "hi"})[0] == 422
+    assert post(server, "/tokenize", {"prompt": "x"}, key=None)[0] == 401
+    # a server without /tokenize: no counts, asked once
+    bare = OpenAIClient(server + "/nowhere", name, api_key="sekret")
+    assert bare.count_tokens("completion", prompt) is None and bare._no_tokenize
+
+
+def test_the_llm_judge_reads_evidence_longer_than_the_context_in_pieces(
+    server: str, tiny_llama: Path
+) -> None:
+    """`favakit verify --judge llm` through a real server: 1,200 words of evidence against a
+    512-token context are judged in pieces that fit, with a warning, instead of an HTTP 400."""
+    from favakit.eval.verify import LLMVerifier, verdict
+
+    client = OpenAIClient(server, tiny_llama.name, api_key="sekret")
+    verifier = LLMVerifier(client, chat=True, max_tokens=1)
+    evidence = [{"title": "Saturn", "text": "saturn has rings and lava . " * 200}]
+    short = [{"title": "Saturn", "text": "saturn has rings ."}]
+    got = verifier.edit_many([
+        {"text": "saturn has rings", "evidence": evidence},
+        {"text": "saturn has rings", "evidence": short},
+    ])  # fmt: skip
+    long_v, short_v = (verdict(r, "tiny") for r in got)
+    assert "judged in" in long_v["warnings"][0] and int(long_v["warnings"][0].split()[-6]) >= 3
+    assert "warnings" not in short_v and 0.0 <= long_v["score"] <= 1.0
