@@ -170,7 +170,7 @@ class _Scorer:
             self.judge = Judge(
                 self.client,
                 chat=args.chat,
-                chunk_words=args.chunk_words,
+                chunk_words=args.chunk_words or 0,
                 threshold=threshold,
                 style=style,
             )
@@ -443,9 +443,11 @@ def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
     """``--chunk-words``, ``--threshold`` and ``--prompt-style``, the options of the judges that
     ask "True or False?" (``verifier`` and ``llm``), for commands that judge each ``item``."""
     parser.add_argument(
-        "--chunk-words", type=int, default=0, metavar="N",
+        "--chunk-words", type=int, default=None, metavar="N",
         help=f"verifier and llm judges: a {item}'s evidence beyond N words is judged in pieces of "
-        f"about N words, and the {item} is supported when one piece supports it (default 0: whole)",
+        f"about N words, and the {item} is supported when one piece supports it (0: whole; "
+        "default: the verifier judges evidence beyond 2,000 words in pieces of 400, the llm "
+        "judge whole; either cuts evidence too long for its context into pieces that fit)",
     )  # fmt: skip
     parser.add_argument(
         "--threshold", type=float, default=None, metavar="P",

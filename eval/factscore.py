@@ -308,7 +308,8 @@ class Judge:
 
     ``style``: the prompt (:data:`JUDGE_STYLES`; default FActScore's). ``chunk_words``: evidence
     longer than that many words is asked about in pieces (:func:`evidence_chunks`) and the fact is
-    supported when one piece supports it, scored by the best piece (0: whole). ``threshold``: with log-probabilities the fact is supported when
+    supported when one piece supports it, scored by the best piece (0: whole); ``chunk_above``:
+    evidence of at most that many words stays whole all the same. ``threshold``: with log-probabilities the fact is supported when
     P(supported) is above it (default 0.5: the likelier answer)."""
 
     def __init__(
@@ -320,6 +321,7 @@ class Judge:
         chunk_words: int = 0,
         threshold: float | None = None,
         style: str = "factscore",
+        chunk_above: int = 0,
     ) -> None:
         threshold = 0.5 if threshold is None else threshold
         if style not in JUDGE_STYLES:
@@ -335,6 +337,7 @@ class Judge:
         self.top_logprobs = top_logprobs
         self.max_tokens = max_tokens  # the verdict is the first token; more only to parse text
         self.chunk_words = chunk_words
+        self.chunk_above = chunk_above  # evidence up to this many words stays whole
         self.threshold = threshold
         self.style = style
         self.how: Counter[str] = Counter()
@@ -357,7 +360,8 @@ class Judge:
         notes: list[list[str]] = [[] for _ in checks]
         budget = self._budget()
         for n, c in enumerate(checks):
-            pieces = evidence_chunks(c.passages, self.chunk_words)
+            whole = sum(len(p["text"].split()) for p in c.passages) <= self.chunk_above
+            pieces = [c.passages] if whole else evidence_chunks(c.passages, self.chunk_words)
             fitted = [
                 f for piece in pieces for f in self._fit(Check(c.topic, c.fact, piece), budget)
             ]

@@ -296,6 +296,13 @@ def test_judge_threshold_and_evidence_in_pieces() -> None:
     scored = Judge(client, chunk_words=100).judge_scored(facts)
     assert scored == [(True, pytest.approx(0.9)), (False, pytest.approx(0.3))]
     assert len(client.prompts) == 2 * 2 and sum("1815" in p.split("Input: ")[0] for p in client.prompts) == 2  # fmt: skip
+    # evidence of at most chunk_above words stays whole (the verifier's default: 2,000)
+    client.prompts = []
+    assert Judge(client, chunk_words=100, chunk_above=400).judge(facts) == [True, False]
+    assert len(client.prompts) == 2
+    client.prompts = []
+    assert Judge(client, chunk_words=100, chunk_above=300).judge(facts) == [True, False]
+    assert len(client.prompts) == 4
     with pytest.raises(UsageError, match="--threshold"):
         Judge(client, threshold=1.0)
     with pytest.raises(UsageError, match="--chunk-words"):

@@ -154,8 +154,15 @@ def test_a_claim_supported_deep_inside_long_evidence() -> None:
     long = [{"title": "Lakes", "text": " ".join(lakes)}, {"title": "Marie Curie", "text": EVIDENCE}]
     import inspect
 
-    # whole evidence unless asked (docs/verifier.md: pieces were measured, not made the default)
-    assert inspect.signature(open_verifier).parameters["chunk_words"].default == 0
+    # by default evidence this long (about 900 words) stays whole: only beyond 2,000 words is it
+    # cut (docs/verifier.md, "Long evidence")
+    assert inspect.signature(open_verifier).parameters["chunk_words"].default is None
+    default = open_verifier().judge
+    assert (default.chunk_words, default.chunk_above) == (400, 2000)
+    assert (
+        open_verifier(chunk_words=0).judge.chunk_above,
+        open_verifier(chunk_words=0).judge.chunk_words,
+    ) == (0, 0)
     verifier = open_verifier(chunk_words=400)
     got = verifier.edit_many([
         {"text": "Marie Curie was born in Warsaw.", "evidence": long},
