@@ -309,8 +309,10 @@ class Judge:
     ``style``: the prompt (:data:`JUDGE_STYLES`; default FActScore's). ``chunk_words``: evidence
     longer than that many words is asked about in pieces (:func:`evidence_chunks`) and the fact is
     supported when one piece supports it, scored by the best piece (0: whole); ``chunk_above``:
-    evidence of at most that many words stays whole all the same. ``threshold``: with log-probabilities the fact is supported when
-    P(supported) is above it (default 0.5: the likelier answer)."""
+    evidence of at most that many words stays whole all the same. Evidence too long for the
+    model's context is judged in pieces that fit, whatever these say. ``threshold``: with
+    log-probabilities the fact is supported when P(supported) is above it (default 0.5: the
+    likelier answer)."""
 
     def __init__(
         self,
@@ -368,8 +370,8 @@ class Judge:
             if len(fitted) > len(pieces):
                 self.how["fitted to context"] += 1
                 notes[n].append(
-                    f"evidence longer than the judge's context ({self.client.context_tokens()} "
-                    f"tokens): judged in {len(fitted)} pieces, scored by the best"
+                    f"evidence longer than the judge's context ({(budget or 0) + self.max_tokens}"
+                    f" tokens): judged in {len(fitted)} pieces, scored by the best"
                 )
             asked.extend(fitted)
             owner.extend([n] * len(fitted))
@@ -394,7 +396,8 @@ class Judge:
 
     def _budget(self) -> int | None:
         """Prompt tokens the model's context leaves for a question (None: unknown)."""
-        context = self.client.context_tokens()
+        known = getattr(self.client, "context_tokens", None)  # any object with complete/chat
+        context = known() if callable(known) else None
         return context - self.max_tokens if context else None
 
     def _tokens(self, check: Check, budget: int) -> int | None:
