@@ -44,6 +44,9 @@ __all__ = [
     "OpenAIClient",
     "ResponseCache",
     "Usage",
+    "api_root",
+    "auth_headers",
+    "list_models",
 ]
 
 log = logging.getLogger(__name__)
@@ -308,6 +311,33 @@ class FunctionClient(LLMClient):
         return Completion(self.fn(flat, params), "stop")
 
 
+def api_root(base_url: str) -> str:
+    """An OpenAI-compatible server's ``/v1`` URL, given the server root or its ``/v1``."""
+    root = base_url.rstrip("/")
+    return root if root.endswith("/v1") else root + "/v1"
+
+
+def auth_headers(api_key: str | None) -> dict[str, str]:
+    """JSON request headers, with ``Authorization: Bearer KEY`` when there is a key
+    (``api_key``, else ``OPENAI_API_KEY``)."""
+    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+    headers = {"Content-Type": "application/json"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    return headers
+
+
+def list_models(base_url: str, api_key: str | None = None) -> list[dict[str, Any]]:
+    """The model cards of an OpenAI-compatible server (``GET /v1/models``); ``OSError`` or
+    ``ValueError`` when it cannot be read."""
+    req = urllib.request.Request(api_root(base_url) + "/models", headers=auth_headers(api_key))
+    with urllib.request.urlopen(req, timeout=30) as resp:
+        data = json.loads(resp.read().decode("utf-8")).get("data")
+    if not isinstance(data, list):
+        raise ValueError("no 'data' list in the answer")
+    return [m for m in data if isinstance(m, dict)]
+
+
 class OpenAIClient(LLMClient):
     """Any OpenAI-compatible endpoint: ``vllm serve``, ``favakit serve-llm``, a hosted API.
 
@@ -326,38 +356,35 @@ class OpenAIClient(LLMClient):
         **kwargs: Any,
     ) -> None:
         super().__init__(model, **kwargs)
-        root = base_url.rstrip("/")
-        self.base_url = root if root.endswith("/v1") else root + "/v1"
+        self.base_url = api_root(base_url)
         self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
         self.timeout = timeout
+        self._context: int | None = None  # from /v1/models, asked once
+        self._context_asked = False
+        self._no_tokenize = False  # the server has no /tokenize: not asked again
 
     def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        return headers
+        return auth_headers(self.api_key)
 
     def context_tokens(self) -> int | None:
         """``max_model_len`` of this model in the server's ``/v1/models`` (vLLM and ``favakit
         serve-llm`` give it; hosted APIs do not: None). Asked once."""
-        if not hasattr(self, "_context"):
-            self._context: int | None = None
-            req = urllib.request.Request(self.base_url + "/models", headers=self._headers())
+        if not self._context_asked:
+            self._context_asked = True
             try:
-                with urllib.request.urlopen(req, timeout=30) as resp:
-                    models = json.loads(resp.read().decode("utf-8")).get("data") or []
-            except (OSError, ValueError, AttributeError) as exc:
+                models = list_models(self.base_url, self.api_key)
+            except (OSError, ValueError) as exc:
                 log.info("no context length from %s/models: %s", self.base_url, exc)
                 models = []
             for m in models:
-                if isinstance(m, dict) and m.get("id") == self.model and m.get("max_model_len"):
+                if m.get("id") == self.model and m.get("max_model_len"):
                     self._context = int(m["max_model_len"])
         return self._context
 
     def count_tokens(self, endpoint: str, payload: Any) -> int | None:
         """The prompt's token count from the server's ``/tokenize`` route (vLLM and ``favakit
         serve-llm``); None, and not asked again, where the server has none."""
-        if getattr(self, "_no_tokenize", False):
+        if self._no_tokenize:
             return None
         body: dict[str, Any] = {"model": self.model}
         if endpoint == "chat":

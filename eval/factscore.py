@@ -37,6 +37,8 @@ __all__ = [
     "aggregate",
     "collect_atoms",
     "decide",
+    "evidence_chunks",
+    "evidence_words",
     "is_abstention",
     "length_penalty",
     "parse_fact_list",
@@ -362,7 +364,7 @@ class Judge:
         notes: list[list[str]] = [[] for _ in checks]
         budget = self._budget()
         for n, c in enumerate(checks):
-            whole = sum(len(p["text"].split()) for p in c.passages) <= self.chunk_above
+            whole = evidence_words(c.passages) <= self.chunk_above
             pieces = [c.passages] if whole else evidence_chunks(c.passages, self.chunk_words)
             fitted = [
                 f for piece in pieces for f in self._fit(Check(c.topic, c.fact, piece), budget)
@@ -424,7 +426,7 @@ class Judge:
                 f"the claim {check.fact[:60]!r} is too long for the judge: its prompt alone takes "
                 f"{bare} tokens of the model's {budget + self.max_tokens}"
             )
-        words = sum(len(p["text"].split()) for p in check.passages)
+        words = evidence_words(check.passages)
         # words per piece if tokens grow with words as they do in this evidence, less 10%
         size = max(1, int(words * (budget - bare) / (n - bare) * 0.9))
         while True:
@@ -457,6 +459,11 @@ class Judge:
 _CHAT_ROOM = 256
 
 
+def evidence_words(passages: list[dict[str, str]]) -> int:
+    """Words in all the passages' texts."""
+    return sum(len(p["text"].split()) for p in passages)
+
+
 def evidence_chunks(
     passages: list[dict[str, str]], words: int, cut: bool = False
 ) -> list[list[dict[str, str]]]:
@@ -465,7 +472,7 @@ def evidence_chunks(
     packed together while they fit, a longer passage cut at sentence ends, each piece under its
     passage's title. ``words`` 0, or evidence that fits, gives one piece: all of it. A sentence
     longer than ``words`` stays whole, unless ``cut``: then it is cut every ``words`` words."""
-    if not words or sum(len(p["text"].split()) for p in passages) <= words:
+    if not words or evidence_words(passages) <= words:
         return [passages]
     pieces: list[dict[str, str]] = []
     for p in passages:

@@ -15,7 +15,6 @@ it is importable and CUDA is there, else transformers, and logs the choice.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -24,7 +23,14 @@ from typing import Any
 
 from favakit.deps import require
 from favakit.errors import UsageError
-from favakit.llm import Completion, GenerationParams, LLMClient, OpenAIClient
+from favakit.llm import (
+    Completion,
+    GenerationParams,
+    LLMClient,
+    OpenAIClient,
+    api_root,
+    list_models,
+)
 
 __all__ = [
     "Generated",
@@ -375,18 +381,11 @@ def endpoint_model(base_url: str, wanted: str = "", api_key: str | None = None) 
     """The model id to ask an OpenAI-compatible endpoint for: ``wanted`` if given, else the
     LoRA module ``favakit`` when the server has one (``favakit serve-llm --adapter`` on vLLM),
     else the server's first model."""
-    import json
-    import urllib.request
-
     if wanted:
         return wanted
-    root = base_url.rstrip("/")
-    url = (root if root.endswith("/v1") else root + "/v1") + "/models"
-    key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
-    req = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"} if key else {})
+    url = api_root(base_url) + "/models"
     try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
-            ids = [m["id"] for m in json.loads(resp.read().decode())["data"]]
+        ids = [m["id"] for m in list_models(base_url, api_key)]
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot list the models of {url}: {exc}") from None
     if not ids:

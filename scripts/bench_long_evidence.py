@@ -22,51 +22,40 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
-from favakit.eval.factscore import evidence_chunks
+from favakit.eval.factscore import evidence_chunks, evidence_words
+from favakit.retrieval.kb import KnowledgeSource
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_verify import agreement, auc
 
 
-def _words(passages: list[dict[str, str]]) -> int:
-    return sum(len(p["text"].split()) for p in passages)
-
-
 def build(claims: Path, kb: Path, words: int, seed: int) -> list[dict[str, Any]]:
     """``favakit verify`` rows (with ``label`` and ``kind``) whose evidence is padded to about
-    ``words`` words with 300-word pieces of other articles of ``kb``."""
-    with sqlite3.connect(kb) as db:
-        docs = [(str(t), str(x)) for t, x in db.execute("SELECT title, text FROM documents")]
-    docs.sort()
+    ``words`` words with the first 300 words (cut at a sentence end) of other articles of ``kb``,
+    one piece an article."""
+    with KnowledgeSource(kb) as source:
+        docs = {title: " ".join(source.get(title)) for title in sorted(source.titles())}
     out = []
     for line in claims.read_text(encoding="utf-8").splitlines():
         if not line.strip():
             continue
         row = json.loads(line)
         evidence = [{"title": e["title"], "text": e["text"]} for e in row["evidence"]]
-        own = {e["title"] for e in evidence} | {
-            row.get("source_title") or "",
-            row.get("topic") or "",
-        }
+        own = {e["title"] for e in evidence} | {row.get("source_title"), row.get("topic")}
         rng = random.Random(f"{seed}:{row['id']}")
-        others = [d for d in docs if d[0] not in own]
+        others = [t for t in docs if t not in own]
         rng.shuffle(others)
         padding: list[dict[str, str]] = []
-        need = words - _words(evidence)
-        for title, text in others:
+        need = words - evidence_words(evidence)
+        for title in others:
             if need <= 0:
                 break
-            text = text.replace("####SPECIAL####SEPARATOR####", " ")
-            for chunk in evidence_chunks([{"title": title, "text": text}], 300):
-                piece = chunk[0]
-                padding.append(piece)
-                need -= len(piece["text"].split())
-                break  # one piece an article: more articles, not one long one
+            padding.append(evidence_chunks([{"title": title, "text": docs[title]}], 300)[0][0])
+            need -= evidence_words(padding[-1:])
         at = rng.randint(0, len(padding))
         out.append({
             "id": row["id"],
@@ -116,7 +105,7 @@ def main() -> None:
         rows = build(args.claims, args.kb, args.words, args.seed)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        sizes = sorted(_words(r["evidence"]) for r in rows)
+        sizes = sorted(evidence_words(r["evidence"]) for r in rows)
         print(f"{len(rows)} rows, evidence words min {sizes[0]} median {sizes[len(sizes) // 2]} "
               f"max {sizes[-1]} -> {args.out}")  # fmt: skip
         return
