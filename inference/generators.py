@@ -14,6 +14,8 @@ it is importable and CUDA is there, else transformers, and logs the choice.
 
 from __future__ import annotations
 
+import inspect
+import itertools
 import logging
 import threading
 from collections.abc import Sequence
@@ -40,6 +42,7 @@ __all__ = [
     "choose_backend",
     "lora_request_kwargs",
     "open_client",
+    "shared_prefix_groups",
     "vllm_engine_kwargs",
     "vllm_sampling_kwargs",
 ]
@@ -64,6 +67,8 @@ class HFGenerator:
         self.tokenizer = tokenizer
         self.name = name
         self.max_batch = max_batch
+        # prompts sharing this many leading tokens share one pass (0: never); see generate()
+        self.shared_prefix_tokens = SHARED_PREFIX_TOKENS
         self._lock = threading.Lock()  # one generate() at a time on one model
         self._guard: Any = None  # CopyGuard, built on first use; False: tokenizer unsupported
 
@@ -111,12 +116,24 @@ class HFGenerator:
         return self._guard or None
 
     def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Generated]:
-        """Completions for ``prompts`` in order, generated in length-sorted batches."""
-        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+        """Completions for ``prompts`` in order, generated in length-sorted batches. Where only
+        the first token is asked for (greedy, one token: a judge's verdict), prompts that begin
+        with the same ``shared_prefix_tokens`` or more tokens (default
+        :data:`SHARED_PREFIX_TOKENS`; claims against the same evidence) are scored from one pass
+        over what they share (:meth:`_shared`)."""
         results: list[Generated | None] = [None] * len(prompts)
         sources = params.copy_sources
         if sources and len(sources) != len(prompts):
             raise ValueError(f"{len(sources)} copy_sources for {len(prompts)} prompts")
+        first_only = params.max_tokens == 1 and params.temperature <= 0 and not sources
+        if first_only and self.shared_prefix_tokens > 0 and len(prompts) > 1 and self._plain():
+            ids = [self.tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]
+            for members, shared in shared_prefix_groups(ids, self.shared_prefix_tokens):
+                done = self._shared([ids[i] for i in members], shared, params)
+                for i, out in zip(members, done, strict=True):
+                    results[i] = out
+        order = sorted((i for i in range(len(prompts)) if results[i] is None),
+                       key=lambda i: len(prompts[i]))  # fmt: skip
         for start in range(0, len(order), self.max_batch):
             idx = order[start : start + self.max_batch]
             part = (
@@ -162,30 +179,150 @@ class HFGenerator:
             [torch.log_softmax(s.float(), dim=-1) for s in out.scores] if top_k is not None else []
         )
         width = enc["input_ids"].shape[1]
-        results = []
-        for i, (row, mask) in enumerate(zip(sequences, enc["attention_mask"], strict=True)):
-            new = row[width:].tolist()
-            ended = tok.eos_token_id in new
-            if ended:
-                new = new[: new.index(tok.eos_token_id)]
-            while new and new[-1] == tok.pad_token_id:
-                new.pop()
-            text = tok.decode(new, skip_special_tokens=True)
-            finish = "stop" if ended else "length"
-            for stop in params.stop:
-                cut = text.find(stop)
-                if cut >= 0:
-                    text, finish = text[:cut], "stop"
-            logprobs = None
-            if top_k is not None:
-                logprobs = []
-                for step in steps[: max(1, len(new))]:
-                    values, ids = step[i].topk(max(1, top_k))
-                    logprobs.append(
-                        {tok.decode([int(t)]): float(v) for v, t in zip(values, ids, strict=True)}
-                    )
-            results.append(Generated(text, int(mask.sum()), len(new), finish, logprobs))
+        return [
+            self._result(row[width:].tolist(), int(mask.sum()), [s[i] for s in steps], params)
+            for i, (row, mask) in enumerate(zip(sequences, enc["attention_mask"], strict=True))
+        ]
+
+    def _plain(self) -> bool:
+        """Whether greedy generation here takes the model's next-token scores as they are: no
+        setting of its generation config (a repetition penalty, say, as Qwen's has) changes them,
+        so the shared pass, which reads the scores itself, gives what ``generate`` would."""
+        config = getattr(self.model, "generation_config", None)
+        if config is None:
+            return True
+        for name, neutral in _NEUTRAL_GENERATION.items():
+            if getattr(config, name, neutral) not in (neutral, None):
+                return False
+        return True
+
+    def _shared(
+        self, ids: list[list[int]], shared: int, params: GenerationParams
+    ) -> list[Generated]:
+        """The first token after each prompt of ``ids`` (token ids that all begin with the same
+        ``shared`` tokens, each with at least one more): the shared tokens are run once and
+        their keys and values reused for every prompt, whose own tokens then run together,
+        padded on the right, ``max_batch`` at a time."""
+        import copy
+
+        import torch
+
+        tok = self.tokenizer
+        device = self.model.device
+        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+        results: list[Generated] = []
+        # the keys and values go in and come out as `cache` (transformers 5), `past_key_values`
+        # before
+        base = self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
+        word = (
+            "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
+        )
+        with self._lock, torch.inference_mode():
+            prefix = torch.tensor([ids[0][:shared]], device=device)
+            cache = getattr(self.model(input_ids=prefix, use_cache=True), word)
+            for start in range(0, len(ids), self.max_batch):
+                part = [row[shared:] for row in ids[start : start + self.max_batch]]
+                width = max(len(r) for r in part)
+                suffix = torch.tensor([r + [pad] * (width - len(r)) for r in part], device=device)
+                mask = torch.tensor(
+                    [[1] * (shared + len(r)) + [0] * (width - len(r)) for r in part], device=device
+                )
+                positions = torch.arange(shared, shared + width, device=device).expand(
+                    len(part), -1
+                )
+                past = copy.deepcopy(cache)
+                past.batch_repeat_interleave(len(part))
+                logits = self.model(
+                    input_ids=suffix, attention_mask=mask, position_ids=positions,
+                    use_cache=True, **{word: past},
+                ).logits  # fmt: skip
+                last = torch.tensor([len(r) - 1 for r in part], device=device)
+                step = torch.log_softmax(logits[torch.arange(len(part)), last].float(), dim=-1)
+                for i, r in enumerate(part):
+                    first = int(step[i].argmax())
+                    top = [step[i]] if params.logprobs is not None else []
+                    results.append(self._result([first], shared + len(r), top, params))
         return results
+
+    def _result(
+        self, new: list[int], prompt_tokens: int, steps: list[Any], params: GenerationParams
+    ) -> Generated:
+        """A :class:`Generated` from the token ids generated after a prompt (up to EOS, padding
+        dropped) and each step's log-probabilities (empty unless ``params.logprobs``)."""
+        tok = self.tokenizer
+        ended = tok.eos_token_id in new
+        if ended:
+            new = new[: new.index(tok.eos_token_id)]
+        while new and new[-1] == tok.pad_token_id:
+            new.pop()
+        text = tok.decode(new, skip_special_tokens=True)
+        finish = "stop" if ended else "length"
+        for stop in params.stop:
+            cut = text.find(stop)
+            if cut >= 0:
+                text, finish = text[:cut], "stop"
+        logprobs = None
+        if params.logprobs is not None:
+            logprobs = []
+            for step in steps[: max(1, len(new))]:
+                values, ids = step.topk(max(1, params.logprobs))
+                logprobs.append(
+                    {tok.decode([int(t)]): float(v) for v, t in zip(values, ids, strict=True)}
+                )
+        return Generated(text, prompt_tokens, len(new), finish, logprobs)
+
+
+# Generation-config settings, at the values that leave greedy next-token scores as they are.
+_NEUTRAL_GENERATION: dict[str, Any] = {
+    "repetition_penalty": 1.0, "encoder_repetition_penalty": 1.0, "no_repeat_ngram_size": 0,
+    "bad_words_ids": None, "suppress_tokens": None, "begin_suppress_tokens": None,
+    "forced_bos_token_id": None, "forced_decoder_ids": None, "sequence_bias": None,
+    "min_length": 0, "min_new_tokens": None, "guidance_scale": None,
+    "watermarking_config": None, "renormalize_logits": False,
+}  # fmt: skip
+
+# Prompts that begin with at least this many of the same tokens share one pass over them when a
+# single token is asked for (docs/benchmarks.md, "Many claims against one document").
+SHARED_PREFIX_TOKENS = 64
+
+
+def shared_prefix_groups(
+    ids: Sequence[Sequence[int]], min_shared: int
+) -> list[tuple[list[int], int]]:
+    """Groups of two or more prompts (indices into ``ids``, token ids) that begin with the same
+    ``shared`` >= ``min_shared`` tokens, as ``(indices, shared)``, chosen to skip the most
+    tokens: a group saves ``shared`` tokens for every member but one, and is split where that
+    saves more (one prompt that shares little does not cut what the rest share). Each prompt
+    keeps at least one token beyond ``shared``; prompts in no group are left out."""
+    order = sorted(range(len(ids)), key=lambda i: list(ids[i]))
+    links = []  # what neighbours in sorted order share; a run of them shares its minimum
+    for a, b in itertools.pairwise(order):
+        x, y = ids[a], ids[b]
+        limit = min(len(x), len(y)) - 1
+        common = 0
+        while common < limit and x[common] == y[common]:
+            common += 1
+        links.append(common)
+    # best grouping of order[lo..hi]: the run whole, or split at its weakest link (a stack, not
+    # recursion: thousands of claims against one document make deep splits)
+    best: dict[tuple[int, int], tuple[int, list[tuple[list[int], int]]]] = {}
+    stack = [(0, len(order) - 1, False)]
+    while stack:
+        lo, hi, ready = stack.pop()
+        if lo >= hi:
+            best[lo, hi] = (0, [])
+            continue
+        k = min(range(lo, hi), key=links.__getitem__)
+        if not ready:
+            stack += [(lo, hi, True), (lo, k, False), (k + 1, hi, False)]
+            continue
+        (saved_l, left), (saved_r, right) = best.pop((lo, k)), best.pop((k + 1, hi))
+        whole = (hi - lo) * links[k] if links[k] >= min_shared else 0
+        if whole and whole >= saved_l + saved_r:
+            best[lo, hi] = (whole, [(order[lo : hi + 1], links[k])])
+        else:
+            best[lo, hi] = (saved_l + saved_r, left + right)
+    return best[0, len(order) - 1][1] if order else []
 
 
 class GeneratorClient(LLMClient):

@@ -1,0 +1,108 @@
+"""Prompts that share their start (claims against the same evidence) are scored from one pass
+over what they share: the same first token and log-probabilities as each prompt run alone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from favakit.inference.generators import shared_prefix_groups
+
+pytest.importorskip("torch")
+
+
+def test_groups_hold_prompts_with_the_same_start() -> None:
+    a = [1, 2, 3, 4, 5, 6]
+    b = [1, 2, 3, 4, 5, 7, 8]
+    c = [9, 9, 9, 9]
+    d = [1, 2, 3, 4, 9]
+    groups = shared_prefix_groups([a, b, c, d], min_shared=4)
+    assert groups == [([0, 1, 3], 4)]  # c shares nothing; sorted order: a < b < d
+    assert shared_prefix_groups([a, b, c, d], min_shared=5) == [([0, 1], 5)]
+    assert shared_prefix_groups([a, c], min_shared=1) == []
+
+
+def test_every_prompt_keeps_a_token_of_its_own() -> None:
+    same = [5, 6, 7, 8]
+    longer = [5, 6, 7, 8, 9]
+    groups = shared_prefix_groups([same, list(same), longer], min_shared=2)
+    assert groups == [([0, 1, 2], 3)]  # not 4: the identical prompts need their last token
+
+
+def test_one_prompt_that_shares_little_does_not_cut_the_rest() -> None:
+    doc = list(range(100, 200))
+    rows = [[*doc, 1, 2], [*doc, 1, 3], [*doc[:10], 7, 7]]
+    groups = shared_prefix_groups(rows, min_shared=5)
+    assert groups == [([0, 1], 101)]  # the third would cut 101 shared tokens to 10
+
+
+def _prompts() -> list[str]:
+    evidence = " ".join(["marie curie was born in warsaw in 1867 ."] * 12)  # >64 tokens
+    claims = ["marie curie was born in warsaw .", "marie curie was born in paris in 1867 .",
+              "curie .", "paris was born in 1867 in warsaw warsaw warsaw ."]  # fmt: skip
+    rows = [f"{evidence} input : {c} true or false ? answer :" for c in claims]
+    return [*rows, "warsaw was born in paris ."]  # one that shares nothing
+
+
+@pytest.mark.parametrize("with_adapter", [False, True])
+def test_shared_pass_gives_what_each_prompt_gives_alone(
+    tiny_llama: Path, tiny_adapter: Path, with_adapter: bool, monkeypatch: Any
+) -> None:
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    gen = HFGenerator.load(
+        str(tiny_llama), adapter=str(tiny_adapter) if with_adapter else None, device="cpu",
+        max_batch=3,  # the group of four runs its own tokens in two batches
+    )  # fmt: skip
+    calls: list[int] = []
+    shared = gen._shared
+    monkeypatch.setattr(
+        gen, "_shared", lambda ids, n, p: calls.append(len(ids)) or shared(ids, n, p)
+    )
+    params = GenerationParams(max_tokens=1, temperature=0.0, logprobs=5)
+    prompts = _prompts()
+    together = gen.generate(prompts, params)
+    assert calls == [4]  # the four claims went through the shared pass, the fifth did not
+    for prompt, got in zip(prompts, together, strict=True):
+        alone = gen.generate([prompt], params)[0]
+        assert got.text == alone.text
+        assert got.prompt_tokens == alone.prompt_tokens
+        assert (got.completion_tokens, got.finish_reason) == (alone.completion_tokens,
+                                                             alone.finish_reason)  # fmt: skip
+        assert got.logprobs is not None and alone.logprobs is not None
+        assert got.logprobs[0].keys() == alone.logprobs[0].keys()
+        for token, value in alone.logprobs[0].items():
+            assert got.logprobs[0][token] == pytest.approx(value, abs=1e-4)
+
+
+def test_longer_answers_and_sampling_take_the_usual_path(
+    tiny_llama: Path, monkeypatch: Any
+) -> None:
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    gen = HFGenerator.load(str(tiny_llama), device="cpu")
+    monkeypatch.setattr(gen, "_shared", lambda *a: pytest.fail("shared pass used"))
+    prompts = _prompts()
+    assert len(gen.generate(prompts, GenerationParams(max_tokens=3, temperature=0.0))) == 5
+    assert len(gen.generate(prompts, GenerationParams(max_tokens=1, temperature=0.7, seed=1))) == 5
+
+
+def test_a_model_whose_config_changes_its_scores_takes_the_usual_path(
+    tiny_llama: Path, monkeypatch: Any
+) -> None:
+    """A repetition penalty (Qwen's generation config has one) changes the scores generate()
+    picks from; the shared pass reads raw scores, so it stands aside."""
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    gen = HFGenerator.load(str(tiny_llama), device="cpu")
+    gen.model.generation_config.repetition_penalty = 1.3
+    monkeypatch.setattr(gen, "_shared", lambda *a: pytest.fail("shared pass used"))
+    params = GenerationParams(max_tokens=1, temperature=0.0, logprobs=3)
+    prompts = _prompts()
+    together = gen.generate(prompts, params)
+    assert [g.text for g in together] == [gen.generate([p], params)[0].text for p in prompts]
