@@ -303,10 +303,13 @@ def shared_prefix_groups(
         while common < limit and x[common] == y[common]:
             common += 1
         links.append(common)
-    # best grouping of order[lo..hi]: the run whole, or split at its weakest link (a stack, not
-    # recursion: thousands of claims against one document make deep splits)
+    # runs of neighbours that share enough; in each, the best grouping of order[lo..hi]: the run
+    # whole, or split at its weakest link (a stack, not recursion: thousands of claims against
+    # one document make deep splits)
+    cuts = [k for k, n in enumerate(links) if n < min_shared]
+    runs = list(zip([0] + [k + 1 for k in cuts], [*cuts, len(order) - 1], strict=True))
     best: dict[tuple[int, int], tuple[int, list[tuple[list[int], int]]]] = {}
-    stack = [(0, len(order) - 1, False)]
+    stack = [(lo, hi, False) for lo, hi in runs]
     while stack:
         lo, hi, ready = stack.pop()
         if lo >= hi:
@@ -322,7 +325,7 @@ def shared_prefix_groups(
             best[lo, hi] = (whole, [(order[lo : hi + 1], links[k])])
         else:
             best[lo, hi] = (saved_l + saved_r, left + right)
-    return best[0, len(order) - 1][1] if order else []
+    return [group for run in runs for group in best[run][1]]
 
 
 class GeneratorClient(LLMClient):

@@ -106,3 +106,12 @@ def test_a_model_whose_config_changes_its_scores_takes_the_usual_path(
     prompts = _prompts()
     together = gen.generate(prompts, params)
     assert [g.text for g in together] == [gen.generate([p], params)[0].text for p in prompts]
+
+
+def test_thousands_of_prompts_are_grouped_quickly() -> None:
+    """Many claims against one document (and many with nothing shared) stay cheap to group:
+    no recursion limit, no quadratic scan over prompts that share too little."""
+    doc = list(range(1000, 1100))
+    rows = [[*doc, i] for i in range(3000)] + [[i, i + 1, i + 2] for i in range(3000)]
+    groups = shared_prefix_groups(rows, min_shared=64)
+    assert groups == [(list(range(3000)), 100)]
