@@ -170,7 +170,7 @@ class _Scorer:
             self.judge = Judge(
                 self.client,
                 chat=args.chat,
-                chunk_words=args.chunk_words or 0,
+                chunk_words=args.chunk_words,
                 threshold=threshold,
                 style=style,
             )

@@ -310,8 +310,8 @@ class Judge:
 
     ``style``: the prompt (:data:`JUDGE_STYLES`; default FActScore's). ``chunk_words``: evidence
     longer than that many words is asked about in pieces (:func:`evidence_chunks`) and the fact is
-    supported when one piece supports it, scored by the best piece (0: whole); ``chunk_above``:
-    evidence of at most that many words stays whole all the same. Evidence too long for the
+    supported when one piece supports it, scored by the best piece (0 or None: whole);
+    ``chunk_above``: evidence of at most that many words stays whole all the same. Evidence too long for the
     model's context is judged in pieces that fit, whatever these say. ``threshold``: with
     log-probabilities the fact is supported when P(supported) is above it (default 0.5: the
     likelier answer)."""
@@ -322,12 +322,13 @@ class Judge:
         chat: bool = False,
         top_logprobs: int = 10,
         max_tokens: int = 8,
-        chunk_words: int = 0,
+        chunk_words: int | None = 0,
         threshold: float | None = None,
         style: str = "factscore",
         chunk_above: int = 0,
     ) -> None:
         threshold = 0.5 if threshold is None else threshold
+        chunk_words = chunk_words or 0  # None (an option left out): whole
         if style not in JUDGE_STYLES:
             raise UsageError(
                 f"--prompt-style must be one of {', '.join(JUDGE_STYLES)}, got {style!r}"

@@ -119,7 +119,7 @@ class LLMVerifier:
         client: Any,
         chat: bool = True,
         max_tokens: int = 8,
-        chunk_words: int = 0,
+        chunk_words: int | None = 0,
         threshold: float | None = None,
         style: str = "factscore",
         chunk_above: int = 0,

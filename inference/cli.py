@@ -543,9 +543,7 @@ def _verifier(args: argparse.Namespace) -> Any:
         model = args.model or "qwen2.5-coder-1.5b"
         client = open_client(model, args.adapter, **options)
         style, threshold = judge_style(args, model)
-        return LLMVerifier(
-            client, chunk_words=args.chunk_words or 0, threshold=threshold, style=style
-        )
+        return LLMVerifier(client, chunk_words=args.chunk_words, threshold=threshold, style=style)
     refuse_judge_options(args, args.judge)
     if args.judge == "encoder":
         args = argparse.Namespace(**{**vars(args), "backend": "encoder"})

@@ -190,9 +190,7 @@ def _open_judge(name: str, args: argparse.Namespace) -> Any:
 
         style, threshold = judge_style(args, args.llm_model)
         client = open_client(args.llm_model, None, llm_endpoint=args.llm_endpoint, max_batch=4)
-        return LLMVerifier(
-            client, chunk_words=args.chunk_words or 0, threshold=threshold, style=style
-        )
+        return LLMVerifier(client, chunk_words=args.chunk_words, threshold=threshold, style=style)
     return open_editor("", None)
 
 
