@@ -31,7 +31,14 @@ from typing import Any
 from favakit.deps import require
 from favakit.errors import FavakitError, UsageError
 
-__all__ = ["RayOptions", "WorkerError", "add_ray_options", "map_in_order", "ray_options"]
+__all__ = [
+    "RayOptions",
+    "WorkerError",
+    "add_ray_options",
+    "map_in_order",
+    "parse_shard",
+    "ray_options",
+]
 
 log = logging.getLogger("favakit.distributed")
 
@@ -45,6 +52,19 @@ class RayOptions:
     workers: int | None = None  # actors in the pool (default: what the cluster's CPUs/GPUs fit)
     gpus_per_worker: float = 0.0
     cpus_per_worker: float = 1.0
+
+
+def parse_shard(value: str | None) -> tuple[int, int] | None:
+    """``--shard i/n`` (this machine's share of a job split n ways) -> ``(i, n)``."""
+    if not value:
+        return None
+    try:
+        i, n = (int(x) for x in value.split("/"))
+    except ValueError:
+        raise UsageError(f"--shard {value!r}: expected i/n, e.g. 0/4") from None
+    if not 0 <= i < n:
+        raise UsageError(f"--shard {value}: expected i/n with 0 <= i < n")
+    return i, n
 
 
 def add_ray_options(parser: argparse.ArgumentParser) -> None:

@@ -1,1 +1,3 @@
-"""Evaluation: detection metrics per error type (``detect``) and FActScore (``factscore``)."""
+"""Evaluation: detection metrics per error type (:mod:`.detect`), FActScore and its successors
+(:mod:`.factscore`, :mod:`.successors`), editing gain (:mod:`.edit_gain`), the orchestration of
+whole scoring runs (:mod:`.runs`) and reports (:mod:`.report`). ``favakit eval`` is :mod:`.cli`."""

@@ -25,12 +25,13 @@ from typing import Any
 
 from favakit.align import offset_map
 from favakit.errors import UsageError
-from favakit.retrieval.text import sentence_spans
 from favakit.tags import ERROR_TYPES, parse_lenient
+from favakit.text import sentence_spans
 
 __all__ = [
     "Annotated",
     "annotated_from_row",
+    "detect_files",
     "detection_report",
     "markdown_table",
     "prf",
@@ -205,3 +206,75 @@ def markdown_table(report: Mapping[str, Any], title: str = "Detection") -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _numbered_rows(path: str) -> list[tuple[str | None, dict[str, Any], str]]:
+    from favakit.records import numbered_jsonl
+
+    out = []
+    for lineno, row in numbered_jsonl(path):
+        rid = row.get("id")
+        out.append((None if rid is None else str(rid), row, f"{path}:{lineno}"))
+    if not out:
+        raise UsageError(f"{path} has no rows")
+    return out
+
+
+def detect_files(
+    gold_path: str, pred_path: str, by: str | None = None, out: str | None = None
+) -> dict[str, Any]:
+    """``favakit eval detect``: the detection report of the predictions in ``pred_path`` against
+    the gold rows of ``gold_path``, matched by id when both sides have ids, else by line;
+    ``by``: also per value of this gold field. Prints the JSON; with ``out`` also writes it
+    there with Markdown, HTML and a PNG chart beside it."""
+    import json
+    import sys
+    from pathlib import Path
+
+    gold, pred = _numbered_rows(gold_path), _numbered_rows(pred_path)
+    by_id = all(i is not None for i, _, _ in gold) and all(i is not None for i, _, _ in pred)
+    if by_id:
+        preds = {i: (row, where) for i, row, where in pred}
+        pairs_raw = []
+        for i, row, where in gold:
+            if i not in preds:
+                raise UsageError(f"{where}: no prediction for id {i!r} in {pred_path}")
+            pairs_raw.append((row, where, *preds[i]))
+    else:
+        if len(gold) != len(pred):
+            raise UsageError(
+                f"{gold_path} has {len(gold)} rows and {pred_path} {len(pred)}; without ids on "
+                "both sides rows are matched by line, so the counts must be equal"
+            )
+        pairs_raw = [(g[1], g[2], p[1], p[2]) for g, p in zip(gold, pred, strict=True)]
+    pairs = [(annotated_from_row(g, gw), annotated_from_row(p, pw)) for g, gw, p, pw in pairs_raw]
+    report = detection_report(pairs)
+    tables = [markdown_table(report)]
+    if by:
+        groups: dict[str, list[Any]] = {}
+        for (g_row, _, _, _), pair in zip(pairs_raw, pairs, strict=True):
+            groups.setdefault(str(g_row.get(by, "")), []).append(pair)
+        report["by"] = {name: detection_report(items) for name, items in sorted(groups.items())}
+        tables += [markdown_table(r, f"{by} = {n}") for n, r in report["by"].items()]
+    text = json.dumps(report, indent=1)
+    # files first: a reader that closes stdout early (`| head`) must not cost the reports
+    if out:
+        from favakit.eval.report import bar_chart, write_report
+
+        path = Path(out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n")
+        png = path.with_suffix(".png")
+        drawn = bar_chart(
+            png, "Detection F1 per error type", [*ERROR_TYPES, "any error"],
+            {
+                "sentence F1": [report["per_type"][t]["f1"] for t in ERROR_TYPES]
+                + [report["binary"]["f1"]],
+                "span F1": [report["span"]["per_type"][t]["f1"] for t in ERROR_TYPES]
+                + [report["span"]["micro"]["f1"]],
+            },
+        )  # fmt: skip
+        write_report(path, "\n".join(tables), [png] if drawn else [], title="favakit detection")
+        print(f"wrote {path} (+ .md, .html{', .png' if drawn else ''})", file=sys.stderr)
+    print(text)
+    return report

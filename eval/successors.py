@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from favakit.eval.factscore import Check, decide
+from favakit.inference.judges import Check, decide
 from favakit.llm import GenerationParams, LLMClient
 
 __all__ = ["Decontextualizer", "FactGrouper", "link_groups", "parse_groups"]

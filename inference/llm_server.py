@@ -12,91 +12,19 @@ more), groups requests with the same sampling parameters and generates each grou
 # runtime, and `Request` is imported inside create_app (fastapi is an optional dependency).
 import asyncio
 import logging
-import queue
 import secrets
-import threading
+import sys
 import time
-from concurrent.futures import Future
-from dataclasses import dataclass, replace
 from typing import Any
 
+from favakit.inference.batching import Batcher
 from favakit.inference.generators import Generated, HFGenerator
 from favakit.llm import GenerationParams
+from favakit.spec import ClientSpec
 
-__all__ = ["Batcher", "create_app"]
+__all__ = ["create_app", "serve_hf"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class _Job:
-    prompt: str
-    params: GenerationParams
-    future: Future[Generated]
-
-
-class Batcher:
-    """Collects requests from many threads and runs them through the generator in batches."""
-
-    def __init__(
-        self, generator: HFGenerator, max_batch: int = 8, batch_window_ms: float = 50.0
-    ) -> None:
-        self.generator = generator
-        self.max_batch = max_batch
-        self.window = batch_window_ms / 1000.0
-        self.jobs: queue.Queue[_Job | None] = queue.Queue()
-        self.batches = 0
-        self.largest_batch = 0
-        self.thread = threading.Thread(target=self._loop, name="favakit-batcher", daemon=True)
-        self.thread.start()
-
-    def submit(self, prompt: str, params: GenerationParams) -> Future[Generated]:
-        fut: Future[Generated] = Future()
-        self.jobs.put(_Job(prompt, params, fut))
-        return fut
-
-    def close(self) -> None:
-        self.jobs.put(None)
-        self.thread.join(timeout=30)
-
-    def _loop(self) -> None:
-        while True:
-            first = self.jobs.get()
-            if first is None:
-                return
-            batch = [first]
-            deadline = time.monotonic() + self.window
-            while len(batch) < self.max_batch:
-                try:
-                    job = self.jobs.get(timeout=max(0.0, deadline - time.monotonic()))
-                except queue.Empty:
-                    break
-                if job is None:
-                    self.jobs.put(None)  # finish this batch, then stop
-                    break
-                batch.append(job)
-            # one generate() per set of parameters; copy-guarded prompts (one source each)
-            # batch together, their sources joined in order
-            groups: dict[tuple[GenerationParams, bool], list[_Job]] = {}
-            for job in batch:
-                key = (replace(job.params, copy_sources=()), bool(job.params.copy_sources))
-                groups.setdefault(key, []).append(job)
-            for (params, guarded), jobs in groups.items():
-                if guarded:
-                    params = replace(
-                        params, copy_sources=tuple(j.params.copy_sources[0] for j in jobs)
-                    )
-                self.batches += 1
-                self.largest_batch = max(self.largest_batch, len(jobs))
-                try:
-                    outs = self.generator.generate([j.prompt for j in jobs], params)
-                except Exception as exc:  # a failed batch fails its requests, not the server
-                    log.exception("generation failed")
-                    for j in jobs:
-                        j.future.set_exception(exc)
-                    continue
-                for j, out in zip(jobs, outs, strict=True):
-                    j.future.set_result(out)
 
 
 def create_app(
@@ -308,3 +236,21 @@ def create_app(
         )
 
     return app
+
+
+def serve_hf(
+    spec: ClientSpec, host: str, port: int, api_key: str | None, batch_window_ms: float = 50.0
+) -> int:
+    """Serve the model ``spec`` describes from transformers in this process, in the foreground,
+    until stopped (uvicorn)."""
+    import uvicorn
+
+    generator = HFGenerator.load(
+        spec.model, adapter=spec.adapter, device=spec.device, max_batch=spec.max_batch
+    )
+    app = create_app(
+        generator, api_key=api_key, max_batch=spec.max_batch, batch_window_ms=batch_window_ms
+    )
+    print(f"favakit serve-llm: {generator.name} on http://{host}:{port}/v1", file=sys.stderr)
+    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
+    return 0

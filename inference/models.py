@@ -32,6 +32,7 @@ __all__ = [
     "default_editor",
     "default_verifier",
     "load_causal_lm",
+    "merge_adapter",
     "model_label",
     "resolve_model",
 ]
@@ -289,3 +290,22 @@ def load_causal_lm(
         tokenizer.pad_token = tokenizer.eos_token
     model.to(device).eval()
     return model, tokenizer, model_label(spec, adapter) if (spec or adapter) else path
+
+
+def merge_adapter(adapter: str, out: str, model: str = "") -> str:
+    """Merge a LoRA adapter into its base model and save the result as safetensors."""
+    import torch
+
+    transformers = require("transformers", "train", "merging")
+    peft = require("peft", "train", "merging")
+    path = resolve_model(model, adapter)
+    base = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    merged = peft.PeftModel.from_pretrained(base, adapter).merge_and_unload()
+    merged.save_pretrained(out, safe_serialization=True)
+    # favakit's adapters carry their tokenizer; a plain PEFT adapter folder does not
+    has_tokenizer = any(Path(adapter).glob("tokenizer*"))
+    transformers.AutoTokenizer.from_pretrained(adapter if has_tokenizer else path).save_pretrained(
+        out
+    )
+    share_like_open(out)
+    return out

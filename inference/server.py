@@ -4,13 +4,15 @@ Routes: ``POST /v1/edit``, ``POST /v1/detect`` and ``POST /v1/verify`` take ``{"
 "topic"?, "prompt"?, "evidence"?: [str]}`` or a list of such objects and answer the result
 object (a list of them, in order, for a list). ``/v1/detect`` answers the same object without
 ``corrected``: the spans and their types only; ``/v1/verify`` answers a verdict
-``{"supported", "score", "judge"}`` per claim (:mod:`favakit.eval.verify`). ``GET /health`` (no key needed), ``GET /v1/models``, OpenAPI docs at ``/docs``.
+``{"supported", "score", "judge"}`` per claim (:mod:`favakit.inference.verifiers`). ``GET
+/health`` (no key needed), ``GET /v1/models``, OpenAPI docs at ``/docs`` with the schemas of
+:mod:`favakit.inference.schemas`.
 
 Limits answer with a status that names them: 413 for a body, a text or a list over its limit,
 422 for a body of the wrong shape, 400 for invalid JSON, 401 for a missing or wrong API key, 504
 when a request takes longer than ``timeout_s`` (its generation still finishes in the
 background). Requests from many clients share the generator: in-process generation goes through
-a :class:`~favakit.inference.llm_server.Batcher`, an ``--llm-endpoint`` batches on its side.
+a :class:`~favakit.inference.batching.Batcher`, an ``--llm-endpoint`` batches on its side.
 """
 
 # No `from __future__ import annotations`: FastAPI reads route signatures at runtime.
@@ -18,54 +20,19 @@ import asyncio
 import json
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from favakit.inference.editor import Editor, EditRequest
-from favakit.inference.generators import HFGenerator
-from favakit.inference.llm_server import Batcher
-from favakit.llm import Completion, GenerationParams, LLMClient
+from favakit.contracts import Editor, EditRequest, Verifier
+from favakit.inference.verifiers import EditorVerifier
 
-__all__ = ["BatchedClient", "ServeLimits", "create_editor_app"]
+__all__ = ["ServeLimits", "create_editor_app"]
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
-
-
-class BatchedClient(LLMClient):
-    """An in-process generator shared by many request threads: every prompt goes into one
-    :class:`Batcher`, which generates what has queued up together."""
-
-    kind = "in-process"
-    copy_guard = True  # honours GenerationParams.copy_sources
-
-    def __init__(self, generator: HFGenerator, max_batch: int = 8, batch_window_ms: float = 50.0):
-        super().__init__(generator.name)
-        self.generator = generator
-        self.batcher = Batcher(generator, max_batch=max_batch, batch_window_ms=batch_window_ms)
-
-    def complete(
-        self, prompts: Sequence[str], params: GenerationParams | None = None, progress: bool = False
-    ) -> list[Completion]:
-        p = params or GenerationParams()
-        if p.copy_sources and len(p.copy_sources) != len(prompts):
-            raise ValueError(f"{len(p.copy_sources)} copy_sources for {len(prompts)} prompts")
-        futures = [
-            self.batcher.submit(
-                prompt, replace(p, copy_sources=(p.copy_sources[i],)) if p.copy_sources else p
-            )
-            for i, prompt in enumerate(prompts)
-        ]
-        outs = [f.result() for f in futures]
-        self.usage.add(calls=len(outs))
-        return [
-            Completion(o.text, o.finish_reason, o.prompt_tokens, o.completion_tokens, o.logprobs)
-            for o in outs
-        ]
-
-    def close(self) -> None:
-        self.batcher.close()
 
 
 @dataclass(frozen=True)
@@ -81,15 +48,16 @@ def create_editor_app(
     api_key: str | None = None,
     limits: ServeLimits | None = None,
     workers: int = 32,
-    verifier: Any = None,
+    verifier: Verifier | None = None,
 ) -> Any:
-    """The editor service. ``verifier`` (anything with ``edit_many`` and ``model``, such as
-    :func:`favakit.eval.verify.open_verifier`) answers ``/v1/verify`` when given; else the
-    editor does."""
+    """The editor service. ``verifier`` (such as :func:`favakit.open_verifier`'s) answers
+    ``/v1/verify`` when given; else the editor does (a claim it edits is not supported)."""
     from contextlib import asynccontextmanager
 
     from fastapi import FastAPI, HTTPException, Request
     from fastapi.responses import JSONResponse
+
+    from favakit.inference import schemas
 
     lim = limits or ServeLimits()
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="favakit-edit")
@@ -99,7 +67,7 @@ def create_editor_app(
         yield
         # uvicorn has finished the requests in flight (graceful shutdown); then stop workers
         pool.shutdown(wait=True)
-        close = getattr(editor.client, "close", None)
+        close = getattr(getattr(editor, "client", None), "close", None)
         if callable(close):
             close()
 
@@ -150,18 +118,15 @@ def create_editor_app(
             reqs.append(req)
         return reqs, single
 
-    async def edited(
-        request: Request, doing: str, by: Any = editor
-    ) -> tuple[list[dict[str, Any]], bool]:
-        """The editor's (or ``by``'s) results for a request's texts, and whether it sent a single
-        one."""
+    async def answered(
+        request: Request, doing: str, work: Callable[[list[EditRequest]], list[T]]
+    ) -> tuple[list[T], bool]:
+        """``work``'s answers for a request's texts, and whether it sent a single one."""
         check_key(request)
         reqs, single = await parse(request)
         loop = asyncio.get_running_loop()
         try:
-            results = await asyncio.wait_for(
-                loop.run_in_executor(pool, by.edit_many, reqs), lim.timeout_s
-            )
+            results = await asyncio.wait_for(loop.run_in_executor(pool, work, reqs), lim.timeout_s)
         except TimeoutError:
             raise HTTPException(504, f"{doing} took longer than {lim.timeout_s:g} s") from None
         except Exception as exc:  # a failed generation fails this request, not the server
@@ -170,30 +135,52 @@ def create_editor_app(
         return results, single
 
     async def run(request: Request, detect: bool) -> JSONResponse:
-        results, single = await edited(request, "editing")
-        if detect:
-            for res in results:
-                res.pop("corrected", None)
-        return JSONResponse(results[0] if single else results)
+        results, single = await answered(request, "editing", editor.edit_many)
+        shown: list[dict[str, Any]] = [
+            {k: v for k, v in res.items() if not (detect and k == "corrected")} for res in results
+        ]
+        return JSONResponse(shown[0] if single else shown)
 
-    @app.post("/v1/edit")
+    body_schema, body_defs = schemas.request_body_schema()
+
+    def documented(response: Any, summary: str) -> dict[str, Any]:
+        """What a POST route shows in /docs: the request body, the answer, the error codes."""
+        error = {"model": schemas.ErrorResponse}
+        return {
+            "summary": summary,
+            "response_model": response | list[response],
+            "openapi_extra": {
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": body_schema}},
+                }
+            },
+            "responses": {
+                400: {**error, "description": "the body is not valid JSON"},
+                401: {**error, "description": "missing or wrong API key"},
+                413: {**error, "description": "a body, text or list over its limit"},
+                422: {**error, "description": "a body of the wrong shape (the field is named)"},
+                502: {**error, "description": "generation failed"},
+                504: {**error, "description": "the request took longer than the timeout"},
+            },
+        }
+
+    @app.post("/v1/edit", **documented(schemas.EditResponse, "Edit texts"))
     async def edit(request: Request) -> JSONResponse:
         """Tag hallucinated spans and apply the suggested edits."""
         return await run(request, detect=False)
 
-    @app.post("/v1/detect")
+    @app.post("/v1/detect", **documented(schemas.DetectResponse, "Detect hallucinated spans"))
     async def detect(request: Request) -> JSONResponse:
         """Tag hallucinated spans (types and offsets) without the corrected text."""
         return await run(request, detect=True)
 
-    @app.post("/v1/verify")
+    judge: Verifier = verifier if verifier is not None else EditorVerifier(editor)
+
+    @app.post("/v1/verify", **documented(schemas.VerdictResponse, "Verify claims"))
     async def verify(request: Request) -> JSONResponse:
         """Is each claim supported by its evidence? ``{"text", "evidence"}`` (or a list)."""
-        from favakit.eval.verify import verdict
-
-        judge = verifier if verifier is not None else editor
-        results, single = await edited(request, "verifying", judge)
-        verdicts = [verdict(r, judge.model) for r in results]
+        verdicts, single = await answered(request, "verifying", judge.verify)
         return JSONResponse(verdicts[0] if single else verdicts)
 
     @app.get("/health")
@@ -208,4 +195,17 @@ def create_editor_app(
             "data": [{"id": editor.model, "object": "model", "owned_by": "favakit"}],
         }
 
+    def openapi() -> dict[str, Any]:
+        """FastAPI's schema, with the request body's component schemas added."""
+        if app.openapi_schema is None:
+            from fastapi.openapi.utils import get_openapi
+
+            schema = get_openapi(
+                title=app.title, version=app.version, description=app.description, routes=app.routes
+            )
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(body_defs)
+            app.openapi_schema = schema
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app

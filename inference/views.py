@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from favakit.tags import ERROR_TYPES
@@ -18,7 +18,7 @@ _CSS = dict(
 )
 
 
-def _pieces(result: dict[str, Any]) -> list[str | dict[str, Any]]:
+def _pieces(result: Mapping[str, Any]) -> list[str | dict[str, Any]]:
     """The original text cut into plain strings and edits (in offset order)."""
     text: str = result["original"]
     out: list[str | dict[str, Any]] = []
@@ -33,7 +33,7 @@ def _pieces(result: dict[str, Any]) -> list[str | dict[str, Any]]:
     return [p for p in out if p != ""]
 
 
-def ansi(result: dict[str, Any], color: bool = True) -> str:
+def ansi(result: Mapping[str, Any], color: bool = True) -> str:
     """The text with each edit inline as ``[type: wrong -> right]`` (coloured by type with
     ``color``), then what a reader must know: text the model rewrote instead of tagging
     (``mismatches``, not applied) and warnings such as a check without evidence."""
@@ -70,12 +70,12 @@ def ansi(result: dict[str, Any], color: bool = True) -> str:
     return head + "".join(parts) + tail
 
 
-def plain(result: dict[str, Any]) -> str:
+def plain(result: Mapping[str, Any]) -> str:
     """:func:`ansi` without colours (for logs and pipes)."""
     return ansi(result, color=False)
 
 
-def _html_result(result: dict[str, Any]) -> str:
+def _html_result(result: Mapping[str, Any]) -> str:
     body = []
     for piece in _pieces(result):
         if isinstance(piece, str):
@@ -107,7 +107,7 @@ def _html_result(result: dict[str, Any]) -> str:
     )
 
 
-def html_page(results: Sequence[dict[str, Any]], title: str = "favakit edits") -> str:
+def html_page(results: Sequence[Mapping[str, Any]], title: str = "favakit edits") -> str:
     """One self-contained page (no scripts, no external files) for a list of results."""
     legend = " ".join(
         f'<span class="edit" style="background:{c}">{t}</span>' for t, c in _CSS.items()
@@ -125,7 +125,7 @@ def html_page(results: Sequence[dict[str, Any]], title: str = "favakit edits") -
     )
 
 
-def summary(results: Sequence[dict[str, Any]]) -> str:
+def summary(results: Sequence[Mapping[str, Any]]) -> str:
     """One line: texts, edits per type, texts the model did not reproduce faithfully."""
     counts = Counter(e["type"] for r in results for e in r.get("edits", []))
     per_type = ", ".join(f"{t} {counts[t]}" for t in ERROR_TYPES if counts[t]) or "none"

@@ -33,14 +33,17 @@ from types import FrameType
 from typing import IO
 
 from favakit.errors import UsageError
+from favakit.spec import ClientSpec
 
 __all__ = [
     "ENV_VAR",
+    "VLLMOptions",
     "VLLMServer",
     "find_vllm_python",
     "group_members",
     "merged_model",
     "serve_foreground",
+    "serve_vllm",
     "vllm_env",
     "vllm_serve_argv",
 ]
@@ -109,7 +112,7 @@ def merged_model(model: str, adapter: str) -> str:
     folder = cache_dir() / "merged" / f"{Path(adapter).name}-{key}"
     if (folder / "config.json").exists():
         return str(folder)
-    from favakit.training.recipe import merge_adapter
+    from favakit.inference.models import merge_adapter
 
     tmp = folder.with_name(folder.name + ".tmp")
     print(f"favakit serve-llm: merging {adapter} into its base once ({folder})", file=sys.stderr)
@@ -362,3 +365,63 @@ def serve_foreground(server: VLLMServer, banner: str) -> int:
         server.stop()
         for s, handler in old.items():
             signal.signal(s, handler)
+
+
+@dataclass(frozen=True)
+class VLLMOptions:
+    """``favakit serve-llm``'s vLLM settings (see its ``--help``)."""
+
+    env: str | None = None  # the virtual environment with vLLM
+    max_lora_rank: int = 64
+    reserved_cpus: int | None = None
+    merge_adapter: str = "auto"  # auto (on the CPU), yes, no
+    max_model_len: int = 2048
+    kv_cache_gb: int = CPU_KV_CACHE_GB
+
+
+def serve_vllm(
+    spec: ClientSpec,
+    host: str,
+    port: int,
+    api_key: str | None,
+    options: VLLMOptions,
+    max_num_seqs: int | None = None,
+) -> int:
+    """Serve the model ``spec`` describes with vLLM from its own environment, in the
+    foreground, until stopped; an adapter is served merged into its base on the CPU (vLLM's LoRA
+    path is slow there) or as the LoRA module ``favakit``."""
+    from favakit.inference.models import resolve_model
+
+    python = find_vllm_python(options.env)
+    cpu = spec.device == "cpu" or (spec.device is None and not _cuda_visible())
+    dtype = spec.dtype
+    if dtype == "auto" and cpu:
+        dtype = "float32"  # the transformers backend's CPU dtype: the same greedy text
+    adapter = spec.adapter
+    model = resolve_model(spec.model, adapter)
+    served = spec.model or "smollm2"
+    merge = options.merge_adapter == "yes" or (options.merge_adapter == "auto" and cpu)
+    if adapter and merge:
+        # served as "favakit", the name the LoRA module would have had
+        model, adapter, served = merged_model(model, adapter), None, "favakit"
+    argv = vllm_serve_argv(
+        model,
+        python=python,
+        adapter=adapter,
+        served_name=served,
+        host=host,
+        port=port,
+        dtype=dtype,
+        max_model_len=options.max_model_len,
+        max_lora_rank=options.max_lora_rank,
+        max_num_seqs=max_num_seqs,
+        api_key=api_key,
+    )
+    print("favakit serve-llm: starting " + " ".join(argv), file=sys.stderr)
+    server = VLLMServer(
+        argv,
+        vllm_env(cpu, options.kv_cache_gb, reserved_cpus=options.reserved_cpus),
+        f"http://{host}:{port}",
+    )
+    where = "CPU" if cpu else "GPU"
+    return serve_foreground(server, f"favakit serve-llm: vLLM ({where}) on http://{host}:{port}/v1")

@@ -23,7 +23,7 @@ def _kb_build(args: argparse.Namespace) -> int:
     if args.tokenizer:
         from favakit.deps import require
         from favakit.retrieval.encoder import resolve_encoder
-        from favakit.retrieval.text import tokenizer_counter
+        from favakit.text import tokenizer_counter
 
         transformers = require("transformers", "train", "--tokenizer")
         try:
@@ -109,8 +109,7 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
 
 
 def _index_build(args: argparse.Namespace) -> int:
-    from favakit.cli import parse_shard
-    from favakit.distributed import ray_options
+    from favakit.distributed import parse_shard, ray_options
     from favakit.retrieval.index import build_index
 
     ray = ray_options(args)

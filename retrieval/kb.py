@@ -9,7 +9,7 @@ in memory on first use.
 
 Builders read JSONL or JSON lists of ``{"title", "text"}`` (text a string or a list of
 sections), a folder of .txt/.md files, DPR's ``psgs_w100.tsv`` and HotpotQA-style ``context``
-records, and pack whole sentences into passages (:mod:`favakit.retrieval.text`).
+records, and pack whole sentences into passages (:mod:`favakit.text`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from favakit.errors import UsageError
 from favakit.records import numbered_jsonl
-from favakit.retrieval.text import count_tokens, count_words, pack_passages
+from favakit.text import count_tokens, count_words, pack_passages
 
 __all__ = [
     "SEPARATOR",
@@ -353,7 +353,7 @@ def build_kb(
     """Build a knowledge-source DB from ``source``; written to a temporary file, then renamed.
 
     Budgets are ``max_words`` words when given, else ``max_tokens`` tokens as ``count`` counts
-    them (default: :func:`~favakit.retrieval.text.count_tokens`, an estimate)."""
+    them (default: :func:`~favakit.text.count_tokens`, an estimate)."""
     if max_words is not None:
         budget, count, unit = max_words, count_words, "words"
     else:

@@ -32,11 +32,14 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from favakit.contracts import EditRequest
 from favakit.eval.detect import annotated_from_row, detection_report
-from favakit.inference.editor import EditorSettings, EditRequest, open_editor
+from favakit.inference.editor import EditorSettings
+from favakit.inference.factory import open_editor
 from favakit.records import read_jsonl
-from favakit.retrieval.text import split_sentences
+from favakit.spec import ClientSpec
 from favakit.tags import parse_lenient
+from favakit.text import split_sentences
 
 
 def _emit(results: list[dict[str, Any]], record: dict[str, Any]) -> None:
@@ -211,7 +214,7 @@ def main() -> None:
     systems = args.systems.split(",")
     editor = None
     if {"shipped", "unguarded", "cascade"} & set(systems) or args.flaherty or args.speed:
-        editor = open_editor(args.model, args.adapter, max_batch=args.max_batch)
+        editor = open_editor(ClientSpec(args.model, args.adapter, max_batch=args.max_batch))
     detector = None
     if {"encoder", "cascade"} & set(systems):
         from favakit.inference.detector import Detector, DetectorEditor, default_detector
@@ -233,7 +236,7 @@ def main() -> None:
                                                     "sent": front.windows_sent}})  # fmt: skip
         elif system == "untuned":
             shots = [(r["prompt"], r["completion"]) for r in list(read_jsonl(args.train))[:2]]
-            base = open_editor("smollm2", None, max_batch=args.max_batch,
+            base = open_editor(ClientSpec("smollm2", max_batch=args.max_batch),
                                settings=EditorSettings(fewshot=shots))  # fmt: skip
             preds = base.edit_many(requests)
         else:

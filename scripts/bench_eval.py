@@ -70,8 +70,9 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args()
 
-    from favakit.eval.factscore import Judge, aggregate, agreement, score_outputs
+    from favakit.eval.factscore import aggregate, agreement, score_outputs
     from favakit.inference.generators import GeneratorClient, HFGenerator
+    from favakit.inference.judges import Judge
     from favakit.llm import ResponseCache
     from favakit.retrieval.evidence import TopicRetriever
 

@@ -65,13 +65,13 @@ def _body(i: int) -> dict[str, Any]:
 
 
 def bench_generation(args: argparse.Namespace) -> dict[str, Any]:
-    from favakit.inference.editor import STOP, Editor, EditorSettings
+    from favakit.inference.editor import STOP, EditorSettings, GenerativeEditor
     from favakit.inference.generators import GeneratorClient, HFGenerator
     from favakit.llm import GenerationParams
     from favakit.prompts import build_prompt
 
     gen = HFGenerator.load(args.model, adapter=args.adapter, device=args.device or None)
-    editor = Editor(GeneratorClient(gen), settings=EditorSettings())
+    editor = GenerativeEditor(GeneratorClient(gen), settings=EditorSettings())
     prompts = [
         build_prompt(b["text"], b["evidence"], template=editor.settings.template)
         for b in (_body(i) for i in range(args.prompts))

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from favakit.eval.factscore import evidence_chunks, evidence_words
+from favakit.inference.judges import evidence_chunks, evidence_words
 from favakit.retrieval.kb import KnowledgeSource
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -56,7 +56,7 @@ def _run(argv: list[str], threads: str | None) -> float:
 
 def _make_texts(kb: str, n: int, path: Path, seed: int = 0) -> None:
     from favakit.retrieval.kb import KnowledgeSource
-    from favakit.retrieval.text import split_sentences
+    from favakit.text import split_sentences
 
     with KnowledgeSource(kb) as source:
         passages = [p for p in source.passages() if len(p.text.split()) >= 40]

@@ -32,8 +32,8 @@ from typing import Any
 def rows_for(text: str, title: str, words: int, claims: int) -> list[dict[str, Any]]:
     """``claims`` verify rows against the first ``words`` words of ``text``: half of the claims
     from inside those words, half from after them."""
-    from favakit.eval.decompose import RuleFactSplitter
-    from favakit.retrieval.text import split_sentences
+    from favakit.decompose import RuleFactSplitter
+    from favakit.text import split_sentences
 
     sentences = split_sentences(text)
     inside: list[str] = []
@@ -61,12 +61,16 @@ def rows_for(text: str, title: str, words: int, claims: int) -> list[dict[str, A
 
 
 def run(verifier: Any, rows: list[dict[str, Any]], batch: int) -> tuple[float, list[float]]:
-    """(seconds, P(supported) per row) for the rows sent ``batch`` at a time."""
+    """(seconds, P(supported) per row) for the rows sent ``batch`` at a time (unrounded: the
+    judge's own scores, as the verifier computes its verdicts)."""
+    from favakit.inference.judges import Check
+
     start = time.perf_counter()
     scores: list[float] = []
     for i in range(0, len(rows), batch):
-        for res in verifier.edit_many(rows[i : i + batch]):
-            scores.append(1.0 - float(res["error_probability"]))
+        checks = [Check(r["topic"], r["text"], r["evidence"]) for r in rows[i : i + batch]]
+        for _, p, _ in verifier.judge.judge_detailed(checks):
+            scores.append(float(p))
     return time.perf_counter() - start, scores
 
 
@@ -83,12 +87,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     args = ap.parse_args()
 
-    from favakit.eval.verify import open_verifier
+    from favakit.inference.factory import open_verifier
+    from favakit.spec import ClientSpec
 
     articles = {a["title"]: a["text"] for a in json.loads(args.articles.read_text("utf-8"))}
     if args.title not in articles:
         raise SystemExit(f"{args.title!r} is not in {args.articles}")
-    verifier = open_verifier(max_batch=args.batch)
+    verifier = open_verifier("verifier", ClientSpec(max_batch=args.batch))
     generator = verifier.client.generator
     default = generator.shared_prefix_tokens
     results = []

@@ -30,7 +30,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from favakit.eval.cli import add_judge_options
+from favakit.inference.options import add_judge_options
 
 
 def agreement(human: list[bool], judged: list[bool]) -> dict[str, float]:
@@ -169,39 +169,31 @@ def hotpot_pairs(
 
 
 def _open_judge(name: str, args: argparse.Namespace) -> Any:
-    from favakit.inference.detector import Detector, DetectorEditor, default_detector
-    from favakit.inference.editor import open_editor
+    from favakit.inference.factory import open_verifier
+    from favakit.spec import ClientSpec
 
     if name == "encoder":
-        return DetectorEditor(Detector(args.detector or default_detector()))
+        return open_verifier("encoder", detector=args.detector)
     if name == "verifier":
-        from favakit.eval.cli import refuse_judge_options
-        from favakit.eval.verify import open_verifier
-
-        refuse_judge_options(args, "verifier")  # --prompt-style is the llm judge's
-
         adapter = args.verifier_adapter
-        return open_verifier("smollm2" if adapter else "", adapter, chunk_words=args.chunk_words,
-                             threshold=args.threshold, max_batch=8)  # fmt: skip
+        spec = ClientSpec("smollm2" if adapter else "", adapter, max_batch=8)
+        return open_verifier("verifier", spec, chunk_words=args.chunk_words,
+                             threshold=args.threshold, style=args.prompt_style)  # fmt: skip
     if name == "llm":
-        from favakit.eval.cli import judge_style
-        from favakit.eval.verify import LLMVerifier
-        from favakit.inference.generators import open_client
-
-        style, threshold = judge_style(args, args.llm_model)
-        client = open_client(args.llm_model, None, llm_endpoint=args.llm_endpoint, max_batch=4)
-        return LLMVerifier(client, chunk_words=args.chunk_words, threshold=threshold, style=style)
-    return open_editor("", None)
+        spec = ClientSpec(args.llm_model, endpoint=args.llm_endpoint, max_batch=4)
+        return open_verifier("llm", spec, chunk_words=args.chunk_words, threshold=args.threshold,
+                             style=args.prompt_style)  # fmt: skip
+    return open_verifier("editor")
 
 
-def _measure(editor: Any, claims: list[dict[str, Any]], human: list[bool]) -> dict[str, Any]:
-    from favakit.eval.verify import verdict
+def _measure(verifier: Any, claims: list[dict[str, Any]], human: list[bool]) -> dict[str, Any]:
+    from favakit.contracts import EditRequest
 
-    editor.edit_many(claims[:2])  # warm-up
+    requests = [EditRequest.from_claim(c) for c in claims]
+    verifier.verify(requests[:2])  # warm-up
     t0 = time.perf_counter()
-    results = editor.edit_many(claims)
+    verdicts = verifier.verify(requests)
     seconds = time.perf_counter() - t0
-    verdicts = [verdict(r, editor.model) for r in results]
     judged = [v["supported"] for v in verdicts]
     return {
         **agreement(human, judged),
@@ -290,7 +282,7 @@ def main() -> None:
         meta["synthetic"] = {"pairs": len(rows), "kinds": dict(Counter(kinds_of["synthetic"]))}
     out: list[dict[str, Any]] = [{"meta": meta}]
     print(json.dumps(meta), flush=True)
-    from favakit.eval.decompose import RuleFactSplitter, fact_coverage
+    from favakit.decompose import RuleFactSplitter, fact_coverage
 
     facts = RuleFactSplitter([data["topic"]]).facts([data["output"]])[0]
     # the results name atoms by id and keep no text of the data set (it stays in ../shared)
@@ -298,15 +290,15 @@ def main() -> None:
     print(json.dumps(row0), flush=True)
     out.append(row0)
     for judge in args.judges.split(","):
-        editor = _open_judge(judge, args)
+        verifier = _open_judge(judge, args)
         for name in args.sets.split(","):
             if name not in sets:
                 continue
             claims, labels = sets[name]
             if name == "hotpot" and args.limit_slow and judge == "editor":
                 claims, labels = claims[: args.limit_slow], labels[: args.limit_slow]
-            row = {"judge": judge, "model": editor.model, "set": name, "claims": len(claims),
-                   **_measure(editor, claims, labels)}  # fmt: skip
+            row = {"judge": judge, "model": verifier.model, "set": name, "claims": len(claims),
+                   **_measure(verifier, claims, labels)}  # fmt: skip
             if name in kinds_of:
                 row["by_kind"] = by_kind(kinds_of[name][: len(claims)], labels, row["verdicts"])
                 # the kind it does worst on: a pooled score can hide one (docs/verifier.md)
@@ -316,10 +308,10 @@ def main() -> None:
                 row["worst_kind"] = [kind, round(right / total, 4)]
                 row["auc"] = auc(labels, [v["score"] for v in row["verdicts"]])
             if judge in ("verifier", "llm"):
-                row["threshold"] = editor.judge.threshold
-                row["prompt_style"] = editor.judge.style
+                row["threshold"] = verifier.judge.threshold
+                row["prompt_style"] = verifier.judge.style
                 if name == "synthetic":
-                    from favakit.eval.verify import choose_threshold
+                    from favakit.inference.verifiers import choose_threshold
 
                     scores = [v["score"] for v in row["verdicts"]]
                     t, acc = choose_threshold(labels, scores)

@@ -2,7 +2,7 @@
 claims``).
 
 Every pair is made from a knowledge source alone; no labelled evaluation data is read. Claims
-are the rule decomposer's facts (:class:`~favakit.eval.decompose.RuleFactSplitter`: sentences and
+are the rule decomposer's facts (:class:`~favakit.decompose.RuleFactSplitter`: sentences and
 clauses of a passage with pronouns resolved to the article's title), so a verifier trained here
 sees the same kind of claim that ``favakit eval factscore --facts rules`` makes. Six kinds:
 
@@ -26,7 +26,7 @@ sees the same kind of claim that ``favakit eval factscore --facts rules`` makes.
 
 Evidence is one to four passages (the rest drawn from the same article and from others), in a
 random order, lower-cased in some pairs (FActScore's Wikipedia passages are lower-cased). Each
-row holds the judge prompt of :class:`~favakit.eval.factscore.Judge` and the completion
+row holds the judge prompt of :class:`~favakit.inference.judges.Judge` and the completion
 ``" True"`` or ``" False"``, so ``favakit train`` trains on it unchanged. Rows are split by
 article (no title on both sides), and the same seed gives the same rows.
 """
@@ -46,8 +46,8 @@ from typing import Any
 from favakit.errors import UsageError
 from favakit.records import write_jsonl_atomic
 from favakit.retrieval.kb import KnowledgeSource, Passage, strip_qualifier
-from favakit.retrieval.text import split_sentences
 from favakit.synth_data.pipeline import validation_titles
+from favakit.text import split_sentences
 
 __all__ = ["KINDS", "ClaimConfig", "build_claims", "overlap"]
 
@@ -180,7 +180,7 @@ class _Source:
 
 def _claims_of(source: _Source, title: str, cfg: ClaimConfig) -> list[tuple[int, int, str]]:
     """(passage, sentence, claim) for every usable claim of an article."""
-    from favakit.eval.decompose import RuleFactSplitter
+    from favakit.decompose import RuleFactSplitter
 
     splitter = RuleFactSplitter()
     topic = strip_qualifier(title)
@@ -412,7 +412,7 @@ def _one(
 
 
 def _rows(source: _Source, cfg: ClaimConfig, counts: Counter[str]) -> Iterator[dict[str, Any]]:
-    from favakit.eval.factscore import Check, Judge
+    from favakit.inference.judges import Check, Judge
 
     claims = [(t, *c) for t in source.titles for c in _claims_of(source, t, cfg)]
     if not claims:

@@ -13,8 +13,7 @@ __all__ = ["configure"]
 
 
 def _run(args: argparse.Namespace) -> int:
-    from favakit.cli import parse_shard
-    from favakit.distributed import ray_options
+    from favakit.distributed import parse_shard, ray_options
     from favakit.synth_data.pipeline import SynthConfig, run_synthesis
 
     cfg = SynthConfig(

@@ -39,10 +39,10 @@ from favakit.llm import LLMClient, OpenAIClient
 from favakit.prompts import Reference, build_prompt
 from favakit.records import JsonlAppender, TrainExample, read_jsonl, write_jsonl_atomic
 from favakit.retrieval.kb import KnowledgeSource, Passage
-from favakit.retrieval.text import split_sentences
 from favakit.synth_data.llm_inserter import LLMInserter
 from favakit.synth_data.rules import EntityPools, RuleInserter
 from favakit.tags import ERROR_TYPES, Tagged, TagParseError, parse
+from favakit.text import split_sentences
 
 __all__ = ["SynthConfig", "finalize", "run_synthesis", "select_seeds", "summarize"]
 

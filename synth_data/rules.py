@@ -27,8 +27,8 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-from favakit.retrieval.text import split_sentences
 from favakit.tags import ERROR_TYPES, Edit, Tagged
+from favakit.text import split_sentences
 
 __all__ = ["EntityPools", "RuleInserter", "mentions", "name_kind", "sentence_spans"]
 

@@ -18,7 +18,7 @@ def _train(args: argparse.Namespace) -> int:
     if args.overrides[:1] == ["merge"]:  # `favakit train merge --adapter DIR --out DIR`
         if not args.adapter or not args.out or len(args.overrides) > 1:
             raise UsageError("usage: favakit train merge --adapter DIR --out DIR [--model BASE]")
-        from favakit.training.recipe import merge_adapter
+        from favakit.inference.models import merge_adapter
 
         print(merge_adapter(args.adapter, args.out, model=args.model))
         return 0

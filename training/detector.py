@@ -31,6 +31,7 @@ from favakit.errors import UsageError
 from favakit.inference.detector import CONFIG_NAME, LABELS, Detector, label_tokens
 from favakit.prompts import parse_prompt, parse_reference
 from favakit.tags import ERROR_TYPES, parse_lenient
+from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
 
 __all__ = ["detector_example", "train_detector"]
@@ -175,7 +176,6 @@ def train_detector(
     torch = require("torch", "train", "training the detector")
     transformers = require("transformers", "train", "training the detector")
     from favakit.training.data import load_rows
-    from favakit.training.recipe import _log, _return_freed_memory, _rss_mb
 
     validate_config(cfg)
     if not cfg.data.train_file:
@@ -197,7 +197,7 @@ def train_detector(
     (out / "config.yaml").write_text(dump_config(cfg))
     device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
     if device == "cpu":
-        _return_freed_memory()
+        runtime.return_freed_memory()
     model, tokenizer, _ = _load(cfg)
     model.to(device)
     train_set, dropped = _encode(tokenizer, train_rows, cfg.data.max_length)
@@ -258,12 +258,12 @@ def train_detector(
                 "eta_s": round(elapsed / (step - start_step) * (total - step)),
             }  # fmt: skip
             if device == "cpu":
-                record["rss_mb"] = _rss_mb()
+                record["rss_mb"] = runtime.rss_mb()
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(loss=f"{loss_sum:.4f}")
             if step % cfg.log_every == 0 or step == total:
-                _log(out / "train_log.jsonl", None, record)
+                runtime.log_record(out / "train_log.jsonl", None, record)
             if cfg.save_every and step % cfg.save_every == 0 and step < total:
                 ckpt.mkdir(parents=True, exist_ok=True)
                 torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),

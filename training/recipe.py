@@ -24,6 +24,7 @@ import random
 import shutil
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,21 +32,20 @@ from favakit.config import dump_config
 from favakit.deps import quiet_library_warnings, require
 from favakit.errors import UsageError
 from favakit.records import share_like_open
+from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
-from favakit.training.data import collate, encode_rows, load_rows, pack, split_validation
+from favakit.training.data import (
+    EncodedSet,
+    collate,
+    encode_rows,
+    load_rows,
+    pack,
+    split_validation,
+)
 
-__all__ = ["export_checkpoint", "merge_adapter", "train"]
+__all__ = ["export_checkpoint", "train"]
 
 log = logging.getLogger(__name__)
-
-
-def _cpu_has_bf16() -> bool:
-    """True where the CPU multiplies bf16 natively (AVX512-BF16 or AMX)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return any(f in flags.split() for f in ("avx512_bf16", "amx_bf16"))
 
 
 def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool, bool]:
@@ -67,7 +67,7 @@ def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool, bool]:
     # run holds its frozen base in bf16 and the adapter in fp32: 2.3x the tokens/s of fp32 and
     # half the memory on the project's 2-core EPYC (docs/benchmarks.md).
     base_bf16 = cfg.method == "lora" and (
-        cfg.precision == "bf16" or (cfg.precision == "auto" and _cpu_has_bf16())
+        cfg.precision == "bf16" or (cfg.precision == "auto" and runtime.cpu_has_bf16())
     )
     return device, False, base_bf16
 
@@ -309,16 +309,10 @@ def _load_checkpoint(
 def _accelerator(cfg: TrainConfig) -> Any:
     """The run's ``Accelerator``: one process unless started by ``accelerate launch``/torchrun."""
     accelerate = require("accelerate", "train", "training")
-    cpu = cfg.device == "cpu" or not _cuda()
+    cpu = cfg.device == "cpu" or not runtime.cuda_available()
     # Placement stays ours, so device=cuda:N works for a single process; mixed precision comes
     # from the launcher's config (FSDP's bf16 policy), on top of the recipe's own autocast.
     return accelerate.Accelerator(cpu=cpu, device_placement=False)
-
-
-def _cuda() -> bool:
-    import torch
-
-    return bool(torch.cuda.is_available())
 
 
 def _sharded(acc: Any) -> bool:
@@ -334,11 +328,59 @@ def train(
     """Train and save; returns a summary (losses, tokens/s, peak memory, paths).
 
     Every ``log_every`` steps a line goes to ``output_dir/train_log.jsonl`` and the log (loss,
-    tokens/s, ETA); ``progress`` also shows a progress bar on stderr."""
+    tokens/s, ETA); ``progress`` also shows a progress bar on stderr. The steps:
+    :func:`_setup` (data, model, optimizer, checkpoint), :func:`_fit` (the loop),
+    :func:`_final_evaluation`, :func:`_save`."""
     if cfg.task == "detector":
         from favakit.training.detector import train_detector
 
         return train_detector(cfg, resume=resume, progress=progress)
+    run = _setup(cfg, resume)
+    _fit(run, on_step, progress)
+    summary = _final_evaluation(run)
+    _save(run, summary)
+    return summary
+
+
+@dataclass
+class _Run:
+    """One training run on its way from :func:`_setup` to :func:`_save`."""
+
+    cfg: TrainConfig
+    acc: Any  # accelerate.Accelerator
+    out: Path
+    device: str
+    bf16: bool  # autocast
+    base_bf16: bool  # the frozen base held in bf16
+    model: Any
+    tokenizer: Any
+    train_set: EncodedSet
+    val_set: EncodedSet
+    val_rows: list[dict[str, str]]
+    examples: list[tuple[list[int], list[int]]]  # what the loop draws batches from
+    pad: int
+    select: bool
+    params: list[Any]
+    optimizer: Any
+    scheduler: Any
+    per_step: int  # micro-batches per optimizer step, over all processes
+    steps_per_epoch: int
+    total_steps: int
+    step: int = 0
+    history: list[dict[str, Any]] = field(default_factory=list)
+    tokens_seen: int = 0
+    seconds: float = 0.0
+    steady: float | None = None  # tokens/s after the first step
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.out / "checkpoint"
+
+
+def _setup(cfg: TrainConfig, resume: bool) -> _Run:
+    """Check the config, read the data (before anything is written: a wrong path leaves no run
+    folder behind), load the model (+ LoRA) and tokenize; then the optimizer, the schedule and,
+    with ``resume``, the checkpoint's state."""
     import torch
 
     transformers = require("transformers", "train", "training")
@@ -347,7 +389,6 @@ def train(
         raise UsageError("no base model: set model=FOLDER|HUB_ID|FILE.gguf|smollm2")
     if not cfg.data.train_file:
         raise UsageError("no training data: set data.train_file=FILE.jsonl")
-    # the data is read before anything is written: a wrong path leaves no run folder behind
     random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     rows = load_rows(cfg.data.train_file, cfg.data.limit)
@@ -368,12 +409,11 @@ def train(
         out.mkdir(parents=True, exist_ok=True)
         (out / "config.yaml").write_text(dump_config(cfg))
 
-    # 1. model (+ LoRA), then the data tokenized
     device, bf16, base_bf16 = _device_and_precision(cfg)
     if acc.num_processes > 1:
         device = str(acc.device)
     if not device.startswith("cuda"):
-        _return_freed_memory()
+        runtime.return_freed_memory()
     model, tokenizer = _load_model(cfg, device, base_bf16)
     select = _keeps_logits(model)
     train_set = encode_rows(tokenizer, train_rows, cfg.data.max_length)
@@ -383,9 +423,8 @@ def train(
     )
     if not examples:
         raise UsageError("no training example fits data.max_length")
-    pad = int(tokenizer.pad_token_id)
 
-    # 3. optimizer and schedule (the model is wrapped first: FSDP flattens its parameters)
+    # the model is wrapped before the optimizer is made: FSDP flattens its parameters
     model = acc.prepare(model)
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = acc.prepare(torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay))
@@ -399,152 +438,191 @@ def train(
         num_warmup_steps=int(cfg.warmup_ratio * total_steps),
         num_training_steps=total_steps,
     )
-    step, history = 0, []
+    run = _Run(
+        cfg, acc, out, device, bf16, base_bf16, model, tokenizer, train_set, val_set, val_rows,
+        examples, int(tokenizer.pad_token_id), select, params, optimizer, scheduler, per_step,
+        steps_per_epoch, total_steps,
+    )  # fmt: skip
     if resume and (ckpt / "state.json").exists():
         state = _load_checkpoint(ckpt, acc, model, optimizer, scheduler)
-        step, history = state["step"], state["history"]
-        log.info("resumed at step %d", step)
+        run.step, run.history = state["step"], state["history"]
+        log.info("resumed at step %d", run.step)
+    return run
 
-    # 4. the loop
-    writer = _tensorboard(out) if acc.is_main_process else None
-    log_path = out / "train_log.jsonl"
+
+def _fit(run: _Run, on_step: Callable[[int, float], None] | None, progress: bool) -> None:
+    """The training loop, from ``run.step`` to ``run.total_steps``: logs every ``log_every``
+    steps, evaluates every ``eval_every``, checkpoints every ``save_every``."""
+    import torch
+
+    cfg, acc, model, device = run.cfg, run.acc, run.model, run.device
+    writer = runtime.tensorboard_writer(run.out) if acc.is_main_process else None
+    log_path = run.out / "train_log.jsonl"
     model.train()
-    t0, tokens_seen = time.perf_counter(), 0
+    t0 = time.perf_counter()
     warm: tuple[float, int] | None = None
-    start_step = step
+    start_step = run.step
     bar: Any = None
     if progress and acc.is_main_process:
         from tqdm import tqdm
 
-        bar = tqdm(total=total_steps, initial=step, desc="train", unit="step", dynamic_ncols=True)
+        bar = tqdm(
+            total=run.total_steps, initial=run.step, desc="train", unit="step", dynamic_ncols=True
+        )
     if torch.cuda.is_available():
         torch.cuda.reset_peak_memory_stats()
-    while step < total_steps:
-        epoch, within = divmod(step, steps_per_epoch)
-        order = list(range(len(examples)))
+    while run.step < run.total_steps:
+        epoch, within = divmod(run.step, run.steps_per_epoch)
+        order = list(range(len(run.examples)))
         random.Random(f"order:{cfg.seed}:{epoch}").shuffle(order)
-        start = within * per_step * cfg.batch_size
+        start = within * run.per_step * cfg.batch_size
         micro = [order[i : i + cfg.batch_size] for i in range(start, len(order), cfg.batch_size)]
-        for chunk_start in range(0, len(micro) - per_step + 1, per_step):
+        for chunk_start in range(0, len(micro) - run.per_step + 1, run.per_step):
             mine = chunk_start + acc.process_index * cfg.grad_accum
-            loss_sum = 0.0
-            for n, idx in enumerate(micro[mine : mine + cfg.grad_accum]):
-                batch = {
-                    k: v.to(device)
-                    for k, v in collate(
-                        [examples[i] for i in idx], pad, cfg.data.pad_multiple
-                    ).items()
-                }
-                # DDP: gradients are all-reduced once per step, on the last micro-batch.
-                sync = n == cfg.grad_accum - 1
-                with contextlib.nullcontext() if sync else acc.no_sync(model):
-                    with torch.autocast(
-                        device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
-                    ):
-                        loss = (
-                            _loss(model, batch, select, multiple=cfg.data.pad_multiple)
-                            / cfg.grad_accum
-                        )
-                    acc.backward(loss)
-                loss_sum += float(loss.detach())
-                tokens_seen += int(batch["attention_mask"].sum())
-            acc.clip_grad_norm_(params, cfg.max_grad_norm)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
-            step += 1
+            loss_sum = _step(run, micro[mine : mine + cfg.grad_accum])
+            run.step += 1
             if warm is None:  # the first step pays for start-up (CUDA context, kernel choice)
-                warm = (time.perf_counter(), tokens_seen)
+                warm = (time.perf_counter(), run.tokens_seen)
             if acc.num_processes > 1:
                 loss_sum = float(acc.reduce(torch.tensor(loss_sum, device=device), "mean"))
             elapsed = time.perf_counter() - t0
-            rate = tokens_seen / elapsed if elapsed > 0 else 0.0
-            eta = elapsed / (step - start_step) * (total_steps - step)
+            rate = run.tokens_seen / elapsed if elapsed > 0 else 0.0
+            eta = elapsed / (run.step - start_step) * (run.total_steps - run.step)
             record: dict[str, Any] = {
-                "step": step,
+                "step": run.step,
                 "loss": round(loss_sum, 5),
-                "lr": scheduler.get_last_lr()[0],
+                "lr": run.scheduler.get_last_lr()[0],
                 "tokens_per_s": round(rate * acc.num_processes, 1),
                 "eta_s": round(eta),
             }
             if not device.startswith("cuda"):
-                record["rss_mb"] = _rss_mb()
+                record["rss_mb"] = runtime.rss_mb()
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(loss=f"{loss_sum:.4f}", tok_s=f"{rate:.0f}")
-            if cfg.eval_every and step % cfg.eval_every == 0:
-                record["val_loss"] = round(
-                    _evaluate(model, val_set.examples, cfg, pad, device, bf16), 5
-                )
-                if cfg.eval_generate and not _sharded(acc):
-                    record.update(
-                        _detection_quality(
-                            acc.unwrap_model(model),
-                            tokenizer,
-                            val_rows[: cfg.eval_generate],
-                            device,
-                        )
-                    )
-            history.append(record)
+            if cfg.eval_every and run.step % cfg.eval_every == 0:
+                record.update(_periodic_evaluation(run))
+            run.history.append(record)
             if acc.is_main_process and (
-                step % cfg.log_every == 0 or "val_loss" in record or step == total_steps
+                run.step % cfg.log_every == 0 or "val_loss" in record or run.step == run.total_steps
             ):
-                _log(log_path, writer, record)
+                runtime.log_record(log_path, writer, record)
             if on_step is not None:
-                on_step(step, loss_sum)
-            if cfg.save_every and step % cfg.save_every == 0 and step < total_steps:
-                _save_checkpoint(
-                    ckpt, acc, model, optimizer, scheduler, {"step": step, "history": history}
-                )
-            if step >= total_steps:
+                on_step(run.step, loss_sum)
+            if cfg.save_every and run.step % cfg.save_every == 0 and run.step < run.total_steps:
+                state = {"step": run.step, "history": run.history}
+                _save_checkpoint(run.checkpoint, acc, model, run.optimizer, run.scheduler, state)
+            if run.step >= run.total_steps:
                 break
     if bar is not None:
         bar.close()
-    seconds = time.perf_counter() - t0
-    steady = _rate(tokens_seen - warm[1], seconds - (warm[0] - t0)) if warm else None
+    if writer is not None:
+        writer.close()
+    run.seconds = time.perf_counter() - t0
+    if warm is not None:
+        run.steady = runtime.rate(run.tokens_seen - warm[1], run.seconds - (warm[0] - t0))
     if acc.num_processes > 1:
-        world = acc.num_processes
-        tokens_seen = int(acc.reduce(torch.tensor(tokens_seen, device=device), "sum"))
-        steady = None if steady is None else steady * world
+        run.tokens_seen = int(acc.reduce(torch.tensor(run.tokens_seen, device=device), "sum"))
+        run.steady = None if run.steady is None else run.steady * acc.num_processes
 
-    # 5. evaluate and save (the main process writes; sharded weights are gathered first)
-    final_val = _evaluate(model, val_set.examples, cfg, pad, device, bf16)
+
+def _step(run: _Run, micro_batches: list[list[int]]) -> float:
+    """One optimizer step over this process's micro-batches; returns the summed loss."""
+    import torch
+
+    cfg, acc, device = run.cfg, run.acc, run.device
+    loss_sum = 0.0
+    for n, idx in enumerate(micro_batches):
+        batch = {
+            k: v.to(device)
+            for k, v in collate(
+                [run.examples[i] for i in idx], run.pad, cfg.data.pad_multiple
+            ).items()
+        }
+        # DDP: gradients are all-reduced once per step, on the last micro-batch.
+        sync = n == cfg.grad_accum - 1
+        with contextlib.nullcontext() if sync else acc.no_sync(run.model):
+            with torch.autocast(
+                device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=run.bf16
+            ):
+                loss = (
+                    _loss(run.model, batch, run.select, multiple=cfg.data.pad_multiple)
+                    / cfg.grad_accum
+                )
+            acc.backward(loss)
+        loss_sum += float(loss.detach())
+        run.tokens_seen += int(batch["attention_mask"].sum())
+    acc.clip_grad_norm_(run.params, cfg.max_grad_norm)
+    run.optimizer.step()
+    run.scheduler.step()
+    run.optimizer.zero_grad(set_to_none=True)
+    return loss_sum
+
+
+def _periodic_evaluation(run: _Run) -> dict[str, Any]:
+    """Validation loss, and detection quality of ``eval_generate`` generated rows."""
+    cfg = run.cfg
+    out: dict[str, Any] = {
+        "val_loss": round(
+            _evaluate(run.model, run.val_set.examples, cfg, run.pad, run.device, run.bf16), 5
+        )
+    }
+    if cfg.eval_generate and not _sharded(run.acc):
+        out.update(
+            _detection_quality(
+                run.acc.unwrap_model(run.model),
+                run.tokenizer,
+                run.val_rows[: cfg.eval_generate],
+                run.device,
+            )
+        )
+    return out
+
+
+def _final_evaluation(run: _Run) -> dict[str, Any]:
+    """The run's summary: the final validation loss beside the losses and speed of the loop."""
+    cfg, history = run.cfg, run.history
+    final_val = _evaluate(run.model, run.val_set.examples, cfg, run.pad, run.device, run.bf16)
     first_val = next((h["val_loss"] for h in history if "val_loss" in h), None)
-    final = out / ("adapter" if cfg.method in ("lora", "qlora") else "model")
-    full_state = acc.get_state_dict(model) if _sharded(acc) else None
-    peak = _peak_memory_mb(device)
-    summary = {
+    final = run.out / ("adapter" if cfg.method in ("lora", "qlora") else "model")
+    precision = "bf16" if run.bf16 else ("bf16 base, fp32 adapter" if run.base_bf16 else "fp32")
+    return {
         "method": cfg.method,
-        "steps": step,
-        "processes": acc.num_processes,
-        "train_examples": len(train_set.examples),
-        "validation_examples": len(val_set.examples),
-        "truncated_examples": train_set.truncated + val_set.truncated,
-        "dropped_examples": train_set.dropped + val_set.dropped,
+        "steps": run.step,
+        "processes": run.acc.num_processes,
+        "train_examples": len(run.train_set.examples),
+        "validation_examples": len(run.val_set.examples),
+        "truncated_examples": run.train_set.truncated + run.val_set.truncated,
+        "dropped_examples": run.train_set.dropped + run.val_set.dropped,
         "first_loss": history[0]["loss"] if history else None,
         "last_loss": history[-1]["loss"] if history else None,
         "first_val_loss": first_val,
         "final_val_loss": round(final_val, 5),
-        "tokens_per_s": _rate(tokens_seen, seconds),
-        "tokens_per_s_after_first_step": steady,
-        "peak_memory_mb": peak,
-        "precision": "bf16" if bf16 else ("bf16 base, fp32 adapter" if base_bf16 else "fp32"),
-        "device": device,
+        "tokens_per_s": runtime.rate(run.tokens_seen, run.seconds),
+        "tokens_per_s_after_first_step": run.steady,
+        "peak_memory_mb": runtime.peak_memory_mb(run.device),
+        "precision": precision,
+        "device": run.device,
         "output": str(final),
     }
+
+
+def _save(run: _Run, summary: dict[str, Any]) -> None:
+    """Save the adapter (or model) with its tokenizer, model card and summary; the main process
+    writes (sharded weights are gathered first), and the checkpoint goes."""
+    acc, cfg = run.acc, run.cfg
+    final = Path(summary["output"])
+    full_state = acc.get_state_dict(run.model) if _sharded(acc) else None
     if acc.is_main_process:
-        acc.unwrap_model(model).save_pretrained(final, state_dict=full_state)
-        tokenizer.save_pretrained(final)
+        acc.unwrap_model(run.model).save_pretrained(final, state_dict=full_state)
+        run.tokenizer.save_pretrained(final)
         if cfg.method in ("lora", "qlora"):
             _record_base(final, cfg.model)
-        share_like_open(out)
-        (out / "summary.json").write_text(json.dumps(summary, indent=2))
+        share_like_open(run.out)
+        (run.out / "summary.json").write_text(json.dumps(summary, indent=2))
         (final / "README.md").write_text(_model_card(cfg, summary))
-        shutil.rmtree(ckpt, ignore_errors=True)
+        shutil.rmtree(run.checkpoint, ignore_errors=True)
     acc.wait_for_everyone()
-    if writer is not None:
-        writer.close()
-    return summary
 
 
 def _record_base(adapter: Path, model: str) -> None:
@@ -560,81 +638,6 @@ def _record_base(adapter: Path, model: str) -> None:
         model if model in PRESETS or not local.exists() else str(local.resolve())
     )
     path.write_text(json.dumps(config, indent=2))
-
-
-def _rate(tokens: int, seconds: float) -> float | None:
-    return round(tokens / seconds, 1) if seconds > 0 and tokens > 0 else None
-
-
-def _tensorboard(out: Path) -> Any:
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:
-        return None
-    return SummaryWriter(str(out / "tensorboard"))
-
-
-def _log(path: Path, writer: Any, record: dict[str, Any]) -> None:
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(record) + "\n")
-    eta = record.get("eta_s")
-    log.info(
-        "step %s loss %.4f%s%s%s",
-        record["step"],
-        record["loss"],
-        f" val {record['val_loss']:.4f}" if "val_loss" in record else "",
-        f" | {record['tokens_per_s']:.0f} tokens/s" if record.get("tokens_per_s") else "",
-        f" | ETA {eta // 3600:d}h{eta % 3600 // 60:02d}m{eta % 60:02d}s" if eta is not None else "",
-    )
-    if writer is not None:
-        for key in ("loss", "val_loss", "lr", "val_exact_match", "val_macro_f1", "val_binary_f1"):
-            if key in record:
-                writer.add_scalar(key, record[key], record["step"])
-
-
-def _peak_memory_mb(device: str) -> float:
-    import torch
-
-    if device.startswith("cuda"):
-        return round(torch.cuda.max_memory_allocated() / 2**20, 1)
-    try:
-        import resource
-
-        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
-    except ImportError:  # pragma: no cover - not on Linux
-        return float("nan")
-
-
-def _return_freed_memory(threshold: int = 32 << 20) -> bool:
-    """Make glibc give freed tensor memory back to the system (Linux, CPU training).
-
-    glibc raises its mmap threshold each time a large block is freed, so later activations and
-    logits come from the heap, where each new batch shape leaves memory that is never returned:
-    the process grew by hundreds of MB per new shape (docs/benchmarks.md). A fixed threshold keeps
-    every block over 1 MiB in its own mapping, returned when the tensor is freed. Returns whether
-    the setting took (False off glibc)."""
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    if not name:
-        return False
-    try:
-        libc = ctypes.CDLL(name)
-        m_mmap_threshold = -3  # from <malloc.h>
-        return bool(libc.mallopt(m_mmap_threshold, threshold))
-    except (OSError, AttributeError):  # not glibc
-        return False
-
-
-def _rss_mb() -> float | None:
-    """This process's resident memory now (Linux), to watch it step by step."""
-    try:
-        with open("/proc/self/statm") as f:
-            pages = int(f.read().split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
 
 
 def _model_card(cfg: TrainConfig, summary: dict[str, Any]) -> str:
@@ -683,27 +686,6 @@ def export_checkpoint(run_dir: str, out: str) -> str:
     step = json.loads((ckpt / "state.json").read_text())["step"]
     (Path(out) / "README.md").write_text(
         f"# favakit editor ({cfg.method}), checkpoint of {run} at step {step}\n"
-    )
-    share_like_open(out)
-    return out
-
-
-def merge_adapter(adapter: str, out: str, model: str = "") -> str:
-    """Merge a LoRA adapter into its base model and save the result as safetensors."""
-    import torch
-
-    transformers = require("transformers", "train", "merging")
-    peft = require("peft", "train", "merging")
-    from favakit.inference.models import resolve_model
-
-    path = resolve_model(model, adapter)
-    base = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    merged = peft.PeftModel.from_pretrained(base, adapter).merge_and_unload()
-    merged.save_pretrained(out, safe_serialization=True)
-    # favakit's adapters carry their tokenizer; a plain PEFT adapter folder does not
-    has_tokenizer = any(Path(adapter).glob("tokenizer*"))
-    transformers.AutoTokenizer.from_pretrained(adapter if has_tokenizer else path).save_pretrained(
-        out
     )
     share_like_open(out)
     return out

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from favakit.eval.factscore import Judge
 from favakit.eval.successors import Decontextualizer, FactGrouper, link_groups, parse_groups
+from favakit.inference.judges import Judge
 from favakit.llm import FunctionClient, GenerationParams
 
 

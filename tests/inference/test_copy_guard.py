@@ -124,7 +124,7 @@ def _stubborn_model(byte_bpe: Any) -> Any:
 
 
 def test_the_editor_under_the_guard_reproduces_the_text(byte_bpe: Any) -> None:
-    from favakit.inference.editor import Editor, EditorSettings
+    from favakit.inference.editor import EditorSettings, GenerativeEditor
     from favakit.inference.generators import GeneratorClient, HFGenerator
 
     client = GeneratorClient(HFGenerator(_stubborn_model(byte_bpe), byte_bpe, "stubborn"))
@@ -133,12 +133,14 @@ def test_the_editor_under_the_guard_reproduces_the_text(byte_bpe: Any) -> None:
         {"text": SOURCE, "evidence": evidence},
         {"text": "Ärger über 東京 🙂 in 1903.", "evidence": evidence},
     ]
-    guarded = Editor(client, settings=EditorSettings(max_new_tokens=200)).edit_many(requests)
+    guarded = GenerativeEditor(client, settings=EditorSettings(max_new_tokens=200)).edit_many(
+        requests
+    )
     for request, result in zip(requests, guarded, strict=True):
         assert result["faithful"], result["mismatches"]
         assert result["corrected"] == request["text"]
         assert "output_cut_at_token_limit" not in result["repairs"]
-    free = Editor(client, settings=EditorSettings(max_new_tokens=200, copy_guard=False))
+    free = GenerativeEditor(client, settings=EditorSettings(max_new_tokens=200, copy_guard=False))
     result = free.edit(requests[0])
     assert not result["faithful"]  # the same model unguarded drops the text
 
@@ -162,15 +164,15 @@ def test_a_guarded_output_stays_on_the_grammar(byte_bpe: Any) -> None:
 
 
 def test_the_server_batches_guarded_prompts_each_with_its_own_text(byte_bpe: Any) -> None:
-    from favakit.inference.editor import Editor, EditorSettings
+    from favakit.inference.batching import BatchedClient
+    from favakit.inference.editor import EditorSettings, GenerativeEditor
     from favakit.inference.generators import HFGenerator
-    from favakit.inference.server import BatchedClient
 
     client = BatchedClient(
         HFGenerator(_stubborn_model(byte_bpe), byte_bpe, "stubborn"), max_batch=4
     )
     try:
-        editor = Editor(client, settings=EditorSettings(max_new_tokens=200))
+        editor = GenerativeEditor(client, settings=EditorSettings(max_new_tokens=200))
         texts = ["Marie Curie was born in Warsaw.", "Pierre Curie was born in Paris."]  # one budget
         results = editor.edit_many([{"text": t, "evidence": ["Warsaw."]} for t in texts])
         assert [r["corrected"] for r in results] == texts

@@ -162,9 +162,10 @@ def test_cli_encoder_backend(trained_detector: Path) -> None:
 def test_cascade_sends_only_flagged_windows_to_the_generative_editor(
     trained_detector: Path, tiny_adapter: Path
 ) -> None:
-    from favakit.inference.editor import open_editor
+    from favakit.inference.factory import open_editor
+    from favakit.spec import ClientSpec
 
-    generative = open_editor("", str(tiny_adapter), device="cpu")
+    generative = open_editor(ClientSpec(adapter=str(tiny_adapter), device="cpu"))
     editor = DetectorEditor(Detector(trained_detector, device="cpu"), generative=generative)
     wrong = "saturn is the second planet from the sun ."
     right = "saturn is the sixth planet from the sun ."

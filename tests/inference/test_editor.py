@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from favakit.contracts import EditRequest
 from favakit.errors import UsageError
-from favakit.inference.editor import Editor, EditorSettings, EditRequest, align, split_windows
+from favakit.inference.editor import EditorSettings, GenerativeEditor, align, split_windows
 from favakit.inference.generators import (
     choose_backend,
     lora_request_kwargs,
@@ -77,7 +78,7 @@ def test_windows_cut_at_sentence_ends() -> None:
     ]
 
 
-def _echo_editor(**settings: object) -> tuple[Editor, list[str]]:
+def _echo_editor(**settings: object) -> tuple[GenerativeEditor, list[str]]:
     """An editor whose 'model' copies the text and tags every '1911' as an entity error."""
     prompts: list[str] = []
 
@@ -90,7 +91,7 @@ def _echo_editor(**settings: object) -> tuple[Editor, list[str]]:
         return Tagged(segments).render()
 
     client = FunctionClient(model, model="echo")
-    return Editor(client, settings=EditorSettings(**settings)), prompts  # type: ignore[arg-type]
+    return GenerativeEditor(client, settings=EditorSettings(**settings)), prompts  # type: ignore[arg-type]
 
 
 def test_long_text_is_edited_in_windows_and_merged() -> None:

@@ -161,16 +161,17 @@ def test_the_llm_judge_reads_evidence_longer_than_the_context_in_pieces(
 ) -> None:
     """`favakit verify --judge llm` through a real server: 1,200 words of evidence against a
     512-token context are judged in pieces that fit, with a warning, instead of an HTTP 400."""
-    from favakit.eval.verify import LLMVerifier, verdict
+    from favakit.contracts import EditRequest
+    from favakit.inference.judges import Judge
+    from favakit.inference.verifiers import LLMVerifier
 
     client = OpenAIClient(server, tiny_llama.name, api_key="sekret")
-    verifier = LLMVerifier(client, chat=True, max_tokens=1)
+    verifier = LLMVerifier(Judge(client, chat=True, max_tokens=1))
     evidence = [{"title": "Saturn", "text": "saturn has rings and lava . " * 200}]
     short = [{"title": "Saturn", "text": "saturn has rings ."}]
-    got = verifier.edit_many([
-        {"text": "saturn has rings", "evidence": evidence},
-        {"text": "saturn has rings", "evidence": short},
+    long_v, short_v = verifier.verify([
+        EditRequest.from_obj({"text": "saturn has rings", "evidence": evidence}),
+        EditRequest.from_obj({"text": "saturn has rings", "evidence": short}),
     ])  # fmt: skip
-    long_v, short_v = (verdict(r, "tiny") for r in got)
     assert "judged in" in long_v["warnings"][0] and int(long_v["warnings"][0].split()[-6]) >= 3
     assert "warnings" not in short_v and 0.0 <= long_v["score"] <= 1.0

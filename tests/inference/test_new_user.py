@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from favakit.contracts import EditRequest
 from favakit.errors import UsageError
 from favakit.inference import views
-from favakit.inference.editor import NO_EVIDENCE, Editor, EditRequest
+from favakit.inference.editor import NO_EVIDENCE, GenerativeEditor
 from favakit.llm import FunctionClient, GenerationParams
 from favakit.prompts import Reference, build_prompt, parse_prompt
 
@@ -47,7 +48,7 @@ def _echo(prompt: str, params: GenerationParams) -> str:
 
 
 def test_a_check_without_evidence_says_so() -> None:
-    editor = Editor(FunctionClient(_echo, model="echo"))
+    editor = GenerativeEditor(FunctionClient(_echo, model="echo"))
     bare, backed = editor.edit_many(
         [{"text": "Born in 1816."}, {"text": "Born in 1816.", "evidence": ["Born in 1815."]}]
     )
@@ -137,4 +138,4 @@ def test_detect_writes_its_reports_even_when_stdout_is_closed(tmp_path: Path) ->
 
 def test_usage_errors_name_the_row(tmp_path: Path) -> None:
     with pytest.raises(UsageError):
-        Editor(FunctionClient(_echo, model="echo")).edit({"topic": "no text"})
+        GenerativeEditor(FunctionClient(_echo, model="echo")).edit({"topic": "no text"})

@@ -17,10 +17,12 @@ from typing import Any
 
 import pytest
 
-from favakit.inference.editor import EditorSettings, open_editor
+from favakit.inference.editor import EditorSettings
+from favakit.inference.factory import open_editor
 from favakit.inference.generators import HFGenerator
 from favakit.inference.llm_server import create_app
 from favakit.inference.server import ServeLimits, create_editor_app
+from favakit.spec import ClientSpec
 
 TEXT = "marie curie won the nobel prize in physics in 1911 ."
 EVIDENCE = ["marie curie won the nobel prize in physics in 1903 ."]
@@ -68,9 +70,8 @@ def llm_url(tiny_llama: Path, tiny_adapter: Path, free_port: Any) -> Iterator[st
 @pytest.fixture(scope="module")
 def editor_url(tiny_llama: Path, tiny_adapter: Path, free_port: Any) -> Iterator[str]:
     """favakit serve with in-process generation (batched across requests)."""
-    editor = open_editor(
-        str(tiny_llama), str(tiny_adapter), settings=EditorSettings(**SETTINGS), shared=True
-    )
+    spec = ClientSpec(str(tiny_llama), str(tiny_adapter))
+    editor = open_editor(spec, settings=EditorSettings(**SETTINGS), shared=True)
     limits = ServeLimits(max_chars=5_000, max_texts=16, max_body_bytes=1_000_000, timeout_s=60)
     yield from _serve(create_editor_app(editor, api_key="k3y", limits=limits), free_port())
 
@@ -79,7 +80,9 @@ def test_in_process_serve_and_llm_endpoint_agree(
     tiny_llama: Path, tiny_adapter: Path, editor_url: str, llm_url: str, free_port: Any
 ) -> None:
     body = {"text": TEXT, "evidence": EVIDENCE}
-    direct = open_editor(str(tiny_llama), str(tiny_adapter), settings=EditorSettings(**SETTINGS))
+    direct = open_editor(
+        ClientSpec(str(tiny_llama), str(tiny_adapter)), settings=EditorSettings(**SETTINGS)
+    )
     expected = direct.edit(body)
     assert set(expected) >= {"original", "corrected", "edits", "evidence", "repairs", "model"}
     assert expected["original"] == TEXT and expected["evidence"][0]["text"] == EVIDENCE[0]
@@ -90,7 +93,7 @@ def test_in_process_serve_and_llm_endpoint_agree(
     assert status == 200 and served == expected
 
     remote = create_editor_app(
-        open_editor(llm_endpoint=llm_url, settings=EditorSettings(**SETTINGS))
+        open_editor(ClientSpec(endpoint=llm_url), settings=EditorSettings(**SETTINGS))
     )
     for url in _serve(remote, free_port()):
         status, through = _call(url, "/v1/edit", body, key=None)
@@ -106,7 +109,9 @@ def test_in_process_serve_and_llm_endpoint_agree(
 def test_cli_edit_gives_the_same_result_and_resumes(
     tiny_llama: Path, tiny_adapter: Path, tmp_path: Path
 ) -> None:
-    direct = open_editor(str(tiny_llama), str(tiny_adapter), settings=EditorSettings(**SETTINGS))
+    direct = open_editor(
+        ClientSpec(str(tiny_llama), str(tiny_adapter)), settings=EditorSettings(**SETTINGS)
+    )
     expected = direct.edit({"text": TEXT, "evidence": EVIDENCE})
     common = ["--adapter", str(tiny_adapter), "--max-new-tokens", "24"]
     one = subprocess.run(

@@ -274,25 +274,28 @@ def test_vllm_serves_greedy_text_equal_to_transformers_with_lora(
         ).status  # fmt: skip
         assert status == 200
         # the editor in front of it (what `favakit serve --llm-endpoint` builds)
-        from favakit.inference.editor import open_editor
+        from favakit.inference.factory import open_editor
+        from favakit.spec import ClientSpec
 
-        editor = open_editor("", None, llm_endpoint=server.url)
+        editor = open_editor(ClientSpec(endpoint=server.url))
         result = editor.edit({"text": "saturn is the sixth planet .", "evidence": ["saturn"]})
         assert result["original"] == "saturn is the sixth planet ." and "corrected" in result
         assert result["model"].endswith("favakit") and result["usage"]["completion_tokens"] > 0
         # a judge fits evidence longer than vLLM's context into pieces (max_model_len from
         # /v1/models, token counts from /tokenize) instead of stopping at its HTTP 400
-        from favakit.eval.verify import LLMVerifier
+        from favakit.contracts import EditRequest
+        from favakit.inference.judges import Judge
+        from favakit.inference.verifiers import LLMVerifier
 
         client = OpenAIClient(server.url, model="base")
         assert client.context_tokens() == 512
         assert client.count_tokens("completion", PROMPTS[1]) in (len(PROMPTS[1].split()), len(PROMPTS[1].split()) + 1)  # fmt: skip
         evidence = [{"title": "saturn", "text": "saturn is a planet . " * 150}]  # 750 words
-        (judged,) = LLMVerifier(client, chat=False, max_tokens=1).edit_many(
-            [{"text": "saturn is a planet .", "evidence": evidence}]
+        (judged,) = LLMVerifier(Judge(client, chat=False, max_tokens=1)).verify(
+            [EditRequest.from_obj({"text": "saturn is a planet .", "evidence": evidence})]
         )
         # (the random model's answer is no verdict worth reading; that it came back at all is)
-        assert "judged in" in judged["warnings"][0] and isinstance(judged["edits"], list)
+        assert "judged in" in judged["warnings"][0] and isinstance(judged["supported"], bool)
         pid = server.proc.pid if server.proc else -1
     assert server.proc is not None and server.proc.returncode is not None  # it exited
     assert group_members(pid) == []  # and so did its engine processes

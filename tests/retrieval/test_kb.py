@@ -8,7 +8,7 @@ import pytest
 
 from favakit.errors import UsageError
 from favakit.retrieval.kb import SEPARATOR, KnowledgeSource, UnknownTitleError, base_name, build_kb
-from favakit.retrieval.text import count_tokens
+from favakit.text import count_tokens
 
 
 def test_build_from_jsonl_and_read_back(corpus_jsonl: Path, tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from favakit.errors import UsageError
-from favakit.eval.factscore import Check, Judge
+from favakit.inference.judges import Check, Judge
 from favakit.synth_data.claims import KINDS, ClaimConfig, build_claims, overlap
 
 

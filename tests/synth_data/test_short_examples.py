@@ -13,8 +13,8 @@ from favakit.errors import UsageError
 from favakit.prompts import parse_prompt
 from favakit.records import TrainExample, read_records
 from favakit.retrieval.kb import build_kb
-from favakit.retrieval.text import split_sentences
 from favakit.synth_data.pipeline import SynthConfig, run_synthesis, validation_titles
+from favakit.text import split_sentences
 
 SHORT = {
     "n": 80,

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 import torch
 
+from favakit.inference.models import merge_adapter
 from favakit.training.config import load_train_config, presets
 from favakit.training.data import IGNORE, encode_rows
-from favakit.training.recipe import merge_adapter, train
+from favakit.training.recipe import train
 
 
 def _cfg(tiny_llama: Path, rows_file: Path, out: Path, *extra: str):  # type: ignore[no-untyped-def]

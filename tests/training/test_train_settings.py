@@ -155,6 +155,6 @@ def test_a_checkpoint_exports_as_a_loadable_adapter(
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="a glibc setting")
 def test_cpu_training_tells_glibc_to_return_freed_blocks() -> None:
-    from favakit.training.recipe import _return_freed_memory
+    from favakit.training.runtime import return_freed_memory
 
-    assert _return_freed_memory() is True
+    assert return_freed_memory() is True

@@ -115,7 +115,7 @@ class RuleFactSplitter:
         return facts
 
     def facts(self, outputs: Sequence[str]) -> list[list[str]]:
-        from favakit.retrieval.text import split_sentences
+        from favakit.text import split_sentences
 
         out = []
         for n, text in enumerate(outputs):

@@ -17,9 +17,9 @@ import sys
 from collections.abc import Sequence
 
 from favakit import __version__
-from favakit.errors import FavakitError, UsageError
+from favakit.errors import FavakitError
 
-__all__ = ["COMMANDS", "main", "parse_shard"]
+__all__ = ["COMMANDS", "main"]
 
 #: name -> ("module:function" that configures the command's parser, one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -54,11 +54,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": (
         "favakit.inference.cli:configure_serve",
-        "serve the editor over HTTP (POST /v1/edit, /v1/detect)",
+        "serve the editor over HTTP (POST /v1/edit, /v1/detect, /v1/verify)",
     ),
     "verify": (
         "favakit.inference.cli:configure_verify",
-        "is this claim supported by this evidence? (encoder or editor as judge)",
+        "is this claim supported by this evidence? (the trained verifier; or encoder, editor, llm)",
     ),
     "eval": (
         "favakit.eval.cli:configure",
@@ -69,23 +69,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "run the default editor on shipped example texts, with evidence, views and FActScore",
     ),
     "serve-llm": (
-        "favakit.inference.cli:configure_serve_llm",
+        "favakit.inference.serve_llm_cmd:configure",
         "serve a model over the OpenAI-compatible API (vLLM from its own environment, or transformers)",
     ),
 }
-
-
-def parse_shard(value: str | None) -> tuple[int, int] | None:
-    """``--shard i/n`` (this machine's share of a job split n ways) -> ``(i, n)``."""
-    if not value:
-        return None
-    try:
-        i, n = (int(x) for x in value.split("/"))
-    except ValueError:
-        raise UsageError(f"--shard {value!r}: expected i/n, e.g. 0/4") from None
-    if not 0 <= i < n:
-        raise UsageError(f"--shard {value}: expected i/n with 0 <= i < n")
-    return i, n
 
 
 def _root_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:  # type: ignore[type-arg]

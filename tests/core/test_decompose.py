@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from favakit.eval.decompose import RuleFactSplitter, fact_coverage
+from favakit.decompose import RuleFactSplitter, fact_coverage
 
 BIO = (
     "Ada Lovelace was an English mathematician. She worked with Charles Babbage on his "

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from favakit.retrieval.text import count_tokens, count_words, pack_passages, split_sentences
+from favakit.text import count_tokens, count_words, pack_passages, split_sentences
 
 
 def test_split_sentences_keeps_abbreviations_and_initials() -> None:
@@ -72,7 +72,7 @@ def test_estimate_counts_long_words_as_several_tokens() -> None:
 def test_tokenizer_counter_gives_exact_budgets(tiny_encoder) -> None:  # type: ignore[no-untyped-def]
     from transformers import AutoTokenizer
 
-    from favakit.retrieval.text import tokenizer_counter
+    from favakit.text import tokenizer_counter
 
     count = tokenizer_counter(AutoTokenizer.from_pretrained(tiny_encoder))
     assert count("Saturn is a planet .") == 5

@@ -62,16 +62,20 @@ def run_demo(
 
     ``backend="encoder"`` runs the encoder detector (``detector``, default the shipped one)
     instead of the generative editor, for finding, fixing and judging alike."""
+    from favakit.contracts import Editor
     from favakit.eval.detect import annotated_from_row, detection_report
-    from favakit.eval.factscore import Check, EditorJudge, aggregate
+    from favakit.eval.factscore import aggregate
     from favakit.inference import views
-    from favakit.inference.editor import EditorSettings, open_editor
+    from favakit.inference.editor import EditorSettings
+    from favakit.inference.factory import open_editor
+    from favakit.inference.judges import Check, EditorJudge
     from favakit.records import write_jsonl_atomic
     from favakit.retrieval.evidence import TopicRetriever
     from favakit.retrieval.index import build_index
     from favakit.retrieval.kb import build_kb
-    from favakit.retrieval.text import split_sentences
+    from favakit.spec import ClientSpec
     from favakit.tags import parse
+    from favakit.text import split_sentences
 
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
@@ -84,23 +88,18 @@ def run_demo(
     build_index(kb_path, folder / "bm25", kind="bm25")
     _say(out, f"{stats.documents} articles, {stats.passages} passages -> {kb_path}")
 
-    editor: Any
     if backend == "encoder":
-        from favakit.inference.detector import Detector, DetectorEditor, default_detector
-        from favakit.retrieval.search import Searcher
-
         _say(out, "\n== 2. the encoder detector on texts with planted errors")
-        searcher = Searcher([str(folder / "bm25")], kb=str(kb_path), title_match=True)
-        editor = DetectorEditor(Detector(detector or default_detector()), searcher=searcher, k=2)
     else:
         _say(out, "\n== 2. the default editor on texts with planted errors")
-        editor = open_editor(
-            model,
-            adapter,
-            index=[str(folder / "bm25")],
-            kb=str(kb_path),
-            settings=EditorSettings(k=2),
-        )
+    editor: Editor = open_editor(
+        ClientSpec(model=model, adapter=adapter),
+        "encoder" if backend == "encoder" else "generative",
+        settings=EditorSettings(k=2),
+        index=[str(folder / "bm25")],
+        kb=str(kb_path),
+        detector=detector,
+    )
     _say(out, f"model: {editor.model}")
     rows = demo_texts()[: limit or None]
     t_edit = time.perf_counter()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from favakit.eval.factscore import p_supported
+from favakit.inference.judges import p_supported
 from favakit.llm import Completion
 
 EVIDENCE = (
@@ -105,15 +105,15 @@ def test_serve_answers_verify_with_the_verifier(
 ) -> None:
     import urllib.request
 
-    from favakit.eval.verify import open_verifier
-    from favakit.inference.editor import open_editor
+    from favakit.inference.factory import open_editor, open_verifier
     from favakit.inference.server import create_editor_app
+    from favakit.spec import ClientSpec
 
     sys.path.insert(0, str(Path(__file__).parent))
     from test_serve import _serve
 
-    editor = open_editor(str(tiny_llama), str(tiny_adapter), shared=True)
-    app = create_editor_app(editor, verifier=open_verifier())
+    editor = open_editor(ClientSpec(str(tiny_llama), str(tiny_adapter)), shared=True)
+    app = create_editor_app(editor, verifier=open_verifier("verifier"))
     body = [{"text": c, "evidence": e} for _, c, e, _ in CLAIMS[:2] + CLAIMS[3:5]]
     for url in _serve(app, free_port()):
         req = urllib.request.Request(url + "/v1/verify", data=json.dumps(body).encode(),
@@ -125,7 +125,7 @@ def test_serve_answers_verify_with_the_verifier(
 
 
 def test_long_evidence_is_cut_at_sentence_ends_and_packed() -> None:
-    from favakit.eval.verify import evidence_chunks
+    from favakit.inference.judges import evidence_chunks
 
     short = [{"title": "A", "text": "One two three."}, {"title": "B", "text": "Four five."}]
     assert evidence_chunks(short, 400) == [short] and evidence_chunks(short, 0) == [short]
@@ -138,16 +138,17 @@ def test_long_evidence_is_cut_at_sentence_ends_and_packed() -> None:
         long_text.split()
     )  # nothing lost, nothing repeated
     from favakit.errors import UsageError
-    from favakit.eval.verify import LLMVerifier
+    from favakit.inference.judges import Judge
 
     with pytest.raises(UsageError, match="--chunk-words"):
-        LLMVerifier(type("C", (), {"model": "m"})(), chunk_words=-1)
+        Judge(type("C", (), {"model": "m"})(), chunk_words=-1)
 
 
 def test_a_claim_supported_deep_inside_long_evidence() -> None:
     """About 900 words of other text before the supporting sentence: the verifier reads it in
     pieces of 400 words and finds it; a wrong claim is still refused."""
-    from favakit.eval.verify import open_verifier
+    from favakit.contracts import EditRequest
+    from favakit.inference.factory import open_verifier
 
     lakes = [f"Lake number {i} lies in a valley and holds {100 + i} cubic kilometres of water, "
              f"and its shore is home to {i + 3} small fishing villages." for i in range(36)]  # fmt: skip
@@ -155,24 +156,22 @@ def test_a_claim_supported_deep_inside_long_evidence() -> None:
     import inspect
 
     # by default evidence this long (about 900 words) stays whole: only beyond 2,000 words is it
-    # cut (docs/verifier.md, "Long evidence")
+    # cut (docs/verifier.md, "The judges' options")
     assert inspect.signature(open_verifier).parameters["chunk_words"].default is None
     default = open_verifier().judge
     assert (default.chunk_words, default.chunk_above) == (400, 2000)
-    assert (
-        open_verifier(chunk_words=0).judge.chunk_above,
-        open_verifier(chunk_words=0).judge.chunk_words,
-    ) == (0, 0)
+    whole = open_verifier(chunk_words=0).judge
+    assert (whole.chunk_above, whole.chunk_words) == (0, 0)
     verifier = open_verifier(chunk_words=400)
-    got = verifier.edit_many([
-        {"text": "Marie Curie was born in Warsaw.", "evidence": long},
-        {"text": "Marie Curie was born in Vienna.", "evidence": long},
+    got = verifier.verify([
+        EditRequest.from_obj({"text": "Marie Curie was born in Warsaw.", "evidence": long}),
+        EditRequest.from_obj({"text": "Marie Curie was born in Vienna.", "evidence": long}),
     ])  # fmt: skip
-    assert [not r["edits"] for r in got] == [True, False], got
+    assert [v["supported"] for v in got] == [True, False], got
 
 
 def test_choose_threshold_on_scores() -> None:
-    from favakit.eval.verify import choose_threshold
+    from favakit.inference.verifiers import choose_threshold
 
     labels = [True, True, True, False, False, False]
     assert choose_threshold(labels, [0.9, 0.8, 0.62, 0.6, 0.3, 0.1]) == (0.6, 1.0)
@@ -202,7 +201,7 @@ def test_threshold_is_refused_for_judges_without_probabilities() -> None:
 
 
 def test_preset_prompt_style_and_threshold() -> None:
-    from favakit.eval.verify import default_style, default_threshold
+    from favakit.inference.verifiers import default_style, default_threshold
 
     assert default_style("qwen2.5-coder-1.5b") == "strict"
     assert default_threshold("qwen2.5-coder-1.5b") == default_threshold(

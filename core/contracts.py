@@ -1,0 +1,221 @@
+"""The contracts between favakit's layers: what goes into an editor or a verifier and what
+comes out.
+
+* :class:`EditRequest`: one text to check (with its topic, question and evidence when known).
+  The CLI, the servers and the Python API all validate their input into it
+  (:meth:`EditRequest.from_obj`, :meth:`EditRequest.from_row`).
+* :class:`EditResult`: what an editor answers for a text, the object ``favakit edit`` writes as a
+  JSONL row and ``POST /v1/edit`` returns.
+* :class:`Verdict`: what a verifier answers for a claim (``favakit verify``, ``POST /v1/verify``).
+* :class:`Editor` and :class:`Verifier`: the two protocols every backend satisfies (the generative
+  editor, the encoder detector, the cascade; the trained verifier, an LLM judge, an editor used as
+  a verifier). Code above the inference layer is typed against these, never against a backend.
+
+This module is torch-free and imports only the standard library and :mod:`favakit.prompts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypedDict, Union, runtime_checkable
+
+from favakit.errors import UsageError
+from favakit.prompts import Reference, parse_prompt, parse_reference
+
+__all__ = [
+    "EditInput",
+    "EditRequest",
+    "EditResult",
+    "EditSpan",
+    "Editor",
+    "Mismatch",
+    "Passage",
+    "Usage",
+    "Verdict",
+    "Verifier",
+    "as_request",
+]
+
+
+class Passage(TypedDict):
+    """One evidence passage as results carry it."""
+
+    title: str
+    text: str
+
+
+class _EditSpanRequired(TypedDict):
+    type: str
+    start: int
+    end: int
+    wrong: str
+    right: str
+
+
+class EditSpan(_EditSpanRequired, total=False):
+    """One edit: the characters ``[start, end)`` of the original (``wrong``) and what replaces
+    them (``right``; empty: deleted), with the FAVA error type; the encoder adds its
+    ``confidence``."""
+
+    confidence: float
+
+
+class Mismatch(TypedDict):
+    """Untagged text the model dropped or rewrote (``expected`` at ``[start, end)``)."""
+
+    start: int
+    end: int
+    expected: str
+    got: str
+
+
+class Usage(TypedDict):
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class _EditResultRequired(TypedDict):
+    original: str
+    corrected: str
+    edits: list[EditSpan]
+    model: str
+
+
+class EditResult(_EditResultRequired, total=False):
+    """An editor's answer for one text. ``corrected`` is always ``original`` with ``edits``
+    applied; ``faithful`` is false when the model rewrote untagged text (listed in
+    ``mismatches``); ``error_probability`` is the encoder's most confident span of any type,
+    before thresholds (absent for generative editors); ``id`` is added by batch runs."""
+
+    id: str
+    evidence: list[Passage]
+    repairs: list[str]
+    faithful: bool
+    mismatches: list[Mismatch]
+    warnings: list[str]
+    usage: Usage
+    error_probability: float
+
+
+class _VerdictRequired(TypedDict):
+    supported: bool
+    score: float
+    judge: str
+
+
+class Verdict(_VerdictRequired, total=False):
+    """A verifier's answer for one claim: ``score`` is the judge's probability that the claim is
+    supported where it has one (1.0 or 0.0 where it has none); ``warnings`` say, for example,
+    that the evidence was judged in pieces; ``id`` is added by batch runs."""
+
+    id: str
+    warnings: list[str]
+
+
+@dataclass
+class EditRequest:
+    """One text to check. ``evidence`` given by the caller is used as is (no retrieval)."""
+
+    text: str
+    topic: str | None = None
+    prompt: str | None = None  # the question the text answers, when there is one
+    evidence: list[Reference] | None = None
+
+    @classmethod
+    def from_obj(cls, obj: Any, where: str = "") -> EditRequest:
+        """Validate a JSON object ``{"text", "topic"?, "prompt"?, "evidence"?}``; raise
+        ``ValueError`` naming the field (the server answers 422 with it, the CLI exits 2)."""
+        at = f"{where}: " if where else ""
+        if not isinstance(obj, Mapping):
+            raise ValueError(f"{at}expected an object with a 'text' field")
+        if "text" not in obj:
+            raise ValueError(f"{at}missing 'text'")
+        text = obj.get("text")
+        if not isinstance(text, str):
+            raise ValueError(f"{at}'text' must be a string, not {type(text).__name__}")
+        if not text.strip():
+            raise ValueError(f"{at}'text' is empty")
+        for key in ("topic", "prompt"):
+            if obj.get(key) is not None and not isinstance(obj[key], str):
+                raise ValueError(f"{at}'{key}' must be a string")
+        evidence = obj.get("evidence")
+        refs: list[Reference] | None = None
+        if evidence is not None:
+            if not isinstance(evidence, list):
+                raise ValueError(f"{at}'evidence' must be a list of strings")
+            try:
+                refs = [Reference.coerce(e) for e in evidence]
+            except TypeError:
+                raise ValueError(
+                    f"{at}'evidence' items must be strings or {{title, text}} objects"
+                ) from None
+        return cls(text, obj.get("topic"), obj.get("prompt"), refs)
+
+    @classmethod
+    def from_row(cls, row: Any, where: str = "") -> EditRequest:
+        """A request from any row favakit reads: ``{"text", ...}`` requests; FAVABench and
+        FActScore rows ``{"output", "prompt"?, "topic"?}`` (the output is the text, the prompt
+        the question it answers); favakit/FAVA training rows ``{"prompt", "completion"}`` (the
+        text and the references are read back out of the prompt, and the references are the
+        evidence, so the editor sees the prompt it was trained on)."""
+        if isinstance(row, Mapping) and "text" not in row:
+            if isinstance(row.get("output"), str):
+                return cls.from_obj(
+                    {"text": row["output"], "topic": row.get("topic"), "prompt": row.get("prompt")},
+                    where,
+                )
+            if isinstance(row.get("prompt"), str) and "completion" in row:
+                try:
+                    parsed = parse_prompt(row["prompt"])
+                except ValueError as exc:
+                    raise ValueError(f"{where}: {exc}") from None
+                refs = [parse_reference(r) for r in parsed.references]
+                return cls(parsed.text, prompt=parsed.question, evidence=refs)
+        return cls.from_obj(row, where)
+
+    @classmethod
+    def from_claim(cls, row: Any, where: str = "") -> EditRequest:
+        """A claim to verify: ``{"id"?, "text" | "claim", "evidence"?, "topic"?}``."""
+        if isinstance(row, Mapping) and "text" not in row and "claim" in row:
+            row = {**row, "text": row["claim"]}
+        return cls.from_obj(row, where)
+
+    def passages(self) -> list[Passage]:
+        """The caller's evidence as ``{"title", "text"}`` passages (none given: empty)."""
+        return [{"title": r.title, "text": r.text} for r in self.evidence or []]
+
+
+#: what editors accept for one text: a request, a JSON-like object, or the bare text
+EditInput = Union[EditRequest, Mapping[str, Any], str]  # noqa: UP007 (a runtime alias on 3.10)
+
+
+def as_request(item: EditInput, n: int = 0) -> EditRequest:
+    """``item`` as an :class:`EditRequest`; :class:`~favakit.errors.UsageError` (a
+    ``ValueError``) naming request ``n`` when it is not one."""
+    if isinstance(item, EditRequest):
+        return item
+    try:
+        return EditRequest.from_obj({"text": item} if isinstance(item, str) else item)
+    except ValueError as exc:
+        raise UsageError(f"request {n}: {exc}") from None
+
+
+@runtime_checkable
+class Editor(Protocol):
+    """Finds hallucinated spans in texts and proposes edits: results in request order."""
+
+    @property
+    def model(self) -> str: ...
+
+    def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]: ...
+
+
+@runtime_checkable
+class Verifier(Protocol):
+    """Judges whether each claim is supported by its evidence: verdicts in claim order."""
+
+    @property
+    def model(self) -> str: ...
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]: ...

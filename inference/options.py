@@ -1,0 +1,121 @@
+"""Command-line options of the commands that run editors and judges (``edit``, ``serve``,
+``verify``, ``eval factscore``, ``eval edit-gain``, the benchmarks), and what they build.
+
+Light at import time (argparse only), so ``--help`` loads nothing heavy. The model itself is a
+:class:`~favakit.spec.ClientSpec` (:func:`~favakit.spec.add_model_options`); this module adds the
+editing options (:func:`add_editor_options` -> :func:`editor_settings`) and the options of the
+judges that ask "True or False?" (:func:`add_judge_options`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from favakit.spec import BACKENDS, add_model_options
+
+if TYPE_CHECKING:
+    from favakit.inference.editor import EditorSettings
+
+__all__ = [
+    "EDITOR_BACKENDS",
+    "PROMPT_STYLES",
+    "add_editor_options",
+    "add_judge_options",
+    "editor_kind",
+    "editor_settings",
+]
+
+# favakit.inference.judges.JUDGE_STYLES, named here so that --help imports nothing heavy
+PROMPT_STYLES = ("factscore", "strict")
+#: ``--backend`` of the editing commands: where generation runs, or the encoder's editor kinds
+EDITOR_BACKENDS = (*BACKENDS, "encoder", "cascade")
+
+
+def add_editor_options(parser: argparse.ArgumentParser) -> None:
+    """The model (``--backend`` also picks the encoder or the cascade) and the editing options."""
+    g = add_model_options(
+        parser,
+        title="generation",
+        backends=EDITOR_BACKENDS,
+        backend_help="auto/vllm/hf: the generative editor in-process; encoder: the fast encoder "
+        "detector alone; cascade: the encoder picks the windows the generative editor gets",
+    )
+    g.add_argument(
+        "--detector",
+        default=None,
+        metavar="DIR",
+        help="detector folder for --backend encoder/cascade (default: the shipped one)",
+    )
+    e = parser.add_argument_group("editing")
+    e.add_argument("--kb", default=None, help="knowledge source (sqlite) for evidence")
+    e.add_argument("--index", action="append", default=None, help="index folder(s) for evidence")
+    e.add_argument(
+        "-k",
+        type=int,
+        default=None,
+        help="evidence passages per text (default 2 for the shipped editor, which was trained "
+        "with 1-2 references; else 5)",
+    )
+    e.add_argument(
+        "--template", default="favakit", choices=["favakit", "fava"], help="prompt template"
+    )
+    e.add_argument(
+        "--window-chars", type=int, default=1500, help="longer texts are edited in windows"
+    )
+    e.add_argument("--max-new-tokens", type=int, default=1024)
+    e.add_argument(
+        "--keep-bare", action="store_true", help="keep the content of bare tags (FAVA's code)"
+    )
+    e.add_argument(
+        "--no-copy-guard",
+        dest="copy_guard",
+        action="store_false",
+        help="let an in-process model decode freely (by default its output can only copy the "
+        "text, add tags and write corrections)",
+    )
+
+
+def editor_kind(args: argparse.Namespace) -> str:
+    """The editor kind :func:`add_editor_options` flags ask for (``--backend``)."""
+    backend = getattr(args, "backend", "auto")
+    return backend if backend in ("encoder", "cascade") else "generative"
+
+
+def editor_settings(args: argparse.Namespace) -> EditorSettings:
+    """The :class:`~favakit.inference.editor.EditorSettings` of :func:`add_editor_options`."""
+    from favakit.inference.editor import EditorSettings
+
+    shipped = not (args.model or args.adapter or args.llm_endpoint)
+    return EditorSettings(
+        template=args.template,
+        k=args.k if args.k is not None else (2 if shipped else 5),
+        window_chars=args.window_chars,
+        max_new_tokens=args.max_new_tokens,
+        keep_bare=args.keep_bare,
+        copy_guard=args.copy_guard,
+    )
+
+
+def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
+    """``--chunk-words``, ``--threshold`` and ``--prompt-style``, the options of the judges that
+    ask "True or False?" (``verifier`` and ``llm``), for commands that judge each ``item``."""
+    parser.add_argument(
+        "--chunk-words", type=int, default=None, metavar="N",
+        help=f"verifier and llm judges: a {item}'s evidence beyond N words is judged in pieces of "
+        f"about N words, and the {item} is supported when one piece supports it (0: whole; "
+        "default: the verifier judges evidence beyond 2,000 words in pieces of 400, the llm "
+        "judge whole; either cuts evidence too long for its context into pieces that fit)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--threshold", type=float, default=None, metavar="P",
+        help=f"verifier and llm judges: a {item} is supported when P(supported) is above P "
+        "(default 0.5; the llm judge's qwen2.5-coder-1.5b preset, asked through its chat "
+        "template: the value chosen on synthetic claims for its prompt style, docs/verifier.md)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--prompt-style", choices=PROMPT_STYLES, default=None,
+        help="llm judge: how it is asked; factscore: FActScore's prompt; strict: every part of "
+        f"the {item} must be in the evidence (default: the preset's, docs/verifier.md, else "
+        "factscore; the verifier answers factscore only)",
+    )  # fmt: skip

@@ -1,0 +1,210 @@
+"""Batch runs over JSONL files: ``favakit edit --input`` and ``favakit verify --input``, for
+scripts too.
+
+Rows are read and validated before any model loads (a bad row names its file and line), ids must
+be unique, results stream out in input order with their row's ``id``, and an output file makes a
+run resumable: ids already there are skipped. With Ray (``ray``) each worker builds its own
+editor or verifier from the same picklable stage (:class:`EditStage`, :class:`VerifyStage`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from favakit.contracts import EditInput, EditRequest, EditResult, Verdict, Verifier
+from favakit.distributed import RayOptions, map_in_order
+from favakit.errors import UsageError
+from favakit.inference.editor import EditorSettings
+from favakit.records import JsonlAppender, RecordError, numbered_jsonl
+from favakit.spec import ClientSpec
+
+__all__ = [
+    "EditStage",
+    "VerifyStage",
+    "progress_bar",
+    "read_claims",
+    "read_edit_requests",
+    "run_rows",
+]
+
+
+def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
+    """``(id, request)`` of every row of a JSONL file (any row :meth:`EditRequest.from_row`
+    reads); the id is the row's ``id``, else its line number."""
+    rows: list[tuple[str, EditRequest]] = []
+    try:
+        for lineno, row in numbered_jsonl(path):
+            where = f"{path}:{lineno}"
+            rid = str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
+            rows.append((rid, _valid(EditRequest.from_row, row, where)))
+    except RecordError as exc:
+        if "no such file" in str(exc):
+            raise UsageError(str(exc)) from None
+        raise UsageError(
+            f'{exc}: --input takes JSONL, one object per line such as {{"text": "..."}}; '
+            'to check plain text, pass it as an argument: favakit edit "TEXT"'
+        ) from None
+    return _unique(path, rows, "edit")
+
+
+def read_claims(path: str) -> list[tuple[str, EditRequest]]:
+    """``(id, claim)`` of every row ``{"id"?, "text" | "claim", "evidence"?}`` of a JSONL
+    file."""
+    rows: list[tuple[str, EditRequest]] = []
+    try:
+        for lineno, row in numbered_jsonl(path):
+            rid = str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
+            rows.append((rid, _valid(EditRequest.from_claim, row, f"{path}:{lineno}")))
+    except RecordError as exc:
+        raise UsageError(str(exc)) from None
+    return _unique(path, rows, "verify")
+
+
+def _valid(make: Callable[[Any, str], EditRequest], row: Any, where: str) -> EditRequest:
+    try:
+        return make(row, where)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _unique(
+    path: str, rows: list[tuple[str, EditRequest]], doing: str
+) -> list[tuple[str, EditRequest]]:
+    if not rows:
+        raise UsageError(f"{path} holds no rows: nothing to {doing}")
+    if len({i for i, _ in rows}) < len(rows):
+        raise UsageError(f"{path}: ids repeat; give each row a unique 'id'")
+    return rows
+
+
+@dataclass
+class EditStage:
+    """An editor's work on chunks of requests; built where it runs (this process, or each Ray
+    worker) from what pickles: the spec and the editor's options."""
+
+    spec: ClientSpec
+    kind: str = "generative"
+    settings: EditorSettings = field(default_factory=EditorSettings)
+    index: Sequence[str] | None = None
+    kb: str | None = None
+    detector: str | None = None
+
+    def __call__(self) -> Callable[[list[EditRequest]], list[EditResult]]:
+        from favakit.inference.factory import announce, open_editor
+
+        editor = open_editor(
+            self.spec,
+            self.kind,
+            settings=self.settings,
+            index=self.index,
+            kb=self.kb,
+            detector=self.detector,
+        )
+        announce(editor)
+
+        def edit(requests: list[EditRequest]) -> list[EditResult]:
+            items: list[EditInput] = list(requests)
+            return editor.edit_many(items)
+
+        return edit
+
+
+@dataclass
+class VerifyStage:
+    """A verifier's work on chunks of claims (see :class:`EditStage`); ``options`` go to
+    :func:`~favakit.inference.factory.open_verifier`, ``cache`` is a sqlite file of the judge's
+    answers."""
+
+    kind: str
+    spec: ClientSpec
+    options: dict[str, Any] = field(default_factory=dict)
+    cache: str | None = None
+    verifier: Verifier | None = None  # set once built
+
+    def __call__(self) -> Callable[[list[EditRequest]], list[Verdict]]:
+        from favakit.inference.factory import announce, open_verifier
+
+        verifier = open_verifier(self.kind, self.spec, **self.options)
+        if self.kind in ("encoder", "editor"):
+            announce(verifier)
+        if self.cache:
+            from favakit.llm import ResponseCache
+
+            client = getattr(verifier, "client", None)
+            if client is None or not hasattr(client, "cache"):
+                raise UsageError("--cache keeps generated answers: use it with --judge verifier, "
+                                 "llm or editor, not the encoder")  # fmt: skip
+            client.cache = ResponseCache(self.cache)
+        self.verifier = verifier
+        return verifier.verify
+
+    def cache_hits(self) -> int:
+        client = getattr(self.verifier, "client", None)
+        usage = getattr(client, "usage", None)
+        return int(getattr(usage, "cache_hits", 0)) if self.cache else 0
+
+
+class _NoBar:
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def update(self, n: int) -> None:
+        pass
+
+
+def progress_bar(total: int, show: bool, desc: str, unit: str) -> Any:
+    """A tqdm bar on stderr, or one that shows nothing (``show`` false, or one item)."""
+    if not show or total <= 1:
+        return _NoBar()
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit)
+
+
+def run_rows(
+    rows: Sequence[tuple[str, EditRequest]],
+    stage: Callable[[], Callable[[list[EditRequest]], list[Any]]],
+    *,
+    ray: RayOptions | None = None,
+    batch: int = 8,
+    output: str | None = None,
+    emit: Callable[[dict[str, Any]], None] | None = None,
+    progress: bool = False,
+    desc: str = "edit",
+    unit: str = "text",
+) -> list[dict[str, Any]]:
+    """Run ``stage`` over ``rows`` in chunks of ``batch``; each result gets its row's ``id``.
+
+    Results go to ``output`` (JSONL, appended; ids already there are skipped) or to ``emit`` as
+    they arrive; all of this run's results are returned. Without ``ray`` the stage is built once
+    here, before the output is opened."""
+    if ray is None:
+        work = stage()
+        stage = lambda: work  # noqa: E731
+    results: list[dict[str, Any]] = []
+    with contextlib.ExitStack() as stack:
+        appender = stack.enter_context(JsonlAppender(output)) if output else None
+        todo = [(i, r) for i, r in rows if appender is None or i not in appender]
+        if appender is not None and len(todo) < len(rows):
+            print(
+                f"favakit {desc}: {len(rows) - len(todo)} id(s) already in {output}",
+                file=sys.stderr,
+            )
+        bar = stack.enter_context(progress_bar(len(todo), progress, desc, unit))
+        mapped = map_in_order([r for _, r in todo], stage, ray, batch)
+        for (rid, _), res in zip(todo, mapped, strict=True):
+            out = {"id": rid, **res}
+            results.append(out)
+            if appender is not None:
+                appender.append(out)
+            elif emit is not None:
+                emit(out)
+            bar.update(1)
+    return results

@@ -1,0 +1,162 @@
+"""Claim verification: is this claim supported by this evidence? (``favakit verify``,
+``POST /v1/verify`` on ``favakit serve``).
+
+Every verifier here is a :class:`~favakit.contracts.Verifier`: claims in,
+:class:`~favakit.contracts.Verdict`\\ s ``{"supported", "score", "judge"}`` out, where ``score``
+is the judge's probability that the claim is supported when it has one.
+
+* :class:`LLMVerifier`: a causal LM asked "True or False?" (:class:`~favakit.inference.judges.Judge`),
+  scored by its first answer token's P(True) over P(True) + P(False): favakit's trained verifier
+  on the bare prompt it was trained on, or an instruct model through its chat template.
+Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{"text",
+"evidence"}`` objects.
+
+* :class:`EditorVerifier`: any :class:`~favakit.contracts.Editor` as a verifier: a claim with no
+  edit is supported. The encoder detector's score is ``1 - error_probability`` (its most
+  confident span of any type, before thresholds); the generative editor gives no probability,
+  so its score is 1.0 or 0.0.
+
+:func:`~favakit.inference.factory.open_verifier` builds any of them from a
+:class:`~favakit.spec.ClientSpec`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from favakit.contracts import EditInput, Editor, Verdict, as_request
+from favakit.inference.judges import Check, Judge
+from favakit.llm import LLMClient
+
+__all__ = [
+    "STYLES",
+    "THRESHOLDS",
+    "VERIFIER_PIECE_WORDS",
+    "VERIFIER_WHOLE_WORDS",
+    "EditorVerifier",
+    "LLMVerifier",
+    "choose_threshold",
+    "default_style",
+    "default_threshold",
+]
+
+# How a judge model asked through its chat template is asked by default, and the P(supported)
+# above which it calls a claim supported, per prompt style; chosen on favakit's own synthetic
+# validation claims (never on labelled evaluation data). How, and what they give on real pairs:
+# docs/verifier.md. Other models: FActScore's prompt and 0.5.
+STYLES: dict[str, str] = {"qwen2.5-coder-1.5b": "strict"}
+THRESHOLDS: dict[tuple[str, str], float] = {
+    ("qwen2.5-coder-1.5b", "factscore"): 0.75,
+    ("qwen2.5-coder-1.5b", "strict"): 0.35,
+}
+
+# The trained verifier reads evidence of up to 2,000 words whole and longer evidence in pieces of
+# about 400 words: on 148 synthetic claims padded to about 2,500 words, pieces gave 0.646
+# balanced accuracy against 0.595 whole (0.707 unpadded); docs/benchmarks.md, "Verifier experiments".
+VERIFIER_WHOLE_WORDS = 2000
+VERIFIER_PIECE_WORDS = 400
+
+
+def default_style(model: str) -> str:
+    """The prompt style judge ``model`` (a preset name) is asked in through its chat template:
+    :data:`STYLES`, else ``"factscore"``."""
+    return STYLES.get(model, "factscore")
+
+
+def default_threshold(model: str, style: str | None = None) -> float:
+    """The decision threshold of judge ``model`` (a preset name) asked in ``style`` (default:
+    :func:`default_style`) through its chat template: :data:`THRESHOLDS`, else 0.5 (the likelier
+    answer)."""
+    return THRESHOLDS.get((model, style or default_style(model)), 0.5)
+
+
+def choose_threshold(labels: list[bool], scores: list[float]) -> tuple[float, float]:
+    """(threshold, balanced accuracy): the threshold on P(supported), from 0.05 to 0.95 in steps
+    of 0.05, with the best balanced accuracy of ``score > threshold`` against ``labels`` (ties:
+    the one nearest 0.5). Meant for a judge's synthetic validation claims, never for labelled
+    evaluation data. A result of 0.05 or 0.95 sits at the grid's end: the judge's scores are
+    squeezed toward one side and a better threshold may lie beyond it (docs/verifier.md)."""
+    if len(labels) != len(scores) or all(labels) or not any(labels):
+        raise ValueError("need as many scores as labels, and both labels among them")
+    pos = sum(labels)
+    neg = len(labels) - pos
+
+    def balanced(t: float) -> float:
+        tp = sum(1 for y, s in zip(labels, scores, strict=True) if y and s > t)
+        tn = sum(1 for y, s in zip(labels, scores, strict=True) if not y and s <= t)
+        return 0.5 * (tp / pos + tn / neg)
+
+    grid = [round(0.05 * i, 2) for i in range(1, 20)]
+    best = max(grid, key=lambda t: (round(balanced(t), 9), -abs(t - 0.5)))
+    return best, balanced(best)
+
+
+class LLMVerifier:
+    """A :class:`~favakit.inference.judges.Judge` (a causal LM asked "True or False?" about each
+    claim, read from its first token's log-probabilities where the backend returns them) as a
+    verifier: an instruct model through its chat template, or favakit's trained verifier on the
+    bare prompt it was trained on."""
+
+    def __init__(self, judge: Judge) -> None:
+        self.judge = judge
+        self.client: LLMClient = judge.client
+        self._lock = threading.Lock()  # the server's threads share one in-process model
+
+    @property
+    def model(self) -> str:
+        return str(self.client.model)
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        requests = [as_request(c, i) for i, c in enumerate(claims)]
+        checks = [
+            Check(
+                c.topic or "",
+                c.text,
+                [{"title": e.title, "text": e.text} for e in c.evidence or []],
+            )
+            for c in requests
+        ]
+        with self._lock:
+            scored = self.judge.judge_detailed(checks)
+        out: list[Verdict] = []
+        for ok, p, notes in scored:
+            # without log-probabilities the answer's text decides and the score is 1 or 0
+            score = round(p, 4) if p is not None else (1.0 if ok else 0.0)
+            verdict: Verdict = {"supported": ok, "score": score, "judge": self.model}
+            if notes:
+                verdict["warnings"] = list(notes)
+            out.append(verdict)
+        return out
+
+
+class EditorVerifier:
+    """An :class:`~favakit.contracts.Editor` as a verifier: a claim it edits is not supported.
+    The score is ``1 - error_probability`` where the editor gives one (the encoder), else 1.0 or
+    0.0."""
+
+    def __init__(self, editor: Editor) -> None:
+        self.editor = editor
+
+    @property
+    def model(self) -> str:
+        return self.editor.model
+
+    @property
+    def client(self) -> object:
+        """The editor's generation client (``--cache`` sets its cache; the encoder has none)."""
+        return getattr(self.editor, "client", None)
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        out: list[Verdict] = []
+        for result in self.editor.edit_many(claims):
+            supported = not result["edits"]
+            if "error_probability" in result:
+                score = round(1.0 - float(result["error_probability"]), 4)
+            else:
+                score = 1.0 if supported else 0.0
+            verdict: Verdict = {"supported": supported, "score": score, "judge": self.model}
+            if result.get("warnings"):
+                verdict["warnings"] = list(result["warnings"])
+            out.append(verdict)
+        return out

