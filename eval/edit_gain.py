@@ -8,18 +8,20 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from favakit.contracts import EditInput, Editor, EditResult
+
 __all__ = ["edit_rows", "gain_summary"]
 
 
 def edit_rows(
     rows: Sequence[Mapping[str, Any]],
-    editor: Any,
+    editor: Editor,
     retrieve: Callable[[str, str], list[dict[str, str]]],
-) -> list[dict[str, Any] | None]:
+) -> list[EditResult | None]:
     """The editor's result for every non-empty output (None for empty ones), with evidence from
     the topic's article (passages nearest the start of the output)."""
     todo = [i for i, r in enumerate(rows) if str(r.get("output") or "").strip()]
-    requests = [
+    requests: list[EditInput] = [
         {
             "text": rows[i]["output"],
             "topic": rows[i]["topic"],
@@ -27,14 +29,14 @@ def edit_rows(
         }
         for i in todo
     ]
-    results: list[dict[str, Any] | None] = [None] * len(rows)
+    results: list[EditResult | None] = [None] * len(rows)
     for i, res in zip(todo, editor.edit_many(requests) if requests else [], strict=True):
         results[i] = res
     return results
 
 
 def gain_summary(
-    before: dict[str, Any], after: dict[str, Any], edits: Sequence[dict[str, Any] | None]
+    before: dict[str, Any], after: dict[str, Any], edits: Sequence[Mapping[str, Any] | None]
 ) -> dict[str, Any]:
     done = [e for e in edits if e is not None]
     per_type = Counter(x["type"] for e in done for x in e["edits"])

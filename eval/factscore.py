@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from favakit.inference.judges import Check, EditorJudge, Judge
+from favakit.inference.judges import Check, FactJudge
 from favakit.llm import GenerationParams, LLMClient
 from favakit.text import split_sentences
 
@@ -232,7 +232,7 @@ def collect_atoms(
 def score_outputs(
     rows: Sequence[Mapping[str, Any]],
     retrieve: Callable[[str, str], list[dict[str, str]]],
-    judge: Judge | EditorJudge,
+    judge: FactJudge,
     facts: Any = None,
     use_atomic_facts: bool = False,
     atoms: Mapping[int, list[str]] | None = None,

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from favakit.inference.judges import Check, decide
+from favakit.inference.judges import Check, FactJudge, decide
 from favakit.llm import GenerationParams, LLMClient
 
 __all__ = ["Decontextualizer", "FactGrouper", "link_groups", "parse_groups"]
@@ -118,7 +118,7 @@ def link_groups(
     groups: Sequence[Sequence[int]],
     candidates: Sequence[str],
     retrieve: Callable[[str, str], list[dict[str, str]]],
-    judge: Any,
+    judge: FactJudge,
 ) -> list[dict[str, Any]]:
     """Link each group to the candidate article that supports most of its facts (ties: the
     first candidate, so the bare title wins), with the verdicts under that article.

@@ -17,7 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from favakit.contracts import Editor
 from favakit.errors import UsageError
@@ -28,6 +28,7 @@ __all__ = [
     "JUDGE_STYLES",
     "Check",
     "EditorJudge",
+    "FactJudge",
     "Judge",
     "decide",
     "evidence_chunks",
@@ -93,6 +94,14 @@ class Check:
     topic: str
     fact: str
     passages: list[dict[str, str]]
+
+
+class FactJudge(Protocol):
+    """What FActScore asks of a judge: a verdict per check, and a count of how each was read."""
+
+    how: Counter[str]
+
+    def judge(self, checks: Sequence[Check]) -> list[bool]: ...
 
 
 def _context(passages: Sequence[Mapping[str, str]]) -> str:

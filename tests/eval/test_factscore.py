@@ -13,7 +13,6 @@ import pytest
 
 from favakit.eval.factscore import (
     AtomicFactGenerator,
-    Judge,
     aggregate,
     agreement,
     is_abstention,
@@ -21,6 +20,7 @@ from favakit.eval.factscore import (
     parse_fact_list,
     score_outputs,
 )
+from favakit.inference.judges import Judge
 from favakit.llm import FunctionClient, GenerationParams
 
 
