@@ -22,6 +22,7 @@ __all__ = [
     "sentence_spans",
     "split_sentences",
     "tokenizer_counter",
+    "undo_ptb",
 ]
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -164,3 +165,29 @@ def pack_passages(
         if current:
             passages.append(" ".join(current))
     return passages
+
+
+_FEVER = {
+    "-LRB-": "(",
+    "-RRB-": ")",
+    "-LSB-": "[",
+    "-RSB-": "]",
+    "-LCB-": "{",
+    "-RCB-": "}",
+    "-COLON-": ":",
+    "``": '"',
+    "''": '"',
+}
+_SPACE_BEFORE = re.compile(r" +([.,;:!?%)\]}]|'s\b|n't\b|'re\b|'ve\b|'ll\b|'d\b|'m\b)")
+_SPACE_AFTER = re.compile(r"([(\[{$]) +")
+
+
+def undo_ptb(text: str) -> str:
+    """FEVER's tokenisation undone (``-LRB-`` -> ``(``, no space before punctuation), spaces
+    collapsed; other text is only stripped of doubled spaces."""
+    if "-LRB-" in text or "-LSB-" in text or " ," in text or " ." in text or "``" in text:
+        for k, v in _FEVER.items():
+            text = text.replace(k, v)
+        text = _SPACE_BEFORE.sub(r"\1", text)
+        text = _SPACE_AFTER.sub(r"\1", text)
+    return " ".join(text.split())

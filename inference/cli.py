@@ -213,11 +213,13 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "--evidence", action="append", default=None, help="evidence for --claim (repeatable)"
     )
     parser.add_argument(
-        "--judge", default="verifier", choices=["verifier", "encoder", "editor", "llm"],
+        "--judge", default="verifier", choices=["verifier", "encoder", "editor", "llm", "checker"],
         help="verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
         "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
         "generative editor (a claim it edits is not supported); llm: an instruct model asked "
-        "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts)",
+        "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts); "
+        "checker: the encoder checker trained on real labelled pairs (--detector DIR; "
+        "docs/checker.md)",
     )  # fmt: skip
     parser.add_argument(
         "--cache", default=None, help="sqlite cache of the judge's answers: a claim already "

@@ -50,8 +50,9 @@ __all__ = [
 #: picks the windows the generative editor gets
 EDITOR_KINDS = ("generative", "encoder", "cascade")
 #: verifier: favakit's trained claim verifier; llm: an instruct model asked True or False;
-#: encoder, editor: an editor used as a verifier (a claim it edits is not supported)
-VERIFIER_KINDS = ("verifier", "llm", "encoder", "editor")
+#: encoder, editor: an editor used as a verifier (a claim it edits is not supported); checker:
+#: the encoder checker trained on real labelled pairs (``detector`` names its folder)
+VERIFIER_KINDS = ("verifier", "llm", "encoder", "editor", "checker")
 #: the llm judge's model when the spec names none (assembled from its PyPI parts)
 LLM_JUDGE_MODEL = "qwen2.5-coder-1.5b"
 
@@ -152,8 +153,9 @@ def open_verifier(
     :data:`~favakit.inference.verifiers.VERIFIER_PIECE_WORDS`), and answers FActScore's prompt
     only. ``llm``: an instruct model (default :data:`LLM_JUDGE_MODEL`) asked ``style``
     (default: the preset's) through its chat template unless ``chat`` is false, deciding at
-    ``threshold`` (default: the preset's, else 0.5). ``encoder``: the encoder detector as a
-    verifier; ``editor``: :func:`open_editor` of ``editor_kind`` as a verifier
+    ``threshold`` (default: the preset's, else 0.5). ``checker``: the encoder checker (``detector``:
+    its folder, default the shipped one; ``threshold``: default the one stored with it).
+    ``encoder``: the encoder detector as a verifier; ``editor``: :func:`open_editor` of ``editor_kind`` as a verifier
     (``editor_settings``, ``index``, ``kb``, ``detector`` go to the editor).
     """
     from favakit.inference.generators import open_client
@@ -192,6 +194,14 @@ def open_verifier(
             open_client(spec), chat=chat, chunk_words=chunk_words, threshold=threshold, style=style
         )
         return LLMVerifier(judge)
+    if kind == "checker":
+        if chunk_words or style:
+            raise UsageError("--chunk-words and --prompt-style are for --judge verifier or llm")
+        from favakit.inference.checker import Checker, CheckerVerifier, default_checker
+
+        return CheckerVerifier(
+            Checker(detector or default_checker(), device=spec.device), threshold
+        )
     if chunk_words or threshold is not None or style:
         raise UsageError(
             "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"

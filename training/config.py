@@ -48,13 +48,17 @@ class DataConfig:
     # Pad every batch to a multiple of this many tokens (0: to its longest row). On the CPU each
     # new batch shape costs memory that is never given back; a few shapes keep the peak flat.
     pad_multiple: int = 0
+    # checker: weight per source (2 repeats it, 0.5 keeps half), and the share of supported pairs
+    # turned into rule-made hard negatives (favakit.training.pairs)
+    source_weights: dict[str, float] = field(default_factory=dict)
+    hard_negatives: float = 0.3
 
 
 @dataclass
 class TrainConfig:
     # editor: a causal LM that rewrites the text with tags; detector: an encoder that labels
     # the text's tokens (favakit.training.detector)
-    task: Literal["editor", "detector"] = "editor"
+    task: Literal["editor", "detector", "checker"] = "editor"
     model: str = (
         ""  # editor: folder, Hub id, .gguf file, or "smollm2"; detector: "minilm" or a folder
     )

@@ -335,6 +335,10 @@ def train(
         from favakit.training.detector import train_detector
 
         return train_detector(cfg, resume=resume, progress=progress)
+    if cfg.task == "checker":
+        from favakit.training.checker import train_checker
+
+        return train_checker(cfg, resume=resume, progress=progress)
     run = _setup(cfg, resume)
     _fit(run, on_step, progress)
     summary = _final_evaluation(run)

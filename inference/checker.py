@@ -1,0 +1,173 @@
+"""The encoder checker: is this text supported by this evidence, and which words are not?
+
+A cross-encoder reads ``[CLS] text [SEP] evidence [SEP]``. Its sequence head gives P(supported)
+(a ``BertForSequenceClassification``: the folder loads in plain transformers with
+``AutoModelForSequenceClassification``, label 1 = supported); its token head (``token_head.pt``,
+a linear layer over the last hidden states) gives, for every token of the text, P(unsupported).
+Trained on real labelled pairs (``favakit train --config minilm_checker``; docs/checker.md).
+
+Evidence longer than fits is read in pieces of about ``piece_words`` words (sentence ends kept,
+each piece its own pass), and the text's score is its best piece's, as MiniCheck and AlignScore
+do; the verdict says so in ``warnings``. FEVER's tokenisation is undone on the way in. The
+decision threshold was chosen on the training data's development split and is stored in
+``checker.json`` with the model.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from favakit.contracts import EditInput, Verdict, as_request
+from favakit.deps import require
+from favakit.errors import UsageError
+from favakit.text import split_sentences, undo_ptb
+
+__all__ = ["CONFIG_NAME", "Checker", "CheckerVerifier", "default_checker", "fit_evidence"]
+
+CONFIG_NAME = "checker.json"
+
+
+def _words(text: str) -> set[str]:
+    import re
+
+    return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2}
+
+
+def fit_evidence(text: str, evidence: Sequence[str], max_words: int) -> str:
+    """The evidence sentences that share the most words with ``text``, in their order, within
+    ``max_words`` words (all of it when it fits). What training shows the checker."""
+    whole = " ".join(evidence)
+    if len(whole.split()) <= max_words:
+        return whole
+    sentences = [s for e in evidence for s in split_sentences(e)]
+    want = _words(text)
+    ranked = sorted(range(len(sentences)), key=lambda i: -len(want & _words(sentences[i])))
+    keep: set[int] = set()
+    size = 0
+    for i in ranked:
+        n = len(sentences[i].split())
+        if size + n > max_words and keep:
+            continue
+        keep.add(i)
+        size += n
+        if size >= max_words:
+            break
+    return " ".join(sentences[i] for i in sorted(keep))
+
+
+def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
+    """The evidence in pieces of at most about ``max_words`` words, sentences kept whole and
+    short passages packed together (:func:`~favakit.inference.judges.evidence_chunks`)."""
+    from favakit.inference.judges import evidence_chunks
+
+    chunks = evidence_chunks([{"title": "", "text": e} for e in evidence], max_words)
+    return [" ".join(p["text"] for p in chunk) for chunk in chunks]
+
+
+def default_checker() -> str:
+    """The checker folder shipped in the package (``inference/default_checker``)."""
+    folder = Path(__file__).with_name("default_checker")
+    if not (folder / CONFIG_NAME).exists():
+        raise UsageError(
+            "this install has no shipped checker (inference/default_checker is missing): train "
+            "one with `favakit train --config minilm_checker` and pass its folder"
+        )
+    return str(folder)
+
+
+class Checker:
+    """A checker folder: the sequence classifier, the token head, ``checker.json``."""
+
+    def __init__(self, folder: str | Path, device: str | None = None, batch_size: int = 32) -> None:
+        torch = require("torch", "train", "the checker")
+        transformers = require("transformers", "train", "the checker")
+        folder = Path(folder)
+        if not (folder / CONFIG_NAME).exists():
+            raise UsageError(f"{folder} is not a favakit checker (no {CONFIG_NAME})")
+        self.config = json.loads((folder / CONFIG_NAME).read_text())
+        self.threshold = float(self.config.get("threshold", 0.5))
+        self.max_length = int(self.config.get("max_length", 256))
+        self.piece_words = int(self.config.get("piece_words", 160))
+        self.name = str(self.config.get("name", folder.name))
+        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.batch_size = batch_size
+        transformers.utils.logging.set_verbosity_error()
+        self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+        self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
+            str(folder)
+        ).to(self.device)
+        self.model.eval()
+        self.token_head = None
+        if (folder / "token_head.pt").exists():
+            state = torch.load(
+                folder / "token_head.pt", map_location=self.device, weights_only=True
+            )
+            head = torch.nn.Linear(state["weight"].shape[1], state["weight"].shape[0])
+            head.load_state_dict(state)
+            self.token_head = head.to(self.device).eval()
+        self._torch = torch
+        self._lock = threading.Lock()  # one tokenizer and model shared by a server's threads
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """P(supported) of each (text, evidence) pair, read in one pass each (cut to fit)."""
+        torch = self._torch
+        order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+        scores = [0.0] * len(pairs)
+        with self._lock, torch.inference_mode():
+            for s in range(0, len(order), self.batch_size):
+                idx = order[s : s + self.batch_size]
+                enc = self.tokenizer(
+                    [pairs[i][0] for i in idx], [pairs[i][1] for i in idx], truncation="longest_first",
+                    max_length=self.max_length, padding=True, return_tensors="pt",
+                )  # fmt: skip
+                logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
+                probs = torch.softmax(logits.float(), dim=-1)[:, 1].tolist()
+                for i, p in zip(idx, probs, strict=True):
+                    scores[i] = float(p)
+        return scores
+
+    def score(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+    ) -> list[tuple[float, int]]:
+        """(P(supported), pieces read) per text: the best piece's score."""
+        jobs: list[tuple[str, str]] = []
+        owner: list[int] = []
+        for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
+            for piece in pieces([undo_ptb(e) for e in ev], self.piece_words) or [""]:
+                jobs.append((undo_ptb(t), piece))
+                owner.append(n)
+        best = [0.0] * len(texts)
+        count = [0] * len(texts)
+        for n, p in zip(owner, self.score_pairs(jobs), strict=True):
+            best[n] = max(best[n], p)
+            count[n] += 1
+        return list(zip(best, count, strict=True))
+
+
+class CheckerVerifier:
+    """The checker as a :class:`~favakit.contracts.Verifier`."""
+
+    def __init__(self, checker: Checker, threshold: float | None = None) -> None:
+        self.checker = checker
+        self.threshold = checker.threshold if threshold is None else threshold
+
+    @property
+    def model(self) -> str:
+        return self.checker.name
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        reqs = [as_request(c, i) for i, c in enumerate(claims)]
+        scored = self.checker.score(
+            [r.text for r in reqs], [[e.text for e in r.evidence or []] for r in reqs]
+        )
+        out: list[Verdict] = []
+        for p, n in scored:
+            verdict: Verdict = {"supported": p > self.threshold, "score": round(p, 4),
+                                "judge": self.model}  # fmt: skip
+            if n > 1:
+                verdict["warnings"] = [f"evidence read in {n} pieces, scored by the best"]
+            out.append(verdict)
+        return out

@@ -1,0 +1,137 @@
+"""The encoder checker end to end on a tiny random BERT: `favakit train --config minilm_checker`
+on real-shaped rows, the checkpoint and threshold chosen on the development split, resume, the
+folder loads in plain transformers, and the checker answers as a Verifier (long evidence in
+pieces, with a warning)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+WORDS = ["curie", "paris", "sicily", "melbourne", "radium", "polonium"]
+FILLER = ["gold", "ice", "gas", "lava", "magma", "crust", "ash", "medal"]
+
+
+def _rows(n: int, seed: int) -> list[dict[str, object]]:
+    """A rule a tiny random encoder learns in a few steps: a claim is supported when its
+    evidence names saturn, not when it names etna (some of those rows also mark a span)."""
+    rng = random.Random(seed)
+    rows: list[dict[str, object]] = []
+    for i in range(n):
+        filler = " ".join(rng.sample(FILLER, 3))  # varies the rows (and their claims)
+        claim = f"{rng.choice(WORDS)} is a planet of the sun {filler} ."
+        evidence = f"{'saturn' if i % 2 == 0 else 'etna'} is a planet of the sun {filler} ."
+        row: dict[str, object] = {"id": f"r{seed}-{i}", "source": ["fever", "fm2"][i % 3 == 0],
+                                  "text": claim, "evidence": [evidence],
+                                  "label": "supported" if i % 2 == 0 else "not_supported"}  # fmt: skip
+        if i % 2 and i % 5 == 1:
+            row["spans"] = [{"start": 0, "end": len(claim.split()[0])}]
+        rows.append(row)
+    return rows
+
+
+def _command(encoder: Path, data: Path, out: Path, *overrides: str) -> list[str]:
+    """`favakit train --config minilm_checker` on the tiny encoder, short sequences, fp32."""
+    return [sys.executable, "-m", "favakit", "train", "--config", "minilm_checker",
+            f"model={encoder}", f"data.train_file={data}", "data.max_length=64", "batch_size=16",
+            "precision=fp32", f"output_dir={out}", *overrides]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def trained_checker(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("checker")
+    data = root / "train" / "pairs.jsonl"
+    data.parent.mkdir()
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(240, 0)), encoding="utf-8")
+    common = _command(tiny_encoder, data, root / "run", "data.validation_fraction=0.2",
+                      "lr=0.001", "eval_every=50", "save_every=50", "log_every=5")  # fmt: skip
+    first = subprocess.run([*common, "max_steps=150"], capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr[-2000:]
+    return root / "run" / "model"
+
+
+def test_training_picks_checkpoint_and_threshold_on_the_dev_split(trained_checker: Path) -> None:
+    meta = json.loads((trained_checker / "checker.json").read_text())
+    assert 0.0 < meta["threshold"] < 1.0 and meta["best_step"] in (50, 100, 150)
+    assert meta["dev"]["rows"] > 0 and set(meta["dev"]["per_source"]) <= {"fever", "fm2"}
+    assert meta["training"]["duplicates"] >= 0 and meta["training"]["dev"] == meta["dev"]["rows"]
+    assert sum(r["n"] for r in meta["dev"]["reliability"]) == meta["dev"]["rows"]
+    log = [json.loads(line) for line in (trained_checker.parent / "train_log.jsonl").open()]
+    assert any("dev_mean_balanced_accuracy" in r for r in log)
+    assert not (trained_checker.parent / "checkpoint").exists()  # removed when done
+
+
+def test_the_model_loads_in_plain_transformers(trained_checker: Path) -> None:
+    import torch
+    import transformers
+
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(trained_checker)
+    tok = transformers.AutoTokenizer.from_pretrained(trained_checker)
+    assert model.config.id2label[1] == "supported"
+    enc = tok("saturn is a planet of the sun .", "saturn is a planet of the sun .",
+              return_tensors="pt")  # fmt: skip
+    with torch.no_grad():
+        assert model(**enc).logits.shape == (1, 2)
+
+
+def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
+    from favakit.contracts import Verifier
+    from favakit.inference.factory import open_verifier
+
+    verifier = open_verifier("checker", detector=str(trained_checker))
+    assert isinstance(verifier, Verifier)
+    long = ["saturn is a planet of the sun ."] + ["etna is a planet of the sun ."] * 60
+    same, other, pieced = verifier.verify([
+        {"text": "saturn is a planet of the sun .", "evidence": ["saturn is a planet of the sun ."]},
+        {"text": "saturn is a planet of the sun .", "evidence": ["etna is a planet of the sun ."]},
+        {"text": "saturn is a planet of the sun .", "evidence": long},
+    ])  # fmt: skip
+    assert "warnings" not in same and "pieces" in pieced["warnings"][0]
+    assert all(0.0 <= v["score"] <= 1.0 and v["judge"] == "favakit-checker-minilm"
+               for v in (same, other, pieced))  # fmt: skip
+    assert same["score"] > other["score"]  # it learned the one rule of this data
+    # long evidence: each piece read on its own, the claim scored by the best one
+    from favakit.inference.checker import pieces
+    from favakit.text import undo_ptb
+
+    # (the checker reads FEVER-style spacing as plain text: "sun ." -> "sun.")
+    parts = pieces([undo_ptb(e) for e in long], verifier.checker.piece_words)  # type: ignore[attr-defined]
+    assert len(parts) > 1
+    each = verifier.verify([{"text": "saturn is a planet of the sun .", "evidence": [p]}
+                            for p in parts])  # fmt: skip
+    assert pieced["score"] == pytest.approx(max(v["score"] for v in each), abs=2e-4)
+    assert str(len(parts)) in pieced["warnings"][0]
+
+
+def test_a_killed_run_resumes_from_its_checkpoint(tiny_encoder: Path, tmp_path: Path) -> None:
+    import os
+    import signal
+    import time
+
+    from favakit.training.config import load_train_config
+
+    assert load_train_config("minilm_checker").task == "checker"
+    data = tmp_path / "train" / "pairs.jsonl"
+    data.parent.mkdir()
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(120, 1)), encoding="utf-8")
+    common = _command(tiny_encoder, data, tmp_path / "run", "save_every=4", "eval_every=0",
+                      "max_steps=80")  # fmt: skip
+    state = tmp_path / "run" / "checkpoint" / "state.pt"
+    proc = subprocess.Popen(common, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while not state.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)  # as a crash or the end of a session would
+    proc.wait()
+    assert state.exists() and not (tmp_path / "run" / "summary.json").exists()
+    again = subprocess.run(common, capture_output=True, text=True, timeout=600)
+    assert again.returncode != 0 and "--resume" in again.stderr
+    done = subprocess.run([*common, "--resume"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    resumed = json.loads((tmp_path / "run" / "summary.json").read_text())["resumed_at"]
+    assert resumed > 0 and resumed % 4 == 0

@@ -1,0 +1,111 @@
+"""Labelled pairs for the checker: measuring-only sets are refused before a line is read,
+FEVER's tokenisation is undone, duplicates go, the development split keeps a claim on one side,
+hard negatives and source weights."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from favakit.errors import UsageError
+from favakit.training.pairs import (
+    Pair,
+    dedupe,
+    dev_split,
+    hard_negatives,
+    prepare,
+    read_pairs,
+    refuse_measuring_set,
+    weigh,
+)
+
+SHARED_REAL = Path(__file__).resolve().parents[3] / "shared" / "data" / "real"
+
+
+def _write(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+ROWS = [
+    {"id": "a", "source": "fever", "text": "Soul Food was released by Fox 2000 Pictures .",
+     "evidence": ["Soul Food -LRB- 1997 -RRB- was released by Fox 2000 Pictures ."],
+     "label": "supported"},
+    {"id": "b", "source": "fever_symmetric", "text": "Soul Food was released by Fox 2000 Pictures.",
+     "evidence": ["Soul Food (1997) was released by Fox 2000 Pictures."], "label": "supported"},
+    {"id": "c", "source": "wice", "text": "Ada was born in 1815 in London.",
+     "evidence": ["Ada Lovelace was born in London in 1815."], "label": "not_supported",
+     "spans": [{"start": 24, "end": 30}]},
+]  # fmt: skip
+
+
+def test_measuring_only_folders_are_refused_before_reading(tmp_path: Path) -> None:
+    for folder in ("eval", "eval_spans"):
+        path = _write(tmp_path / "real" / folder / "x.jsonl", ROWS)
+        with pytest.raises(UsageError, match="measuring-only"):
+            refuse_measuring_set(path)
+        with pytest.raises(UsageError, match="measuring-only"):
+            prepare([str(_write(tmp_path / "train.jsonl", ROWS)), str(path)])
+    refuse_measuring_set(tmp_path / "real" / "train" / "x.jsonl")  # training folders pass
+
+
+@pytest.mark.skipif(not SHARED_REAL.exists(), reason="../shared/data/real is not beside the repo")
+def test_no_file_of_the_real_eval_sets_can_be_trained_on() -> None:
+    files = sorted((SHARED_REAL / "eval").glob("*.jsonl")) + sorted(
+        (SHARED_REAL / "eval_spans").glob("*.jsonl")
+    )
+    assert files
+    for f in files:
+        with pytest.raises(UsageError, match="measuring-only"):
+            read_pairs(f)
+
+
+def test_normalised_deduplicated_and_spans_kept(tmp_path: Path) -> None:
+    data = prepare([str(_write(tmp_path / "t.jsonl", ROWS))], dev_fraction=0.0, hard_share=0.0)
+    texts = sorted(p.text for p in data.train)
+    assert data.stats["duplicates"] == 1  # FEVER-Symmetric's copy of FEVER's claim
+    assert "Soul Food was released by Fox 2000 Pictures." in texts
+    assert all("-LRB-" not in e and " ." not in e for p in data.train for e in p.evidence)
+    (ada,) = [p for p in data.train if p.source == "wice"]
+    assert ada.has_spans and ada.text[ada.spans[0][0] : ada.spans[0][1]] == "London"
+
+
+def test_dev_split_keeps_each_claim_on_one_side() -> None:
+    pairs = [
+        Pair(f"{s}-{i}", s, f"claim number {i % 40}", [f"evidence {i}"], bool(i % 2))
+        for s in ("fever", "fever_symmetric")
+        for i in range(200)
+    ]
+    train, dev = dev_split(pairs, 0.2, seed=3)
+    assert 0 < len(dev) < len(pairs) // 2
+    assert not {p.text for p in train} & {p.text for p in dev}
+    assert dev_split(pairs, 0.2, seed=3) == (train, dev)  # deterministic
+
+
+def test_hard_negatives_and_weights() -> None:
+    pairs = [
+        Pair("1", "fm2", "Paris is the capital of France.",
+             ["Paris is the capital of France, and Lyon is its third city."], True),
+        Pair("2", "fm2", "The tower was built in 1889.", ["The tower was built in 1889."], True),
+        Pair("3", "snli", "A man is sleeping.", ["A man sleeps on a bench."], True),
+        Pair("4", "snli", "A man is running.", ["A man sleeps on a bench."], False),
+    ]  # fmt: skip
+    hard = {p.id: p for p in hard_negatives(pairs, share=1.0, seed=0)}
+    # an entity of the claim swapped for one of its evidence's
+    assert "Lyon" in hard["1-hard"].text and not hard["1-hard"].label
+    assert hard["2-hard"].text != pairs[1].text and "1889" not in hard["2-hard"].text
+    assert hard["3-hard"].text == "A man is not sleeping."
+    assert "4-hard" not in hard  # only supported pairs
+    weighted = weigh(pairs, {"snli": 0.5, "fm2": 2}, seed=0)
+    assert sum(p.source == "fm2" for p in weighted) == 4
+    assert sum(p.source == "snli" for p in weighted) == 1
+    assert dedupe(pairs + pairs) == pairs
+
+
+def test_bad_rows_name_file_and_line(tmp_path: Path) -> None:
+    bad = _write(tmp_path / "bad.jsonl", [ROWS[0], {"text": "x", "label": "maybe"}])
+    with pytest.raises(UsageError, match=r"bad.jsonl:2: 'label'"):
+        read_pairs(bad)

@@ -1,0 +1,365 @@
+"""Training the encoder checker (``task: checker``; preset ``minilm_checker``).
+
+Data: labelled (claim, evidence) pairs and span rows (:mod:`favakit.training.pairs`), from
+``data.train_file`` (comma-separated files or globs), normalised, deduplicated, with a
+development split carved per source and grouped by claim, rule-made hard negatives and source
+weights (``data.source_weights``). Files in measuring-only folders are refused.
+
+Model: a BERT-style encoder (``model``: ``minilm`` or a folder) with two heads over
+``[CLS] text [SEP] evidence [SEP]``: the sequence head (supported or not, cross-entropy on every
+pair) and an untyped token head (unsupported or not, on the text's tokens, only where the row
+says where: span rows, and every token of a supported text). Real spans carry no FAVA type, so
+this head has no types to teach wrongly. Evidence longer than fits is cut to the sentences that
+share the most words with the claim (:func:`~favakit.inference.checker.fit_evidence`).
+
+The loop: length-bucketed batches, bf16 autocast where the CPU or GPU has it, a log line per
+``log_every`` steps (loss, examples/s, ETA), a checkpoint every ``save_every`` steps (model,
+optimizer, scheduler and RNG states, loaded back with ``weights_only=True``) and ``--resume``;
+every ``eval_every`` steps the development split is scored and the best checkpoint so far is
+kept. At the end the best is saved with the threshold that maximises the mean of the
+per-source balanced accuracies on the development split, a reliability table, and its figures,
+in ``checker.json``.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import logging
+import math
+import random
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from favakit.deps import require
+from favakit.errors import UsageError
+from favakit.inference.checker import CONFIG_NAME, Checker, fit_evidence
+from favakit.training import runtime
+from favakit.training.config import TrainConfig, validate_config
+from favakit.training.pairs import Pair, prepare
+
+__all__ = ["balanced_accuracy", "choose_threshold", "reliability", "train_checker"]
+
+log = logging.getLogger("favakit.training.checker")
+IGNORE = -100
+
+
+def _files(spec: str) -> list[str]:
+    files: list[str] = []
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        found = sorted(glob.glob(part)) if any(c in part for c in "*?[") else [part]
+        if not found:
+            raise UsageError(f"data.train_file: {part!r} matches no file")
+        files += found
+    return files
+
+
+def _encode(tokenizer: Any, pairs: list[Pair], max_length: int, words: int) -> list[dict[str, Any]]:
+    out = []
+    for p in pairs:
+        evidence = fit_evidence(p.text, p.evidence, words)
+        enc = tokenizer(p.text, evidence, truncation="only_second", max_length=max_length,
+                        return_offsets_mapping=True)  # fmt: skip
+        seq = enc.sequence_ids()
+        labels = [IGNORE] * len(enc["input_ids"])
+        if p.label or p.has_spans:
+            for i, (sid, (s, e)) in enumerate(zip(seq, enc["offset_mapping"], strict=True)):
+                if sid == 0 and e > s:
+                    labels[i] = int(any(s < b and e > a for a, b in p.spans))
+        out.append({"input_ids": enc["input_ids"], "token_type_ids": enc.get("token_type_ids"),
+                    "label": int(p.label), "token_labels": labels, "source": p.source})  # fmt: skip
+    return out
+
+
+def _batches(examples: list[dict[str, Any]], size: int, seed: int) -> list[list[int]]:
+    """Batches of similar length (sorted within windows of 50 batches), in random order."""
+    rng = random.Random(seed)
+    order = list(range(len(examples)))
+    rng.shuffle(order)
+    window = size * 50
+    batches = []
+    for s in range(0, len(order), window):
+        chunk = sorted(order[s : s + window], key=lambda i: len(examples[i]["input_ids"]))
+        batches += [chunk[k : k + size] for k in range(0, len(chunk), size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def _collate(torch: Any, items: list[dict[str, Any]], pad: int) -> dict[str, Any]:
+    n = max(len(x["input_ids"]) for x in items)
+
+    def padded(key: str, fill: int) -> Any:
+        return torch.tensor([list(x[key] or []) + [fill] * (n - len(x[key] or [])) for x in items])
+
+    batch = {
+        "input_ids": padded("input_ids", pad),
+        "attention_mask": torch.tensor(
+            [[1] * len(x["input_ids"]) + [0] * (n - len(x["input_ids"])) for x in items]
+        ),
+        "labels": torch.tensor([x["label"] for x in items]),
+        "token_labels": padded("token_labels", IGNORE),
+    }
+    if items[0].get("token_type_ids") is not None:
+        batch["token_type_ids"] = padded("token_type_ids", 0)
+    return batch
+
+
+def balanced_accuracy(labels: list[bool], scores: list[float], threshold: float) -> float:
+    pos = [s for y, s in zip(labels, scores, strict=True) if y]
+    neg = [s for y, s in zip(labels, scores, strict=True) if not y]
+    if not pos or not neg:
+        return float("nan")
+    return 0.5 * (
+        sum(s > threshold for s in pos) / len(pos) + sum(s <= threshold for s in neg) / len(neg)
+    )
+
+
+def _mean_by_source(dev: list[Pair], scores: list[float], threshold: float) -> float:
+    """The mean over sources (with both labels) of their balanced accuracy."""
+    groups: dict[str, tuple[list[bool], list[float]]] = {}
+    for p, s in zip(dev, scores, strict=True):
+        ys, ss = groups.setdefault(p.source, ([], []))
+        ys.append(p.label)
+        ss.append(s)
+    values = [balanced_accuracy(y, s, threshold) for y, s in groups.values()]
+    values = [v for v in values if not math.isnan(v)]
+    return sum(values) / len(values) if values else 0.0
+
+
+def choose_threshold(dev: list[Pair], scores: list[float]) -> tuple[float, float]:
+    """(threshold, mean per-source balanced accuracy) on a 0.02 grid; ties: nearest 0.5."""
+    grid = [round(0.02 * i, 2) for i in range(1, 50)]
+    best = max(grid, key=lambda t: (round(_mean_by_source(dev, scores, t), 9), -abs(t - 0.5)))
+    return best, _mean_by_source(dev, scores, best)
+
+
+def reliability(labels: list[bool], scores: list[float], bins: int = 10) -> list[dict[str, Any]]:
+    """Per score bin: how many, the mean score and the share actually supported."""
+    table = []
+    for b in range(bins):
+        lo, hi = b / bins, (b + 1) / bins
+        idx = [i for i, s in enumerate(scores) if lo <= s < hi or (b == bins - 1 and s == 1.0)]
+        if idx:
+            table.append({"bin": f"{lo:.1f}-{hi:.1f}", "n": len(idx),
+                          "mean_score": round(sum(scores[i] for i in idx) / len(idx), 3),
+                          "supported": round(sum(labels[i] for i in idx) / len(idx), 3)})  # fmt: skip
+    return table
+
+
+def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False) -> dict[str, Any]:
+    """Train, choose the checkpoint and threshold on the development split, save; a summary."""
+    torch = require("torch", "train", "training the checker")
+    transformers = require("transformers", "train", "training the checker")
+    validate_config(cfg)
+    if not cfg.data.train_file:
+        raise UsageError("no training data: set data.train_file=FILE.jsonl[,FILE.jsonl...]")
+    files = _files(cfg.data.train_file)
+    data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
+                   cfg.data.hard_negatives, cfg.seed, cfg.data.limit)  # fmt: skip
+    out = Path(cfg.output_dir)
+    ckpt = out / "checkpoint"
+    if (out / "model" / CONFIG_NAME).exists() and not resume:
+        raise UsageError(f"{out} holds a finished run; choose another output_dir")
+    if (ckpt / "state.pt").exists() and not resume:
+        raise UsageError(f"{out} holds a checkpoint; pass --resume, or another output_dir")
+    out.mkdir(parents=True, exist_ok=True)
+    from favakit.config import dump_config
+
+    (out / "config.yaml").write_text(dump_config(cfg))
+    (out / "data.json").write_text(json.dumps({"files": files, **data.stats}, indent=1))
+    log.info("data: %s", json.dumps(data.stats))
+    random.seed(cfg.seed)
+    torch.manual_seed(cfg.seed)
+    device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    bf16 = cfg.precision == "bf16" or (
+        cfg.precision == "auto"
+        and (runtime.cpu_has_bf16() if device == "cpu" else bool(torch.cuda.is_bf16_supported()))
+    )
+    if device == "cpu":
+        runtime.return_freed_memory()
+    from favakit.retrieval.encoder import resolve_encoder
+
+    base = resolve_encoder(cfg.model or "minilm").model
+    tokenizer = transformers.AutoTokenizer.from_pretrained(base)
+    transformers.utils.logging.set_verbosity_error()
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(
+        base, num_labels=2, id2label={0: "not_supported", 1: "supported"},
+        label2id={"not_supported": 0, "supported": 1},
+    ).to(device)  # fmt: skip
+    head = torch.nn.Linear(model.config.hidden_size, 2).to(device)
+    words = max(32, int(cfg.data.max_length * 0.6))  # evidence words that fit with the claim
+    train_set = _encode(tokenizer, data.train, cfg.data.max_length, words)
+    dev_set = _encode(tokenizer, data.dev, cfg.data.max_length, words)
+    pad = int(tokenizer.pad_token_id or 0)
+    params = list(model.parameters()) + list(head.parameters())
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    steps_per_epoch = max(1, math.ceil(len(train_set) / cfg.batch_size))
+    total = cfg.max_steps or max(1, int(cfg.epochs * steps_per_epoch))
+    scheduler = transformers.get_scheduler(
+        "constant_with_warmup" if cfg.schedule == "constant" else cfg.schedule, optimizer,
+        num_warmup_steps=int(cfg.warmup_ratio * total), num_training_steps=total,
+    )  # fmt: skip
+    step, best = 0, {"score": -1.0, "step": 0}
+    if resume and (ckpt / "state.pt").exists():
+        state = torch.load(ckpt / "state.pt", map_location=device, weights_only=True)
+        model.load_state_dict(state["model"])
+        head.load_state_dict(state["head"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        torch.set_rng_state(state["torch_rng"])
+        step = int(state["step"])
+        best = (
+            json.loads((ckpt / "best.json").read_text()) if (ckpt / "best.json").exists() else best
+        )
+        log.info("resumed at step %d", step)
+    token_weight = float(cfg.notes.get("token_loss_weight", 0.5))
+    bar: Any = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, initial=step, desc="train checker", unit="step")
+    model.train()
+    t0, seen, start_step = time.perf_counter(), 0, step
+    losses: list[float] = []
+    while step < total:
+        epoch, within = divmod(step, steps_per_epoch)
+        for idx in _batches(train_set, cfg.batch_size, cfg.seed + epoch)[within:]:
+            batch = {
+                k: v.to(device)
+                for k, v in _collate(torch, [train_set[i] for i in idx], pad).items()
+            }
+            token_labels = batch.pop("token_labels")
+            with torch.autocast(
+                device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
+            ):
+                got = model(**batch, output_hidden_states=True)
+                token_logits = head(got.hidden_states[-1])
+            loss = got.loss.float()
+            if (token_labels != IGNORE).any():
+                loss = loss + token_weight * torch.nn.functional.cross_entropy(
+                    token_logits.float().reshape(-1, 2),
+                    token_labels.reshape(-1),
+                    ignore_index=IGNORE,
+                )
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
+            optimizer.step()
+            scheduler.step()
+            optimizer.zero_grad(set_to_none=True)
+            step += 1
+            seen += len(idx)
+            losses.append(float(loss.detach()))
+            if bar is not None:
+                bar.update(1)
+            if step % cfg.log_every == 0 or step == total:
+                elapsed = time.perf_counter() - t0
+                rate = seen / elapsed
+                record = {"step": step, "loss": round(sum(losses[-cfg.log_every:]) / len(losses[-cfg.log_every:]), 4),
+                          "examples_per_s": round(rate, 1),
+                          "eta_s": round((total - step) * cfg.batch_size / max(rate, 1e-9)),
+                          "rss_mb": runtime.rss_mb()}  # fmt: skip
+                runtime.log_record(
+                    out / "train_log.jsonl", None, {**record, "lr": scheduler.get_last_lr()[0]}
+                )
+            if (cfg.eval_every and step % cfg.eval_every == 0) or step == total:
+                model.eval()
+                scores = _dev_scores(torch, model, dev_set, pad, device, bf16)
+                model.train()
+                threshold, mean_ba = choose_threshold(data.dev, scores)
+                record = {
+                    "step": step,
+                    "dev_mean_balanced_accuracy": round(mean_ba, 4),
+                    "threshold": threshold,
+                }
+                runtime.log_record(out / "train_log.jsonl", None, {**record, "loss": losses[-1]})
+                if mean_ba > best["score"]:
+                    best = {"score": mean_ba, "step": step, "threshold": threshold}
+                    _save_model(torch, model, head, tokenizer, out / "best")
+            if cfg.save_every and step % cfg.save_every == 0 and step < total:
+                _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step, best)
+            if step >= total:
+                break
+    if bar is not None:
+        bar.close()
+    return _finish(cfg, out, data, best, device, time.perf_counter() - t0, seen, start_step, step)
+
+
+def _dev_scores(torch: Any, model: Any, dev_set: list[dict[str, Any]], pad: int, device: str,
+                bf16: bool) -> list[float]:  # fmt: skip
+    scores = [0.0] * len(dev_set)
+    order = sorted(range(len(dev_set)), key=lambda i: len(dev_set[i]["input_ids"]))
+    with torch.inference_mode():
+        for s in range(0, len(order), 64):
+            idx = order[s : s + 64]
+            batch = _collate(torch, [dev_set[i] for i in idx], pad)
+            batch.pop("token_labels")
+            batch.pop("labels")
+            with torch.autocast(
+                device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
+            ):
+                logits = model(**{k: v.to(device) for k, v in batch.items()}).logits
+            for i, p in zip(idx, torch.softmax(logits.float(), -1)[:, 1].tolist(), strict=True):
+                scores[i] = float(p)
+    return scores
+
+
+def _save_model(torch: Any, model: Any, head: Any, tokenizer: Any, folder: Path) -> None:
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    torch.save(head.state_dict(), tmp / "token_head.pt")
+    shutil.rmtree(folder, ignore_errors=True)
+    tmp.rename(folder)
+
+
+def _checkpoint(torch: Any, ckpt: Path, model: Any, head: Any, optimizer: Any, scheduler: Any,
+                step: int, best: dict[str, Any]) -> None:  # fmt: skip
+    ckpt.mkdir(parents=True, exist_ok=True)
+    state = {"model": model.state_dict(), "head": head.state_dict(),
+             "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+             "torch_rng": torch.get_rng_state(), "step": step}  # fmt: skip
+    torch.save(state, ckpt / "state.tmp")
+    (ckpt / "state.tmp").replace(ckpt / "state.pt")
+    (ckpt / "best.json").write_text(json.dumps(best))
+
+
+def _finish(cfg: TrainConfig, out: Path, data: Any, best: dict[str, Any], device: str,
+            seconds: float, seen: int, start_step: int, step: int) -> dict[str, Any]:  # fmt: skip
+    """The best checkpoint as the run's model: threshold, reliability and figures in
+    ``checker.json``, measured again through the inference class."""
+    final = out / "model"
+    shutil.rmtree(final, ignore_errors=True)
+    shutil.copytree(out / "best", final)
+    meta = {"name": str(cfg.notes.get("name", "favakit-checker")), "base": cfg.model or "minilm",
+            "max_length": cfg.data.max_length, "piece_words": max(32, int(cfg.data.max_length * 0.6)),
+            "threshold": best.get("threshold", 0.5)}  # fmt: skip
+    (final / CONFIG_NAME).write_text(json.dumps(meta, indent=1))
+    checker = Checker(final, device=device)
+    scored = checker.score([p.text for p in data.dev], [p.evidence for p in data.dev])
+    scores = [s for s, _ in scored]
+    threshold = float(meta["threshold"])
+    per_source: dict[str, float] = {}
+    for source in sorted({p.source for p in data.dev}):
+        ys = [p.label for p in data.dev if p.source == source]
+        ss = [s for p, s in zip(data.dev, scores, strict=True) if p.source == source]
+        ba = balanced_accuracy(ys, ss, threshold)
+        if not math.isnan(ba):
+            per_source[source] = round(ba, 4)
+    meta.update(
+        best_step=best.get("step"),
+        dev={"rows": len(data.dev), "mean_balanced_accuracy": round(_mean_by_source(data.dev, scores, threshold), 4),
+             "per_source": per_source,
+             "reliability": reliability([p.label for p in data.dev], scores)},
+        training={"files": [Path(f).name for f in _files(cfg.data.train_file)], **data.stats,
+                  "steps": step, "examples_per_s": round(seen / seconds, 1) if seconds else None},
+    )  # fmt: skip
+    (final / CONFIG_NAME).write_text(json.dumps(meta, indent=1))
+    summary = {"output": str(final), "best_step": best.get("step"), "threshold": threshold,
+               "dev_mean_balanced_accuracy": meta["dev"]["mean_balanced_accuracy"],
+               "steps": step, "resumed_at": start_step}  # fmt: skip
+    (out / "summary.json").write_text(json.dumps(summary, indent=1))
+    shutil.rmtree(out / "checkpoint", ignore_errors=True)
+    return summary

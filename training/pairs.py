@@ -1,0 +1,285 @@
+"""Labelled (claim, evidence) pairs and span rows for training the checker (``task: checker``).
+
+Rows are the shape of ``../shared/data/real`` and of ``favakit verify --input``::
+
+    {"id", "source"?, "text", "evidence": [str | {"title", "text"}], "label": "supported" |
+     "not_supported", "spans"?: [{"start", "end"}], "original"?: str}
+
+``spans`` marks the unsupported characters of ``text`` (a span row); ``original`` is the text
+before an edit (the edited words are then the unsupported span). Any user's own data in this
+shape works the same way.
+
+What this module does with them, in order (:func:`prepare`):
+
+1. read every file, refusing files of measuring-only sets (:func:`refuse_measuring_set`: a
+   folder named ``eval`` or ``eval_spans``) before reading a line;
+2. normalise FEVER's tokenisation (``-LRB-``, spaces before punctuation: :func:`normalize`);
+3. drop duplicates (the same claim and evidence; FEVER-Symmetric repeats FEVER's claims);
+4. carve a development split per source, grouped by claim, so the same claim is never on both
+   sides (:func:`dev_split`): checkpoints and thresholds are chosen on it, never on eval sets;
+5. add hard negatives made by rules from the supported training pairs' own evidence (an entity
+   of the claim swapped for another entity of the evidence, a number changed, a negation):
+   :func:`hard_negatives`;
+6. weight the sources (``source:weight``; 2 repeats a source twice, 0.5 keeps half of it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from favakit.errors import UsageError
+from favakit.records import numbered_jsonl
+from favakit.text import undo_ptb as normalize
+
+__all__ = [
+    "Pair",
+    "dev_split",
+    "hard_negatives",
+    "normalize",
+    "prepare",
+    "read_pairs",
+    "refuse_measuring_set",
+    "weigh",
+]
+
+#: folders whose files only measure (../shared/data/real/SOURCES.md): never read for training
+MEASURING_FOLDERS = frozenset({"eval", "eval_spans"})
+
+
+@dataclass
+class Pair:
+    id: str
+    source: str
+    text: str
+    evidence: list[str]
+    label: bool  # supported
+    spans: list[tuple[int, int]] = field(default_factory=list)  # unsupported characters of text
+    has_spans: bool = False  # the row says where (no spans on a not-supported row: unknown)
+
+
+def refuse_measuring_set(path: str | Path) -> None:
+    """``UsageError`` when ``path`` lies in a measuring-only folder (``eval``, ``eval_spans``)."""
+    parts = Path(path).resolve().parts
+    hit = MEASURING_FOLDERS.intersection(parts[:-1])
+    if hit:
+        raise UsageError(
+            f"{path} is in a measuring-only folder ({sorted(hit)[0]}/): favakit never trains, "
+            "tunes thresholds or picks checkpoints on it (../shared/data/real/SOURCES.md)"
+        )
+
+
+def _evidence_text(item: Any) -> str:
+    if isinstance(item, dict):
+        title, body = str(item.get("title") or ""), str(item.get("text") or "")
+        return f"{title}: {body}" if title else body
+    return str(item)
+
+
+def read_pairs(path: str | Path) -> list[Pair]:
+    """The rows of one JSONL file, validated (file and line in every error)."""
+    refuse_measuring_set(path)
+    out = []
+    for lineno, row in numbered_jsonl(str(path)):
+        where = f"{path}:{lineno}"
+        if not isinstance(row, dict) or not isinstance(row.get("text"), str):
+            raise UsageError(f"{where}: expected an object with a 'text' string")
+        label = row.get("label")
+        if label not in ("supported", "not_supported"):
+            raise UsageError(f"{where}: 'label' must be 'supported' or 'not_supported'")
+        evidence = row.get("evidence") or []
+        if not isinstance(evidence, list):
+            raise UsageError(f"{where}: 'evidence' must be a list")
+        text = row["text"]
+        spans: list[tuple[int, int]] = []
+        has_spans = False
+        if isinstance(row.get("spans"), list):
+            has_spans = True
+            for sp in row["spans"]:
+                s, e = int(sp["start"]), int(sp["end"])
+                if not 0 <= s < e <= len(text):
+                    raise UsageError(f"{where}: span {s}-{e} is outside the text")
+                spans.append((s, e))
+        elif isinstance(row.get("original"), str) and label == "not_supported":
+            spans, has_spans = _edited_spans(row["original"], text), True
+        source = str(row.get("source") or Path(path).stem)
+        out.append(
+            Pair(str(row.get("id", f"{Path(path).stem}-{lineno}")), source, text,
+                 [_evidence_text(e) for e in evidence], label == "supported", spans, has_spans)
+        )  # fmt: skip
+    if not out:
+        raise UsageError(f"{path} holds no rows")
+    return out
+
+
+def _edited_spans(original: str, edited: str) -> list[tuple[int, int]]:
+    """The characters of ``edited`` that are not in ``original`` (word-level diff)."""
+    import difflib
+
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", edited)]
+    a = original.split()
+    b = [edited[s:e] for s, e in words]
+    spans = []
+    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "insert") and j2 > j1:
+            spans.append((words[j1][0], words[j2 - 1][1]))
+    return spans
+
+
+def _key(text: str) -> str:
+    return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def dedupe(pairs: Iterable[Pair]) -> list[Pair]:
+    """The first of each (claim, evidence) pair, compared without case and punctuation."""
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for p in pairs:
+        k = (_key(p.text), _key(" ".join(p.evidence)))
+        if k not in seen:
+            seen.add(k)
+            out.append(p)
+    return out
+
+
+def _bucket(text: str, seed: int) -> float:
+    digest = hashlib.sha256(f"{seed}:{_key(text)}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def dev_split(
+    pairs: Sequence[Pair], fraction: float, seed: int = 0
+) -> tuple[list[Pair], list[Pair]]:
+    """(train, dev): about ``fraction`` of every source's claims held out, a claim (and every
+    pair of it, across sources: FEVER-Symmetric's copies go with FEVER's) on one side only."""
+    train: list[Pair] = []
+    dev: list[Pair] = []
+    for p in pairs:
+        (dev if _bucket(p.text, seed) < fraction else train).append(p)
+    return train, dev
+
+
+_NUMBER = re.compile(r"\b\d[\d,.]*\b")
+_ENTITY = re.compile(r"\b[A-Z][\w'-]+(?:\s+(?:of\s+|de\s+|the\s+)?[A-Z][\w'-]+)*")
+_NEGATABLE = re.compile(r"\b(is|was|are|were|has|had|can|will|does|did)\b")
+
+
+def _swap_entity(text: str, evidence: str, rng: random.Random) -> str | None:
+    mine = [m for m in _ENTITY.finditer(text) if m.start() > 0 and m.group(0) in evidence]
+    others = sorted({m.group(0) for m in _ENTITY.finditer(evidence)} - set(_ENTITY.findall(text)))
+    others = [o for o in others if len(o) > 2]
+    if not mine or not others:
+        return None
+    m = rng.choice(mine)
+    return text[: m.start()] + rng.choice(others) + text[m.end() :]
+
+
+def _change_number(text: str, rng: random.Random) -> str | None:
+    nums = list(_NUMBER.finditer(text))
+    if not nums:
+        return None
+    m = rng.choice(nums)
+    digits = m.group(0).replace(",", "")
+    try:
+        value = float(digits)
+    except ValueError:
+        return None
+    if value.is_integer() and 1000 <= value <= 2100:  # a year
+        new = str(int(value) + rng.choice([-11, -3, -1, 1, 2, 7, 10]))
+    else:
+        new = str(int(value * rng.choice([2, 3, 10]) + rng.choice([1, 2]))) if value else "3"
+    return text[: m.start()] + new + text[m.end() :]
+
+
+def _negate(text: str) -> str | None:
+    m = _NEGATABLE.search(text)
+    if not m or " not " in text or "n't" in text:
+        return None
+    return text[: m.end()] + " not" + text[m.end() :]
+
+
+def hard_negatives(pairs: Sequence[Pair], share: float, seed: int = 0) -> list[Pair]:
+    """Not-supported pairs made from ``share`` of the supported ones: the claim with one entity
+    swapped for another entity of its own evidence, else one number changed, else negated."""
+    rng = random.Random(f"hard:{seed}")
+    out = []
+    for p in pairs:
+        if not p.label or rng.random() >= share:
+            continue
+        evidence = " ".join(p.evidence)
+        made = _swap_entity(p.text, evidence, rng) or _change_number(p.text, rng) or _negate(p.text)
+        if made and made != p.text:
+            out.append(replace(p, id=p.id + "-hard", text=made, label=False, spans=[],
+                               has_spans=False, source=p.source + "+hard"))  # fmt: skip
+    return out
+
+
+def weigh(pairs: Sequence[Pair], weights: dict[str, float], seed: int = 0) -> list[Pair]:
+    """Each source's pairs repeated or thinned to its weight (default 1), shuffled."""
+    rng = random.Random(f"weigh:{seed}")
+    by_source: dict[str, list[Pair]] = {}
+    for p in pairs:
+        by_source.setdefault(p.source, []).append(p)
+    out: list[Pair] = []
+    for source, rows in sorted(by_source.items()):
+        w = weights.get(source, weights.get(source.split("+")[0], 1.0))
+        whole, part = int(w), w - int(w)
+        out += rows * whole
+        out += rng.sample(rows, round(part * len(rows)))
+    rng.shuffle(out)
+    return out
+
+
+@dataclass
+class Prepared:
+    train: list[Pair]
+    dev: list[Pair]
+    stats: dict[str, Any]
+
+
+def prepare(
+    files: Sequence[str],
+    dev_fraction: float = 0.05,
+    weights: dict[str, float] | None = None,
+    hard_share: float = 0.3,
+    seed: int = 0,
+    limit: int = 0,
+) -> Prepared:
+    """Training and development pairs from ``files`` (see the module docstring)."""
+    for f in files:  # before reading any of them
+        refuse_measuring_set(f)
+    rows: list[Pair] = []
+    for f in files:
+        rows += read_pairs(f)
+    normalized = []
+    for p in rows:
+        text = normalize(p.text)
+        spans = p.spans if text == p.text else []  # offsets only hold on unchanged text
+        normalized.append(
+            replace(p, text=text, evidence=[normalize(e) for e in p.evidence], spans=spans,
+                    has_spans=p.has_spans and (text == p.text or not p.spans))
+        )  # fmt: skip
+    unique = dedupe(normalized)
+    train, dev = dev_split(unique, dev_fraction, seed)
+    hard = hard_negatives(train, hard_share, seed)
+    mixed = weigh(train + hard, weights or {}, seed)
+    if limit:
+        mixed = mixed[:limit]
+    count: dict[str, int] = {}
+    for p in mixed:
+        count[p.source] = count.get(p.source, 0) + 1
+    stats = {
+        "read": len(rows),
+        "duplicates": len(rows) - len(unique),
+        "train": len(mixed),
+        "dev": len(dev),
+        "hard_negatives": len(hard),
+        "train_per_source": dict(sorted(count.items())),
+        "dev_supported": sum(p.label for p in dev),
+    }
+    return Prepared(mixed, dev, stats)
