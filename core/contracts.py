@@ -139,6 +139,8 @@ class EditRequest:
         for key in ("topic", "prompt"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
                 raise ValueError(f"{at}'{key}' must be a string")
+        for key in ("text", "topic", "prompt"):
+            _valid_text(obj.get(key), f"{at}'{key}'")
         evidence = obj.get("evidence")
         refs: list[Reference] | None = None
         if evidence is not None:
@@ -150,6 +152,9 @@ class EditRequest:
                 raise ValueError(
                     f"{at}'evidence' items must be strings or {{title, text}} objects"
                 ) from None
+            for n, ref in enumerate(refs):
+                _valid_text(ref.text, f"{at}'evidence' item {n}")
+                _valid_text(ref.title, f"{at}'evidence' item {n} title")
         return cls(text, obj.get("topic"), obj.get("prompt"), refs)
 
     @classmethod
@@ -184,6 +189,18 @@ class EditRequest:
     def passages(self) -> list[Passage]:
         """The caller's evidence as ``{"title", "text"}`` passages (none given: empty)."""
         return [{"title": r.title, "text": r.text} for r in self.evidence or []]
+
+
+def _valid_text(value: object, what: str) -> None:
+    """``ValueError`` when a string holds a lone surrogate: valid JSON (``"\\ud800"``), not
+    text any tokenizer, file or HTTP answer can carry."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"{what} holds a lone surrogate at character {exc.start} (not valid text)"
+            ) from None
 
 
 #: what editors accept for one text: a request, a JSON-like object, or the bare text

@@ -44,6 +44,7 @@ __all__ = [
     "OpenAIClient",
     "ResponseCache",
     "Usage",
+    "api_key_matches",
     "api_root",
     "auth_headers",
     "list_models",
@@ -325,6 +326,16 @@ def auth_headers(api_key: str | None) -> dict[str, str]:
     if key:
         headers["Authorization"] = f"Bearer {key}"
     return headers
+
+
+def api_key_matches(authorization: str, api_key: str) -> bool:
+    """Whether an ``Authorization`` header (as an HTTP server decodes it: latin-1) is
+    ``Bearer API_KEY``, compared in constant time as bytes, so that a header with characters
+    outside ASCII is a wrong key, not an error."""
+    import secrets
+
+    got = authorization.encode("latin-1", errors="replace")
+    return secrets.compare_digest(got, f"Bearer {api_key}".encode())
 
 
 def list_models(base_url: str, api_key: str | None = None) -> list[dict[str, Any]]:

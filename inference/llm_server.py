@@ -19,7 +19,7 @@ from typing import Any
 
 from favakit.inference.batching import Batcher
 from favakit.inference.generators import Generated, HFGenerator
-from favakit.llm import GenerationParams
+from favakit.llm import GenerationParams, api_key_matches
 from favakit.spec import ClientSpec
 
 __all__ = ["create_app", "serve_hf"]
@@ -52,9 +52,7 @@ def create_app(
     app.state.batcher = batcher
 
     def check_key(request: Request) -> None:
-        if api_key and not secrets.compare_digest(
-            request.headers.get("authorization", ""), f"Bearer {api_key}"
-        ):
+        if api_key and not api_key_matches(request.headers.get("authorization", ""), api_key):
             raise HTTPException(401, "missing or wrong API key (Authorization: Bearer KEY)")
 
     def params_of(body: dict[str, Any]) -> GenerationParams:

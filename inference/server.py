@@ -19,7 +19,6 @@ a :class:`~favakit.inference.batching.Batcher`, an ``--llm-endpoint`` batches on
 import asyncio
 import json
 import logging
-import secrets
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from typing import Any, TypeVar
 
 from favakit.contracts import Editor, EditRequest, Verifier
 from favakit.inference.verifiers import EditorVerifier
+from favakit.llm import api_key_matches
 
 __all__ = ["ServeLimits", "create_editor_app"]
 
@@ -80,9 +80,7 @@ def create_editor_app(
     app.state.editor = editor
 
     def check_key(request: Request) -> None:
-        if api_key and not secrets.compare_digest(
-            request.headers.get("authorization", ""), f"Bearer {api_key}"
-        ):
+        if api_key and not api_key_matches(request.headers.get("authorization", ""), api_key):
             raise HTTPException(401, "missing or wrong API key (Authorization: Bearer KEY)")
 
     async def parse(request: Request) -> tuple[list[EditRequest], bool]:

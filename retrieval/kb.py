@@ -102,7 +102,10 @@ class KnowledgeSource:
             raise UsageError(
                 f"knowledge source {str(self.path)!r} does not exist; build one with 'favakit kb build'"
             )
-        self.conn = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, check_same_thread=False)
+        # the path quoted into the URI: '#', '?' and '%' are file-name characters here, and an
+        # unquoted '#' would drop mode=ro and make an empty database beside the file
+        uri = f"{self.path.resolve().as_uri()}?mode=ro"
+        self.conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         try:
             self.conn.execute("SELECT title, text FROM documents LIMIT 1")
         except sqlite3.DatabaseError as exc:

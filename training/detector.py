@@ -216,7 +216,7 @@ def train_detector(
     )  # fmt: skip
     step = 0
     if resume and (ckpt / "state.pt").exists():
-        state = torch.load(ckpt / "state.pt", map_location=device, weights_only=False)
+        state = torch.load(ckpt / "state.pt", map_location=device, weights_only=True)
         model.load_state_dict(state["model"], strict=False)
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])

@@ -297,8 +297,8 @@ def _load_checkpoint(
         with torch.no_grad():
             for name, value in weights.items():
                 params[name].copy_(value)
-        optimizer.load_state_dict(torch.load(folder / "optim.pt", weights_only=False)["optimizer"])
-    rng = torch.load(folder / "rng.pt", weights_only=False)
+        optimizer.load_state_dict(torch.load(folder / "optim.pt", weights_only=True)["optimizer"])
+    rng = torch.load(folder / "rng.pt", weights_only=True)  # tensors and plain data only
     scheduler.load_state_dict(rng["scheduler"])
     random.setstate(rng["python"])
     torch.set_rng_state(rng["torch"])

@@ -139,3 +139,20 @@ def test_detect_writes_its_reports_even_when_stdout_is_closed(tmp_path: Path) ->
 def test_usage_errors_name_the_row(tmp_path: Path) -> None:
     with pytest.raises(UsageError):
         GenerativeEditor(FunctionClient(_echo, model="echo")).edit({"topic": "no text"})
+
+
+def test_a_row_with_a_lone_surrogate_is_refused_before_any_model_loads(tmp_path: Path) -> None:
+    """Every row is validated first: a lone surrogate (valid JSON, not valid text) names its
+    file, line and field, exit 2, no traceback; the same for `verify`."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"id": "a", "text": "fine"}\n{"id": "b", "text": "bad \\ud800 text"}\n',
+                    encoding="utf-8")  # fmt: skip
+    for command in ("edit", "verify"):
+        done = subprocess.run([sys.executable, "-m", "favakit", command, "--input", str(path)],
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 2, done.stderr[-800:]
+        assert f"{path}:2" in done.stderr and "'text'" in done.stderr
+        assert "Traceback" not in done.stderr

@@ -125,3 +125,19 @@ def test_bad_input_names_the_record_and_leaves_nothing(tmp_path: Path) -> None:
 def test_base_name() -> None:
     assert base_name("Ed Wood (film)") == "ed wood"
     assert base_name("(Untitled)") == "(untitled)"
+
+
+@pytest.mark.parametrize("name", ["kq#.db", "k%41b.db", "a?mode=rw.db", "space d.db"])
+def test_kb_paths_with_uri_characters_open_read_only(tmp_path: Path, name: str) -> None:
+    """The path is quoted into the SQLite URI: '#', '%', '?' are file-name characters, and the
+    read-only mode is never dropped (no empty database is made beside it)."""
+    src = tmp_path / "docs.jsonl"
+    src.write_text('{"title": "Ada", "text": "Ada was born in 1815."}\n', encoding="utf-8")
+    path = tmp_path / name
+    build_kb(src, path)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    kb = KnowledgeSource(path)
+    assert kb.resolve("Ada") is not None
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing created
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        kb.conn.execute("CREATE TABLE t (x)")

@@ -116,6 +116,40 @@ def test_resume_after_interrupt_gives_the_same_adapter(
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
+class _Planted:
+    """Unpickling this opens (creates) a file: what a tampered checkpoint could run."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[object, tuple[str, str]]:
+        return (open, (str(self.marker), "w"))
+
+
+def test_resume_never_runs_code_from_a_checkpoint(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    """Resuming loads optimizer, scheduler and RNG states with weights_only=True: a checkpoint
+    file that carries code is refused, and the code does not run."""
+
+    def stop(step: int, loss: float) -> None:
+        if step == 6:
+            raise KeyboardInterrupt
+
+    cfg = _cfg(tiny_llama, rows_file, tmp_path / "cut")
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, on_step=stop)
+    ckpt = tmp_path / "cut" / "checkpoint"
+    for name, key in (("optim.pt", "optimizer"), ("rng.pt", "scheduler")):
+        marker = tmp_path / f"ran-{name}"
+        state = torch.load(ckpt / name, weights_only=True)
+        torch.save({**state, key: _Planted(marker)}, ckpt / name)
+        with pytest.raises(Exception, match=r"[Ww]eights only load failed|Unsupported"):
+            train(cfg, resume=True)
+        assert not marker.exists()
+        torch.save(state, ckpt / name)
+
+
 def test_cli_dry_run_and_errors(tiny_llama: Path, rows_file: Path, tmp_path: Path) -> None:
     def favakit(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
