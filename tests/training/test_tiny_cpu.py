@@ -95,20 +95,26 @@ def test_tiny_cpu_lora(tiny_llama: Path, rows_file: Path, tmp_path: Path) -> Non
         torch.testing.assert_close(merged(ids).logits, adapted, atol=1e-4, rtol=1e-4)
 
 
+def _interrupted(model: Path, rows: Path, out: Path) -> Any:
+    """The config of a run stopped at step 6 (its last checkpoint: step 4)."""
+
+    def stop(step: int, loss: float) -> None:
+        if step == 6:
+            raise KeyboardInterrupt
+
+    cfg = _cfg(model, rows, out)
+    with pytest.raises(KeyboardInterrupt):
+        train(cfg, on_step=stop)
+    return cfg
+
+
 def test_resume_after_interrupt_gives_the_same_adapter(
     tiny_llama: Path, rows_file: Path, tmp_path: Path
 ) -> None:
     from safetensors.torch import load_file
 
     clean = train(_cfg(tiny_llama, rows_file, tmp_path / "clean"))
-
-    def stop(step: int, loss: float) -> None:
-        if step == 6:
-            raise KeyboardInterrupt
-
-    cfg = _cfg(tiny_llama, rows_file, tmp_path / "cut")
-    with pytest.raises(KeyboardInterrupt):
-        train(cfg, on_step=stop)
+    cfg = _interrupted(tiny_llama, rows_file, tmp_path / "cut")
     assert (tmp_path / "cut" / "checkpoint" / "state.json").exists()  # saved at step 4
     resumed = train(cfg, resume=True)
     a = load_file(Path(clean["output"]) / "adapter_model.safetensors")
@@ -131,14 +137,7 @@ def test_resume_never_runs_code_from_a_checkpoint(
 ) -> None:
     """Resuming loads optimizer, scheduler and RNG states with weights_only=True: a checkpoint
     file that carries code is refused, and the code does not run."""
-
-    def stop(step: int, loss: float) -> None:
-        if step == 6:
-            raise KeyboardInterrupt
-
-    cfg = _cfg(tiny_llama, rows_file, tmp_path / "cut")
-    with pytest.raises(KeyboardInterrupt):
-        train(cfg, on_step=stop)
+    cfg = _interrupted(tiny_llama, rows_file, tmp_path / "cut")
     ckpt = tmp_path / "cut" / "checkpoint"
     for name, key in (("optim.pt", "optimizer"), ("rng.pt", "scheduler")):
         marker = tmp_path / f"ran-{name}"
