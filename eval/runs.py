@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from favakit.contracts import Editor
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
+from favakit.inference.editor import GenerativeEditor
 from favakit.inference.judges import EditorJudge, Judge
 from favakit.records import JsonlAppender, atomic_open, numbered_jsonl, read_jsonl
 from favakit.spec import ClientSpec
@@ -108,8 +108,9 @@ class Scorer:
                 raise UsageError(
                     "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"
                 )
-            editor = open_editor(opts.spec)
-            self.client = getattr(editor, "client")  # noqa: B009 (the generative editor's)
+            editor = open_editor(opts.spec)  # kind "generative": an LM behind a client
+            assert isinstance(editor, GenerativeEditor)
+            self.client = editor.client
             self.judge = EditorJudge(editor)
         elif opts.judge == "llm" and not opts.spec.names_model:
             # FActScore's judge has no default model: the client raises the usual error
@@ -268,8 +269,9 @@ def edit_gain(opts: ScoreOptions, editor_spec: ClientSpec) -> dict[str, Any]:
     sc = Scorer(opts)
     if not editor_spec.names_model:
         raise UsageError("give the editor: --editor-adapter DIR, --editor-model, --editor-endpoint")
-    editor: Editor = open_editor(editor_spec)
-    client = getattr(editor, "client")  # noqa: B009 (the generative editor's)
+    editor = open_editor(editor_spec)  # kind "generative": an LM behind a client
+    assert isinstance(editor, GenerativeEditor)
+    client = editor.client
     if opts.cache and client.cache is None:
         client.cache = ResponseCache(opts.cache)
     rows, retrieve = sc.rows, sc.retriever.retrieve

@@ -2,8 +2,10 @@
 
 A cross-encoder reads ``[CLS] text [SEP] evidence [SEP]``. Its sequence head gives P(supported)
 (a ``BertForSequenceClassification``: the folder loads in plain transformers with
-``AutoModelForSequenceClassification``, label 1 = supported); its token head (``token_head.pt``,
-a linear layer over the last hidden states) gives, for every token of the text, P(unsupported).
+``AutoModelForSequenceClassification``, label 1 = supported). Training also fits a token head
+(``token_head.pt``, a linear layer over the last hidden states: P(unsupported) per token of the
+text) and saves it beside the model; nothing here reads it yet (span finding is issue 31's next
+step).
 Trained on real labelled pairs (``favakit train --config minilm_checker``; docs/checker.md).
 
 Evidence longer than fits is read in pieces of about ``piece_words`` words (sentence ends kept,
@@ -16,6 +18,7 @@ decision threshold was chosen on the training data's development split and is st
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -31,8 +34,6 @@ CONFIG_NAME = "checker.json"
 
 
 def _words(text: str) -> set[str]:
-    import re
-
     return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2}
 
 
@@ -100,14 +101,6 @@ class Checker:
             str(folder)
         ).to(self.device)
         self.model.eval()
-        self.token_head = None
-        if (folder / "token_head.pt").exists():
-            state = torch.load(
-                folder / "token_head.pt", map_location=self.device, weights_only=True
-            )
-            head = torch.nn.Linear(state["weight"].shape[1], state["weight"].shape[0])
-            head.load_state_dict(state)
-            self.token_head = head.to(self.device).eval()
         self._torch = torch
         self._lock = threading.Lock()  # one tokenizer and model shared by a server's threads
 
@@ -136,8 +129,9 @@ class Checker:
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
+            text = undo_ptb(t)
             for piece in pieces([undo_ptb(e) for e in ev], self.piece_words) or [""]:
-                jobs.append((undo_ptb(t), piece))
+                jobs.append((text, piece))
                 owner.append(n)
         best = [0.0] * len(texts)
         count = [0] * len(texts)

@@ -46,6 +46,12 @@ log = logging.getLogger("favakit.training.checker")
 IGNORE = -100
 
 
+def _evidence_words(cfg: TrainConfig) -> int:
+    """Evidence words that fit beside a claim in ``data.max_length`` tokens: what training shows
+    and the piece size inference reads (stored in ``checker.json``)."""
+    return max(32, int(cfg.data.max_length * 0.6))
+
+
 def _files(spec: str) -> list[str]:
     files: list[str] = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
@@ -189,7 +195,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         label2id={"not_supported": 0, "supported": 1},
     ).to(device)  # fmt: skip
     head = torch.nn.Linear(model.config.hidden_size, 2).to(device)
-    words = max(32, int(cfg.data.max_length * 0.6))  # evidence words that fit with the claim
+    words = _evidence_words(cfg)
     train_set = _encode(tokenizer, data.train, cfg.data.max_length, words)
     dev_set = _encode(tokenizer, data.dev, cfg.data.max_length, words)
     pad = int(tokenizer.pad_token_id or 0)
@@ -283,7 +289,9 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
                 break
     if bar is not None:
         bar.close()
-    return _finish(cfg, out, data, best, device, time.perf_counter() - t0, seen, start_step, step)
+    return _finish(
+        cfg, out, files, data, best, device, time.perf_counter() - t0, seen, start_step, step
+    )
 
 
 def _dev_scores(torch: Any, model: Any, dev_set: list[dict[str, Any]], pad: int, device: str,
@@ -326,15 +334,15 @@ def _checkpoint(torch: Any, ckpt: Path, model: Any, head: Any, optimizer: Any, s
     (ckpt / "best.json").write_text(json.dumps(best))
 
 
-def _finish(cfg: TrainConfig, out: Path, data: Any, best: dict[str, Any], device: str,
-            seconds: float, seen: int, start_step: int, step: int) -> dict[str, Any]:  # fmt: skip
+def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict[str, Any],
+            device: str, seconds: float, seen: int, start_step: int, step: int) -> dict[str, Any]:  # fmt: skip
     """The best checkpoint as the run's model: threshold, reliability and figures in
     ``checker.json``, measured again through the inference class."""
     final = out / "model"
     shutil.rmtree(final, ignore_errors=True)
     shutil.copytree(out / "best", final)
     meta = {"name": str(cfg.notes.get("name", "favakit-checker")), "base": cfg.model or "minilm",
-            "max_length": cfg.data.max_length, "piece_words": max(32, int(cfg.data.max_length * 0.6)),
+            "max_length": cfg.data.max_length, "piece_words": _evidence_words(cfg),
             "threshold": best.get("threshold", 0.5)}  # fmt: skip
     (final / CONFIG_NAME).write_text(json.dumps(meta, indent=1))
     checker = Checker(final, device=device)
@@ -353,7 +361,7 @@ def _finish(cfg: TrainConfig, out: Path, data: Any, best: dict[str, Any], device
         dev={"rows": len(data.dev), "mean_balanced_accuracy": round(_mean_by_source(data.dev, scores, threshold), 4),
              "per_source": per_source,
              "reliability": reliability([p.label for p in data.dev], scores)},
-        training={"files": [Path(f).name for f in _files(cfg.data.train_file)], **data.stats,
+        training={"files": [Path(f).name for f in files], **data.stats,
                   "steps": step, "examples_per_s": round(seen / seconds, 1) if seconds else None},
     )  # fmt: skip
     (final / CONFIG_NAME).write_text(json.dumps(meta, indent=1))
