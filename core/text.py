@@ -12,6 +12,8 @@ build --tokenizer``) for exact budgets.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,6 +24,7 @@ __all__ = [
     "sentence_spans",
     "split_sentences",
     "tokenizer_counter",
+    "tokenizer_lock",
     "undo_ptb",
 ]
 
@@ -46,11 +49,28 @@ def count_tokens(text: str) -> int:
     )
 
 
+_TOKENIZER_LOCKS: weakref.WeakKeyDictionary[Any, threading.RLock] = weakref.WeakKeyDictionary()
+_LOCKS_LOCK = threading.Lock()
+
+
+def tokenizer_lock(tokenizer: Any) -> threading.RLock:
+    """The one lock of ``tokenizer``: hold it around every call of a tokenizer that threads
+    share. A fast (Rust) tokenizer keeps padding and truncation as state set per call, so two
+    threads encoding at once can get each other's padding (batches of unequal lengths) or a
+    "borrowed" error."""
+    with _LOCKS_LOCK:
+        lock = _TOKENIZER_LOCKS.get(tokenizer)
+        if lock is None:
+            lock = _TOKENIZER_LOCKS[tokenizer] = threading.RLock()
+        return lock
+
+
 def tokenizer_counter(tokenizer: Any) -> Counter:
-    """Exact counts from a Hugging Face tokenizer (special tokens excluded)."""
+    """Exact counts from a Hugging Face tokenizer (special tokens excluded); thread-safe."""
 
     def count(text: str) -> int:
-        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        with tokenizer_lock(tokenizer):
+            return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
     return count
 

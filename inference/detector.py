@@ -32,6 +32,7 @@ from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_r
 from favakit.deps import require
 from favakit.errors import UsageError
 from favakit.tags import ERROR_TYPES
+from favakit.text import tokenizer_lock
 
 if TYPE_CHECKING:
     from favakit.inference.editor import GenerativeEditor
@@ -293,7 +294,8 @@ class Detector:
             if s < 0:
                 continue
             e, pos = s + len(sent), s + len(sent)
-            n = len(self.tokenizer.tokenize(sent))
+            with tokenizer_lock(self.tokenizer):
+                n = len(self.tokenizer.tokenize(sent))
             if cur and cur_tokens + n > budget:
                 out.append(cur)
                 cur, cur_tokens = None, 0
@@ -321,15 +323,16 @@ class Detector:
         with torch.inference_mode():
             for b in range(0, len(order), self.batch_size):
                 batch = [jobs[j] for j in order[b : b + self.batch_size]]
-                enc = self.tokenizer(
-                    [j[2] for j in batch],
-                    [j[3] or " " for j in batch],
-                    truncation="only_second",
-                    max_length=self.max_length,
-                    padding=True,
-                    return_offsets_mapping=True,
-                    return_tensors="pt",
-                )
+                with tokenizer_lock(self.tokenizer):  # shared by the server's threads
+                    enc = self.tokenizer(
+                        [j[2] for j in batch],
+                        [j[3] or " " for j in batch],
+                        truncation="only_second",
+                        max_length=self.max_length,
+                        padding=True,
+                        return_offsets_mapping=True,
+                        return_tensors="pt",
+                    )
                 offsets = enc.pop("offset_mapping").tolist()
                 logits = self.model(**enc.to(self.device)).logits.float()
                 probs = torch.softmax(logits, dim=-1).cpu().tolist()

@@ -34,6 +34,7 @@ from favakit.llm import (
     list_models,
 )
 from favakit.spec import ClientSpec
+from favakit.text import tokenizer_lock
 
 __all__ = [
     "Generated",
@@ -103,7 +104,8 @@ class HFGenerator:
 
     def count_tokens(self, text: str) -> int:
         """Tokens of ``text`` as :meth:`generate` feeds it (no special tokens added)."""
-        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+        with tokenizer_lock(self.tokenizer):
+            return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     def copy_guard(self) -> Any:
         """The tokenizer's :class:`~favakit.inference.copy_guard.CopyGuard`, or None where the
@@ -111,7 +113,8 @@ class HFGenerator:
         if self._guard is None:
             from favakit.inference.copy_guard import CopyGuard
 
-            self._guard = CopyGuard.for_tokenizer(self.tokenizer) or False
+            with tokenizer_lock(self.tokenizer):
+                self._guard = CopyGuard.for_tokenizer(self.tokenizer) or False
             if self._guard is False:
                 log.warning("copy guard unavailable for this tokenizer; decoding unguarded")
         return self._guard or None
@@ -128,7 +131,8 @@ class HFGenerator:
             raise ValueError(f"{len(sources)} copy_sources for {len(prompts)} prompts")
         first_only = params.max_tokens == 1 and params.temperature <= 0 and not sources
         if first_only and self.shared_prefix_tokens > 0 and len(prompts) > 1 and self._plain():
-            ids = [self.tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]
+            with tokenizer_lock(self.tokenizer):
+                ids = [self.tokenizer(p, add_special_tokens=False)["input_ids"] for p in prompts]
             for members, shared in shared_prefix_groups(ids, self.shared_prefix_tokens):
                 done = self._shared([ids[i] for i in members], shared, params)
                 for i, out in zip(members, done, strict=True):
@@ -148,9 +152,9 @@ class HFGenerator:
         import torch
 
         tok = self.tokenizer
-        enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False).to(
-            self.model.device
-        )
+        with tokenizer_lock(tok):
+            enc = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        enc = enc.to(self.model.device)
         kwargs: dict[str, Any] = {
             "max_new_tokens": params.max_tokens,
             "pad_token_id": tok.pad_token_id,
@@ -250,6 +254,12 @@ class HFGenerator:
     ) -> Generated:
         """A :class:`Generated` from the token ids generated after a prompt (up to EOS, padding
         dropped) and each step's log-probabilities (empty unless ``params.logprobs``)."""
+        with tokenizer_lock(self.tokenizer):
+            return self._decoded(new, prompt_tokens, steps, params)
+
+    def _decoded(
+        self, new: list[int], prompt_tokens: int, steps: list[Any], params: GenerationParams
+    ) -> Generated:
         tok = self.tokenizer
         ended = tok.eos_token_id in new
         if ended:

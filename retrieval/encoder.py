@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from favakit.deps import require
 from favakit.errors import UsageError
+from favakit.text import tokenizer_lock
 
 if TYPE_CHECKING:
     import numpy as np
@@ -121,13 +122,15 @@ class DenseEncoder:
             bar = tqdm(total=len(texts), desc=desc, unit="text")
         with torch.inference_mode():
             for idx in batches:
-                enc = self.tokenizer(
-                    [texts[i] for i in idx],
-                    padding=True,
-                    truncation=True,
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                ).to(self.device)
+                with tokenizer_lock(self.tokenizer):  # shared by a server's threads
+                    enc = self.tokenizer(
+                        [texts[i] for i in idx],
+                        padding=True,
+                        truncation=True,
+                        max_length=self.max_length,
+                        return_tensors="pt",
+                    )
+                enc = enc.to(self.device)
                 hidden = self.model(**enc).last_hidden_state.float()
                 mask = enc["attention_mask"].unsqueeze(-1).float()
                 pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1.0)

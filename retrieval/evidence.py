@@ -22,6 +22,7 @@ from favakit.deps import require
 from favakit.errors import UsageError
 from favakit.retrieval.kb import KnowledgeSource, UnknownTitleError
 from favakit.retrieval.search import Hit, Searcher, TitleMatcher
+from favakit.text import tokenizer_lock
 
 __all__ = ["CrossEncoderReranker", "TopicRetriever", "editor_evidence"]
 
@@ -50,14 +51,16 @@ class CrossEncoderReranker:
         with self._torch.inference_mode():
             for i in range(0, len(passages), self.batch_size):
                 batch = list(passages[i : i + self.batch_size])
-                enc = self.tokenizer(
-                    [query] * len(batch),
-                    batch,
-                    padding=True,
-                    truncation=True,
-                    max_length=self.max_length,
-                    return_tensors="pt",
-                ).to(self.device)
+                with tokenizer_lock(self.tokenizer):  # shared by a server's threads
+                    enc = self.tokenizer(
+                        [query] * len(batch),
+                        batch,
+                        padding=True,
+                        truncation=True,
+                        max_length=self.max_length,
+                        return_tensors="pt",
+                    )
+                enc = enc.to(self.device)
                 logits = self.model(**enc).logits.float()
                 # one logit: relevance; two or more: the last class is "relevant"
                 col = logits[:, -1] if logits.shape[-1] > 1 else logits[:, 0]

@@ -122,6 +122,23 @@ def tiny_encoder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def tiny_detector(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An untrained detector folder: a random 2-layer BERT token classifier and its
+    ``detector.json`` (for what needs a real encoder, not a good one: servers, concurrency)."""
+    from favakit.inference.detector import CONFIG_NAME, LABELS
+    from favakit.tags import ERROR_TYPES
+
+    folder = _tiny_bert(
+        tmp_path_factory.mktemp("tiny_detector"), 2, "BertForTokenClassification",
+        num_labels=len(LABELS),
+    )  # fmt: skip
+    config = {"name": "tiny-detector", "max_length": 128, "labels": list(LABELS),
+              "thresholds": dict.fromkeys(ERROR_TYPES, 0.2)}  # fmt: skip
+    (folder / CONFIG_NAME).write_text(json.dumps(config))
+    return folder
+
+
+@pytest.fixture(scope="session")
 def tiny_reranker(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A random 2-layer BERT cross-encoder (one relevance logit)."""
     return _tiny_bert(
