@@ -49,6 +49,7 @@ class Batcher:
         self.thread.start()
 
     def submit(self, prompt: str, params: GenerationParams) -> Future[Generated]:
+        """The prompt's future answer; cancelling it before its batch begins drops the prompt."""
         fut: Future[Generated] = Future()
         self.jobs.put(_Job(prompt, params, fut))
         return fut
@@ -73,6 +74,8 @@ class Batcher:
                     self.jobs.put(None)  # finish this batch, then stop
                     break
                 batch.append(job)
+            # a request cancelled while it waited (its client gone, its time up) is dropped
+            batch = [job for job in batch if job.future.set_running_or_notify_cancel()]
             # one generate() per set of parameters; copy-guarded prompts (one source each)
             # batch together, their sources joined in order
             groups: dict[tuple[GenerationParams, bool], list[_Job]] = {}

@@ -15,6 +15,7 @@ from typing import Any
 from favakit.contracts import EditRequest
 from favakit.distributed import RayOptions, add_ray_options, ray_options
 from favakit.errors import UsageError
+from favakit.inference.http_guard import add_http_options
 from favakit.inference.options import (
     add_editor_options,
     add_judge_options,
@@ -123,9 +124,8 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from favakit.inference.factory import announce, open_editor, open_verifier
+    from favakit.inference.http_guard import allowed_hosts, http_limits, run_server
     from favakit.inference.server import ServeLimits, create_editor_app
 
     spec = ClientSpec.from_args(args)
@@ -139,13 +139,16 @@ def _serve(args: argparse.Namespace) -> int:
         verifier = open_verifier(
             "verifier", ClientSpec(device=spec.device, max_batch=spec.max_batch)
         )
-    limits = ServeLimits(max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout)
-    app = create_editor_app(editor, api_key=_api_key(args), limits=limits, verifier=verifier)
-    print(f"favakit serve: http://{args.host}:{args.port} (docs at /docs)", file=sys.stderr)
-    uvicorn.run(
-        app, host=args.host, port=args.port, log_level="warning",
-        timeout_graceful_shutdown=args.timeout,
+    limits = ServeLimits(
+        max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout,
+        http=http_limits(args),
     )  # fmt: skip
+    app = create_editor_app(
+        editor, api_key=_api_key(args), limits=limits, verifier=verifier,
+        hosts=allowed_hosts(args.host, args.allow_host),
+    )  # fmt: skip
+    print(f"favakit serve: http://{args.host}:{args.port} (docs at /docs)", file=sys.stderr)
+    run_server(app, args.host, args.port, limits.http, graceful_s=args.timeout)
     return 0
 
 
@@ -158,6 +161,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--max-chars", type=int, default=20_000, help="characters per text")
     s.add_argument("--max-texts", type=int, default=64, help="texts per request")
     s.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
+    add_http_options(s, max_body_bytes=4_000_000)
     s.add_argument(
         "--verify-judge", default="editor", choices=["editor", "verifier"],
         help="who answers /v1/verify: the editor being served (a claim it edits is not "

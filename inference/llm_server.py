@@ -6,19 +6,35 @@ subset itself from transformers: ``GET /v1/models``, ``POST /v1/completions``,
 ``POST /v1/chat/completions``. Requests from many clients are batched together: a worker
 thread takes what has queued up (up to ``max_batch``, waiting at most ``batch_window_ms`` for
 more), groups requests with the same sampling parameters and generates each group in one batch.
+
+Every request field is checked (:mod:`favakit.inference.openai_params`: a bad value is a 422
+naming the field), and :class:`~favakit.inference.http_guard.RequestGuard` checks the request
+itself (Host, Content-Type, body size, requests in progress). A request that takes longer than
+``timeout_s`` is answered 504; its prompts not yet generated are dropped, as are those of a
+client that went away.
 """
 
 # No `from __future__ import annotations` here: FastAPI reads the route signatures' types at
 # runtime, and `Request` is imported inside create_app (fastapi is an optional dependency).
 import asyncio
+import json
 import logging
 import secrets
 import sys
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from favakit.inference.batching import Batcher
 from favakit.inference.generators import Generated, HFGenerator
+from favakit.inference.http_guard import LOOPBACK_NAMES, HttpLimits, protect, run_server
+from favakit.inference.openai_params import (
+    BadField,
+    generation_params,
+    messages_of,
+    prompts_of,
+    usable_text,
+)
 from favakit.llm import GenerationParams, api_key_matches
 from favakit.spec import ClientSpec
 
@@ -34,8 +50,12 @@ def create_app(
     batch_window_ms: float = 50.0,
     max_prompt_chars: int = 200_000,
     max_tokens_limit: int = 4096,
+    timeout_s: float = 600.0,
+    http: HttpLimits | None = None,
+    hosts: Iterable[str] | None = LOOPBACK_NAMES,
 ) -> Any:
-    """The FastAPI app serving ``generator`` under the OpenAI-compatible routes."""
+    """The FastAPI app serving ``generator`` under the OpenAI-compatible routes. ``hosts``: the
+    ``Host`` names it answers (None: any)."""
     from contextlib import asynccontextmanager
 
     from fastapi import FastAPI, HTTPException, Request
@@ -50,34 +70,18 @@ def create_app(
 
     app = FastAPI(title="favakit serve-llm", version="1", lifespan=lifespan)
     app.state.batcher = batcher
+    protect(app, http or HttpLimits(max_body_bytes=8_000_000), hosts)
 
     def check_key(request: Request) -> None:
         if api_key and not api_key_matches(request.headers.get("authorization", ""), api_key):
             raise HTTPException(401, "missing or wrong API key (Authorization: Bearer KEY)")
 
-    def params_of(body: dict[str, Any]) -> GenerationParams:
+    def checked(read: Any, *args: Any) -> Any:
+        """``read(*args)``, a bad field answered 422 with its name."""
         try:
-            max_tokens = int(body.get("max_tokens") or 256)
-            temperature = float(body.get("temperature") or 0.0)
-            top_p = float(body.get("top_p") or 1.0)
-        except (TypeError, ValueError):
-            raise HTTPException(422, "max_tokens, temperature and top_p must be numbers") from None
-        if not 1 <= max_tokens <= max_tokens_limit:
-            raise HTTPException(422, f"max_tokens must be between 1 and {max_tokens_limit}")
-        stop = body.get("stop") or ()
-        stop = (stop,) if isinstance(stop, str) else tuple(str(s) for s in stop)
-        seed = body.get("seed")
-        logprobs = body.get("logprobs")
-        if logprobs is True:  # the chat API's form: top_logprobs says how many
-            logprobs = body.get("top_logprobs") or 1
-        if logprobs is not None and logprobs is not False:
-            if not isinstance(logprobs, int) or not 0 <= logprobs <= 20:
-                raise HTTPException(422, "logprobs must be an integer from 0 to 20")
-        else:
-            logprobs = None
-        return GenerationParams(
-            max_tokens, temperature, top_p, stop, logprobs, int(seed) if seed is not None else None
-        )
+            return read(*args)
+        except BadField as exc:
+            raise HTTPException(422, str(exc)) from None
 
     context = generator.context_tokens
 
@@ -95,15 +99,24 @@ def create_app(
                 "completion). Please reduce the length of the prompt or of max_tokens.",
             )
 
+    def short_enough(prompt: str) -> str:
+        if len(prompt) > max_prompt_chars:
+            raise HTTPException(
+                413, f"a prompt is {len(prompt)} characters; the limit is {max_prompt_chars}"
+            )
+        return prompt
+
     async def run(prompts: list[str], params: GenerationParams) -> list[Generated]:
         for p in prompts:
-            if len(p) > max_prompt_chars:
-                raise HTTPException(
-                    413, f"a prompt is {len(p)} characters; the limit is {max_prompt_chars}"
-                )
-            fits(p, params.max_tokens)
+            fits(short_enough(p), params.max_tokens)
         futures = [asyncio.wrap_future(batcher.submit(p, params)) for p in prompts]
-        return list(await asyncio.gather(*futures))
+        try:  # cancelled (timeout, client gone): the batcher skips what it has not begun
+            return list(await asyncio.wait_for(asyncio.gather(*futures), timeout_s))
+        except asyncio.TimeoutError:  # TimeoutError's own class only from Python 3.11
+            raise HTTPException(504, f"generation took longer than {timeout_s:g} s") from None
+        except Exception:
+            log.exception("generation failed")
+            raise HTTPException(502, "generation failed; the server's log has the cause") from None
 
     def usage(outs: list[Generated]) -> dict[str, int]:
         pt = sum(o.prompt_tokens for o in outs)
@@ -112,29 +125,14 @@ def create_app(
 
     async def body_of(request: Request) -> dict[str, Any]:
         try:
-            body = await request.json()
-        except ValueError:
+            body = json.loads(await request.body())
+        except (ValueError, UnicodeDecodeError):
             raise HTTPException(400, "the request body is not valid JSON") from None
+        except RecursionError:
+            raise HTTPException(400, "the request body is JSON nested too deeply") from None
         if not isinstance(body, dict):
             raise HTTPException(422, "the request body must be a JSON object")
         return body
-
-    def messages_of(body: dict[str, Any]) -> list[dict[str, str]]:
-        messages = body.get("messages")
-        if (
-            not isinstance(messages, list)
-            or not messages
-            or not all(
-                isinstance(m, dict)
-                and isinstance(m.get("content"), str)
-                and isinstance(m.get("role"), str)
-                for m in messages
-            )
-        ):
-            raise HTTPException(
-                422, "'messages' must be a non-empty list of {role, content} objects"
-            )
-        return messages
 
     @app.get("/health")
     def health() -> dict[str, Any]:
@@ -167,24 +165,20 @@ def create_app(
         check_key(request)
         body = await body_of(request)
         if isinstance(body.get("prompt"), str):
-            text = body["prompt"]
+            text = checked(usable_text, body["prompt"], "prompt")
         else:
-            text = generator.chat_prompt(messages_of(body))
-        return {"count": generator.count_tokens(text), "max_model_len": context or None}
+            text = generator.chat_prompt(checked(messages_of, body))
+        return {
+            "count": generator.count_tokens(short_enough(text)),
+            "max_model_len": context or None,
+        }
 
     @app.post("/v1/completions")
     async def completions(request: Request) -> JSONResponse:
         check_key(request)
         body = await body_of(request)
-        prompt = body.get("prompt")
-        prompts = [prompt] if isinstance(prompt, str) else prompt
-        if (
-            not isinstance(prompts, list)
-            or not prompts
-            or not all(isinstance(p, str) for p in prompts)
-        ):
-            raise HTTPException(422, "'prompt' must be a string or a non-empty list of strings")
-        outs = await run(prompts, params_of(body))
+        prompts = checked(prompts_of, body)
+        outs = await run(prompts, checked(generation_params, body, max_tokens_limit))
         choices = [
             {
                 "index": i,
@@ -214,7 +208,8 @@ def create_app(
     async def chat(request: Request) -> JSONResponse:
         check_key(request)
         body = await body_of(request)
-        outs = await run([generator.chat_prompt(messages_of(body))], params_of(body))
+        params = checked(generation_params, body, max_tokens_limit)
+        outs = await run([generator.chat_prompt(checked(messages_of, body))], params)
         o = outs[0]
         return JSONResponse(
             {
@@ -237,18 +232,25 @@ def create_app(
 
 
 def serve_hf(
-    spec: ClientSpec, host: str, port: int, api_key: str | None, batch_window_ms: float = 50.0
+    spec: ClientSpec,
+    host: str,
+    port: int,
+    api_key: str | None,
+    batch_window_ms: float = 50.0,
+    timeout_s: float = 600.0,
+    http: HttpLimits | None = None,
+    hosts: Iterable[str] | None = LOOPBACK_NAMES,
 ) -> int:
     """Serve the model ``spec`` describes from transformers in this process, in the foreground,
     until stopped (uvicorn)."""
-    import uvicorn
-
     generator = HFGenerator.load(
         spec.model, adapter=spec.adapter, device=spec.device, max_batch=spec.max_batch
     )
+    limits = http or HttpLimits(max_body_bytes=8_000_000)
     app = create_app(
-        generator, api_key=api_key, max_batch=spec.max_batch, batch_window_ms=batch_window_ms
-    )
+        generator, api_key=api_key, max_batch=spec.max_batch, batch_window_ms=batch_window_ms,
+        timeout_s=timeout_s, http=limits, hosts=hosts,
+    )  # fmt: skip
     print(f"favakit serve-llm: {generator.name} on http://{host}:{port}/v1", file=sys.stderr)
-    uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=30)
+    run_server(app, host, port, limits, graceful_s=30)
     return 0

@@ -8,6 +8,7 @@ import os
 import sys
 
 from favakit.errors import UsageError
+from favakit.inference.http_guard import add_http_options
 from favakit.spec import ClientSpec
 
 __all__ = ["configure"]
@@ -18,6 +19,7 @@ def _api_key(args: argparse.Namespace) -> str | None:
 
 
 def _serve_llm(args: argparse.Namespace) -> int:
+    from favakit.inference.http_guard import allowed_hosts, http_limits
     from favakit.inference.llm_server import serve_hf
     from favakit.inference.models import default_editor
     from favakit.inference.vllm_server import VLLMOptions, find_vllm_python, serve_vllm
@@ -34,7 +36,10 @@ def _serve_llm(args: argparse.Namespace) -> int:
             backend = "hf"
     print(f"favakit serve-llm: backend {backend} (asked: {args.backend})", file=sys.stderr)
     if backend == "hf":
-        return serve_hf(spec, args.host, args.port, _api_key(args), args.batch_window_ms)
+        return serve_hf(
+            spec, args.host, args.port, _api_key(args), args.batch_window_ms, args.timeout,
+            http_limits(args), allowed_hosts(args.host, args.allow_host),
+        )  # fmt: skip
     options = VLLMOptions(
         args.vllm_env, args.max_lora_rank, args.reserved_cpus, args.merge_adapter,
         args.max_model_len, args.kv_cache_gb,
@@ -67,6 +72,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="weights dtype (auto: bf16 on GPUs that have it, else fp32)",
     )  # fmt: skip
     parser.add_argument("--api-key", default=None, help="require this key (or set FAVAKIT_API_KEY)")
+    h = parser.add_argument_group("requests (hf backend; vLLM sets its own)")
+    h.add_argument("--timeout", type=float, default=600.0, help="seconds per request before a 504")
+    add_http_options(h, max_body_bytes=8_000_000)
     v = parser.add_argument_group("vLLM backend")
     v.add_argument(
         "--vllm-env", default=None, metavar="DIR",

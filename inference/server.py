@@ -10,21 +10,25 @@ object (a list of them, in order, for a list). ``/v1/detect`` answers the same o
 
 Limits answer with a status that names them: 413 for a body, a text or a list over its limit,
 422 for a body of the wrong shape, 400 for invalid JSON, 401 for a missing or wrong API key, 504
-when a request takes longer than ``timeout_s`` (its generation still finishes in the
-background). Requests from many clients share the generator: in-process generation goes through
-a :class:`~favakit.inference.batching.Batcher`, an ``--llm-endpoint`` batches on its side.
+when a request takes longer than ``timeout_s`` (work not yet started is dropped), and what
+:class:`~favakit.inference.http_guard.RequestGuard` checks first: 403 for a ``Host`` that is
+not this server's, 415 for a body that is not ``application/json``, 408 for a body that stops
+arriving, 503 (with ``Retry-After``) when too many requests are in progress. Requests from many
+clients share the generator: in-process generation goes through a
+:class:`~favakit.inference.batching.Batcher`, an ``--llm-endpoint`` batches on its side.
 """
 
 # No `from __future__ import annotations`: FastAPI reads route signatures at runtime.
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from favakit.contracts import Editor, EditRequest, Verifier
+from favakit.inference.http_guard import LOOPBACK_NAMES, HttpLimits, protect
 from favakit.inference.verifiers import EditorVerifier
 from favakit.llm import api_key_matches
 
@@ -39,8 +43,8 @@ log = logging.getLogger(__name__)
 class ServeLimits:
     max_chars: int = 20_000  # characters per text
     max_texts: int = 64  # texts per request
-    max_body_bytes: int = 4_000_000
     timeout_s: float = 600.0  # per request
+    http: HttpLimits = field(default_factory=HttpLimits)  # body size, pending requests, ...
 
 
 def create_editor_app(
@@ -49,9 +53,12 @@ def create_editor_app(
     limits: ServeLimits | None = None,
     workers: int = 32,
     verifier: Verifier | None = None,
+    hosts: Iterable[str] | None = LOOPBACK_NAMES,
 ) -> Any:
     """The editor service. ``verifier`` (such as :func:`favakit.open_verifier`'s) answers
-    ``/v1/verify`` when given; else the editor does (a claim it edits is not supported)."""
+    ``/v1/verify`` when given; else the editor does (a claim it edits is not supported).
+    ``hosts``: the ``Host`` names it answers (None: any; see
+    :func:`~favakit.inference.http_guard.allowed_hosts`)."""
     from contextlib import asynccontextmanager
 
     from fastapi import FastAPI, HTTPException, Request
@@ -78,21 +85,20 @@ def create_editor_app(
         lifespan=lifespan,
     )
     app.state.editor = editor
+    protect(app, lim.http, hosts)
 
     def check_key(request: Request) -> None:
         if api_key and not api_key_matches(request.headers.get("authorization", ""), api_key):
             raise HTTPException(401, "missing or wrong API key (Authorization: Bearer KEY)")
 
     async def parse(request: Request) -> tuple[list[EditRequest], bool]:
-        raw = await request.body()
-        if len(raw) > lim.max_body_bytes:
-            raise HTTPException(
-                413, f"the body is {len(raw)} bytes; the limit is {lim.max_body_bytes}"
-            )
+        raw = await request.body()  # its size was checked as it arrived (RequestGuard)
         try:
             body = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             raise HTTPException(400, "the request body is not valid JSON") from None
+        except RecursionError:
+            raise HTTPException(400, "the request body is JSON nested too deeply") from None
         single = not isinstance(body, list)
         items = [body] if single else body
         if not items:
@@ -125,11 +131,11 @@ def create_editor_app(
         loop = asyncio.get_running_loop()
         try:
             results = await asyncio.wait_for(loop.run_in_executor(pool, work, reqs), lim.timeout_s)
-        except TimeoutError:
+        except asyncio.TimeoutError:  # TimeoutError's own class only from Python 3.11
             raise HTTPException(504, f"{doing} took longer than {lim.timeout_s:g} s") from None
-        except Exception as exc:  # a failed generation fails this request, not the server
-            log.exception("%s failed", doing)
-            raise HTTPException(502, f"generation failed: {exc}") from None
+        except Exception:  # a failed generation fails this request, not the server
+            log.exception("%s failed", doing)  # the cause (an upstream URL, say) stays here
+            raise HTTPException(502, f"{doing} failed; the server's log has the cause") from None
         return results, single
 
     async def run(request: Request, detect: bool) -> JSONResponse:
@@ -156,9 +162,13 @@ def create_editor_app(
             "responses": {
                 400: {**error, "description": "the body is not valid JSON"},
                 401: {**error, "description": "missing or wrong API key"},
+                403: {**error, "description": "a Host this server does not answer for"},
+                408: {**error, "description": "the body stopped arriving"},
                 413: {**error, "description": "a body, text or list over its limit"},
+                415: {**error, "description": "a body that is not application/json"},
                 422: {**error, "description": "a body of the wrong shape (the field is named)"},
                 502: {**error, "description": "generation failed"},
+                503: {**error, "description": "too many requests in progress (Retry-After)"},
                 504: {**error, "description": "the request took longer than the timeout"},
             },
         }
