@@ -113,7 +113,8 @@ REPAIRS: dict[str, str] = {
     "nested_type": "a type tag inside a `<mark>`/`<delete>` was flattened into the outer edit",
     "empty_edit": "a type tag with no text in it was dropped",
     "joined_tag": "text on either side of a dropped tag joined into a new tag (`<<s>mark>`), "
-    "which was removed too",
+    "which was removed too; where that goes on for rounds, or the tag forms across an edit's "
+    "edge (`<mark<entity>>`), its `<` becomes `‹` instead, so no output holds a tag",
 }
 
 
@@ -313,14 +314,18 @@ _ALIASES: dict[str, str] = {
 }
 _PART_KINDS = ("mark", "delete")
 _KNOWN = set(ERROR_TYPES) | set(_PART_KINDS)
+# Each run of spaces is read by one ``\s*`` (never two in a row, which could split it in every
+# way: quadratic on ``<`` and a long run of spaces), so tokenizing is linear in the text.
 _TOKEN_RE = re.compile(
-    r"<\s*(?P<close>/)?\s*(?P<name>[A-Za-z][A-Za-z_]*)\s*(?P<selfclose>/)?\s*>"
+    r"<\s*(?:(?P<close>/)\s*)?(?P<name>[A-Za-z][A-Za-z_]*)\s*(?:(?P<selfclose>/)\s*)?>"
     r"|(?P<special><\|[A-Za-z_]+\|>)"
 )
+# What a "<" that could still become a tag is followed by, to the end of its text.
+_TAG_START_RE = re.compile(r"<(?:\s*(?:/\s*)?(?:[A-Za-z][A-Za-z_]*\s*(?:/\s*)?)?|\|[A-Za-z_]*\|?)")
+DEFUSED_BRACKET = "\u2039"  # "‹": a "<" that would form a tag with the text beside it
 
 
-@dataclass(frozen=True, slots=True)
-class _Tok:
+class _Tok(NamedTuple):  # a tuple: a text of tags makes one per tag, and a tuple is quick
     kind: Literal["text", "open", "close", "special", "selfclose"]
     value: str  # text, or canonical tag name
     pos: int
@@ -360,9 +365,35 @@ def _tokenize(text: str) -> list[_Tok]:
     return toks
 
 
+def _joins_into_tags(pieces: Sequence[str | _RawEdit]) -> bool:
+    """Whether the pieces, each free of tags, form one when joined as any output joins them
+    (the original, the correction, with bare text kept or not, tidied or not)."""
+    if len(pieces) < 2:
+        return False
+    texts = [(p, p, p) if isinstance(p, str) else (p.wrong, p.right, p.wrong if p.bare else p.right)
+             for p in pieces]  # fmt: skip
+    # tidying removes spaces around a deletion, which a tag's own spaces absorb: no new tag
+    return any(has_tags("".join(t[k] for t in texts)) for k in range(3))
+
+
+def _defuse_ends(text: str) -> str:
+    """``text`` with its last "<" made "‹" where what follows it, to the end, could begin a tag
+    that the next piece completes."""
+    at = text.rfind("<")
+    if at >= 0 and _TAG_START_RE.fullmatch(text, at):
+        return text[:at] + DEFUSED_BRACKET + text[at + 1 :]
+    return text
+
+
 def has_tags(text: str) -> bool:
     """True when ``text`` contains any known tag or tokenizer special token."""
-    return any(t.kind != "text" for t in _tokenize(text))
+    if "<" not in text:
+        return False
+    for m in _TOKEN_RE.finditer(text):
+        low = (m.group("name") or "s").lower()
+        if m.group("special") or low == "s" or _ALIASES.get(low, low) in _KNOWN:
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------------------------
@@ -449,10 +480,10 @@ class _Parser:
         self.typ, self.parts, self.pending, self.before, self.after = None, {}, [], [], []
 
     def next_meaningful(self, toks: Sequence[_Tok], i: int) -> _Tok | None:
-        for tok in toks[i + 1 :]:
-            if tok.kind == "text" and not tok.value.strip():
+        for j in range(i + 1, len(toks)):  # no slice: a copy per tag is quadratic
+            if toks[j].kind == "text" and not toks[j].value.strip():
                 continue
-            return tok
+            return toks[j]
         return None
 
     # -- main loop -----------------------------------------------------------------------------
@@ -492,18 +523,29 @@ class _Parser:
                 merged[-1] += seg
             else:
                 merged.append(seg)
-        result: list[Segment] = []
+        pieces: list[str | _RawEdit] = []
         for seg in merged:
             if isinstance(seg, str):
-                result.append(self.defuse(seg))
+                pieces.append(self.defuse(seg))
                 continue
             wrong, right = self.defuse(seg.wrong), self.defuse(seg.right)
             if wrong or right:
-                result.append(Edit(seg.type, wrong, right, seg.bare))
-        return result
+                pieces.append(seg._replace(wrong=wrong, right=right))
+        if _joins_into_tags(pieces):  # a tag across an edit's edge: "<mark" + "> by Weir."
+            self.repair("joined_tag", -1, "a tag formed across an edit's boundary")
+            pieces = [p if "<" not in (p if isinstance(p, str) else p.wrong + p.right) else
+                      _defuse_ends(p) if isinstance(p, str) else
+                      p._replace(wrong=_defuse_ends(p.wrong), right=_defuse_ends(p.right))
+                      for p in pieces]  # fmt: skip
+        return [p if isinstance(p, str) else Edit(p.type, p.wrong, p.right, p.bare) for p in pieces]
 
     def defuse(self, text: str) -> str:
-        while True:
+        """``text`` without the tags that joining formed in it: removed, as many times as new
+        ones form, up to a few rounds; then (nested on purpose, ``<<<mark>mark>mark>``) the
+        "<" of any left becomes "‹", in one pass, so the work stays linear."""
+        if not has_tags(text):
+            return text
+        for _ in range(3):
             toks = _tokenize(text)
             if all(t.kind == "text" for t in toks):
                 return text
@@ -511,6 +553,8 @@ class _Parser:
                 if t.kind != "text":
                     self.repair("joined_tag", -1, f"{t.raw!r} formed by joining text")
             text = "".join(t.value for t in toks if t.kind == "text")
+        return "".join(t.raw if t.kind == "text" else DEFUSED_BRACKET + t.raw[1:]
+                       for t in _tokenize(text))  # fmt: skip
 
     def on_text(self, tok: _Tok) -> None:
         if self.nested is not None:

@@ -106,9 +106,15 @@ def create_app(
             )
         return prompt
 
+    def has_tokens(prompt: str) -> str:
+        """``prompt``, unless it is one the model reads as nothing (spaces, say): 422."""
+        if len(prompt) < 64 and not generator.count_tokens(prompt):
+            raise HTTPException(422, "'prompt' has no tokens for this model")
+        return prompt
+
     async def run(prompts: list[str], params: GenerationParams) -> list[Generated]:
         for p in prompts:
-            fits(short_enough(p), params.max_tokens)
+            fits(has_tokens(short_enough(p)), params.max_tokens)
         futures = [asyncio.wrap_future(batcher.submit(p, params)) for p in prompts]
         try:  # cancelled (timeout, client gone): the batcher skips what it has not begun
             return list(await asyncio.wait_for(asyncio.gather(*futures), timeout_s))

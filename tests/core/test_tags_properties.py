@@ -153,3 +153,53 @@ def test_stack_rejects_overlap_and_mismatch() -> None:
         )
     with pytest.raises(ValueError, match="does not fit"):
         tags.stack(base, tags.parse("She was born in Bonn in 1879."))
+
+
+@settings(max_examples=400)
+@given(st.one_of(tag_soup, st.text(max_size=200)), views, st.booleans(), st.booleans())
+def test_no_output_of_the_lenient_parser_holds_tag_markup(
+    text: str, view: tags.View, keep_bare: bool, tidy: bool
+) -> None:
+    """Dropping a tag can join the text around it into a new one (``<mark<entity>>``), also
+    across an edit's boundary; whatever the output, no tag of the grammar survives in it."""
+    tagged = tags.parse_lenient(text, view).tagged
+    for out in (tagged.original(), tagged.corrected(keep_bare=keep_bare, tidy=tidy)):
+        assert not tags.has_tags(out), (text, out)
+    original = tagged.original()
+    for span in tagged.spans():
+        assert original[span.start : span.end] == span.wrong
+
+
+def test_joined_tags_never_survive() -> None:
+    for text in ("It was <mark<entity>> by Weir.", "a <<mark>mark> b", "< <mark>mark> x",
+                 "It was <mark<entity>>x</entity> by Weir.", "<" * 50 + "mark>" * 50):  # fmt: skip
+        tagged = tags.parse_lenient(text).tagged
+        for out in (tags.strip(text), tags.original_text(text), tagged.corrected(keep_bare=True)):
+            assert not tags.has_tags(out), (text, out)
+    assert tags.original_text("It was <mark<entity>> by Weir.").startswith("It was ")
+
+
+def _seconds(text: str) -> float:
+    import time
+
+    started = time.perf_counter()
+    tags.strip(text)
+    tags.original_text(text)
+    return (time.perf_counter() - started) / 2
+
+
+def test_adversarial_input_is_read_in_linear_time() -> None:
+    """1 MB of each input that made the tokenizer backtrack (``<`` then 20 kB of spaces took
+    10.7 s) is read in under a second; inputs made of nothing but tags (a tag every 3 to 14
+    characters) take time in proportion to their length: 4x the text (250 kB), at most 8x the
+    time."""
+    size = 1_000_000
+    for text in ("<" + " " * size, "<" + " " * (size // 2) + "/" + " " * (size // 2),
+                 "<entity" + " " * size + "x>", "<|" + "a" * size, "</" * (size // 2),
+                 "<" * (size // 10) + "mark>" * (size // 10)):  # fmt: skip
+        assert _seconds(text) < 1.0, (text[:20], len(text))
+    for unit in ("<entity>", "<mark<entity>>", "<s>", "<mark>x</mark>"):
+        quarter, whole = unit * (size // 16 // len(unit)), unit * (size // 4 // len(unit))
+        small = min(_seconds(quarter) for _ in range(2))
+        large = _seconds(whole)
+        assert large < 8 * small and large < 2.0, (unit, f"{small:.2f} s", f"{large:.2f} s")

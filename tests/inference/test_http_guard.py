@@ -171,6 +171,7 @@ BAD_PARAMS = [
     ('{"prompt": "a", "temperature": NaN}', "temperature"),
     ('{"prompt": "a", "logprobs": 99}', "logprobs"),
     ('{"prompt": ""}', "prompt"),
+    ('{"prompt": "  \\u2028 "}', "prompt"),  # no tokens
     ('{"prompt": "a \\ud800 b"}', "prompt"),
 ]
 
