@@ -35,6 +35,7 @@ __all__ = [
     "Verdict",
     "Verifier",
     "as_request",
+    "edit_span",
 ]
 
 
@@ -56,9 +57,22 @@ class _EditSpanRequired(TypedDict):
 class EditSpan(_EditSpanRequired, total=False):
     """One edit: the characters ``[start, end)`` of the original (``wrong``) and what replaces
     them (``right``; empty: deleted), with the FAVA error type; the encoder adds its
-    ``confidence``."""
+    ``confidence``. ``flagged`` (and only then is ``right`` equal to ``wrong``): the span is
+    flagged as an error but no fix is offered, so the text stays as it is (see
+    :func:`edit_span`)."""
 
     confidence: float
+    flagged: bool
+
+
+def edit_span(type: str, start: int, end: int, wrong: str, right: str) -> EditSpan:
+    """An :class:`EditSpan`; one whose fix is its own text (``"1979" -> "1979"``: a backend
+    that found an error but no correction) is marked ``flagged``, the one way every backend
+    reports that."""
+    span: EditSpan = {"type": type, "start": start, "end": end, "wrong": wrong, "right": right}
+    if right == wrong:
+        span["flagged"] = True
+    return span
 
 
 class Mismatch(TypedDict):

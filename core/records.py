@@ -146,8 +146,15 @@ def numbered_jsonl(
     p = Path(path)
     if not p.exists():
         raise RecordError(f"{p}: no such file")
-    with p.open("r", encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    with p.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise RecordError(
+                    f"{p}:{lineno}: not UTF-8 (byte {raw[exc.start]:#04x} at column "
+                    f"{exc.start + 1}); re-encode the file as UTF-8"
+                ) from None
             if not line.strip():
                 continue
             try:

@@ -59,6 +59,8 @@ def annotated_from_row(row: Mapping[str, Any], where: str = "") -> Annotated:
     group = str(row.get("model") or "")
     if "original" in row and isinstance(row.get("edits"), list):
         text = row["original"]
+        if not isinstance(text, str):
+            raise UsageError(f"{at}'original' must be a string, not {type(text).__name__}")
         edits = []
         for e in row["edits"]:
             try:
@@ -220,6 +222,35 @@ def _numbered_rows(path: str) -> list[tuple[str | None, dict[str, Any], str]]:
     return out
 
 
+def _check_ids(rows: Sequence[tuple[str | None, dict[str, Any], str]]) -> None:
+    """Ids on every row of a file or on none, and no id twice."""
+    with_id = [where for i, _, where in rows if i is not None]
+    if with_id and len(with_id) != len(rows):
+        missing = next(where for i, _, where in rows if i is None)
+        raise UsageError(
+            f"{missing}: this row has no id, others in the file do; give every row an id (rows "
+            "are matched by id), or none (matched by line)"
+        )
+    seen: dict[str, str] = {}
+    for i, _, where in rows:
+        if i is not None:
+            if i in seen:
+                raise UsageError(f"{where}: id {i!r} again (first at {seen[i]})")
+            seen[i] = where
+
+
+def same_text(gold: str, pred: str) -> bool:
+    """Whether a prediction was made on the gold text: the same words, spaces and case aside,
+    or nearly (a model that normalised a few characters; at most 1 in 20 differ)."""
+    a, b = _norm(gold), _norm(pred)
+    if a == b:
+        return True
+    import difflib
+
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return matcher.real_quick_ratio() >= 0.95 and matcher.ratio() >= 0.95
+
+
 def detect_files(
     gold_path: str, pred_path: str, by: str | None = None, out: str | None = None
 ) -> dict[str, Any]:
@@ -232,7 +263,9 @@ def detect_files(
     from pathlib import Path
 
     gold, pred = _numbered_rows(gold_path), _numbered_rows(pred_path)
-    by_id = all(i is not None for i, _, _ in gold) and all(i is not None for i, _, _ in pred)
+    for rows in (gold, pred):
+        _check_ids(rows)
+    by_id = gold[0][0] is not None and pred[0][0] is not None
     if by_id:
         preds = {i: (row, where) for i, row, where in pred}
         pairs_raw = []
@@ -248,6 +281,14 @@ def detect_files(
             )
         pairs_raw = [(g[1], g[2], p[1], p[2]) for g, p in zip(gold, pred, strict=True)]
     pairs = [(annotated_from_row(g, gw), annotated_from_row(p, pw)) for g, gw, p, pw in pairs_raw]
+    for (_, where, _, pred_where), (g_text, p_text) in zip(
+        pairs_raw, ((g.text, p.text) for g, p in pairs), strict=True
+    ):
+        if not same_text(g_text, p_text):
+            raise UsageError(
+                f"{pred_where}: its text is not the text of {where} ({g_text[:60]!r} vs "
+                f"{p_text[:60]!r}); spans of different texts cannot be compared"
+            )
     report = detection_report(pairs)
     tables = [markdown_table(report)]
     if by:

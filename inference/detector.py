@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_request
+from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_request, edit_span
 from favakit.deps import require
 from favakit.errors import UsageError
 from favakit.tags import ERROR_TYPES
@@ -392,8 +392,9 @@ class Detector:
                     start, end, right = suggestion
                 else:  # flagged, no fix offered (a contradiction without its evidence: delete)
                     right = "" if sp.type == "contradictory" else text[start:end]
-            edits.append({"type": sp.type, "start": start, "end": end, "wrong": text[start:end],
-                          "right": right, "confidence": sp.confidence})  # fmt: skip
+            span = edit_span(sp.type, start, end, text[start:end], right)
+            span["confidence"] = sp.confidence
+            edits.append(span)
         return {
             "original": text,
             "corrected": _apply(text, edits),

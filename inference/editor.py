@@ -37,6 +37,7 @@ from favakit.contracts import (
     Mismatch,
     Passage,
     as_request,
+    edit_span,
 )
 from favakit.llm import GenerationParams, LLMClient
 from favakit.prompts import build_prompt, drop_references
@@ -173,9 +174,7 @@ def align(source: str, output: str, keep_bare: bool = False) -> tuple[Alignment,
             result.unplaced += 1
             continue
         right = edit.wrong if (edit.bare and keep_bare) else edit.right
-        result.edits.append(
-            {"type": edit.type, "start": s, "end": e, "wrong": edit.wrong, "right": right}
-        )
+        result.edits.append(edit_span(edit.type, s, e, edit.wrong, right))
         out.append(source[cursor:s])
         if right:
             out.append(right)

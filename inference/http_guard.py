@@ -204,7 +204,7 @@ class RequestGuard:
         while True:
             try:
                 message = await asyncio.wait_for(receive(), self.limits.body_timeout_s)
-            except asyncio.TimeoutError:  # TimeoutError's own class only from Python 3.11
+            except TimeoutError:
                 raise _Refused(
                     408, f"the body stopped arriving for {self.limits.body_timeout_s:g} s"
                 ) from None

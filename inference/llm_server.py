@@ -118,7 +118,7 @@ def create_app(
         futures = [asyncio.wrap_future(batcher.submit(p, params)) for p in prompts]
         try:  # cancelled (timeout, client gone): the batcher skips what it has not begun
             return list(await asyncio.wait_for(asyncio.gather(*futures), timeout_s))
-        except asyncio.TimeoutError:  # TimeoutError's own class only from Python 3.11
+        except TimeoutError:
             raise HTTPException(504, f"generation took longer than {timeout_s:g} s") from None
         except Exception:
             log.exception("generation failed")

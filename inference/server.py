@@ -131,7 +131,7 @@ def create_editor_app(
         loop = asyncio.get_running_loop()
         try:
             results = await asyncio.wait_for(loop.run_in_executor(pool, work, reqs), lim.timeout_s)
-        except asyncio.TimeoutError:  # TimeoutError's own class only from Python 3.11
+        except TimeoutError:
             raise HTTPException(504, f"{doing} took longer than {lim.timeout_s:g} s") from None
         except Exception:  # a failed generation fails this request, not the server
             log.exception("%s failed", doing)  # the cause (an upstream URL, say) stays here

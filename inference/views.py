@@ -47,6 +47,9 @@ def ansi(result: Mapping[str, Any], color: bool = True) -> str:
             parts.append(piece)
             continue
         code = _ANSI.get(piece["type"], "0")
+        if piece.get("flagged"):
+            parts.append(paint(code, f"[{piece['type']}: {piece['wrong']} (flagged, no fix)]"))
+            continue
         if color:
             wrong = f"\x1b[9m{piece['wrong']}\x1b[29m" if piece["wrong"] else ""
             right = f" -> \x1b[1m{piece['right']}\x1b[22m" if piece["right"] else " -> (delete)"
@@ -82,12 +85,16 @@ def _html_result(result: Mapping[str, Any]) -> str:
             body.append(html.escape(piece))
             continue
         colour = _CSS.get(piece["type"], "#eee")
-        title = html.escape(f"{piece['type']}: {piece['wrong']!r} -> {piece['right']!r}")
-        right = f"<ins>{html.escape(piece['right'])}</ins>" if piece["right"] else ""
+        if piece.get("flagged"):
+            title = html.escape(f"{piece['type']}: {piece['wrong']!r} flagged, no fix offered")
+            shown = f"<u>{html.escape(piece['wrong'])}</u>"
+        else:
+            title = html.escape(f"{piece['type']}: {piece['wrong']!r} -> {piece['right']!r}")
+            right = f"<ins>{html.escape(piece['right'])}</ins>" if piece["right"] else ""
+            shown = f"<del>{html.escape(piece['wrong'])}</del>{right}"
         body.append(
             f'<span class="edit" style="background:{colour}" title="{title}">'
-            f"<del>{html.escape(piece['wrong'])}</del>{right}"
-            f"<sup>{html.escape(piece['type'])}</sup></span>"
+            f"{shown}<sup>{html.escape(piece['type'])}</sup></span>"
         )
     evidence = "".join(
         f"<li><b>{html.escape(e.get('title') or '')}</b> {html.escape(e.get('text', ''))}</li>"

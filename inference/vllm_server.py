@@ -146,13 +146,13 @@ def vllm_serve_argv(
     max_model_len: int | None = None,
     max_lora_rank: int = 64,
     max_num_seqs: int | None = None,
-    api_key: str | None = None,
     extra: list[str] | None = None,
 ) -> list[str]:
     """The command line of vLLM's OpenAI server (vLLM's documented flags) for a model and adapter.
 
     The base model is served under ``served_name`` (default: the folder's name) and the adapter,
-    when given, as the LoRA module ``adapter_name`` (what :func:`endpoint_model` picks).
+    when given, as the LoRA module ``adapter_name`` (what :func:`endpoint_model` picks). An API
+    key is never on it (``ps`` shows every process's command line): :func:`vllm_env` passes it.
     """
     argv = [python, "-m", MODULE, "--model", model, "--host", host, "--port", str(port)]
     argv += ["--served-model-name", served_name or Path(model).name or model]
@@ -170,8 +170,6 @@ def vllm_serve_argv(
             "--max-lora-rank",
             str(max_lora_rank),
         ]
-    if api_key:
-        argv += ["--api-key", api_key]
     return argv + list(extra or [])
 
 
@@ -180,11 +178,14 @@ def vllm_env(
     kv_cache_gb: int = CPU_KV_CACHE_GB,
     base: Mapping[str, str] = os.environ,
     reserved_cpus: int | None = None,
+    api_key: str | None = None,
 ) -> dict[str, str]:
     """The environment for vLLM: offline, and on the CPU a KV cache sized for this machine.
 
     ``reserved_cpus``: cores the CPU build keeps out of its compute threads for its scheduler
-    (``VLLM_CPU_NUM_OF_RESERVED_CPU``; vLLM reserves 1, so on 2 cores it computes on one)."""
+    (``VLLM_CPU_NUM_OF_RESERVED_CPU``; vLLM reserves 1, so on 2 cores it computes on one).
+    ``api_key`` goes in ``VLLM_API_KEY``, which vLLM's server reads when ``--api-key`` is not
+    given: in the environment, a key is not on the command line for ``ps`` to show."""
     if kv_cache_gb < 1:
         raise UsageError(f"KV cache of {kv_cache_gb} GiB: vLLM takes whole GiB, at least 1")
     if reserved_cpus is not None and reserved_cpus < 0:
@@ -198,6 +199,8 @@ def vllm_env(
         env.setdefault("VLLM_TARGET_DEVICE", "cpu")
         if reserved_cpus is not None:
             env["VLLM_CPU_NUM_OF_RESERVED_CPU"] = str(reserved_cpus)
+    if api_key:
+        env["VLLM_API_KEY"] = api_key
     return env
 
 
@@ -415,12 +418,12 @@ def serve_vllm(
         max_model_len=options.max_model_len,
         max_lora_rank=options.max_lora_rank,
         max_num_seqs=max_num_seqs,
-        api_key=api_key,
     )
-    print("favakit serve-llm: starting " + " ".join(argv), file=sys.stderr)
+    key_note = " (API key from VLLM_API_KEY)" if api_key else ""
+    print("favakit serve-llm: starting " + " ".join(argv) + key_note, file=sys.stderr)
     server = VLLMServer(
         argv,
-        vllm_env(cpu, options.kv_cache_gb, reserved_cpus=options.reserved_cpus),
+        vllm_env(cpu, options.kv_cache_gb, reserved_cpus=options.reserved_cpus, api_key=api_key),
         f"http://{host}:{port}",
     )
     where = "CPU" if cpu else "GPU"

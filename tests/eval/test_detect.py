@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -128,3 +129,46 @@ def test_cli_matches_by_id_and_writes_markdown(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert bad.returncode == 2 and "no prediction for id" in bad.stderr
+
+
+GOLD_A = {"id": "a", "completion": "It is <entity><delete>red</delete><mark>blue</mark></entity>."}
+PRED_A = {"id": "a", "original": "It is red.", "edits": [{"type": "entity", "start": 6, "end": 9}]}
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "message"),
+    [  # each of these used to give a score: F1 0.5, rows matched by line, F1 1.0, a traceback
+        ([GOLD_A], [PRED_A, PRED_A], "id 'a' again"),
+        ([GOLD_A, {**GOLD_A, "id": "b"}], [PRED_A, {k: v for k, v in PRED_A.items() if k != "id"}],
+         "has no id, others in the file do"),
+        ([GOLD_A], [{**PRED_A, "original": "Paris is in France, on the Seine."}], "not the text"),
+        ([GOLD_A], [{**PRED_A, "original": 42}], "'original' must be a string"),
+    ],
+)  # fmt: skip
+def test_eval_detect_refuses_what_it_cannot_score(
+    tmp_path: Path, gold: list[Any], pred: list[Any], message: str
+) -> None:
+    from favakit.eval.detect import detect_files
+
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gold))
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in pred))
+    with pytest.raises(UsageError, match=message):
+        detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))
+    # the same text, spaced or cased differently, or a character changed, is still the text
+    near = {**PRED_A, "original": "It  is red. "}
+    (tmp_path / "p.jsonl").write_text(json.dumps(near) + "\n")
+    (tmp_path / "g.jsonl").write_text(json.dumps(GOLD_A) + "\n")
+    assert detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))["n"] == 1
+
+
+def test_invalid_utf8_is_named_with_its_line_not_a_traceback(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_bytes(b'{"id": "a", "text": "fine"}\n{"id": "b", "text": "caf\xe9"}\n')
+    (tmp_path / "g.jsonl").write_text(json.dumps(GOLD_A) + "\n")
+    for args in (["edit", "--input", str(rows), "--backend", "encoder"],
+                 ["eval", "detect", "--gold", str(tmp_path / "g.jsonl"), "--pred", str(rows)]):  # fmt: skip
+        run = subprocess.run(
+            [sys.executable, "-m", "favakit", *args], capture_output=True, text=True, timeout=300
+        )
+        assert run.returncode == 2, run.stderr[-2000:]
+        assert f"{rows}:2: not UTF-8 (byte 0xe9" in run.stderr and "Traceback" not in run.stderr

@@ -337,3 +337,30 @@ def test_the_shipped_detector_finds_and_fixes_an_entity_error() -> None:
     ]
     assert bad["corrected"] == right and bad["edits"][0]["confidence"] >= 0.5
     assert good["edits"] == [] and good["corrected"] == right
+
+
+def test_an_edit_changes_the_text_or_is_flagged_on_every_backend(tiny_detector: Path) -> None:
+    """A fix equal to its wrong text ("1979" -> "1979") is reported as flagged, no fix, by the
+    encoder and by the generative editor alike (issue 33, item 16)."""
+    from favakit.inference.detector import SpanPrediction
+    from favakit.inference.editor import align
+
+    text = "Einstein was born in 1979."
+    start = text.index("1979")
+    encoder = Detector(tiny_detector, device="cpu")._result(
+        text,
+        ["Einstein was born in 1979 in Ulm."],
+        [SpanPrediction("entity", start, start + 4, 0.9)],
+    )
+    (span,) = encoder["edits"]
+    assert span["right"] == span["wrong"] == "1979" and span.get("flagged") is True
+    assert encoder["corrected"] == text
+    generative = [
+        ("Einstein was born in <entity><mark>1979</mark><delete>1979</delete></entity>.", False),
+        ("Einstein was born in <entity>1979</entity>.", True),  # bare, its text kept
+        ("Einstein was born in <entity><mark>1879</mark><delete>1979</delete></entity>.", False),
+    ]
+    for output, keep_bare in generative:
+        (span,) = align(text, output, keep_bare=keep_bare)[0].edits
+        assert span.get("flagged", False) == (span["right"] == span["wrong"]), (output, span)
+        assert (span["right"] != span["wrong"]) == ("1879" in output)

@@ -183,7 +183,7 @@ def _fuzz(url: str, routes: list[str], n: int, seed: int) -> tuple[Counter[int],
 
 @pytest.fixture(scope="module")
 def editor_url(free_port: Any) -> Iterator[str]:
-    limits = ServeLimits(max_chars=20_000, timeout_s=60, http=HttpLimits(max_body_bytes=100_000))
+    limits = ServeLimits(max_chars=3_000, timeout_s=60, http=HttpLimits(max_body_bytes=100_000))
     editor = GenerativeEditor(_scripted(SEED))
     yield from _serve(create_editor_app(editor, limits=limits), free_port(), limits.http)
 

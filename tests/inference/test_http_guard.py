@@ -339,3 +339,19 @@ def test_the_hosts_a_bound_server_answers() -> None:
     assert allowed_hosts("127.0.0.1", ["*"]) is None
     assert host_name("[::1]:8080") == "::1" and host_name("Example.ORG:80") == "example.org"
     assert host_name("example.org") == "example.org"
+
+
+# -- item 14: the Pythons favakit installs on ---------------------------------------------------
+
+
+def test_every_python_favakit_installs_on_has_asyncio_timeouts_as_timeout_error() -> None:
+    """The servers catch ``TimeoutError`` around ``asyncio.wait_for``; before Python 3.11 that
+    raised ``asyncio.TimeoutError``, another class (a 502 instead of a 504). Only Pythons that
+    CI tests (3.11, with the torch build on disk) are allowed."""
+    import asyncio
+    import re
+
+    pyproject = (Path(__file__).parents[2] / "pyproject.toml").read_text()
+    lowest = re.search(r'requires-python = ">=3\.(\d+)"', pyproject)
+    assert lowest is not None and int(lowest.group(1)) >= 11
+    assert asyncio.TimeoutError is TimeoutError
