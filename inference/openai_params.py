@@ -17,6 +17,7 @@ __all__ = ["BadField", "generation_params", "messages_of", "prompts_of", "usable
 
 MAX_STOP = 4  # stop strings per request, as OpenAI allows
 SEED_RANGE = (-(2**63), 2**63 - 1)
+GREEDY_BELOW = 1e-5  # a temperature this low samples as greedy decoding does (vLLM's rule too)
 
 
 class BadField(ValueError):
@@ -60,6 +61,8 @@ def generation_params(body: dict[str, Any], max_tokens_limit: int) -> Generation
     (256 tokens, greedy)."""
     max_tokens = _integer(body, "max_tokens", 256, 1, max_tokens_limit)
     temperature = _number(body, "temperature", 0.0, 0.0, 2.0)
+    if temperature < GREEDY_BELOW:  # dividing the logits by 1e-300 makes them inf: greedy
+        temperature = 0.0
     top_p = _number(body, "top_p", 1.0, 0.0, 1.0)
     if top_p == 0.0 and temperature > 0:
         raise BadField("'top_p' must be above 0 when sampling (temperature > 0)")

@@ -192,6 +192,15 @@ def test_lone_surrogates_in_chat_and_tokenize_are_422(llm_url: str) -> None:
     # and the server is fine
     ok = '{"prompt": "saturn is", "max_tokens": 1, "seed": 7, "stop": ["."]}'
     assert _post_json(llm_url, "/v1/completions", ok)[0] == 200
+    # a temperature so low that the logits divided by it are infinite samples greedily (the
+    # long fuzz run found this one: 502, "probability tensor contains inf")
+    tiny = '{"prompt": "saturn is", "max_tokens": 2, "temperature": 1e-300, "seed": 1}'
+    greedy = '{"prompt": "saturn is", "max_tokens": 2}'
+    status, text = _post_json(llm_url, "/v1/completions", tiny)
+    assert status == 200, text
+    assert json.loads(text)["choices"][0]["text"] == json.loads(
+        _post_json(llm_url, "/v1/completions", greedy)[1]
+    )["choices"][0]["text"]
 
 
 # -- item 10: right codes, no internals ----------------------------------------------------------
