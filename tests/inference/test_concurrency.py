@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from favakit.inference.http_guard import HttpLimits
 from favakit.inference.server import create_editor_app
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -74,7 +75,10 @@ def test_the_generative_server_answers_every_concurrent_long_request(
     from favakit.inference.generators import HFGenerator
     from favakit.inference.llm_server import create_app
 
-    app = create_app(HFGenerator.load(str(tiny_llama)), max_batch=8, batch_window_ms=5)
+    app = create_app(
+        HFGenerator.load(str(tiny_llama)), max_batch=8, batch_window_ms=5,
+        http=HttpLimits(max_pending=128),  # 96 clients at once: none turned away busy
+    )  # fmt: skip
 
     def prompt(n: int) -> dict[str, Any]:
         return {"prompt": _long_text(n), "max_tokens": 2}

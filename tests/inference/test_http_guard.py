@@ -198,9 +198,10 @@ def test_lone_surrogates_in_chat_and_tokenize_are_422(llm_url: str) -> None:
     greedy = '{"prompt": "saturn is", "max_tokens": 2}'
     status, text = _post_json(llm_url, "/v1/completions", tiny)
     assert status == 200, text
-    assert json.loads(text)["choices"][0]["text"] == json.loads(
-        _post_json(llm_url, "/v1/completions", greedy)[1]
-    )["choices"][0]["text"]
+    assert (
+        json.loads(text)["choices"][0]["text"]
+        == json.loads(_post_json(llm_url, "/v1/completions", greedy)[1])["choices"][0]["text"]
+    )
 
 
 # -- item 10: right codes, no internals ----------------------------------------------------------
