@@ -142,16 +142,16 @@ def _work_file(out: Path) -> Path:
 
 
 def _chunks(work: Path, n: int, batch: int, desc: str) -> Iterator[tuple[JsonlAppender, list[int]]]:
-    """Yield (appender, chunk of row indices not yet in ``work``), with a progress bar."""
-    from tqdm import tqdm
+    """Yield (appender, chunk of row indices not yet in ``work``), with its progress."""
+    from favakit.progress import Progress
 
     with JsonlAppender(work) as done:
         todo = [i for i in range(n) if str(i) not in done]
-        with tqdm(total=n, initial=n - len(todo), desc=desc, unit="resp", disable=n < 2) as bar:
+        with Progress(n, "responses", f"favakit {desc}", initial=n - len(todo)) as progress:
             for start in range(0, len(todo), batch):
                 chunk = todo[start : start + batch]
                 yield done, chunk
-                bar.update(len(chunk))
+                progress.advance(len(chunk))
 
 
 def _finish(out: Path, work: Path, result: dict[str, Any], summary: dict[str, Any]) -> None:
@@ -165,9 +165,8 @@ def _finish(out: Path, work: Path, result: dict[str, Any], summary: dict[str, An
 def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, Any]:
     """FActScore of ``opts.input``, written to ``opts.out``; returns (and prints) the summary.
     With ``ray`` the responses are scored by a pool of workers, each with its own judge."""
-    from tqdm import tqdm
-
     from favakit.eval.factscore import aggregate, agreement
+    from favakit.progress import Progress
 
     sc = Scorer(opts, models=ray is None)
     rows = sc.rows
@@ -178,12 +177,10 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     n = len(rows)
     with JsonlAppender(work) as done:
         items = [(i, rows[i]) for i in range(n) if str(i) not in done]
-        with tqdm(
-            total=n, initial=n - len(items), desc="factscore", unit="resp", disable=n < 2
-        ) as bar:
+        with Progress(n, "responses", "favakit factscore", initial=n - len(items)) as progress:
             for record in map_in_order(items, factory, ray, opts.batch):
                 done.append(record)
-                bar.update(1)
+                progress.advance(1)
     by_id = {r["id"]: r for r in read_jsonl(work)}
     decisions = [by_id[str(i)]["decisions"] for i in range(len(rows))]
     result = aggregate(decisions, opts.gamma)

@@ -155,17 +155,18 @@ class _NoBar:
     def __exit__(self, *exc: object) -> None:
         pass
 
-    def update(self, n: int) -> None:
+    def advance(self, n: int = 1) -> None:
         pass
 
 
 def progress_bar(total: int, show: bool, desc: str, unit: str) -> Any:
-    """A tqdm bar on stderr, or one that shows nothing (``show`` false, or one item)."""
+    """A :class:`~favakit.progress.Progress` on stderr (rate, time left; plain lines when
+    stderr is not a terminal), or one that shows nothing (``show`` false, or one item)."""
     if not show or total <= 1:
         return _NoBar()
-    from tqdm import tqdm
+    from favakit.progress import Progress
 
-    return tqdm(total=total, desc=desc, unit=unit)
+    return Progress(total, f"{unit}s", f"favakit {desc}")
 
 
 def run_rows(
@@ -206,5 +207,5 @@ def run_rows(
                 appender.append(out)
             elif emit is not None:
                 emit(out)
-            bar.update(1)
+            bar.advance(1)
     return results

@@ -15,6 +15,7 @@ adapter (or the full model), the tokenizer, the resolved config and a model card
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import logging
@@ -422,6 +423,8 @@ def _setup(cfg: TrainConfig, resume: bool) -> _Run:
     select = _keeps_logits(model)
     train_set = encode_rows(tokenizer, train_rows, cfg.data.max_length)
     val_set = encode_rows(tokenizer, val_rows, cfg.data.max_length)
+    if acc.is_main_process:
+        warn_if_cut(train_set, val_set, len(train_rows) + len(val_rows), cfg.data.max_length)
     examples = (
         pack(train_set.examples, cfg.data.max_length) if cfg.data.packing else train_set.examples
     )
@@ -465,7 +468,8 @@ def _fit(run: _Run, on_step: Callable[[int, float], None] | None, progress: bool
     model.train()
     t0 = time.perf_counter()
     warm: tuple[float, int] | None = None
-    start_step = run.step
+    recent: collections.deque[float] = collections.deque(maxlen=ETA_STEPS)
+    last_step_end = t0
     bar: Any = None
     if progress and acc.is_main_process:
         from tqdm import tqdm
@@ -489,9 +493,12 @@ def _fit(run: _Run, on_step: Callable[[int, float], None] | None, progress: bool
                 warm = (time.perf_counter(), run.tokens_seen)
             if acc.num_processes > 1:
                 loss_sum = float(acc.reduce(torch.tensor(loss_sum, device=device), "mean"))
-            elapsed = time.perf_counter() - t0
+            now = time.perf_counter()
+            elapsed = now - t0
             rate = run.tokens_seen / elapsed if elapsed > 0 else 0.0
-            eta = elapsed / (run.step - start_step) * (run.total_steps - run.step)
+            recent.append(now - last_step_end)
+            last_step_end = now
+            eta = step_seconds(recent) * (run.total_steps - run.step)
             record: dict[str, Any] = {
                 "step": run.step,
                 "loss": round(loss_sum, 5),
@@ -528,6 +535,33 @@ def _fit(run: _Run, on_step: Callable[[int, float], None] | None, progress: bool
     if acc.num_processes > 1:
         run.tokens_seen = int(acc.reduce(torch.tensor(run.tokens_seen, device=device), "sum"))
         run.steady = None if run.steady is None else run.steady * acc.num_processes
+
+
+ETA_STEPS = 10  # the time left is read from the last this many steps
+
+
+def step_seconds(recent: collections.deque[float]) -> float:
+    """Seconds a step takes now: the mean of the recent steps, without the first step of the
+    run once others are known (it pays for start-up, and a mean from the start says the run
+    is faster than it is on a machine that slows)."""
+    steps = list(recent)
+    if len(steps) > 1 and len(steps) < (recent.maxlen or 0):
+        steps = steps[1:]
+    return sum(steps) / len(steps) if steps else 0.0
+
+
+def warn_if_cut(train_set: EncodedSet, val_set: EncodedSet, rows: int, max_length: int) -> None:
+    """Say before training starts how many examples do not fit ``max_length`` tokens, and the
+    setting that keeps them whole (the counts are also in summary.json)."""
+    shortened = train_set.truncated + val_set.truncated
+    dropped = train_set.dropped + val_set.dropped
+    if shortened or dropped:
+        log.warning(
+            "%d of %d examples are longer than data.max_length=%d tokens: %d shortened (evidence "
+            "passages dropped from the prompt), %d left out; raise data.max_length to keep them "
+            "whole (memory grows with it)",
+            shortened + dropped, rows, max_length, shortened, dropped,
+        )  # fmt: skip
 
 
 def _step(run: _Run, micro_batches: list[list[int]]) -> float:

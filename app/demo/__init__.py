@@ -7,10 +7,14 @@ BM25 index from the passages, runs the default editor on the texts with evidence
 that source, prints each text coloured by error type next to what was planted, writes the HTML
 view, and scores the texts before and after editing with FActScore.
 
-FActScore here takes each sentence as one fact and asks the editor itself whether the topic's
-passages support it (a fact with no edit is supported). That judge is the editor, so the score
-after editing shows how much of what the editor flagged it also fixed; it is not an independent
-measure of factuality.
+FActScore here takes each sentence as one fact and asks favakit's claim verifier (the shipped
+adapter over SmolLM2, one token per fact) whether the topic's passages support it; with
+``backend="encoder"`` the encoder detector judges (a fact with no span found is supported). The
+verifier is a separate model from the editor, but a small one trained on favakit's synthetic
+errors: on real claims it is near chance (docs/verifier.md), so read the two scores as a
+demonstration of the pipeline, not as a measure of factuality.
+
+Each stage that takes more than a few seconds shows its progress, rate and time left.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ def demo_texts() -> list[dict[str, Any]]:
     return rows
 
 
+CHUNK = 8  # texts edited together (the in-process batch), between progress lines
+
+
 def _say(out: TextIO, line: str = "") -> None:
     print(line, file=out, flush=True)
 
@@ -67,8 +74,10 @@ def run_demo(
     from favakit.eval.factscore import aggregate
     from favakit.inference import views
     from favakit.inference.editor import EditorSettings
-    from favakit.inference.factory import open_editor
-    from favakit.inference.judges import Check, EditorJudge
+    from favakit.inference.factory import open_editor, open_verifier
+    from favakit.inference.judges import Check, EditorJudge, FactJudge
+    from favakit.inference.verifiers import LLMVerifier
+    from favakit.progress import Progress
     from favakit.records import write_jsonl_atomic
     from favakit.retrieval.evidence import TopicRetriever
     from favakit.retrieval.index import build_index
@@ -103,7 +112,12 @@ def run_demo(
     _say(out, f"model: {editor.model}")
     rows = demo_texts()[: limit or None]
     t_edit = time.perf_counter()
-    results = editor.edit_many([{"text": r["text"], "topic": r["topic"]} for r in rows])
+    results = []
+    with Progress(len(rows), "texts", "editing", out=out) as progress:
+        for start in range(0, len(rows), CHUNK):  # a batch at a time: progress between them
+            part = rows[start : start + CHUNK]
+            results += editor.edit_many([{"text": r["text"], "topic": r["topic"]} for r in part])
+            progress.advance(len(part))
     edit_seconds = time.perf_counter() - t_edit
     results = [{"id": r["id"], **res} for r, res in zip(rows, results, strict=True)]
     for row, res in zip(rows, results, strict=True):
@@ -126,25 +140,36 @@ def run_demo(
         f"{report['binary']['f1']:.2f}, macro F1 over the six types {report['macro_f1']:.2f}",
     )
 
-    who = "encoder" if backend == "encoder" else "editor"
+    who = "encoder" if backend == "encoder" else "favakit's claim verifier"
     _say(out, f"\n== 3. FActScore before and after editing (one fact per sentence; judge: {who})")
     retriever = TopicRetriever(str(kb_path), k=2)
-    judge = EditorJudge(editor)
+    judge: FactJudge
+    if backend == "encoder":
+        judge = EditorJudge(editor)
+    else:
+        verifier = open_verifier("verifier")
+        assert isinstance(verifier, LLMVerifier)
+        judge = verifier.judge
 
-    def score(texts: list[str]) -> dict[str, Any]:
+    def score(texts: list[str], when: str) -> dict[str, Any]:
         checks = [
             (i, Check(r["topic"], s, retriever.retrieve(r["topic"], s)))
             for i, (r, text) in enumerate(zip(rows, texts, strict=True))
             for s in split_sentences(text)
         ]
-        verdicts = judge.judge([c for _, c in checks])
+        verdicts: list[bool] = []
+        with Progress(len(checks), "facts", f"judging {when}", out=out) as progress:
+            for start in range(0, len(checks), 4 * CHUNK):
+                part = [c for _, c in checks[start : start + 4 * CHUNK]]
+                verdicts += judge.judge(part)
+                progress.advance(len(part))
         decisions: list[list[dict[str, Any]] | None] = [None] * len(rows)
         for (i, check), ok in zip(checks, verdicts, strict=True):
             decisions[i] = (decisions[i] or []) + [{"atom": check.fact, "is_supported": ok}]
         return aggregate(decisions, gamma=0)
 
-    before = score([r["text"] for r in rows])
-    after = score([res["corrected"] for res in results])
+    before = score([r["text"] for r in rows], "before")
+    after = score([res["corrected"] for res in results], "after")
     _say(
         out,
         f"FActScore before {before['init_score']:.3f} "

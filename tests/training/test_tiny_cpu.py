@@ -228,3 +228,25 @@ def test_periodic_detection_quality_is_logged(
     for r in scored:
         assert 0.0 <= r["val_macro_f1"] <= 1.0 and 0.0 <= r["val_binary_f1"] <= 1.0
         assert 0.0 <= r["val_exact_match"] <= 1.0
+
+
+def test_the_time_left_follows_recent_steps_and_cut_examples_are_announced(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    import collections
+    import logging
+
+    from favakit.training.data import EncodedSet
+    from favakit.training.recipe import step_seconds, warn_if_cut
+
+    recent: collections.deque[float] = collections.deque(maxlen=10)
+    recent.extend([30.0, 2.0, 2.0])  # the first step paid for start-up
+    assert step_seconds(recent) == 2.0
+    recent.extend([8.0] * 10)  # the machine slowed: the estimate follows
+    assert step_seconds(recent) == 8.0
+    with caplog.at_level(logging.WARNING):
+        warn_if_cut(EncodedSet(truncated=6, dropped=2), EncodedSet(), rows=10, max_length=64)
+        warn_if_cut(EncodedSet(), EncodedSet(), rows=10, max_length=64)
+    (record,) = caplog.records
+    assert "8 of 10 examples are longer than data.max_length=64" in record.getMessage()
+    assert "raise data.max_length" in record.getMessage()
