@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from favakit.errors import FavakitError
+from favakit.errors import FavakitError, UsageError
 
 __all__ = [
     "Completion",
@@ -47,6 +47,7 @@ __all__ = [
     "api_key_matches",
     "api_root",
     "auth_headers",
+    "check_endpoint",
     "list_models",
 ]
 
@@ -347,6 +348,30 @@ def list_models(base_url: str, api_key: str | None = None) -> list[dict[str, Any
     if not isinstance(data, list):
         raise ValueError("no 'data' list in the answer")
     return [m for m in data if isinstance(m, dict)]
+
+
+def check_endpoint(base_url: str, model: str, api_key: str | None = None) -> None:
+    """Fail at once, with the fix, where an OpenAI-compatible endpoint cannot serve ``model``:
+    nothing listens there (a ``UsageError`` naming it), or it lists its models and ``model`` is
+    not one of them. A server that answers but lists nothing readable is let through (a
+    hosted API without ``/v1/models``): its first request says what is wrong."""
+    url = api_root(base_url)
+    try:
+        ids = [str(m.get("id")) for m in list_models(base_url, api_key)]
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            raise UsageError(f"{url} refused the API key (HTTP {exc.code})") from None
+        return
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, ValueError):
+            return
+        reason = getattr(exc, "reason", exc)
+        raise UsageError(
+            f"cannot reach the LLM endpoint {url} ({reason}); start a server there (`favakit "
+            "serve-llm`, vLLM) or pass the right --llm-endpoint"
+        ) from None
+    if ids and model not in ids:
+        raise UsageError(f"{url} has no model {model!r}; it serves: {', '.join(ids)}")
 
 
 class OpenAIClient(LLMClient):

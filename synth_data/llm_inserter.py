@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from favakit.errors import UsageError
 from favakit.llm import GenerationParams, LLMClient, LLMError
 from favakit.tags import ERROR_TYPES, Edit, Tagged, TagParseError, has_tags, parse, stack
 
@@ -207,8 +208,13 @@ class LLMInserter:
         genres: bool = True,
         max_tokens: int = 768,
         temperature: float = 0.7,
+        max_failures: int = 3,
     ) -> None:
+        """``max_failures``: batches failing in a row (after the client's own retries) before
+        the run stops with the cause; the rows made so far are kept and the run resumes."""
         self.client = client
+        self.max_failures = max_failures
+        self.failures = 0  # batches failed in a row
         self.retries = retries
         self.genres = genres
         self.max_tokens = max_tokens
@@ -253,11 +259,19 @@ class LLMInserter:
     ) -> list[Any] | None:
         """One stage's calls; a failed batch marks its passages ``llm_error`` (None returned)."""
         try:
-            return self.client.chat(prompts, params)
-        except LLMError:
+            outs = self.client.chat(prompts, params)
+        except LLMError as exc:
+            self.failures += 1
+            if self.failures >= self.max_failures:
+                raise UsageError(
+                    f"the LLM failed {self.failures} batches in a row; stopping (the rows made "
+                    f"so far are kept: run the same command again to resume). Last error: {exc}"
+                ) from None
             for it in todo:
                 it.reason = "llm_error"
             return None
+        self.failures = 0
+        return outs
 
     def _rewrite(self, items: list[_Item]) -> None:
         todo = [it for it in items if it.genre != "passage"]

@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
-from favakit.llm import LLMClient, OpenAIClient
+from favakit.llm import LLMClient, OpenAIClient, check_endpoint
 from favakit.prompts import Reference, build_prompt
 from favakit.records import JsonlAppender, TrainExample, read_jsonl, write_jsonl_atomic
 from favakit.retrieval.kb import KnowledgeSource, Passage
@@ -322,6 +322,8 @@ def run_synthesis(
     cfg_path.write_text(json.dumps(cfg_dict, indent=2))
     if cfg.uses_llm and client is None and not (cfg.llm_endpoint and cfg.llm_model):
         raise UsageError("the llm and mix inserters need --llm-endpoint URL and --llm-model NAME")
+    if cfg.uses_llm and client is None:  # a server that is down: say so now, not in log.jsonl
+        check_endpoint(str(cfg.llm_endpoint), str(cfg.llm_model))
     t0 = time.perf_counter()
     with KnowledgeSource(kb_path) as kb:
         seeds = select_seeds(kb, cfg)

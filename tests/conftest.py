@@ -162,6 +162,7 @@ class ScriptedOpenAIServer:
         self.fail_next = 0
         self.fail_status = 500
         self.delay = 0.0
+        self.models = ["scripted"]  # what GET /v1/models lists
         self.in_flight = 0
         self.max_in_flight = 0
         lock = threading.Lock()
@@ -170,6 +171,17 @@ class ScriptedOpenAIServer:
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: object) -> None:  # keep test output clean
                 pass
+
+            def do_GET(self) -> None:
+                if not self.path.endswith("/v1/models"):
+                    self.send_error(404)
+                    return
+                data = json.dumps({"data": [{"id": m} for m in server.models]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def do_POST(self) -> None:
                 import time as _time

@@ -7,6 +7,8 @@ import hashlib
 import re
 from pathlib import Path
 
+import pytest
+
 from favakit import tags
 from favakit.records import TrainExample, read_records
 from favakit.synth_data.llm_inserter import check_pass
@@ -192,3 +194,29 @@ def test_killed_run_resumes_to_exactly_the_uninterrupted_examples(
     assert run(clean).wait(timeout=300) == 0
     for name in ("train.jsonl", "validation.jsonl"):
         assert (killed / name).read_bytes() == (clean / name).read_bytes()
+
+
+def test_an_endpoint_that_is_down_or_failing_stops_the_run_at_once(
+    synth_kb: Path, tmp_path: Path, openai_server, free_port
+) -> None:  # type: ignore[no-untyped-def]
+    """Before: a run against a server that was down went on for minutes, printing nothing,
+    every passage rejected as llm_error in log.jsonl only."""
+    import time
+
+    from favakit.errors import UsageError
+
+    started = time.monotonic()
+    down = f"http://127.0.0.1:{free_port()}/v1"
+    with pytest.raises(UsageError, match="cannot reach the LLM endpoint"):
+        run_synthesis(synth_kb, tmp_path / "down", SynthConfig(**CFG, llm_endpoint=down))
+    server = openai_server(scripted_llm)
+    with pytest.raises(UsageError, match="has no model 'other'; it serves: scripted"):
+        run_synthesis(
+            synth_kb, tmp_path / "model",
+            SynthConfig(**{**CFG, "llm_model": "other"}, llm_endpoint=server.url),
+        )  # fmt: skip
+    server.fail_next, server.fail_status = 10**6, 400  # every request fails, for good
+    with pytest.raises(UsageError, match="failed 3 batches in a row"):
+        run_synthesis(synth_kb, tmp_path / "failing", SynthConfig(**CFG, llm_endpoint=server.url))
+    assert time.monotonic() - started < 30
+    assert len([r for r in server.requests if r["path"].endswith("/chat/completions")]) < 40
