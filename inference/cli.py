@@ -231,6 +231,6 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_judge_options(parser, "claim")
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
-    add_editor_options(parser)
+    add_editor_options(parser, editing="the editor as judge (--judge editor or encoder only)")
     add_ray_options(parser)
     parser.set_defaults(func=_verify)

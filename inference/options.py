@@ -32,8 +32,9 @@ PROMPT_STYLES = ("factscore", "strict")
 EDITOR_BACKENDS = (*BACKENDS, "encoder", "cascade")
 
 
-def add_editor_options(parser: argparse.ArgumentParser) -> None:
-    """The model (``--backend`` also picks the encoder or the cascade) and the editing options."""
+def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing") -> None:
+    """The model (``--backend`` also picks the encoder or the cascade) and the editing options
+    (their group titled ``editing``)."""
     g = add_model_options(
         parser,
         title="generation",
@@ -47,7 +48,7 @@ def add_editor_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="detector folder for --backend encoder/cascade (default: the shipped one)",
     )
-    e = parser.add_argument_group("editing")
+    e = parser.add_argument_group(editing)
     e.add_argument("--kb", default=None, help="knowledge source (sqlite) for evidence")
     e.add_argument("--index", action="append", default=None, help="index folder(s) for evidence")
     e.add_argument(
@@ -63,7 +64,9 @@ def add_editor_options(parser: argparse.ArgumentParser) -> None:
     e.add_argument(
         "--window-chars", type=int, default=1500, help="longer texts are edited in windows"
     )
-    e.add_argument("--max-new-tokens", type=int, default=1024)
+    e.add_argument(
+        "--max-new-tokens", type=int, default=1024, help="most tokens generated per window"
+    )
     e.add_argument(
         "--keep-bare", action="store_true", help="keep the content of bare tags (FAVA's code)"
     )

@@ -211,6 +211,10 @@ def configure_search(parser: argparse.ArgumentParser) -> None:
         help="also fuse in articles whose title occurs in the query",
     )
     parser.add_argument("--batch-size", type=int, default=64, help="queries encoded together")
-    parser.add_argument("--device", default=None)
+    parser.add_argument(
+        "--device",
+        default=None,
+        help="for a dense index: cpu, cuda, cuda:1 (default: cuda when available)",
+    )
     parser.add_argument("--kb", default=None, help="knowledge source, if it moved after indexing")
     parser.set_defaults(func=_search)

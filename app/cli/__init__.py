@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from favakit import __version__
 from favakit.errors import FavakitError
 
-__all__ = ["COMMANDS", "main"]
+__all__ = ["COMMANDS", "EXAMPLES", "main"]
 
 #: name -> ("module:function" that configures the command's parser, one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -75,6 +75,41 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: name -> example command lines shown under its --help (from a clone, after `make demo`, with
+#: .venv activated); tests/app/test_cli.py parses every one with the real parser.
+EXAMPLES: dict[str, list[str]] = {
+    "env": ["favakit env"],
+    "tags": [
+        "echo 'By <entity><mark>Ulm</mark><delete>Bonn</delete></entity>.' | favakit tags strip"
+    ],
+    "kb": ["favakit kb build --input app/demo/kb.jsonl --out runs/kb.db"],
+    "index": ["favakit index build --kb runs/kb.db --kind bm25 --out runs/bm25"],
+    "search": ["favakit search --index runs/bm25 --kb runs/kb.db 'Saturn rings'"],
+    "synth": ["favakit synth run --kb runs/kb.db --out runs/synth --n 200"],
+    "train": [
+        "favakit train --config smollm2_135m_lora data.train_file=runs/synth/train.jsonl "
+        "data.limit=200"
+    ],
+    "edit": [
+        "favakit edit 'Saturn is the fourth planet from the Sun.' "
+        "--evidence 'Saturn is the sixth planet from the Sun.' --format ansi",
+        "favakit edit --input texts.jsonl --output edits.jsonl --kb runs/demo/kb.db "
+        "--index runs/demo/bm25",
+    ],
+    "serve": [
+        "favakit serve --port 8080 --kb runs/demo/kb.db --index runs/demo/bm25",
+        "favakit serve --backend encoder --port 8080",
+    ],
+    "verify": [
+        "favakit verify --claim 'Saturn has rings.' --evidence 'Saturn has a ring system.'",
+        "favakit verify --input claims.jsonl --output verdicts.jsonl --judge encoder",
+    ],
+    "eval": ["favakit eval detect --gold gold.jsonl --pred edits.jsonl --out report.json"],
+    "demo": ["favakit demo --limit 2 --out runs/demo"],
+    "serve-llm": ["favakit serve-llm --backend hf --port 8000"],
+}
+
+
 def _root_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:  # type: ignore[type-arg]
     parser = argparse.ArgumentParser(
         prog="favakit",
@@ -92,7 +127,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = _root_parser()
     chosen = next((a for a in args_in if not a.startswith("-")), None)
     for name, (target, help_text) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_text, description=help_text)
+        examples = "\n".join(f"  {line}" for line in EXAMPLES.get(name, []))
+        p = sub.add_parser(
+            name, help=help_text, description=help_text,
+            epilog=f"examples:\n{examples}" if examples else None,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )  # fmt: skip
         if name == chosen:
             module, _, function = target.partition(":")
             getattr(importlib.import_module(module), function)(p)

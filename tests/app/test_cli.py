@@ -149,3 +149,27 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert "COMMAND" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["nosuchcommand"])
+
+
+def test_every_command_shows_examples_that_its_parser_accepts() -> None:
+    """Each --help ends with examples; each parses with the command's real options (a renamed
+    or removed flag fails here, not in a user's terminal)."""
+    import importlib
+    import shlex
+
+    from favakit.cli import COMMANDS, EXAMPLES, _root_parser
+
+    assert set(EXAMPLES) == set(COMMANDS)
+    for name, lines in EXAMPLES.items():
+        parser, sub = _root_parser()
+        module, _, function = COMMANDS[name][0].partition(":")
+        getattr(importlib.import_module(module), function)(sub.add_parser(name))
+        for line in lines:
+            argv = shlex.split(line.split("|")[-1])
+            assert argv[0] == "favakit", line
+            args = parser.parse_args(argv[1:])  # exits 2 on an unknown option
+            assert args.command == name and callable(args.func), line
+    shown = subprocess.run(
+        [sys.executable, "-m", "favakit", "verify", "--help"], capture_output=True, text=True
+    ).stdout
+    assert "examples:\n  favakit verify --claim" in shown
