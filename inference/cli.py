@@ -83,8 +83,9 @@ def _edit(args: argparse.Namespace) -> int:
         emit=(lambda r: print(json.dumps(r, ensure_ascii=False), flush=True)) if as_json else None,
     )  # fmt: skip
     if args.format == "ansi":
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ  # piped: plain text
         for res in results:
-            print(views.ansi(res))
+            print(views.ansi(res, color=color))
     elif args.format == "html":
         page = views.html_page(results)
         if args.output:
@@ -113,7 +114,8 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument(
         "--format", default="json", choices=["json", "ansi", "html"],
-        help="json: result rows; ansi: coloured spans in the terminal; html: a page with evidence",
+        help="json: result rows; ansi: the text with its edits inline, coloured in a terminal "
+        "(plain when piped, or with NO_COLOR set); html: a page with evidence",
     )  # fmt: skip
     add_editor_options(parser)
     add_ray_options(parser)

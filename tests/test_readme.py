@@ -59,3 +59,48 @@ def test_readme_python_example_prints_what_the_readme_shows(n: int, tmp_path: Pa
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert _same(done.stdout, expected), done.stdout
+
+
+def shell_examples() -> list[tuple[str, str]]:
+    """(command, expected stdout) of each README ```bash block of one command that a ```text
+    block follows: what the README says the command prints."""
+    text = README.read_text(encoding="utf-8")
+    pairs = re.findall(r"```bash\n([^\n]+)\n```\s*```text\n(.*?)```", text, re.S)
+    return [(cmd, out) for cmd, out in pairs]
+
+
+@pytest.fixture(scope="module")
+def demo_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding what `make demo` leaves for the README's commands: runs/demo/kb.db and
+    runs/demo/bm25 (built here from the demo's passages; no model needed)."""
+    from importlib.resources import files
+
+    from favakit.retrieval.index import build_index
+    from favakit.retrieval.kb import build_kb
+
+    root = tmp_path_factory.mktemp("readme")
+    demo = root / "runs" / "demo"
+    demo.mkdir(parents=True)
+    build_kb(Path(str(files("favakit.demo") / "kb.jsonl")), demo / "kb.db")
+    build_index(demo / "kb.db", demo / "bm25", kind="bm25")
+    return root
+
+
+def test_the_readme_shows_its_commands_outputs() -> None:
+    commands = [cmd for cmd, _ in shell_examples()]
+    assert len(commands) >= 3 and all(cmd.startswith("favakit ") for cmd in commands)
+    assert any("--evidence" in c for c in commands) and any("--kb" in c for c in commands)
+
+
+@pytest.mark.parametrize("n", range(len(shell_examples())))
+def test_readme_command_prints_what_the_readme_shows(n: int, demo_folder: Path) -> None:
+    import shlex
+
+    command, expected = shell_examples()[n]
+    bin_dir = str(Path(sys.executable).parent)  # the venv's favakit
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PATH": bin_dir + os.pathsep + os.environ["PATH"]}
+    done = subprocess.run(
+        shlex.split(command), capture_output=True, text=True, timeout=600, cwd=demo_folder, env=env
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.rstrip() == expected.rstrip(), (command, done.stdout)
