@@ -334,9 +334,9 @@ def run_synthesis(
         ok = sum(1 for row in read_jsonl(out / log_name) if row.get("status") == "ok")
         bar: Any = None
         if progress:
-            from tqdm import tqdm
+            from favakit.progress import Progress
 
-            bar = tqdm(total=target, initial=min(ok, target), desc="examples", unit="ex")
+            bar = Progress(target, "examples", "favakit synth", initial=min(ok, target))
         # every seed passage once (variant 0), then every one again with other errors, ...
         everything = ((p, v) for v in range(cfg.variants) for p in seeds)
         work = (item for k, item in enumerate(everything) if k % n_shards == i_shard)
@@ -352,7 +352,7 @@ def run_synthesis(
                 ok += 1
                 made_now += 1
                 if bar is not None:
-                    bar.update(1)
+                    bar.advance(1)
 
         if ray is None:
             make_rows = _RowMaker(str(kb_path), cfg, out, client)
