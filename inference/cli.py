@@ -55,6 +55,16 @@ def _rows(
         raise UsageError(str(exc)) from None
 
 
+def _cuda() -> bool:
+    from favakit.deps import is_available
+
+    if not is_available("torch"):
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
 def _ray(args: argparse.Namespace, single: str) -> RayOptions | None:
     ray = ray_options(args)
     if ray is not None and args.input is None:
@@ -68,7 +78,7 @@ def _ray(args: argparse.Namespace, single: str) -> RayOptions | None:
 def _edit(args: argparse.Namespace) -> int:
     from favakit.inference import views
     from favakit.inference.editor import NO_EVIDENCE
-    from favakit.inference.runs import read_edit_requests, run_rows
+    from favakit.inference.runs import cost_note, read_edit_requests, run_rows
 
     if (args.text is None) == (args.input is None):
         raise UsageError("give either TEXT or --input FILE.jsonl")
@@ -76,6 +86,11 @@ def _edit(args: argparse.Namespace) -> int:
     rows = _rows(args.text, args.input, lambda: EditRequest.from_row(one, "TEXT"),
                  read_edit_requests)  # fmt: skip
     ray = _ray(args, "one TEXT is edited in this process")
+    rows = rows[: args.limit or None]
+    kind = editor_kind(args)
+    note = None if (args.llm_endpoint or _cuda()) else cost_note(len(rows), kind)
+    if note:
+        print(f"favakit edit: {note}", file=sys.stderr)
     as_json = args.format == "json"
     results = run_rows(
         rows, _edit_stage(args), ray=ray, batch=args.max_batch,
@@ -108,6 +123,9 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
         "--output", default=None, help="JSONL results (resumes: ids already there are skipped)"
     )
     parser.add_argument("--topic", default=None, help="with TEXT: what the text is about")
+    parser.add_argument(
+        "--limit", type=int, default=0, metavar="N", help="with --input: the first N rows only"
+    )
     parser.add_argument(
         "--evidence", action="append", default=None, metavar="PASSAGE",
         help="with TEXT: an evidence passage to use as is (repeat for more; no retrieval)",

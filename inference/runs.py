@@ -159,6 +159,31 @@ class _NoBar:
         pass
 
 
+#: Seconds per text of about 125 words with its evidence, on the 2-core CPU machine, batched
+#: (docs/benchmarks.md, "The shipped encoder detector beside the generative editor").
+CPU_SECONDS_PER_TEXT = {"generative": 4.4, "cascade": 3.5, "encoder": 0.05}
+
+
+def cost_note(texts: int, kind: str) -> str | None:
+    """What a run of ``texts`` texts with an in-process editor of ``kind`` will take on a CPU,
+    and the faster ways, said before it starts; None where it is quick anyway."""
+    from favakit.progress import duration
+
+    per = CPU_SECONDS_PER_TEXT.get(kind)
+    if per is None or texts * per < 60:
+        return None
+    note = (
+        f"{texts} texts: on a 2-core CPU the {kind} editor takes about {per:g} s per text of "
+        f"~125 words (docs/benchmarks.md), so about {duration(texts * per)}"
+    )
+    if kind != "encoder":
+        note += (
+            "; faster: --backend encoder (about 0.05 s per text), a GPU, a vLLM server "
+            "(--llm-endpoint), or --limit N to try a few first"
+        )
+    return note
+
+
 def progress_bar(total: int, show: bool, desc: str, unit: str) -> Any:
     """A :class:`~favakit.progress.Progress` on stderr (rate, time left; plain lines when
     stderr is not a terminal), or one that shows nothing (``show`` false, or one item)."""

@@ -156,3 +156,13 @@ def test_a_row_with_a_lone_surrogate_is_refused_before_any_model_loads(tmp_path:
         assert done.returncode == 2, done.stderr[-800:]
         assert f"{path}:2" in done.stderr and "'text'" in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_a_long_cpu_run_says_what_it_will_cost_and_the_faster_ways() -> None:
+    from favakit.inference.runs import cost_note
+
+    note = cost_note(300, "generative")
+    assert note is not None and "about 22 min" in note and "--backend encoder" in note
+    assert "--limit N" in note
+    assert cost_note(10, "generative") is None  # under a minute: nothing to warn of
+    assert cost_note(300, "encoder") is None and "about 1 min" in str(cost_note(1500, "encoder"))
