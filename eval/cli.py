@@ -100,7 +100,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "Markdown, HTML and PNG charts.",
     )
     _scorer_options(g, "result JSON (+ .md, .html, .png beside it)")
-    add_model_options(g, title="editor model", prefix="editor-")
+    add_model_options(g, title="editor model (default: the shipped editor)", prefix="editor-")
     g.set_defaults(func=_edit_gain)
 
 

@@ -264,9 +264,7 @@ def edit_gain(opts: ScoreOptions, editor_spec: ClientSpec) -> dict[str, Any]:
     from favakit.tags import ERROR_TYPES
 
     sc = Scorer(opts)
-    if not editor_spec.names_model:
-        raise UsageError("give the editor: --editor-adapter DIR, --editor-model, --editor-endpoint")
-    editor = open_editor(editor_spec)  # kind "generative": an LM behind a client
+    editor = open_editor(editor_spec)  # kind "generative"; naming no model: the shipped editor
     assert isinstance(editor, GenerativeEditor)
     client = editor.client
     if opts.cache and client.cache is None:
