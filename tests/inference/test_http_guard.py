@@ -94,14 +94,23 @@ def _socket(url: str) -> socket.socket:
 
 
 def _status_line(sock: socket.socket, within_s: float) -> bytes:
-    """What the server sends back within ``within_s`` seconds (b'' if it closed first)."""
+    """What the server sends back within ``within_s`` seconds, read until it closes the
+    connection or a second passes without more (b'' if it closed before sending anything)."""
     ready, _, _ = select.select([sock], [], [], within_s)
     if not ready:
         return b"(nothing)"
-    try:
-        return sock.recv(65536)
-    except ConnectionResetError:
-        return b""
+    got = b""
+    while True:
+        try:
+            part = sock.recv(65536)
+        except ConnectionResetError:
+            return got
+        if not part:
+            return got
+        got += part
+        ready, _, _ = select.select([sock], [], [], 1.0)
+        if not ready:
+            return got
 
 
 # -- item 2: body limits before the body is read -----------------------------------------------
