@@ -111,7 +111,9 @@ def ray_options(args: argparse.Namespace) -> RayOptions | None:
 def _init(ray: Any, address: str) -> None:
     if ray.is_initialized():
         return
-    quiet = {"log_to_driver": False, "include_dashboard": False, "logging_level": logging.WARNING}
+    # Ray's notices (token auth, progress bars off, a dataset finished) are not the user's
+    # business on a run that works: errors only
+    quiet = {"log_to_driver": False, "include_dashboard": False, "logging_level": logging.ERROR}
     if address == "local":
         ray.init(**quiet)
     elif address == "auto":
@@ -208,7 +210,8 @@ def _ray_map(
     from ray import cloudpickle
 
     _init(ray, opts.address)
-    logging.getLogger("ray.data").setLevel(logging.WARNING)
+    for name in ("ray", "ray.data", "ray.data._internal.execution.streaming_executor"):
+        logging.getLogger(name).setLevel(logging.ERROR)
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
     ctx.enable_progress_bars = progress
