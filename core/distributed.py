@@ -215,6 +215,10 @@ def _ray_map(
     ctx = ray.data.DataContext.get_current()
     ctx.execution_options.preserve_order = True
     ctx.enable_progress_bars = progress
+    if not progress:  # Ray Data says once that its bars are off; favakit shows its own progress
+        from ray.util import log_once
+
+        log_once("ray_data_progress_manager_disabled")
     ctx.print_on_execution_start = False
     workers = _pool_size(ray, opts)
     # the same chunks as the single-process run, one per block and per call
