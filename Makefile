@@ -70,6 +70,7 @@ VLLM_GPU_SPEC ?= vllm
 vllm: $(VLLM_VENV)/.ok
 
 $(VLLM_VENV)/.ok:
+	@echo "make vllm: installing vLLM into $(VLLM_VENV) (on a 2-core CPU machine this took 10-20 minutes in CI; its size is printed at the end)"
 	$(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/python -m pip install --quiet --upgrade pip
 	if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then \
@@ -79,6 +80,7 @@ $(VLLM_VENV)/.ok:
 	  $(VLLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec; \
 	fi
 	$(VLLM_VENV)/bin/python -c "import vllm, torch; print('vLLM', vllm.__version__, 'torch', torch.__version__)"
+	@du -sh $(VLLM_VENV) | sed 's/^/make vllm: done; on disk: /'
 	touch $@
 
 # The vLLM integration tests (they skip without $(VLLM_VENV)); `make test` runs them too when
