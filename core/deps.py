@@ -8,7 +8,7 @@ from types import ModuleType
 
 from favakit.errors import MissingDependencyError
 
-__all__ = ["is_available", "quiet_library_warnings", "require"]
+__all__ = ["cuda_available", "is_available", "quiet_library_warnings", "require"]
 
 # import name -> distribution name, where they differ
 _DIST = {"faiss": "faiss-cpu", "yaml": "pyyaml", "sklearn": "scikit-learn"}
@@ -20,6 +20,15 @@ def is_available(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         return False
+
+
+def cuda_available() -> bool:
+    """True when torch is installed and sees a CUDA GPU (torch is imported only if installed)."""
+    if not is_available("torch"):
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
 
 
 def require(module: str, extra: str, purpose: str = "") -> ModuleType:

@@ -333,10 +333,21 @@ class _Tok(NamedTuple):  # a tuple: a text of tags makes one per tag, and a tupl
     canonical: bool = True
 
 
+def _is_tag(m: re.Match[str]) -> bool:
+    """Whether a match of the token pattern is a tag of the grammar or a tokenizer special
+    token, not other angle-bracket text (``<b>``, ``<ref>``)."""
+    if m.group("special"):
+        return True
+    low = m.group("name").lower()
+    return low == "s" or _ALIASES.get(low, low) in _KNOWN
+
+
 def _tokenize(text: str) -> list[_Tok]:
     toks: list[_Tok] = []
     last = 0
     for m in _TOKEN_RE.finditer(text):
+        if not _is_tag(m):
+            continue  # unknown angle-bracket text stays text
         raw = m.group(0)
         if m.group("special"):
             kind: Literal["open", "close", "special", "selfclose"] = "special"
@@ -349,8 +360,6 @@ def _tokenize(text: str) -> list[_Tok]:
                 kind, name, canonical = "special", raw, True
             else:
                 name = _ALIASES.get(low, low)
-                if name not in _KNOWN:
-                    continue  # unknown angle-bracket text stays text
                 if m.group("selfclose"):
                     kind, canonical = "selfclose", True  # has a rule of its own
                 else:
@@ -387,13 +396,7 @@ def _defuse_ends(text: str) -> str:
 
 def has_tags(text: str) -> bool:
     """True when ``text`` contains any known tag or tokenizer special token."""
-    if "<" not in text:
-        return False
-    for m in _TOKEN_RE.finditer(text):
-        low = (m.group("name") or "s").lower()
-        if m.group("special") or low == "s" or _ALIASES.get(low, low) in _KNOWN:
-            return True
-    return False
+    return "<" in text and any(_is_tag(m) for m in _TOKEN_RE.finditer(text))
 
 
 # --------------------------------------------------------------------------------------------

@@ -70,13 +70,13 @@ def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
 
 def default_checker() -> str:
     """The checker folder shipped in the package (``inference/default_checker``)."""
-    folder = Path(__file__).with_name("default_checker")
-    if not (folder / CONFIG_NAME).exists():
-        raise UsageError(
-            "this install has no shipped checker (inference/default_checker is missing): train "
-            "one with `favakit train --config minilm_checker` and pass its folder"
-        )
-    return str(folder)
+    from favakit.inference.models import shipped_folder
+
+    return shipped_folder(
+        "default_checker", CONFIG_NAME,
+        "this install has no shipped checker (inference/default_checker is missing): train "
+        "one with `favakit train --config minilm_checker` and pass its folder",
+    )  # fmt: skip
 
 
 class Checker:

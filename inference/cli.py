@@ -55,16 +55,6 @@ def _rows(
         raise UsageError(str(exc)) from None
 
 
-def _cuda() -> bool:
-    from favakit.deps import is_available
-
-    if not is_available("torch"):
-        return False
-    import torch
-
-    return bool(torch.cuda.is_available())
-
-
 def _ray(args: argparse.Namespace, single: str) -> RayOptions | None:
     ray = ray_options(args)
     if ray is not None and args.input is None:
@@ -76,6 +66,7 @@ def _ray(args: argparse.Namespace, single: str) -> RayOptions | None:
 
 
 def _edit(args: argparse.Namespace) -> int:
+    from favakit.deps import cuda_available
     from favakit.inference import views
     from favakit.inference.editor import NO_EVIDENCE
     from favakit.inference.runs import cost_note, read_edit_requests, run_rows
@@ -88,7 +79,7 @@ def _edit(args: argparse.Namespace) -> int:
     ray = _ray(args, "one TEXT is edited in this process")
     rows = rows[: args.limit or None]
     kind = editor_kind(args)
-    note = None if (args.llm_endpoint or _cuda()) else cost_note(len(rows), kind)
+    note = None if (args.llm_endpoint or cuda_available()) else cost_note(len(rows), kind)
     if note:
         print(f"favakit edit: {note}", file=sys.stderr)
     as_json = args.format == "json"

@@ -494,13 +494,13 @@ def load_int8(path: str | Path) -> dict[str, Any]:
 
 def default_detector() -> str:
     """The detector folder shipped in the package (``inference/default_detector``)."""
-    folder = Path(__file__).with_name("default_detector")
-    if not (folder / CONFIG_NAME).exists():
-        raise UsageError(
-            "this install has no shipped detector (inference/default_detector is missing): "
-            "train one with `favakit train --config minilm_detector ...` and pass --detector DIR"
-        )
-    return str(folder)
+    from favakit.inference.models import shipped_folder
+
+    return shipped_folder(
+        "default_detector", CONFIG_NAME,
+        "this install has no shipped detector (inference/default_detector is missing): "
+        "train one with `favakit train --config minilm_detector ...` and pass --detector DIR",
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

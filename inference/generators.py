@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from favakit.deps import require
+from favakit.deps import cuda_available, require
 from favakit.errors import UsageError
 from favakit.llm import (
     Completion,
@@ -518,16 +518,6 @@ def choose_backend(requested: str, vllm_importable: bool, cuda: bool) -> str:
     return "vllm" if (vllm_importable and cuda) else "hf"
 
 
-def _cuda_available() -> bool:
-    from favakit.deps import is_available
-
-    if not is_available("torch"):
-        return False
-    import torch
-
-    return bool(torch.cuda.is_available())
-
-
 def endpoint_model(base_url: str, wanted: str = "", api_key: str | None = None) -> str:
     """The model id to ask an OpenAI-compatible endpoint for: ``wanted`` if given, else the
     LoRA module ``favakit`` when the server has one (``favakit serve-llm --adapter`` on vLLM),
@@ -555,7 +545,7 @@ def open_client(spec: ClientSpec) -> LLMClient:
         raise UsageError("give --model DIR|ID (or --adapter DIR, or --llm-endpoint URL)")
     from favakit.deps import is_available
 
-    chosen = choose_backend(spec.backend, is_available("vllm"), _cuda_available())
+    chosen = choose_backend(spec.backend, is_available("vllm"), cuda_available())
     log.info("generation backend: %s (requested %s)", chosen, spec.backend)
     if chosen == "vllm":
         return VLLMClient(model, adapter=adapter, dtype=spec.dtype)

@@ -111,6 +111,9 @@ class _Refused(Exception):
         super().__init__(message)
         self.status, self.message, self.headers = status, message, headers or {}
 
+    async def answer(self, send: Send) -> None:
+        await reply(send, self.status, self.message, self.headers)
+
 
 async def reply(
     send: Send, status: int, message: str, headers: dict[str, str] | None = None
@@ -143,35 +146,33 @@ class RequestGuard:
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        if scope["method"] != "POST":
-            try:
-                self._check_host(headers)
-            except _Refused as refused:
-                await reply(send, refused.status, refused.message, refused.headers)
-                return
-            await self._run(scope, receive, send, None)
-            return
+        post = scope["method"] == "POST"
         try:
             self._check_host(headers)
-            self._check_type(headers)
-            if self.pending >= self.limits.max_pending:
-                raise _Refused(
-                    503, f"the server is busy ({self.pending} requests in progress); retry soon",
-                    {"retry-after": "1"},
-                )  # fmt: skip
-            self.pending += 1  # counted from here: its body is read while others wait
+            if post:
+                self._check_type(headers)
+                self._check_room()
         except _Refused as refused:
-            await reply(send, refused.status, refused.message, refused.headers)
+            await refused.answer(send)
             return
+        if not post:
+            await self._run(scope, receive, send, None)
+            return
+        self.pending += 1  # counted from here: its body is read while others wait
         try:
-            try:
-                body = await self._read_body(receive, headers)
-            except _Refused as refused:
-                await reply(send, refused.status, refused.message, refused.headers)
-                return
+            body = await self._read_body(receive, headers)
             await self._run(scope, receive, send, body)
+        except _Refused as refused:
+            await refused.answer(send)
         finally:
             self.pending -= 1
+
+    def _check_room(self) -> None:
+        if self.pending >= self.limits.max_pending:
+            raise _Refused(
+                503, f"the server is busy ({self.pending} requests in progress); retry soon",
+                {"retry-after": "1"},
+            )  # fmt: skip
 
     def _check_host(self, headers: dict[str, str]) -> None:
         if self.hosts is None:

@@ -120,16 +120,23 @@ DEFAULT_VERIFIER_NAME = "favakit-verifier-smollm2"
 _SHIPPED = {"default_editor": DEFAULT_EDITOR_NAME, "default_verifier": DEFAULT_VERIFIER_NAME}
 
 
-def _shipped(folder_name: str, what: str, how: str) -> str:
+def shipped_folder(folder_name: str, marker: str, missing: str) -> str:
+    """The folder ``favakit/inference/FOLDER_NAME`` of a model shipped in the package, which
+    holds ``marker``; a :class:`UsageError` saying ``missing`` where this install lacks it."""
     from importlib.resources import files
 
     folder = Path(str(files("favakit.inference") / folder_name))
-    if not (folder / "adapter_model.safetensors").exists():
-        raise UsageError(
-            f"this favakit install has no {what} weights in {folder}; give --adapter DIR "
-            f"(train one: {how}) or --model/--llm-endpoint"
-        )
+    if not (folder / marker).exists():
+        raise UsageError(missing.format(folder=folder))
     return str(folder)
+
+
+def _shipped(folder_name: str, what: str, how: str) -> str:
+    return shipped_folder(
+        folder_name, "adapter_model.safetensors",
+        f"this favakit install has no {what} weights in {{folder}}; give --adapter DIR "
+        f"(train one: {how}) or --model/--llm-endpoint",
+    )  # fmt: skip
 
 
 def default_editor() -> str:

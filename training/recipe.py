@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.config import dump_config
-from favakit.deps import quiet_library_warnings, require
+from favakit.deps import cuda_available, quiet_library_warnings, require
 from favakit.errors import UsageError
 from favakit.records import share_like_open
 from favakit.training import runtime
@@ -310,7 +310,7 @@ def _load_checkpoint(
 def _accelerator(cfg: TrainConfig) -> Any:
     """The run's ``Accelerator``: one process unless started by ``accelerate launch``/torchrun."""
     accelerate = require("accelerate", "train", "training")
-    cpu = cfg.device == "cpu" or not runtime.cuda_available()
+    cpu = cfg.device == "cpu" or not cuda_available()
     # Placement stays ours, so device=cuda:N works for a single process; mixed precision comes
     # from the launcher's config (FSDP's bf16 policy), on top of the recipe's own autocast.
     return accelerate.Accelerator(cpu=cpu, device_placement=False)

@@ -12,7 +12,6 @@ from typing import Any
 
 __all__ = [
     "cpu_has_bf16",
-    "cuda_available",
     "log_record",
     "peak_memory_mb",
     "rate",
@@ -31,12 +30,6 @@ def cpu_has_bf16() -> bool:
     except OSError:
         return False
     return any(f in flags.split() for f in ("avx512_bf16", "amx_bf16"))
-
-
-def cuda_available() -> bool:
-    import torch
-
-    return bool(torch.cuda.is_available())
 
 
 def rate(tokens: int, seconds: float) -> float | None:

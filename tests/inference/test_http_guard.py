@@ -113,6 +113,15 @@ def _status_line(sock: socket.socket, within_s: float) -> bytes:
             return got
 
 
+ROUTE = {"editor_url": "/v1/edit", "llm_url": "/v1/completions"}  # a POST route of each server
+
+
+def _head(path: str, *headers: str) -> bytes:
+    """A JSON POST's request line and headers, with ``headers`` after the usual ones."""
+    lines = [f"POST {path} HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json"]
+    return ("\r\n".join([*lines, *headers]) + "\r\n\r\n").encode()
+
+
 # -- item 2: body limits before the body is read -----------------------------------------------
 
 
@@ -121,12 +130,9 @@ def test_a_body_declared_over_the_limit_is_refused_before_it_is_sent(
     server: str, request: pytest.FixtureRequest
 ) -> None:
     url = request.getfixturevalue(server)
-    path = "/v1/edit" if server == "editor_url" else "/v1/completions"
+    path = ROUTE[server]
     with _socket(url) as sock:
-        sock.sendall(
-            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            "Content-Length: 512000000\r\n\r\n".encode()
-        )  # and not one byte of the body
+        sock.sendall(_head(path, "Content-Length: 512000000"))  # and not one byte of the body
         answer = _status_line(sock, within_s=10)
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     assert b"limit is 1000000" in answer
@@ -137,14 +143,11 @@ def test_a_chunked_body_is_read_only_up_to_the_limit(
     server: str, request: pytest.FixtureRequest
 ) -> None:
     url = request.getfixturevalue(server)
-    path = "/v1/edit" if server == "editor_url" else "/v1/completions"
+    path = ROUTE[server]
     chunk = b"x" * 65536
     sent, answer = 0, b"(nothing)"
     with _socket(url) as sock:
-        sock.sendall(
-            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            "Transfer-Encoding: chunked\r\n\r\n".encode()
-        )
+        sock.sendall(_head(path, "Transfer-Encoding: chunked"))
         while sent < 4_000_000 and answer == b"(nothing)":
             try:
                 sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
@@ -219,7 +222,7 @@ def test_lone_surrogates_in_chat_and_tokenize_are_422(llm_url: str) -> None:
 @pytest.mark.parametrize("server", ["editor_url", "llm_url"])
 def test_json_nested_too_deep_is_400(server: str, request: pytest.FixtureRequest) -> None:
     url = request.getfixturevalue(server)
-    path = "/v1/edit" if server == "editor_url" else "/v1/completions"
+    path = ROUTE[server]
     status, text = _post_json(url, path, "[" * 100_000 + "]" * 100_000)
     assert status == 400 and "nested" in text
 
@@ -271,10 +274,7 @@ def test_a_body_that_stops_arriving_is_408(free_port: Any) -> None:
     limits = ServeLimits(http=HttpLimits(body_timeout_s=1))
     for url in _serve(_editor_app(limits=limits), free_port()):
         with _socket(url) as sock:
-            sock.sendall(
-                b"POST /v1/edit HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                b'Content-Length: 100\r\n\r\n{"text": '
-            )
+            sock.sendall(_head("/v1/edit", "Content-Length: 100") + b'{"text": ')
             assert _status_line(sock, within_s=5).startswith(b"HTTP/1.1 408")
 
 
@@ -314,10 +314,7 @@ def test_work_is_dropped_when_its_time_is_up_or_its_client_goes(free_port: Any) 
         first.start()
         time.sleep(0.3)
         with _socket(url) as sock:  # waits behind the first, then hangs up
-            sock.sendall(
-                b"POST /v1/edit HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
-            )
+            sock.sendall(_head("/v1/edit", f"Content-Length: {len(body)}") + body)
             time.sleep(0.2)
         first.join()
         time.sleep(1.5)
@@ -332,9 +329,9 @@ def test_only_json_bodies_and_this_servers_host_are_answered(
     server: str, request: pytest.FixtureRequest
 ) -> None:
     url = request.getfixturevalue(server)
-    path, ok = ("/v1/edit", b'{"text": "Saturn has rings."}')
-    if server == "llm_url":
-        path, ok = "/v1/completions", b'{"prompt": "saturn", "max_tokens": 1}'
+    path = ROUTE[server]
+    ok = {"editor_url": b'{"text": "Saturn has rings."}',
+          "llm_url": b'{"prompt": "saturn", "max_tokens": 1}'}[server]  # fmt: skip
     for content_type in ("text/plain", "application/x-www-form-urlencoded", None):
         headers = {"Content-Type": content_type} if content_type else {}
         assert _request(url, path, ok, headers)[0] == 415, content_type
