@@ -209,16 +209,18 @@ class LLMClient:
     ) -> list[Completion]:
         bar: Any = None
         if progress and requests:
-            from tqdm import tqdm
+            from favakit.progress import Progress
 
-            bar = tqdm(total=len(requests), desc=f"{self.kind}:{self.model}", unit="call")
+            bar = Progress(len(requests), "calls", f"{self.kind}:{self.model}")
+        counted = threading.Lock()
 
         def one(req: tuple[str, Any]) -> Completion:
             try:
                 return self._cached(req[0], req[1], params)
             finally:
                 if bar is not None:
-                    bar.update(1)
+                    with counted:  # calls finish on the pool's threads
+                        bar.advance(1)
 
         try:
             if self.max_concurrency == 1 or len(requests) <= 1:

@@ -35,7 +35,7 @@ class Progress:
 
     def __init__(
         self,
-        total: int,
+        total: int | None,
         unit: str,
         label: str = "",
         out: TextIO | None = None,
@@ -43,8 +43,9 @@ class Progress:
         tty: bool | None = None,
         initial: int = 0,
     ) -> None:
-        """``initial``: items already done before this run (a resumed run): counted in
-        ``done``, not in the rate."""
+        """``total``: None where it is not known ahead (a stream): the line then gives the count
+        and the rate, no time left. ``initial``: items already done before this run (a resumed
+        run): counted in ``done``, not in the rate."""
         self.total, self.unit, self.label = total, unit, label
         self.out = out if out is not None else sys.stderr
         self.tty = self.out.isatty() if tty is None else tty
@@ -52,6 +53,8 @@ class Progress:
         self.done = self.initial = initial
         self.started = time.perf_counter()
         self._shown_at = self.started
+        self._last_shown = initial
+        self._drawn_at = 0.0
 
     def __enter__(self) -> Progress:
         return self
@@ -62,25 +65,30 @@ class Progress:
     def line(self) -> str:
         elapsed = time.perf_counter() - self.started
         head = f"{self.label}: " if self.label else ""
-        text = f"{head}{self.done}/{self.total} {self.unit}"
+        of = "" if self.total is None else f"/{self.total}"
+        text = f"{head}{self.done}{of} {self.unit}"
         if self.done > self.initial:
             per = elapsed / (self.done - self.initial)
             rate = f"{1 / per:.1f} {self.unit}/s" if per < 1 else f"{per:.1f} s each"
-            left = (self.total - self.done) * per
             text += f", {rate}, {duration(elapsed)} so far"
-            if self.done < self.total:
-                text += f", about {duration(left)} left"
+            if self.total is not None and self.done < self.total:
+                text += f", about {duration((self.total - self.done) * per)} left"
         return text
 
     def advance(self, n: int = 1) -> None:
-        self.done = min(self.total, self.done + n)
+        self.done = self.done + n if self.total is None else min(self.total, self.done + n)
         now = time.perf_counter()
         if self.tty:
-            print("\r\x1b[2K" + self.line(), end="", file=self.out, flush=True)
+            if self.done == self.total or now - self._drawn_at >= 0.1:  # at most 10 redraws/s
+                print("\r\x1b[2K" + self.line(), end="", file=self.out, flush=True)
+                self._drawn_at = now
         elif self.done == self.total or now - self._shown_at >= self.every_s:
             print(self.line(), file=self.out, flush=True)
             self._shown_at = now
+            self._last_shown = self.done
 
     def close(self) -> None:
         if self.tty and self.done:
             print(file=self.out, flush=True)
+        elif not self.tty and self.total is None and self.done != self._last_shown:
+            print(self.line(), file=self.out, flush=True)  # a stream's final count

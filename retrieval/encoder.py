@@ -117,9 +117,9 @@ class DenseEncoder:
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
         bar: Any = None
         if progress:
-            from tqdm import tqdm
+            from favakit.progress import Progress
 
-            bar = tqdm(total=len(texts), desc=desc, unit="text")
+            bar = Progress(len(texts), "texts", desc)
         with torch.inference_mode():
             for idx in batches:
                 with tokenizer_lock(self.tokenizer):  # shared by a server's threads
@@ -138,7 +138,7 @@ class DenseEncoder:
                     pooled = torch.nn.functional.normalize(pooled, dim=-1)
                 out[idx] = pooled.cpu().numpy()
                 if bar is not None:
-                    bar.update(len(idx))
+                    bar.advance(len(idx))
         if bar is not None:
             bar.close()
         return out

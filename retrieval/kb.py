@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from favakit.errors import UsageError
+from favakit.progress import Progress
 from favakit.records import numbered_jsonl
 from favakit.text import count_tokens, count_words, pack_passages
 
@@ -344,6 +345,14 @@ class BuildStats:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def _counted(
+    docs: Iterable[tuple[str, str | list[str], bool]], shown: Progress
+) -> Iterator[tuple[str, str | list[str], bool]]:
+    for doc in docs:
+        yield doc
+        shown.advance()
+
+
 def build_kb(
     source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
@@ -379,10 +388,9 @@ def build_kb(
         docs: Iterable[tuple[str, str | list[str], bool]] = (
             doc for src in sources for doc in read_documents(src, fmt)
         )
-        if progress:
-            from tqdm import tqdm
-
-            docs = tqdm(docs, desc="documents", unit="doc")
+        shown = Progress(None, "documents", "favakit kb build") if progress else None
+        if shown is not None:
+            docs = _counted(docs, shown)
         # DPR rows of one article are consecutive: gather them before writing
         pending_title: str | None = None
         pending: list[str] = []
@@ -408,6 +416,8 @@ def build_kb(
                 continue
             _store(conn, title, passages, stats, count)
         flush()
+        if shown is not None:
+            shown.close()
         conn.execute(
             "CREATE TABLE favakit_titles (norm TEXT NOT NULL, base TEXT NOT NULL, title TEXT NOT NULL)"
         )

@@ -36,3 +36,23 @@ def test_durations_read_like_a_person_would_say_them() -> None:
     assert (
         duration(8.2) == "8 s" and duration(75) == "1 min 15 s" and duration(7300) == "2 h 01 min"
     )
+
+
+def test_a_stream_of_unknown_length_gets_its_count_and_rate_and_a_final_line() -> None:
+    out = io.StringIO()
+    with Progress(None, "documents", "kb build", out=out, every_s=3600) as progress:
+        for _ in range(5):
+            progress.advance()
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("kb build: 5 documents, ")
+    assert "left" not in lines[0] and "/" not in lines[0].split(",")[0]
+
+
+def test_a_terminal_is_redrawn_at_most_ten_times_a_second() -> None:
+    out = io.StringIO()
+    with Progress(10_000, "texts", out=out, tty=True) as progress:
+        for _ in range(10_000):
+            progress.advance()
+    # the first draw, the last, and at most one per 0.1 s in between (the loop takes far less)
+    assert 2 <= out.getvalue().count("\r\x1b[2K") <= 4
+    assert "10000/10000 texts" in out.getvalue()

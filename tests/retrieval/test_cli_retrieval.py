@@ -30,6 +30,16 @@ def test_kb_build_get_and_unknown_title(corpus_jsonl: Path, tmp_path: Path) -> N
     assert bad.returncode == 2 and "'Marie Curie'" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_kb_build_shows_plain_progress_lines_when_stderr_is_not_a_terminal(
+    corpus_jsonl: Path, tmp_path: Path
+) -> None:
+    proc = favakit("kb", "build", "--input", str(corpus_jsonl), "--out", str(tmp_path / "kb.db"))
+    assert proc.returncode == 0, proc.stderr
+    # a log line, not a progress bar's control characters (was tqdm's "documents: 6doc [...]\r")
+    assert "\r" not in proc.stderr and "\x1b" not in proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith("favakit kb build: 6 documents, ")
+
+
 def test_index_build_and_search_one_and_many(
     corpus_jsonl: Path, tiny_encoder: Path, tmp_path: Path
 ) -> None:
