@@ -26,9 +26,18 @@ from pathlib import Path
 from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import require
 from favakit.errors import UsageError
+from favakit.inference.int8 import INT8_WEIGHTS, load_int8, pack_int8, unpack_int8
 from favakit.text import split_sentences, undo_ptb
 
-__all__ = ["CONFIG_NAME", "Checker", "CheckerVerifier", "default_checker", "fit_evidence"]
+__all__ = [
+    "CONFIG_NAME",
+    "Checker",
+    "CheckerVerifier",
+    "default_checker",
+    "fit_evidence",
+    "pack_checker",
+    "unpack_checker",
+]
 
 CONFIG_NAME = "checker.json"
 
@@ -79,6 +88,20 @@ def default_checker() -> str:
     )  # fmt: skip
 
 
+def pack_checker(folder: str | Path, out: str | Path, min_size: int = 65_536) -> dict[str, object]:
+    """An int8 copy of a trained checker folder (:func:`favakit.inference.int8.pack_int8`), the
+    form that ships as ``inference/default_checker``; :class:`Checker` reads either form."""
+    return pack_int8(folder, out, CONFIG_NAME, min_size)
+
+
+def unpack_checker(folder: str | Path, out: str | Path) -> str:
+    """A plain fp32 copy of a packed checker, for ``AutoModelForSequenceClassification`` or
+    sentence-transformers' ``CrossEncoder`` (label 1 = supported)."""
+    if not (Path(folder) / CONFIG_NAME).exists():
+        raise UsageError(f"{folder} is not a favakit checker (no {CONFIG_NAME})")
+    return unpack_int8(folder, out)
+
+
 class Checker:
     """A checker folder: the sequence classifier, the token head, ``checker.json``."""
 
@@ -97,9 +120,14 @@ class Checker:
         self.batch_size = batch_size
         transformers.utils.logging.set_verbosity_error()
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
-        self.model = transformers.AutoModelForSequenceClassification.from_pretrained(
-            str(folder)
-        ).to(self.device)
+        if (folder / INT8_WEIGHTS).exists():  # the shipped checker: int8 package data
+            model = transformers.AutoModelForSequenceClassification.from_config(
+                transformers.AutoConfig.from_pretrained(str(folder))
+            )
+            model.load_state_dict(load_int8(folder / INT8_WEIGHTS), strict=True)
+        else:
+            model = transformers.AutoModelForSequenceClassification.from_pretrained(str(folder))
+        self.model = model.to(self.device)
         self.model.eval()
         self._torch = torch
         self._lock = threading.Lock()  # one tokenizer and model shared by a server's threads

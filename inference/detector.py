@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_request, edit_span
 from favakit.deps import require
 from favakit.errors import UsageError
+from favakit.inference.int8 import INT8_WEIGHTS, load_int8
 from favakit.tags import ERROR_TYPES
 from favakit.text import tokenizer_lock
 
@@ -443,53 +444,12 @@ def _apply(text: str, edits: Sequence[Mapping[str, Any]]) -> str:
 DEFAULT_DETECTOR_NAME = "favakit-detector-minilm"
 
 
-INT8_WEIGHTS = "model.int8.safetensors"
-_SCALE = ".__scale__"
-
-
 def pack_int8(folder: str | Path, out: str | Path, min_size: int = 65_536) -> dict[str, Any]:
-    """Write a smaller copy of a fully fine-tuned detector: every weight matrix of at least
-    ``min_size`` entries as int8 with one fp32 scale per row (symmetric, round to nearest),
-    everything else as it is. MiniLM: 90 MB -> 23 MB. ``Detector`` dequantizes on load."""
-    torch = require("torch", "train", "packing a detector")
-    from safetensors.torch import load_file, save_file
+    """Write a smaller copy of a fully fine-tuned detector (:func:`favakit.inference.int8.pack_int8`):
+    MiniLM: 90 MB -> 23 MB. ``Detector`` dequantizes on load."""
+    from favakit.inference.int8 import pack_int8 as pack
 
-    src, dst = Path(folder), Path(out)
-    weights = src / "model.safetensors"
-    if not weights.exists():
-        raise UsageError(f"{src}: no model.safetensors (pack a fully fine-tuned detector)")
-    if dst.resolve() == src.resolve():
-        raise UsageError("write the packed detector to another folder")
-    dst.mkdir(parents=True, exist_ok=True)
-    packed: dict[str, Any] = {}
-    for name, w in load_file(str(weights)).items():
-        if w.is_floating_point() and w.ndim == 2 and w.numel() >= min_size:
-            scale = (w.abs().amax(dim=1, keepdim=True) / 127).clamp(min=1e-12).float()
-            packed[name] = (w / scale).round().clamp(-127, 127).to(torch.int8)
-            packed[name + _SCALE] = scale
-        else:
-            packed[name] = w.contiguous()
-    save_file(packed, str(dst / INT8_WEIGHTS), metadata={"format": "favakit-int8/1"})
-    for item in src.iterdir():
-        if item.is_file() and item.name not in ("model.safetensors", CONFIG_NAME):
-            (dst / item.name).write_bytes(item.read_bytes())
-    meta = json.loads((src / CONFIG_NAME).read_text())
-    meta["weights"] = "int8"
-    (dst / CONFIG_NAME).write_text(json.dumps(meta, indent=1) + "\n")
-    return {"from_mb": round(weights.stat().st_size / 2**20, 1),
-            "to_mb": round((dst / INT8_WEIGHTS).stat().st_size / 2**20, 1), "out": str(dst)}  # fmt: skip
-
-
-def load_int8(path: str | Path) -> dict[str, Any]:
-    """The state dict of :func:`pack_int8`'s file, dequantized to fp32."""
-    from safetensors.torch import load_file
-
-    raw = load_file(str(path))
-    return {
-        name: (t.float() * raw[name + _SCALE]) if name + _SCALE in raw else t
-        for name, t in raw.items()
-        if not name.endswith(_SCALE)
-    }
+    return pack(folder, out, CONFIG_NAME, min_size)
 
 
 def default_detector() -> str:

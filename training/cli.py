@@ -31,6 +31,19 @@ def _train(args: argparse.Namespace) -> int:
 
         print(json.dumps(pack_int8(args.detector, args.out)))
         return 0
+    if args.overrides[:1] in (["pack-checker"], ["unpack-checker"]):
+        # `favakit train pack-checker --detector DIR --out DIR` (int8, as the checker ships);
+        # `unpack-checker` writes it back as a plain transformers folder
+        verb = args.overrides[0]
+        if not args.detector or not args.out or len(args.overrides) > 1:
+            raise UsageError(f"usage: favakit train {verb} --detector DIR --out DIR")
+        from favakit.inference.checker import pack_checker, unpack_checker
+
+        if verb == "pack-checker":
+            print(json.dumps(pack_checker(args.detector, args.out)))
+        else:
+            print(unpack_checker(args.detector, args.out))
+        return 0
     if args.config is None:
         print("give --config PRESET|FILE.yaml; presets: " + ", ".join(presets()))
         return 2
@@ -60,14 +73,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = (
         "favakit train --config PRESET|FILE.yaml [KEY=VALUE ...] [--dry-run] [--resume]\n"
         "favakit train merge --adapter DIR --out DIR [--model BASE]\n"
-        "favakit train pack-detector --detector DIR --out DIR   (int8 weights, about 4x smaller)"
+        "favakit train pack-detector --detector DIR --out DIR   (int8 weights, about 4x smaller)\n"
+        "favakit train pack-checker --detector DIR --out DIR    (the same for a checker)\n"
+        "favakit train unpack-checker --detector DIR --out DIR  (int8 checker -> plain "
+        "transformers folder)"
     )
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
         "overrides",
         nargs="*",
         metavar="KEY=VALUE",
-        help="e.g. lr=1e-4 lora.r=8 data.train_file=x.jsonl (or 'merge', 'pack-detector')",
+        help="e.g. lr=1e-4 lora.r=8 data.train_file=x.jsonl (or 'merge', 'pack-detector', "
+        "'pack-checker', 'unpack-checker')",
     )
     parser.add_argument("--config", default=None, help="preset name or YAML file")
     parser.add_argument("--dry-run", action="store_true", help="print the resolved config and stop")
@@ -76,9 +93,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-progress", action="store_true", help="a log line per step instead of a progress bar"
     )
     parser.add_argument("--adapter", default=None, help="merge: the LoRA adapter folder")
+    parser.add_argument("--out", default=None, help="merge / pack-*: where to write the result")
     parser.add_argument(
-        "--out", default=None, help="merge / pack-detector: where to write the result"
+        "--detector", default=None, help="pack-detector / pack-checker: the model folder"
     )
-    parser.add_argument("--detector", default=None, help="pack-detector: the detector folder")
     parser.add_argument("--model", default="", help="merge: base model (default: the adapter's)")
     parser.set_defaults(func=_train)

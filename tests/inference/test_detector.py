@@ -296,7 +296,8 @@ def test_verify_with_an_llm_judge(tiny_llama: Path, tmp_path: Path) -> None:
 def test_packed_int8_detector_is_smaller_and_finds_the_same_spans(
     trained_detector: Path, edit_facts: list[tuple[str, str, str]], tmp_path: Path
 ) -> None:
-    from favakit.inference.detector import INT8_WEIGHTS, pack_int8
+    from favakit.inference.detector import pack_int8
+    from favakit.inference.int8 import INT8_WEIGHTS
 
     out = tmp_path / "packed"
     report = pack_int8(trained_detector, out, min_size=1)  # the tiny BERT's matrices are small

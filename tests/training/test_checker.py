@@ -79,6 +79,50 @@ def test_the_model_loads_in_plain_transformers(trained_checker: Path) -> None:
         assert model(**enc).logits.shape == (1, 2)
 
 
+def test_an_int8_checker_is_smaller_scores_alike_and_unpacks_for_plain_transformers(
+    trained_checker: Path, tmp_path: Path
+) -> None:
+    import torch
+    import transformers
+
+    from favakit.inference.checker import Checker
+    from favakit.inference.int8 import INT8_WEIGHTS
+
+    packed, plain = tmp_path / "packed", tmp_path / "plain"
+    cli = [sys.executable, "-m", "favakit", "train"]
+    done = subprocess.run([*cli, "pack-checker", "--detector", str(trained_checker), "--out",
+                           str(packed)], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["out"] == str(packed)
+    assert (packed / INT8_WEIGHTS).exists() and not (packed / "model.safetensors").exists()
+    assert json.loads((packed / "checker.json").read_text())["weights"] == "int8"
+    # the tiny BERT's matrices are under the default size for int8: pack every one of them
+    from favakit.inference.checker import pack_checker
+
+    report = pack_checker(trained_checker, packed, min_size=1)
+    assert report["to_mb"] < report["from_mb"] / 2
+    pairs = [("saturn is a planet of the sun .", "saturn is a planet of the sun ."),
+             ("saturn is a planet of the sun .", "etna is a planet of the sun ."),
+             ("curie is a planet of the sun gold .", "etna is a planet of the sun gold .")]  # fmt: skip
+    full = Checker(trained_checker, device="cpu").score_pairs(pairs)
+    small = Checker(packed, device="cpu").score_pairs(pairs)
+    assert full[0] != full[1] and all(abs(a - b) < 0.05 for a, b in zip(full, small, strict=True))
+    done = subprocess.run([*cli, "unpack-checker", "--detector", str(packed), "--out", str(plain)],
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    model = transformers.AutoModelForSequenceClassification.from_pretrained(plain)
+    tok = transformers.AutoTokenizer.from_pretrained(plain)
+    enc = tok([a for a, _ in pairs], [b for _, b in pairs], padding=True, return_tensors="pt")
+    with torch.no_grad():
+        p = torch.softmax(model(**enc).logits, dim=-1)[:, 1].tolist()
+    assert all(abs(a - b) < 1e-4 for a, b in zip(p, small, strict=True))
+    bad = subprocess.run([*cli, "pack-checker", "--detector", str(tmp_path), "--out",
+                          str(tmp_path / "x")], capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert (
+        bad.returncode == 2 and "model.safetensors" in bad.stderr and "Traceback" not in bad.stderr
+    )
+
+
 def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
     from favakit.contracts import Verifier
     from favakit.inference.factory import open_verifier
