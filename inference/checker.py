@@ -22,6 +22,7 @@ import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import require
@@ -111,6 +112,8 @@ class Checker:
         folder = Path(folder)
         if not (folder / CONFIG_NAME).exists():
             raise UsageError(f"{folder} is not a favakit checker (no {CONFIG_NAME})")
+        self.folder = folder
+        self._head: Any = None
         self.config = json.loads((folder / CONFIG_NAME).read_text())
         self.threshold = float(self.config.get("threshold", 0.5))
         self.max_length = int(self.config.get("max_length", 256))
@@ -167,6 +170,92 @@ class Checker:
             best[n] = max(best[n], p)
             count[n] += 1
         return list(zip(best, count, strict=True))
+
+    def _token_head(self) -> object:
+        """The untyped token head (``token_head.pt``: a linear layer over the last hidden states,
+        index 1 = unsupported), loaded on first use."""
+        if getattr(self, "_head", None) is None:
+            torch = self._torch
+            path = self.folder / "token_head.pt"
+            if not path.exists():
+                raise UsageError(f"{self.folder} has no token_head.pt: it cannot mark spans")
+            state = torch.load(path, map_location=self.device, weights_only=True)
+            head = torch.nn.Linear(state["weight"].shape[1], state["weight"].shape[0])
+            head.load_state_dict(state)
+            self._head = head.to(self.device).eval()
+        return self._head
+
+    def token_scores(self, pairs: Sequence[tuple[str, str]]) -> list[dict[tuple[int, int], float]]:
+        """For each (text, evidence) pair, P(unsupported) of each token of the text, keyed by the
+        token's character span in the text. The evidence is cut to fit, never the text (a text
+        too long for the model on its own is cut too)."""
+        torch = self._torch
+        head: Any = self._token_head()
+        out: list[dict[tuple[int, int], float]] = [{} for _ in pairs]
+        with self._lock, torch.inference_mode():
+            for s in range(0, len(pairs), self.batch_size):
+                idx = list(range(s, min(s + self.batch_size, len(pairs))))
+                args = ([pairs[i][0] for i in idx], [pairs[i][1] for i in idx])
+                try:
+                    enc = self.tokenizer(*args, truncation="only_second", max_length=self.max_length,
+                                         padding=True, return_tensors="pt",
+                                         return_offsets_mapping=True)  # fmt: skip
+                except Exception:  # the text alone is longer than the model reads
+                    enc = self.tokenizer(*args, truncation="longest_first", max_length=self.max_length,
+                                         padding=True, return_tensors="pt",
+                                         return_offsets_mapping=True)  # fmt: skip
+                offsets = enc.pop("offset_mapping").tolist()
+                got = self.model(**{k: v.to(self.device) for k, v in enc.items()},
+                                 output_hidden_states=True)  # fmt: skip
+                probs = torch.softmax(head(got.hidden_states[-1].float()), dim=-1)[..., 1].tolist()
+                for b, i in enumerate(idx):
+                    for t, sid in enumerate(enc.sequence_ids(b)):
+                        start, end = offsets[b][t]
+                        if sid == 0 and end > start:
+                            out[i][(start, end)] = float(probs[b][t])
+        return out
+
+    def unsupported_spans(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]], threshold: float = 0.5
+    ) -> list[list[tuple[int, int, float]]]:
+        """The spans of each text that no piece of its evidence supports: ``(start, end,
+        P(unsupported))``. A token's score is its lowest over the evidence pieces (a word is
+        supported when one piece supports it); a word's is its highest token's; flagged words
+        (above ``threshold``) next to each other form one span."""
+        jobs: list[tuple[str, str]] = []
+        owner: list[int] = []
+        for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
+            for piece in pieces([undo_ptb(e) for e in ev], self.piece_words) or [""]:
+                jobs.append((t, piece))
+                owner.append(n)
+        lowest: list[dict[tuple[int, int], float]] = [{} for _ in texts]
+        for n, scores in zip(owner, self.token_scores(jobs), strict=True):
+            for key, p in scores.items():
+                lowest[n][key] = min(p, lowest[n].get(key, 1.0))
+        return [_flagged_words(t, lowest[n], threshold) for n, t in enumerate(texts)]
+
+
+def _flagged_words(
+    text: str, tokens: dict[tuple[int, int], float], threshold: float
+) -> list[tuple[int, int, float]]:
+    """Tokens joined into words (a token that starts where the last ended is part of it), each
+    word scored by its highest token; flagged words with only spaces or commas between them
+    joined into one span."""
+    words: list[tuple[int, int, float]] = []
+    for (start, end), p in sorted(tokens.items()):
+        if words and start == words[-1][1]:
+            words[-1] = (words[-1][0], end, max(words[-1][2], p))
+        else:
+            words.append((start, end, p))
+    spans: list[tuple[int, int, float]] = []
+    for start, end, p in words:
+        if p <= threshold:
+            continue
+        if spans and not re.sub(r"[\s,;:]", "", text[spans[-1][1] : start]):
+            spans[-1] = (spans[-1][0], end, max(spans[-1][2], p))
+        else:
+            spans.append((start, end, p))
+    return [(a, b, round(p, 4)) for a, b, p in spans]
 
 
 class CheckerVerifier:

@@ -174,6 +174,8 @@ def _open_judge(name: str, args: argparse.Namespace) -> Any:
 
     if name == "encoder":
         return open_verifier("encoder", detector=args.detector)
+    if name == "checker":  # --checker DIR, else the shipped checker
+        return open_verifier("checker", detector=args.checker)
     if name == "verifier":
         adapter = args.verifier_adapter
         spec = ClientSpec("smollm2" if adapter else "", adapter, max_batch=8)
@@ -225,6 +227,7 @@ def main() -> None:
     ap.add_argument("--limit-slow", type=int, default=0,
                     help="the editor judge (~20 s a claim): only the first N HotpotQA pairs (0: all)")  # fmt: skip
     ap.add_argument("--detector", default=None, help="detector folder (default: shipped)")
+    ap.add_argument("--checker", default=None, help="checker folder (default: shipped)")
     ap.add_argument("--verifier-adapter", default=None, help="verifier (default: shipped)")
     add_judge_options(ap, "claim")  # --chunk-words, --threshold, --prompt-style
     ap.add_argument("--llm-model", default="qwen2.5-coder-1.5b", help="the llm judge's model")

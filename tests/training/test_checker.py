@@ -179,3 +179,38 @@ def test_a_killed_run_resumes_from_its_checkpoint(tiny_encoder: Path, tmp_path: 
     assert done.returncode == 0, done.stderr[-2000:]
     resumed = json.loads((tmp_path / "run" / "summary.json").read_text())["resumed_at"]
     assert resumed > 0 and resumed % 4 == 0
+
+
+def test_flagged_words_join_pieces_of_a_word_and_neighbouring_words() -> None:
+    from favakit.inference.checker import _flagged_words
+
+    text = "Curie was born in Krakow, Poland in 1867."
+    #        0    5   9    14 17     25 27     34 37
+    tokens = {(0, 5): 0.1, (6, 9): 0.2, (10, 14): 0.1, (15, 17): 0.3, (18, 22): 0.9,
+              (22, 24): 0.4, (24, 25): 0.2, (26, 32): 0.7, (33, 35): 0.1, (36, 40): 0.8,
+              (40, 41): 0.1}  # fmt: skip
+    spans = _flagged_words(text, tokens, 0.5)
+    # "Krakow," (two pieces and its comma) and "Poland" join; "in" is not flagged, so "1867." is
+    # a span of its own
+    assert [(text[a:b], p) for a, b, p in spans] == [("Krakow, Poland", 0.9), ("1867.", 0.8)]
+    assert _flagged_words(text, tokens, 0.95) == []
+
+
+def test_unsupported_spans_take_each_tokens_lowest_score_over_the_pieces(
+    trained_checker: Path,
+) -> None:
+    from favakit.inference.checker import Checker, pieces
+
+    checker = Checker(trained_checker, device="cpu")
+    text = "curie is a planet of the sun ."
+    long = ["saturn is a planet of the sun ."] + ["etna is a planet of the sun ."] * 60
+    parts = pieces(long, checker.piece_words)
+    assert len(parts) > 1
+    per_piece = checker.token_scores([(text, p) for p in parts])
+    assert all(set(s) == set(per_piece[0]) for s in per_piece)  # the text is never cut
+    lowest = {k: min(s[k] for s in per_piece) for k in per_piece[0]}
+    (spans,) = checker.unsupported_spans([text], [long], threshold=0.0)
+    # threshold 0: every word is flagged and they join into one span over the whole text
+    assert [(a, b) for a, b, _ in spans] == [(0, len(text))]
+    assert spans[0][2] == pytest.approx(max(lowest.values()), abs=1e-4)
+    assert all(0.0 <= p <= 1.0 for p in lowest.values())
