@@ -15,7 +15,7 @@ EDITABLE_FLAGS := --config-settings editable_mode=strict
 QUIET_BUILD := PYTHONWARNINGS="ignore:Editable installation"
 # The strict editable tree links the files that existed at install time: reinstall when the
 # package gains or loses a file.
-SOURCES := pyproject.toml $(shell find core app synth_data training retrieval inference eval -name '*.py' -o -name '*.yaml' -o -name '*.json' -o -name '*.jsonl' -o -name '*.safetensors' 2>/dev/null)
+SOURCES := pyproject.toml $(shell find core app synth_data training retrieval inference eval -name '*.py' -o -name '*.yaml' -o -name '*.json' -o -name '*.jsonl' -o -name '*.safetensors' -o -name '*.pt' 2>/dev/null)
 PYTEST_ARGS ?=
 DEMO_DIR ?= runs/demo
 

@@ -172,6 +172,39 @@ class Span:
 Segment = str | Edit
 
 
+_CLOSES = (",", ";", ":", ".", "!", "?", ")")
+_CONJUNCTION_AT_END = re.compile(r"(?:,\s*|\s+)(?:and|or|but|nor)\s*$")
+_COMMA_CONJUNCTION = re.compile(r"(?:and|or|but|nor)\b")
+
+
+def _close_gap(left: str, right: str, last: bool) -> tuple[str, str]:
+    """The text just before a deletion and just after it (``last``: nothing follows), mended so
+    that the sentence reads on: where the clause closes right after the deletion, the left side
+    loses a dangling conjunction (``"physicist and ."``), comma (``"prizes, ."``) or open bracket
+    (``"Paris ()"``), and an aside's second comma goes with its first (``"Curie, , was"`` ->
+    ``"Curie was"``); before ``and``/``or`` a dangling comma goes (``"red, and round"`` ->
+    ``"red and round"``); a doubled space becomes one."""
+    after = right.lstrip(" ")
+    closes = after[:1] in _CLOSES if after else last
+    if closes:
+        core = left.rstrip(" ")
+        conjunction = _CONJUNCTION_AT_END.search(core)
+        if conjunction:
+            core = core[: conjunction.start()]
+        elif core.endswith("(") and after.startswith(")"):
+            return core[:-1].rstrip(" "), after[1:]
+        elif core.endswith((",", ";")):
+            core = core[:-1]
+            if after.startswith(","):
+                after = after[1:]
+        return core, after
+    if left.rstrip(" ").endswith(",") and _COMMA_CONJUNCTION.match(after):
+        return left.rstrip(" ")[:-1] + " ", after
+    if (not left or left[-1:].isspace()) and right[:1] == " ":
+        return left, right[1:]
+    return left, right
+
+
 @dataclass(frozen=True)
 class Tagged:
     """A parsed passage: plain text and edits, in order.
@@ -211,9 +244,11 @@ class Tagged:
     def corrected(self, keep_bare: bool = False, tidy: bool = True) -> str:
         """The text with every edit applied.
 
-        ``keep_bare`` keeps the content of bare type tags, as FAVA's code does. ``tidy`` removes
-        the space a deletion leaves doubled (``"by  ."`` becomes ``"by."``); it only touches the
-        characters on either side of a deletion.
+        ``keep_bare`` keeps the content of bare type tags, as FAVA's code does. ``tidy`` mends
+        what a deletion leaves on its two sides (:func:`_close_gap`): a doubled space (``"by
+        ."`` becomes ``"by."``), a dangling comma or conjunction (``"a physicist and ."``
+        becomes ``"a physicist."``), an aside's two commas, empty brackets. It only touches the
+        characters next to a deletion.
         """
         out: list[str] = []
         deleted_before = False
@@ -228,15 +263,15 @@ class Tagged:
                 continue
             text = seg
             if tidy and deleted_before:
-                left_open = not out or out[-1][-1:].isspace()
-                if left_open and text[:1] == " ":
-                    text = text[1:]
-                elif out and out[-1][-1:] == " " and text[:1] in ".,;:!?)":
-                    out[-1] = out[-1].rstrip(" ")
-                if not text:  # only the doubled space was left: the next edit still follows one
+                left, text = _close_gap(out[-1] if out else "", text, last=False)
+                if out:
+                    out[-1] = left
+                if not text:  # nothing but the gap was left: the next edit still follows one
                     continue
             out.append(text)
             deleted_before = False
+        if tidy and deleted_before and out:
+            out[-1] = _close_gap(out[-1], "", last=True)[0]
         result = "".join(out)
         return result.rstrip(" ") if tidy and deleted_before else result
 

@@ -233,8 +233,8 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
         "generative editor (a claim it edits is not supported); llm: an instruct model asked "
         "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts); "
-        "checker: the encoder checker trained on real labelled pairs (--detector DIR; "
-        "docs/checker.md)",
+        "checker: the encoder checker trained on real labelled pairs, shipped in int8 "
+        "(--detector DIR for another; docs/checker.md)",
     )  # fmt: skip
     parser.add_argument(
         "--cache", default=None, help="sqlite cache of the judge's answers: a claim already "

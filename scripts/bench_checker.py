@@ -11,6 +11,12 @@ Fast judges (the checker, the encoder detector) read every row; slow ones (the t
 verifier, the editor, the llm judge) a fixed sample of ``--slow-per-label`` supported and as
 many unsupported rows per set (seeded), and the fast judges are also scored on that sample so
 that every judge has a figure on the same rows.
+
+``--spans`` also measures the checker on ``eval_spans``: its token head's unsupported spans on
+WiCE's unsupported tokens (character precision, recall and F1, spaces not counted), and on the
+SummEdits sets both heads: a summary is flagged when its P(supported) is at or below the
+checker's threshold (balanced accuracy against the label), and its spans against the words that
+differ from the original summary.
 """
 
 from __future__ import annotations
@@ -60,6 +66,64 @@ def measure(verifier: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _chars(text: str, spans: list[tuple[int, int]]) -> set[int]:
+    return {i for a, b in spans for i in range(a, b) if not text[i].isspace()}
+
+
+def prf(gold: list[set[int]], pred: list[set[int]]) -> dict[str, float]:
+    """Character precision, recall and F1 over all rows together (micro)."""
+    tp = sum(len(g & p) for g, p in zip(gold, pred, strict=True))
+    n_pred, n_gold = sum(map(len, pred)), sum(map(len, gold))
+    p = tp / n_pred if n_pred else 0.0
+    r = tp / n_gold if n_gold else 0.0
+    return {"precision": round(p, 4), "recall": round(r, 4),
+            "f1": round(2 * p * r / (p + r), 4) if p + r else 0.0}  # fmt: skip
+
+
+def span_sets(real: Path, checker_dir: str | None) -> list[dict[str, Any]]:
+    """The checker's token head and sequence head on ``eval_spans`` (see the module)."""
+    from favakit.inference.checker import Checker, default_checker
+    from favakit.training.pairs import _edited_spans
+
+    checker = Checker(checker_dir or default_checker())
+    out = []
+    for name in ("wice_tokens_test", "summedits_ectsum", "summedits_scitldr"):
+        rows = [json.loads(line) for line in (real / "eval_spans" / f"{name}.jsonl").open()]
+        t0 = time.perf_counter()
+        found = checker.unsupported_spans([r["text"] for r in rows], [r["evidence"] for r in rows])
+        seconds = time.perf_counter() - t0
+        pred = [
+            _chars(r["text"], [(a, b) for a, b, _ in f]) for r, f in zip(rows, found, strict=True)
+        ]
+        row: dict[str, Any] = {"judge": "checker", "model": checker.name, "set": name,
+                               "rows": len(rows), "span_seconds_per_row": round(seconds / len(rows), 3)}  # fmt: skip
+        if name == "wice_tokens_test":
+            gold = [_chars(r["text"], [(s["start"], s["end"]) for s in r["spans"]]) for r in rows]
+            row["spans"] = prf(gold, pred)
+            row["rows_flagged"] = sum(bool(p) for p in pred)
+        else:
+            from bench_verify import agreement
+
+            scores = [
+                p
+                for p, _ in checker.score([r["text"] for r in rows], [r["evidence"] for r in rows])
+            ]
+            human = [r["label"] == "supported" for r in rows]
+            row.update(agreement(human, [p > checker.threshold for p in scores]))
+            row["auc"] = auc(human, scores)
+            edited = [
+                i for i, r in enumerate(rows) if r["label"] != "supported" and r.get("original")
+            ]
+            gold = [
+                _chars(rows[i]["text"], _edited_spans(rows[i]["original"], rows[i]["text"]))
+                for i in edited
+            ]
+            row["spans_on_edited"] = {"rows": len(edited), **prf(gold, [pred[i] for i in edited])}
+        print(json.dumps(row), flush=True)
+        out.append(row)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
@@ -67,6 +131,7 @@ def main() -> None:
     ap.add_argument("--judges", default="checker,verifier")
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
     ap.add_argument("--slow-per-label", type=int, default=50)
+    ap.add_argument("--spans", action="store_true", help="also the checker on eval_spans")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
@@ -99,6 +164,8 @@ def main() -> None:
                         "lowest": min(r["balanced_accuracy"] for r in got)}  # fmt: skip
                 print(json.dumps(mean), flush=True)
                 results.append(mean)
+    if args.spans:
+        results += span_sets(args.real, args.checker)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
 

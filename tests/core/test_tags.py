@@ -184,3 +184,36 @@ def test_every_repair_rule_is_documented() -> None:
 
     doc = (Path(__file__).parents[2] / "docs" / "tags.md").read_text(encoding="utf-8")
     assert all(f"| `{name}` |" in doc for name in tags.REPAIRS)
+
+
+@pytest.mark.parametrize(
+    ("tagged", "expected"),
+    [
+        # an aside deleted with both its commas
+        ("Curie, <invented><delete>who also invented the telescope</delete></invented>, was born"
+         " in Warsaw.", "Curie was born in Warsaw."),
+        ("In 1903, <invented><delete>after a long fight</delete></invented>, she won.",
+         "In 1903 she won."),
+        # no comma or conjunction left hanging before the clause's end
+        ("She won two prizes, <invented><delete>and a medal</delete></invented>.",
+         "She won two prizes."),
+        ("She was a physicist and <subjective><delete>the finest ever</delete></subjective>.",
+         "She was a physicist."),
+        ("She was a physicist, and <subjective><delete>the finest ever</delete></subjective>",
+         "She was a physicist"),
+        ("It is red, <subjective><delete>beautiful</delete></subjective> and round.",
+         "It is red and round."),
+        # no empty brackets, no doubled space, whole sentences go cleanly
+        ("He lived in Paris (<invented><delete>France</delete></invented>) for years.",
+         "He lived in Paris for years."),
+        ("<invented><delete>She invented X.</delete></invented> She was born in Warsaw.",
+         "She was born in Warsaw."),
+        ("She was born in Warsaw. <invented><delete>She invented X.</delete></invented>",
+         "She was born in Warsaw."),
+        # text away from a deletion is never touched
+        ("Red, and <entity><delete>blue</delete><mark>green</mark></entity>, and (x) .",
+         "Red, and green, and (x) ."),
+    ],
+)  # fmt: skip
+def test_the_corrected_text_reads_on_around_a_deletion(tagged: str, expected: str) -> None:
+    assert tags.corrected_text(tagged) == expected
