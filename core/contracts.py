@@ -59,10 +59,12 @@ class EditSpan(_EditSpanRequired, total=False):
     them (``right``; empty: deleted), with the FAVA error type; the encoder adds its
     ``confidence``. ``flagged`` (and only then is ``right`` equal to ``wrong``): the span is
     flagged as an error but no fix is offered, so the text stays as it is (see
-    :func:`edit_span`)."""
+    :func:`edit_span`). ``checker_score``: with checker-gated editing, the checker's
+    P(supported) of the sentence the edit is in (:mod:`favakit.inference.gate`)."""
 
     confidence: float
     flagged: bool
+    checker_score: float
 
 
 def edit_span(type: str, start: int, end: int, wrong: str, right: str) -> EditSpan:

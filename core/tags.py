@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from favakit.errors import UsageError
 
@@ -51,6 +51,7 @@ __all__ = [
     "TagParseError",
     "Tagged",
     "View",
+    "apply_edits",
     "convert",
     "corrected_text",
     "edits",
@@ -756,6 +757,33 @@ def _read(text: str, view: View, strict: bool) -> Tagged:
 def original_text(text: str, view: View = "edit", strict: bool = False) -> str:
     """The text as written, tags and corrections removed (wrong text kept)."""
     return _read(text, view, strict).original()
+
+
+def apply_edits(text: str, edits: Iterable[Mapping[str, Any]]) -> str:
+    """``text`` with each edit applied (``{"type", "start", "end", "right"}``, offsets into
+    ``text``; of overlapping edits the first wins), mended around deletions as
+    :meth:`Tagged.corrected` does. How every backend turns its spans into the corrected text."""
+    segments: list[Segment] = []
+    plain: list[str] = []  # the same without mending, for a text that holds tag markup itself
+    pos = 0
+    for e in sorted(edits, key=lambda x: int(x["start"])):
+        start, end = int(e["start"]), int(e["end"])
+        if start < pos:
+            continue
+        wrong, right = text[start:end], str(e["right"])
+        segments.append(text[pos:start])
+        plain += [text[pos:start], right]
+        try:
+            segments.append(Edit(str(e["type"]), wrong, right))
+        except ValueError:  # an empty edit
+            segments.append(wrong)
+        pos = end
+    segments.append(text[pos:])
+    plain.append(text[pos:])
+    try:
+        return Tagged(segments).corrected()
+    except ValueError:
+        return "".join(plain)
 
 
 def corrected_text(

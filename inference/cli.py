@@ -18,6 +18,7 @@ from favakit.errors import UsageError
 from favakit.inference.http_guard import add_http_options
 from favakit.inference.options import (
     add_editor_options,
+    add_gate_options,
     add_judge_options,
     editor_kind,
     editor_settings,
@@ -36,7 +37,7 @@ def _edit_stage(args: argparse.Namespace) -> Any:
 
     return EditStage(
         ClientSpec.from_args(args), editor_kind(args), editor_settings(args), args.index,
-        args.kb, args.detector,
+        args.kb, args.detector, args.gate, args.gate_threshold,
     )  # fmt: skip
 
 
@@ -127,6 +128,7 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
         "(plain when piped, or with NO_COLOR set); html: a page with evidence",
     )  # fmt: skip
     add_editor_options(parser)
+    add_gate_options(parser)
     add_ray_options(parser)
     parser.set_defaults(func=_edit)
 
@@ -142,7 +144,7 @@ def _serve(args: argparse.Namespace) -> int:
     spec = ClientSpec.from_args(args)
     editor = open_editor(
         spec, editor_kind(args), settings=editor_settings(args), index=args.index, kb=args.kb,
-        detector=args.detector, shared=True,
+        detector=args.detector, shared=True, gate=args.gate, gate_threshold=args.gate_threshold,
     )  # fmt: skip
     announce(editor)
     verifier = None
@@ -165,6 +167,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
     add_editor_options(parser)
+    add_gate_options(parser)
     s = parser.add_argument_group("server")
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default: this machine)")
     s.add_argument("--port", type=int, default=8080)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +32,7 @@ from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_r
 from favakit.deps import require
 from favakit.errors import UsageError
 from favakit.inference.int8 import INT8_WEIGHTS, load_int8
-from favakit.tags import ERROR_TYPES
+from favakit.tags import ERROR_TYPES, apply_edits
 from favakit.text import tokenizer_lock
 
 if TYPE_CHECKING:
@@ -398,7 +398,7 @@ class Detector:
             edits.append(span)
         return {
             "original": text,
-            "corrected": _apply(text, edits),
+            "corrected": apply_edits(text, edits),
             "edits": edits,
             "evidence": [{"title": "", "text": e} for e in evidence],
             "repairs": [],
@@ -426,19 +426,6 @@ def _to_words(text: str, start: int, end: int) -> tuple[int, int]:
 def _most_of_sentence(text: str, start: int, end: int) -> bool:
     s, e = _sentence_bounds(text, start, end)
     return (end - start) >= 0.6 * (e - s)
-
-
-def _apply(text: str, edits: Sequence[Mapping[str, Any]]) -> str:
-    out, pos = [], 0
-    for e in sorted(edits, key=lambda x: x["start"]):
-        if e["start"] < pos:  # overlapping spans: the first wins
-            continue
-        out.append(text[pos : e["start"]])
-        out.append(e["right"])
-        pos = e["end"]
-    out.append(text[pos:])
-    result = "".join(out)
-    return re.sub(r"  +", " ", result).strip()
 
 
 DEFAULT_DETECTOR_NAME = "favakit-detector-minilm"

@@ -79,6 +79,8 @@ def open_editor(
     kb: str | None = None,
     detector: str | None = None,
     shared: bool = False,
+    gate: str | None = None,
+    gate_threshold: float | None = None,
 ) -> Editor:
     """An editor of ``kind`` (:data:`EDITOR_KINDS`) over the model ``spec`` describes.
 
@@ -86,9 +88,27 @@ def open_editor(
     process; with no model named, from the editor shipped in the package
     (``docs/model_card.md``). ``detector``: the encoder's folder (default: the shipped one).
     Evidence comes from the requests, else from ``index`` (+ ``kb``). With ``shared`` (a
-    server), in-process generation is batched across the request threads.
+    server), in-process generation is batched across the request threads. ``gate``:
+    ``"checker"`` (the shipped checker) or a checker folder: edits are kept only in sentences
+    the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
+    ``gate_threshold``, default the checker's own).
     """
-    spec = spec or ClientSpec()
+    editor = _editor(spec or ClientSpec(), kind, settings, index, kb, detector, shared)
+    if not gate:
+        return editor
+    from favakit.inference.checker import Checker, default_checker
+    from favakit.inference.gate import GatedEditor
+
+    folder = default_checker() if gate == "checker" else gate
+    return GatedEditor(
+        editor, Checker(folder, device=(spec or ClientSpec()).device), gate_threshold
+    )
+
+
+def _editor(
+    spec: ClientSpec, kind: str, settings: EditorSettings | None, index: Sequence[str] | None,
+    kb: str | None, detector: str | None, shared: bool,
+) -> Editor:  # fmt: skip
     if kind not in EDITOR_KINDS:
         raise UsageError(f"editor kind must be one of {', '.join(EDITOR_KINDS)}, not {kind!r}")
     settings = settings or EditorSettings()

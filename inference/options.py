@@ -21,6 +21,7 @@ __all__ = [
     "EDITOR_BACKENDS",
     "PROMPT_STYLES",
     "add_editor_options",
+    "add_gate_options",
     "add_judge_options",
     "editor_kind",
     "editor_settings",
@@ -77,6 +78,21 @@ def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing"
         help="let an in-process model decode freely (by default its output can only copy the "
         "text, add tags and write corrections)",
     )
+
+
+def add_gate_options(parser: argparse.ArgumentParser) -> None:
+    """``--gate`` and ``--gate-threshold``: checker-gated editing (docs/checker.md)."""
+    g = parser.add_argument_group("checker gate")
+    g.add_argument(
+        "--gate", default=None, metavar="checker|DIR",
+        help="keep edits only in sentences the encoder checker finds unsupported by the "
+        "evidence: 'checker' (the shipped one) or a checker folder; supported sentences come "
+        "back exactly as they were",
+    )  # fmt: skip
+    g.add_argument(
+        "--gate-threshold", type=float, default=None, metavar="P",
+        help="P(supported) above which a sentence is left alone (default: the checker's own)",
+    )  # fmt: skip
 
 
 def editor_kind(args: argparse.Namespace) -> str:

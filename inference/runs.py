@@ -92,6 +92,8 @@ class EditStage:
     index: Sequence[str] | None = None
     kb: str | None = None
     detector: str | None = None
+    gate: str | None = None  # "checker" or a checker folder: checker-gated editing
+    gate_threshold: float | None = None
 
     def __call__(self) -> Callable[[list[EditRequest]], list[EditResult]]:
         from favakit.inference.factory import announce, open_editor
@@ -103,6 +105,8 @@ class EditStage:
             index=self.index,
             kb=self.kb,
             detector=self.detector,
+            gate=self.gate,
+            gate_threshold=self.gate_threshold,
         )
         announce(editor)
 

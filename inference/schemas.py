@@ -51,6 +51,9 @@ class EditSpan(BaseModel):
     wrong: str = Field(description="the span as it stands in the original")
     right: str = Field(description="its replacement ('' deletes it)")
     confidence: float | None = Field(None, description="the encoder's confidence")
+    checker_score: float | None = Field(
+        None, description="with --gate: P(supported) of the edit's sentence by the checker"
+    )
     flagged: bool | None = Field(
         None, description="true: flagged as an error, no fix offered (right equals wrong)"
     )

@@ -217,3 +217,23 @@ def test_every_repair_rule_is_documented() -> None:
 )  # fmt: skip
 def test_the_corrected_text_reads_on_around_a_deletion(tagged: str, expected: str) -> None:
     assert tags.corrected_text(tagged) == expected
+
+
+def test_apply_edits_mends_deletions_and_keeps_the_first_of_overlapping_edits() -> None:
+    text = "Curie was born in Warsaw in 1867. She was the finest scientist who ever lived."
+    done = tags.apply_edits(
+        text,
+        [
+            {"type": "subjective", "start": 34, "end": len(text), "right": ""},
+            {"type": "entity", "start": 18, "end": 24, "right": "Paris"},
+            {"type": "entity", "start": 18, "end": 20, "right": "x"},  # overlaps: dropped
+        ],
+    )
+    assert done == "Curie was born in Paris in 1867."
+    aside = "Curie, who invented the telescope, was born in Warsaw."
+    assert tags.apply_edits(aside, [{"type": "invented", "start": 7, "end": 33, "right": ""}]) == (
+        "Curie was born in Warsaw."
+    )
+    # a text that itself holds tag markup is still edited, without mending
+    assert tags.apply_edits("a <entity> b", [{"type": "entity", "start": 0, "end": 1,
+                                              "right": "A"}]) == "A <entity> b"  # fmt: skip

@@ -214,3 +214,40 @@ def test_unsupported_spans_take_each_tokens_lowest_score_over_the_pieces(
     assert [(a, b) for a, b, _ in spans] == [(0, len(text))]
     assert spans[0][2] == pytest.approx(max(lowest.values()), abs=1e-4)
     assert all(0.0 <= p <= 1.0 for p in lowest.values())
+
+
+def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -> None:
+    """The gate with a real (tiny) checker over the real shipped detector: a threshold no
+    sentence passes keeps the detector's edits as they are; one every sentence passes leaves
+    the text exactly as it was; the CLI's --gate builds the same editor."""
+    from favakit.inference.factory import open_editor
+    from favakit.spec import ClientSpec
+
+    # docs/guide.md's example, which the shipped detector gets right
+    text = (
+        "Albert Einstein was a German-born theoretical physicist who is best known for "
+        "developing the theory of relativity. He was born in Paris in 1879."
+    )
+    evidence = ["Albert Einstein was a German-born theoretical physicist who is best known for "
+                "developing the theory of relativity. He was born in Ulm in 1879. Einstein also "
+                "made important contributions to quantum mechanics."]  # fmt: skip
+    request = {"text": text, "evidence": evidence}
+    bare = open_editor(ClientSpec(device="cpu"), "encoder").edit_many([request])[0]
+    assert bare["edits"], "the shipped detector should find the planted place"
+    kept = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
+                       gate_threshold=1.0).edit_many([request])[0]  # fmt: skip
+    assert [(e["start"], e["right"]) for e in kept["edits"]] == [
+        (e["start"], e["right"]) for e in bare["edits"]
+    ]
+    assert kept["corrected"] == bare["corrected"] and "checker_score" in kept["edits"][0]
+    gated = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
+                        gate_threshold=0.0).edit_many([request])[0]  # fmt: skip
+    assert gated["edits"] == [] and gated["corrected"] == text
+    assert "2 of 2 sentence(s) supported" in gated["warnings"][-1]
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "edit", text, "--evidence", evidence[0], "--backend",
+         "encoder", "--gate", str(trained_checker), "--gate-threshold", "0"],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout)["corrected"] == text and "gated by" in done.stderr
