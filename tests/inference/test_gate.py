@@ -28,7 +28,9 @@ def test_edits_in_supported_sentences_are_dropped_and_the_text_made_again() -> N
     assert len(sentences) == 2
     gated = gate_result(_result(), sentences, [0.9, 0.2], threshold=0.5)
     # the first sentence is supported: it comes back exactly as it was
-    assert gated["corrected"] == "Curie was born in Warsaw in 1867. She won the Nobel Prize in 1911."
+    assert (
+        gated["corrected"] == "Curie was born in Warsaw in 1867. She won the Nobel Prize in 1911."
+    )
     assert [e["wrong"] for e in gated["edits"]] == ["1921", ", and a medal"]
     assert all(e["checker_score"] == 0.2 for e in gated["edits"])
     assert gated["warnings"] == [
