@@ -2,11 +2,11 @@
 
 A cross-encoder reads ``[CLS] text [SEP] evidence [SEP]``. Its sequence head gives P(supported)
 (a ``BertForSequenceClassification``: the folder loads in plain transformers with
-``AutoModelForSequenceClassification``, label 1 = supported). Training also fits a token head
-(``token_head.pt``, a linear layer over the last hidden states: P(unsupported) per token of the
-text) and saves it beside the model; nothing here reads it yet (span finding is issue 31's next
-step).
-Trained on real labelled pairs (``favakit train --config minilm_checker``; docs/checker.md).
+``AutoModelForSequenceClassification``, label 1 = supported). Its token head (``token_head.pt``,
+a linear layer over the last hidden states) gives P(unsupported) per token of the text:
+:meth:`Checker.unsupported_spans`. Trained on real labelled pairs (``favakit train --config
+minilm_checker``; docs/checker.md); the shipped one (``inference/default_checker``) is int8
+(:func:`pack_checker`), and :func:`unpack_checker` writes it back as a plain folder.
 
 Evidence longer than fits is read in pieces of about ``piece_words`` words (sentence ends kept,
 each piece its own pass), and the text's score is its best piece's, as MiniCheck and AlignScore

@@ -1,0 +1,56 @@
+"""The checker favakit ships (inference/default_checker, int8) as a user runs it: `favakit
+verify --judge checker` on claims a reader settles at a glance, and the gate over the shipped
+encoder. Its figures on real claim sets are in docs/benchmarks.md."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+EVIDENCE = {
+    "curie": "Marie Sklodowska Curie was born in Warsaw, Poland, in 1867.",
+    "eiffel": "The Eiffel Tower is a wrought-iron lattice tower in Paris, France.",
+}
+CLAIMS = [
+    ("a", "Marie Curie was born in Warsaw.", "curie", True),
+    ("b", "Marie Curie was born in Vienna.", "curie", False),
+    ("c", "The Eiffel Tower is in Paris.", "eiffel", True),
+    ("d", "The Eiffel Tower is in Berlin.", "eiffel", False),
+]
+
+
+def test_the_shipped_checker_settles_plain_claims(tmp_path: Path) -> None:
+    rows = tmp_path / "claims.jsonl"
+    rows.write_text("".join(json.dumps({"id": i, "text": t, "evidence": [EVIDENCE[e]]}) + "\n"
+                            for i, t, e, _ in CLAIMS))  # fmt: skip
+    out = tmp_path / "verdicts.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "verify", "--judge", "checker", "--input", str(rows),
+         "--output", str(out)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    verdicts = {v["id"]: v for v in map(json.loads, out.read_text().splitlines())}
+    for i, _, _, supported in CLAIMS:
+        assert verdicts[i]["supported"] is supported, verdicts[i]
+        assert verdicts[i]["judge"] == "favakit-checker-minilm"
+    # the scores are probabilities on the right side of the shipped threshold, far from it
+    assert min(verdicts[i]["score"] for i in "ac") > 0.7 > 0.2 > max(verdicts[i]["score"]
+                                                                     for i in "bd")  # fmt: skip
+
+
+def test_the_gate_leaves_a_supported_sentence_as_it_was() -> None:
+    from favakit.inference.factory import open_editor
+    from favakit.spec import ClientSpec
+
+    text = "Marie Curie was born in Warsaw in 1867. She won the Nobel Prize in Physics in 1903."
+    evidence = ["Marie Curie was born in Warsaw in 1867. She won the Nobel Prize in Physics in "
+                "1903 and the Nobel Prize in Chemistry in 1911."]  # fmt: skip
+    gated = open_editor(ClientSpec(device="cpu"), "encoder", gate="checker").edit_many(
+        [{"text": text, "evidence": evidence}]
+    )[0]
+    assert gated["corrected"] == text and gated["edits"] == []
+    # the gate ran and found both sentences supported
+    assert gated["warnings"][-1].startswith("2 of 2 sentence(s) supported by the evidence")
