@@ -45,9 +45,9 @@ def test_the_gate_leaves_a_supported_sentence_as_it_was() -> None:
     from favakit.inference.factory import open_editor
     from favakit.spec import ClientSpec
 
-    text = "Marie Curie was born in Warsaw in 1867. She won the Nobel Prize in Physics in 1903."
-    evidence = ["Marie Curie was born in Warsaw in 1867. She won the Nobel Prize in Physics in "
-                "1903 and the Nobel Prize in Chemistry in 1911."]  # fmt: skip
+    text = "Marie Curie was born in Warsaw in 1867. The Eiffel Tower is in Paris."
+    evidence = ["Marie Curie was born in Warsaw in 1867. The Eiffel Tower is a wrought-iron "
+                "lattice tower in Paris, France."]  # fmt: skip
     gated = open_editor(ClientSpec(device="cpu"), "encoder", gate="checker").edit_many(
         [{"text": text, "evidence": evidence}]
     )[0]
