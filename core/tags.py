@@ -763,27 +763,21 @@ def apply_edits(text: str, edits: Iterable[Mapping[str, Any]]) -> str:
     """``text`` with each edit applied (``{"type", "start", "end", "right"}``, offsets into
     ``text``; of overlapping edits the first wins), mended around deletions as
     :meth:`Tagged.corrected` does. How every backend turns its spans into the corrected text."""
-    segments: list[Segment] = []
-    plain: list[str] = []  # the same without mending, for a text that holds tag markup itself
-    pos = 0
+    kept: list[tuple[int, int, str, str]] = []  # (start, end, type, right), no overlaps
     for e in sorted(edits, key=lambda x: int(x["start"])):
-        start, end = int(e["start"]), int(e["end"])
-        if start < pos:
-            continue
-        wrong, right = text[start:end], str(e["right"])
-        segments.append(text[pos:start])
-        plain += [text[pos:start], right]
-        try:
-            segments.append(Edit(str(e["type"]), wrong, right))
-        except ValueError:  # an empty edit
-            segments.append(wrong)
-        pos = end
-    segments.append(text[pos:])
-    plain.append(text[pos:])
+        start, end, right = int(e["start"]), int(e["end"]), str(e["right"])
+        if (not kept or start >= kept[-1][1]) and (end > start or right):
+            kept.append((start, end, str(e["type"]), right))
+    bounds = [0, *(x for start, end, _, _ in kept for x in (start, end)), len(text)]
+    between = [text[a:b] for a, b in zip(bounds[::2], bounds[1::2], strict=True)]
     try:
+        segments: list[Segment] = [between[0]]
+        for (start, end, kind, right), after in zip(kept, between[1:], strict=True):
+            segments += [Edit(kind, text[start:end], right), after]
         return Tagged(segments).corrected()
-    except ValueError:
-        return "".join(plain)
+    except ValueError:  # the text itself holds tag markup: the edits applied without mending
+        rights = [right for _, _, _, right in kept]
+        return between[0] + "".join(r + a for r, a in zip(rights, between[1:], strict=True))
 
 
 def corrected_text(

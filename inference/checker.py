@@ -225,6 +225,7 @@ class Checker:
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
+            # the text as given (not undo_ptb'd): the spans are offsets into it
             for piece in pieces([undo_ptb(e) for e in ev], self.piece_words) or [""]:
                 jobs.append((t, piece))
                 owner.append(n)

@@ -93,16 +93,15 @@ def open_editor(
     the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
     ``gate_threshold``, default the checker's own).
     """
-    editor = _editor(spec or ClientSpec(), kind, settings, index, kb, detector, shared)
+    spec = spec or ClientSpec()
+    editor = _editor(spec, kind, settings, index, kb, detector, shared)
     if not gate:
         return editor
     from favakit.inference.checker import Checker, default_checker
     from favakit.inference.gate import GatedEditor
 
     folder = default_checker() if gate == "checker" else gate
-    return GatedEditor(
-        editor, Checker(folder, device=(spec or ClientSpec()).device), gate_threshold
-    )
+    return GatedEditor(editor, Checker(folder, device=spec.device), gate_threshold)
 
 
 def _editor(

@@ -102,6 +102,3 @@ class GatedEditor:
             gate_result(r, *per_text[i], self.threshold) if i in per_text else r
             for i, r in enumerate(results)
         ]
-
-    def edit(self, request: EditInput) -> EditResult:
-        return self.edit_many([request])[0]

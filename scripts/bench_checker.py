@@ -83,7 +83,7 @@ def prf(gold: list[set[int]], pred: list[set[int]]) -> dict[str, float]:
 def span_sets(real: Path, checker_dir: str | None) -> list[dict[str, Any]]:
     """The checker's token head and sequence head on ``eval_spans`` (see the module)."""
     from favakit.inference.checker import Checker, default_checker
-    from favakit.training.pairs import _edited_spans
+    from favakit.training.pairs import edited_spans
 
     checker = Checker(checker_dir or default_checker())
     out = []
@@ -115,7 +115,7 @@ def span_sets(real: Path, checker_dir: str | None) -> list[dict[str, Any]]:
                 i for i, r in enumerate(rows) if r["label"] != "supported" and r.get("original")
             ]
             gold = [
-                _chars(rows[i]["text"], _edited_spans(rows[i]["original"], rows[i]["text"]))
+                _chars(rows[i]["text"], edited_spans(rows[i]["original"], rows[i]["text"]))
                 for i in edited
             ]
             row["spans_on_edited"] = {"rows": len(edited), **prf(gold, [pred[i] for i in edited])}

@@ -40,6 +40,7 @@ from favakit.text import undo_ptb as normalize
 __all__ = [
     "Pair",
     "dev_split",
+    "edited_spans",
     "hard_negatives",
     "normalize",
     "prepare",
@@ -106,7 +107,7 @@ def read_pairs(path: str | Path) -> list[Pair]:
                     raise UsageError(f"{where}: span {s}-{e} is outside the text")
                 spans.append((s, e))
         elif isinstance(row.get("original"), str) and label == "not_supported":
-            spans, has_spans = _edited_spans(row["original"], text), True
+            spans, has_spans = edited_spans(row["original"], text), True
         source = str(row.get("source") or Path(path).stem)
         out.append(
             Pair(str(row.get("id", f"{Path(path).stem}-{lineno}")), source, text,
@@ -117,7 +118,7 @@ def read_pairs(path: str | Path) -> list[Pair]:
     return out
 
 
-def _edited_spans(original: str, edited: str) -> list[tuple[int, int]]:
+def edited_spans(original: str, edited: str) -> list[tuple[int, int]]:
     """The characters of ``edited`` that are not in ``original`` (word-level diff)."""
     import difflib
 
