@@ -24,6 +24,7 @@ from favakit.errors import UsageError
 from favakit.prompts import Reference, parse_prompt, parse_reference
 
 __all__ = [
+    "Citation",
     "EditInput",
     "EditRequest",
     "EditResult",
@@ -54,17 +55,28 @@ class _EditSpanRequired(TypedDict):
     right: str
 
 
+class Citation(TypedDict, total=False):
+    """The evidence an edit rests on: the sentence ``sentence`` of the result's evidence passage
+    number ``passage`` (0-based), with that passage's ``title`` when it has one."""
+
+    passage: int
+    title: str
+    sentence: str
+
+
 class EditSpan(_EditSpanRequired, total=False):
     """One edit: the characters ``[start, end)`` of the original (``wrong``) and what replaces
     them (``right``; empty: deleted), with the FAVA error type; the encoder adds its
     ``confidence``. ``flagged`` (and only then is ``right`` equal to ``wrong``): the span is
     flagged as an error but no fix is offered, so the text stays as it is (see
     :func:`edit_span`). ``checker_score``: with checker-gated editing, the checker's
-    P(supported) of the sentence the edit is in (:mod:`favakit.inference.gate`)."""
+    P(supported) of the sentence the edit is in, and ``cites``: the evidence sentence that
+    holds the fix, else the one closest to the edited sentence (:mod:`favakit.inference.gate`)."""
 
     confidence: float
     flagged: bool
     checker_score: float
+    cites: Citation
 
 
 def edit_span(type: str, start: int, end: int, wrong: str, right: str) -> EditSpan:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["RuleFactSplitter", "fact_coverage"]
+__all__ = ["RuleFactSplitter", "fact_coverage", "leading_name", "resolve_pronouns"]
 
 _PRONOUN = re.compile(r"^(He|She|They|It)\b", re.IGNORECASE)
 _POSSESSIVE = re.compile(r"\b(his|her|their|its)\b(?=\s+\w)", re.IGNORECASE)
@@ -34,13 +34,24 @@ def _possessive(topic: str) -> str:
     return topic + ("'" if topic.endswith("s") else "'s")
 
 
-def _resolve(sentence: str, topic: str) -> str:
+def resolve_pronouns(sentence: str, topic: str) -> str:
     """Pronouns that refer to the topic, replaced by it (in a bio, "he"/"she" is the topic)."""
     if not topic:
         return sentence
     out = _PRONOUN.sub(topic, sentence, count=1)
     out = re.sub(r"\b(he|she|him)\b", topic, out)
     return _POSSESSIVE.sub(lambda m: _possessive(topic), out)
+
+
+_NAME = re.compile(r"^(?:The\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|von|van|the)\s+)?[A-Z][\w'.-]*)*)")
+
+
+def leading_name(text: str) -> str:
+    """The capitalised name a text opens with (``"Marie Curie was ..."`` -> ``"Marie Curie"``),
+    the usual topic of a bio or an encyclopedic paragraph; ``""`` when it opens otherwise."""
+    m = _NAME.match(text.strip())
+    name = m.group(1) if m else ""
+    return "" if _PRONOUN.match(name) or name in {"In", "On", "At", "A", "An", "This"} else name
 
 
 def _end(text: str) -> str:
@@ -87,7 +98,7 @@ class RuleFactSplitter:
         self.topics = list(topics or [])
 
     def sentence_facts(self, sentence: str, topic: str = "") -> list[str]:
-        sentence = _resolve(sentence.strip(), topic)
+        sentence = resolve_pronouns(sentence.strip(), topic)
         clauses = [sentence]
         m = _RELATIVE.search(sentence)
         if m:

@@ -122,6 +122,7 @@ class Checker:
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.batch_size = batch_size
         transformers.utils.logging.set_verbosity_error()
+        transformers.utils.logging.disable_progress_bar()
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
         if (folder / INT8_WEIGHTS).exists():  # the shipped checker: int8 package data
             model = transformers.AutoModelForSequenceClassification.from_config(

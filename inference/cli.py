@@ -148,9 +148,9 @@ def _serve(args: argparse.Namespace) -> int:
     )  # fmt: skip
     announce(editor)
     verifier = None
-    if args.verify_judge == "verifier":
+    if args.verify_judge in ("verifier", "checker"):
         verifier = open_verifier(
-            "verifier", ClientSpec(device=spec.device, max_batch=spec.max_batch)
+            args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch)
         )
     limits = ServeLimits(
         max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout,
@@ -177,9 +177,10 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
     add_http_options(s, max_body_bytes=4_000_000)
     s.add_argument(
-        "--verify-judge", default="editor", choices=["editor", "verifier"],
+        "--verify-judge", default="editor", choices=["editor", "checker", "verifier"],
         help="who answers /v1/verify: the editor being served (a claim it edits is not "
-        "supported), or favakit's trained claim verifier, loaded beside it",
+        "supported), or a judge loaded beside it: the shipped checker (the best on real "
+        "claims) or favakit's trained claim verifier",
     )  # fmt: skip
     parser.set_defaults(func=_serve)
 
@@ -196,6 +197,7 @@ def _verify(args: argparse.Namespace) -> int:
     rows = _rows(args.claim, args.input, lambda: EditRequest.from_claim(one), read_claims)
     ray = _ray(args, "one --claim is verified in this process")
     spec = ClientSpec.from_args(args)
+    args.judge = args.judge or ("verifier" if spec.names_model else "checker")
     if args.judge in ("verifier", "llm") and args.backend in ("encoder", "cascade"):
         spec = spec.with_(backend="hf")
     kind = "generative" if args.backend not in ("encoder", "cascade") else args.backend
@@ -231,13 +233,14 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "--evidence", action="append", default=None, help="evidence for --claim (repeatable)"
     )
     parser.add_argument(
-        "--judge", default="verifier", choices=["verifier", "encoder", "editor", "llm", "checker"],
-        help="verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
+        "--judge", default=None, choices=["checker", "verifier", "encoder", "editor", "llm"],
+        help="default: checker, or verifier when --model or --adapter names one. "
+        "verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
         "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
         "generative editor (a claim it edits is not supported); llm: an instruct model asked "
         "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts); "
-        "checker: the encoder checker trained on real labelled pairs, shipped in int8 "
-        "(--detector DIR for another; docs/checker.md)",
+        "checker: the encoder checker trained on real labelled pairs, shipped in int8, the "
+        "best shipped judge on real claims (--detector DIR for another; docs/checker.md)",
     )  # fmt: skip
     parser.add_argument(
         "--cache", default=None, help="sqlite cache of the judge's answers: a claim already "

@@ -6,7 +6,7 @@ servers, the benchmarks and users build them (``favakit.open_editor``,
 
     editor = open_editor(ClientSpec(), kind="encoder")       # the shipped encoder detector
     result = editor.edit_many([{"text": "...", "evidence": ["..."]}])[0]
-    verdict = open_verifier("verifier").verify(...)          # the shipped claim verifier
+    verdict = open_verifier().verify(...)                    # the shipped checker
 
 A spec that names no model (``ClientSpec()``) means the model shipped for the job: the editor's
 adapter over SmolLM2, the encoder detector, the trained verifier.
@@ -150,7 +150,7 @@ def _generative(
 
 
 def open_verifier(
-    kind: str = "verifier",
+    kind: str | None = None,
     spec: ClientSpec | None = None,
     *,
     chunk_words: int | None = None,
@@ -163,7 +163,9 @@ def open_verifier(
     kb: str | None = None,
     detector: str | None = None,
 ) -> Verifier:
-    """A verifier of ``kind`` (:data:`VERIFIER_KINDS`) over the model ``spec`` describes.
+    """A verifier of ``kind`` (:data:`VERIFIER_KINDS`) over the model ``spec`` describes. The
+    default kind is ``checker`` (the best of the shipped judges on real claims), or
+    ``verifier`` when ``spec`` names a model or adapter.
 
     ``verifier``: favakit's trained claim verifier (the shipped adapter over SmolLM2 unless the
     spec names another; a server must hold the verifier's weights). It reads evidence longer
@@ -180,6 +182,7 @@ def open_verifier(
     from favakit.inference.generators import open_client
 
     spec = spec or ClientSpec()
+    kind = kind or ("verifier" if spec.names_model else "checker")
     if kind not in VERIFIER_KINDS:
         raise UsageError(f"judge must be one of {', '.join(VERIFIER_KINDS)}, not {kind!r}")
     if kind == "verifier":

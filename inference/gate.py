@@ -1,26 +1,107 @@
-"""Checker-gated editing: an editor's edits kept only where the checker finds the text
-unsupported by its evidence.
+"""Checker-gated editing: the checker decides which sentences are wrong, the editor and the
+evidence how to fix them, and every edit says which evidence it rests on.
 
 Any :class:`~favakit.contracts.Editor` proposes edits for the whole text (it also retrieves the
 evidence when the request has none). :class:`GatedEditor` then splits the text into sentences,
-scores each against the result's evidence with the encoder checker (P(supported), evidence read
-in pieces, the best piece counts) and drops every edit inside a sentence the checker calls
-supported, so that such a sentence comes back exactly as it was. Each kept edit carries its
-sentence's ``checker_score``; the result's ``warnings`` count the sentences left alone and the
-edits dropped. Texts with no evidence at all are not gated (the checker has nothing to read).
+decontextualizes each where the rule can (a leading "He"/"She"/"It" and "his"/"her" replaced by
+the request's ``topic``, else by the name the text opens with) and scores each against the
+result's evidence with the encoder checker (P(supported), evidence
+read in pieces, the best piece counts). The rule, sentence by sentence:
+
+* **supported** (score above the threshold): every edit inside it is dropped, so the sentence
+  comes back exactly as it was;
+* **unsupported**, with edits: they are kept, each with a fix the evidence holds
+  (:func:`grounded_fix`): a fix whose words the evidence has stays; a wrong number takes the
+  one differing number of the closest evidence sentence; any other fix becomes a flag, since
+  the editor wrote words the evidence does not hold (deletions stay deletions);
+* **unsupported**, without any edit: the whole sentence is flagged (type ``unverifiable``, no
+  fix offered, the text unchanged), so a wrong sentence the editor missed is still reported.
+  Nothing is deleted on the checker's word alone. ``flag_unsupported=False`` turns this off.
+
+Every kept edit and flag carries its sentence's ``checker_score`` and ``cites``: the evidence
+sentence that holds the edit's fix word for word when one does (``"1979" -> "1879"`` cites the
+sentence with 1879), else the evidence sentence sharing the most content words with the edited
+sentence (the closest evidence the checker read). The result's ``warnings`` count the sentences
+left alone and the edits dropped. Texts with no evidence at all are not gated (the checker has
+nothing to read).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from favakit.contracts import EditInput, Editor, EditResult, EditSpan, as_request
+from favakit.contracts import Citation, EditInput, Editor, EditResult, EditSpan, as_request
+from favakit.decompose import leading_name, resolve_pronouns
 from favakit.inference.checker import Checker
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
-__all__ = ["GatedEditor", "gate_result"]
+__all__ = ["GatedEditor", "cite", "gate_result", "grounded_fix"]
+
+_WORD = re.compile(r"[^\W_]+")
+_STOP = frozenset(
+    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "for", "from", "had", "has", "have", "he", "her", "his", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "them", "they", "this", "to", "was", "were", "which", "who", "with"]
+)  # fmt: skip
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+
+
+def cite(sentence: str, fix: str, passages: Sequence[Mapping[str, Any]]) -> Citation | None:
+    """The evidence sentence an edit of ``sentence`` rests on: the first that holds ``fix`` as
+    whole words (when there is a fix), else the one sharing the most content words with
+    ``sentence``; None when no evidence sentence shares a word with it."""
+    holds = (
+        re.compile(rf"(?<!\w){re.escape(fix.strip())}(?!\w)", re.IGNORECASE)
+        if fix.strip()
+        else None
+    )
+    mine = _content_words(sentence)
+    best: tuple[tuple[bool, int], int, str] | None = None
+    for n, passage in enumerate(passages):
+        body = str(passage.get("text", ""))
+        for a, b in sentence_spans(body):
+            piece = body[a:b].strip()
+            key = (bool(holds and holds.search(piece)), len(mine & _content_words(piece)))
+            if key > (False, 0) and (best is None or key > best[0]):
+                best = (key, n, piece)
+    if best is None:
+        return None
+    found: Citation = {"passage": best[1], "sentence": best[2]}
+    title = passages[best[1]].get("title")
+    if title:
+        found["title"] = str(title)
+    return found
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d(?![\w])")
+
+
+def _in_evidence(words: str, passages: Sequence[Mapping[str, Any]]) -> bool:
+    pattern = re.compile(rf"(?<!\w){re.escape(words.strip())}(?!\w)", re.IGNORECASE)
+    return any(pattern.search(str(p.get("text", ""))) for p in passages)
+
+
+def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
+    """``edit`` with a fix the evidence holds: kept when the evidence has its words; a number
+    replaced by the one number of the closest evidence sentence that differs from the wrong one
+    (``"1979" -> "14"`` with evidence "born ... 1879" becomes ``"1979" -> "1879"``); otherwise
+    the edit becomes a flag (no fix offered). Deletions and flags pass as they are."""
+    right = edit["right"]
+    if edit.get("flagged") or not right.strip() or _in_evidence(right, passages):
+        return edit
+    wrong = edit["wrong"].strip()
+    if _NUMBER.fullmatch(wrong):
+        closest = cite(sentence, "", passages)
+        numbers = {m.group(0) for m in _NUMBER.finditer(closest["sentence"])} if closest else set()
+        numbers.discard(wrong)
+        same = {n for n in numbers if len(n) == len(wrong)} or numbers
+        if len(same) == 1:
+            return {**edit, "right": edit["wrong"].replace(wrong, same.pop())}
+    return {**edit, "right": edit["wrong"], "flagged": True}
 
 
 def _sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
@@ -34,29 +115,61 @@ def _sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int 
 
 def gate_result(
     result: EditResult, sentences: Sequence[tuple[int, int]], scores: Sequence[float],
-    threshold: float,
+    threshold: float, flag_unsupported: bool = True,
 ) -> EditResult:  # fmt: skip
-    """``result`` with the edits inside supported sentences (score above ``threshold``)
-    dropped, the corrected text made again from the kept edits, and each kept edit's sentence
-    score as ``checker_score``."""
+    """``result`` gated by the rule of the module: edits inside supported sentences (score above
+    ``threshold``) dropped, unsupported sentences without an edit flagged whole (with
+    ``flag_unsupported``), each kept edit and flag with its sentence's ``checker_score`` and
+    ``cites``, and the corrected text made again from the kept edits."""
+    text = result["original"]
+    passages = result.get("evidence", [])
     kept: list[EditSpan] = []
     dropped = 0
+    edited: set[int] = set()
     for edit in result.get("edits", []):
         n = _sentence_of(sentences, edit["start"], edit["end"])
         score = scores[n] if n is not None else 0.0
         if score > threshold:
             dropped += 1
             continue
-        kept.append({**edit, "checker_score": round(score, 4)})
+        span: EditSpan = {**edit, "checker_score": round(score, 4)}
+        if n is not None:
+            edited.add(n)
+            a, b = sentences[n]
+            if passages:
+                span = grounded_fix(span, text[a:b], passages)
+            fix = "" if edit.get("flagged") else edit["right"]
+            found = cite(text[a:b], fix, passages)
+            if found:
+                span["cites"] = found
+        kept.append(span)
+    flags = 0
+    if flag_unsupported:
+        for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
+            if score > threshold or n in edited or not text[a:b].strip():
+                continue
+            flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
+                              "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
+            found = cite(text[a:b], "", passages)
+            if found:
+                flag["cites"] = found
+            kept.append(flag)
+            flags += 1
+    kept.sort(key=lambda e: (e["start"], e["end"]))
     gated: EditResult = {**result, "edits": kept}
-    gated["corrected"] = apply_edits(result["original"], kept)
+    gated["corrected"] = apply_edits(text, kept)
+    notes = []
     supported = sum(s > threshold for s in scores)
     if supported:
         note = (f"{supported} of {len(scores)} sentence(s) supported by the evidence were left as "
                 f"they are")  # fmt: skip
         if dropped:
             note += f" ({dropped} proposed edit(s) dropped)"
-        gated["warnings"] = [*result.get("warnings", []), note]
+        notes.append(note)
+    if flags:
+        notes.append(f"{flags} sentence(s) the evidence does not support were flagged with no fix")
+    if notes:
+        gated["warnings"] = [*result.get("warnings", []), *notes]
     return gated
 
 
@@ -65,10 +178,12 @@ class GatedEditor:
     module). ``threshold``: P(supported) above which a sentence is left alone (default: the
     checker's own, chosen on its development split)."""
 
-    def __init__(self, editor: Editor, checker: Checker, threshold: float | None = None) -> None:
+    def __init__(self, editor: Editor, checker: Checker, threshold: float | None = None,
+                 flag_unsupported: bool = True) -> None:  # fmt: skip
         self.editor = editor
         self.checker = checker
         self.threshold = checker.threshold if threshold is None else threshold
+        self.flag_unsupported = flag_unsupported
 
     @property
     def model(self) -> str:
@@ -88,8 +203,10 @@ class GatedEditor:
             passages = [p["text"] for p in result.get("evidence", [])]
             if not passages:
                 continue
+            topic = reqs[i].topic or leading_name(result["original"])
             for span in sentence_spans(result["original"]):
-                texts.append(result["original"][span[0] : span[1]])
+                # decontextualized: "She won ..." is scored as "Marie Curie won ..."
+                texts.append(resolve_pronouns(result["original"][span[0] : span[1]], topic))
                 evidence.append(passages)
                 owner.append((i, span))
         scores = [p for p, _ in self.checker.score(texts, evidence)] if texts else []
@@ -99,6 +216,8 @@ class GatedEditor:
             spans.append(span)
             ps.append(p)
         return [
-            gate_result(r, *per_text[i], self.threshold) if i in per_text else r
+            gate_result(r, *per_text[i], self.threshold, self.flag_unsupported)
+            if i in per_text
+            else r
             for i, r in enumerate(results)
         ]

@@ -44,6 +44,12 @@ class Passage(BaseModel):
     text: str
 
 
+class Citation(BaseModel):
+    passage: int = Field(description="the evidence passage (0-based, in the result's evidence)")
+    title: str | None = Field(None, description="that passage's title")
+    sentence: str = Field(description="the evidence sentence the edit rests on")
+
+
 class EditSpan(BaseModel):
     type: str = Field(description="one of FAVA's six error types")
     start: int = Field(description="offset of the span in the original text")
@@ -56,6 +62,9 @@ class EditSpan(BaseModel):
     )
     flagged: bool | None = Field(
         None, description="true: flagged as an error, no fix offered (right equals wrong)"
+    )
+    cites: Citation | None = Field(
+        None, description="with --gate: the evidence sentence that holds the fix, else the closest"
     )
 
 

@@ -58,7 +58,8 @@ def ansi(result: Mapping[str, Any], color: bool = True) -> str:
             right = f" -> {piece['right']}" if piece["right"] else " -> (delete)"
         parts.append(paint(code, f"[{piece['type']}: {wrong}{right}]"))
     head = paint("2", f"# {result.get('id', '')}") + "\n" if "id" in result else ""
-    notes = []
+    notes = [f"evidence for {_short(e['wrong'])}: {_citation(e)}"
+             for e in _pieces(result) if isinstance(e, dict) and e.get("cites")]  # fmt: skip
     mismatches = result.get("mismatches") or []
     if mismatches:
         notes.append(
@@ -71,6 +72,18 @@ def ansi(result: Mapping[str, Any], color: bool = True) -> str:
     notes += [f"warning: {w}" for w in result.get("warnings") or []]
     tail = "".join("\n" + paint("2", n) for n in notes)
     return head + "".join(parts) + tail
+
+
+def _short(text: str, width: int = 40) -> str:
+    return repr(text if len(text) <= width else text[: width - 3] + "...")
+
+
+def _citation(edit: Mapping[str, Any]) -> str:
+    """``[title] sentence (checker P(supported) 0.12)`` of an edit's ``cites``."""
+    found = edit["cites"]
+    where = f"[{found['title']}] " if found.get("title") else f"[passage {found['passage'] + 1}] "
+    score = edit.get("checker_score")
+    return where + found["sentence"] + (f" (P(supported) {score:.2f})" if score is not None else "")
 
 
 def plain(result: Mapping[str, Any]) -> str:
@@ -92,6 +105,8 @@ def _html_result(result: Mapping[str, Any]) -> str:
             title = html.escape(f"{piece['type']}: {piece['wrong']!r} -> {piece['right']!r}")
             right = f"<ins>{html.escape(piece['right'])}</ins>" if piece["right"] else ""
             shown = f"<del>{html.escape(piece['wrong'])}</del>{right}"
+        if piece.get("cites"):
+            title += html.escape(f" | evidence: {_citation(piece)}")
         body.append(
             f'<span class="edit" style="background:{colour}" title="{title}">'
             f"{shown}<sup>{html.escape(piece['type'])}</sup></span>"

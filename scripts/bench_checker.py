@@ -7,10 +7,18 @@ scifact, citint_test; anli_dev is reported beside them).
     python scripts/bench_checker.py --real ../shared/data/real --judges checker,verifier \
         --checker runs/checker_minilm/model --slow-per-label 50 --out docs/results/bench_checker_DATE.json
 
+``--judges checker,checker=runs/mpnet/model`` runs a second checker folder beside the first.
+
 Fast judges (the checker, the encoder detector) read every row; slow ones (the trained
 verifier, the editor, the llm judge) a fixed sample of ``--slow-per-label`` supported and as
 many unsupported rows per set (seeded), and the fast judges are also scored on that sample so
 that every judge has a figure on the same rows.
+
+``--dev FILES`` scores the checker on the development split that training carves from those
+training files (the same seed and fraction, so no row of it was trained on): per source and
+the mean over the sources with both labels (as training chooses), at the checker's stored
+threshold. This is the figure to choose a recipe by; the
+eval sets only measure.
 
 ``--spans`` also measures the checker on ``eval_spans``: its token head's unsupported spans on
 WiCE's unsupported tokens (character precision, recall and F1, spaces not counted), and on the
@@ -124,14 +132,51 @@ def span_sets(real: Path, checker_dir: str | None) -> list[dict[str, Any]]:
     return out
 
 
+def dev_sets(files: str, checker_dir: str | None, fraction: float) -> list[dict[str, Any]]:
+    """The checker on the development split of ``files`` (see the module)."""
+    from bench_verify import agreement
+
+    from favakit.inference.checker import Checker, default_checker
+    from favakit.training.checker import data_files
+    from favakit.training.pairs import prepare
+
+    dev = prepare(data_files(files), fraction, hard_share=0.0).dev
+    checker = Checker(checker_dir or default_checker())
+    scores = [p for p, _ in checker.score([d.text for d in dev], [d.evidence for d in dev])]
+    out = []
+    for source in sorted({d.source for d in dev}):
+        idx = [i for i, d in enumerate(dev) if d.source == source]
+        human = [dev[i].label for i in idx]
+        mine = [scores[i] for i in idx]
+        row = {"judge": "checker", "model": checker.name, "set": f"dev:{source}", "rows": len(idx),
+               **agreement(human, [x > checker.threshold for x in mine]), "auc": auc(human, mine)}  # fmt: skip
+        print(json.dumps(row), flush=True)
+        out.append(row)
+    labels: dict[str, set[bool]] = {}
+    for d in dev:
+        labels.setdefault(d.source, set()).add(d.label)
+    both = [r for r in out if len(labels[r["set"][4:]]) == 2]
+    mean = {"judge": "checker", "model": checker.name, "set": "dev mean",
+            "balanced_accuracy": round(sum(r["balanced_accuracy"] for r in both) / len(both), 4),
+            "sources": len(both)}  # fmt: skip
+    print(json.dumps(mean), flush=True)
+    return [*out, mean]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
     ap.add_argument("--sets", default=",".join((*TARGETS, "anli_dev")))
-    ap.add_argument("--judges", default="checker,verifier")
+    ap.add_argument(
+        "--judges",
+        default="checker,verifier",
+        help="comma-separated; checker=DIR adds another checker folder",
+    )
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
     ap.add_argument("--slow-per-label", type=int, default=50)
     ap.add_argument("--spans", action="store_true", help="also the checker on eval_spans")
+    ap.add_argument("--dev", default="", help="training files: score their development split")
+    ap.add_argument("--dev-fraction", type=float, default=0.05, help="as data.validation_fraction")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
@@ -140,15 +185,19 @@ def main() -> None:
     sets = {
         name: [json.loads(line) for line in (args.real / "eval" / f"{name}.jsonl").open()]
         for name in args.sets.split(",")
+        if name
     }
     results: list[dict[str, Any]] = [{"meta": {
         "date": date.today().isoformat(), "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
         "slow_per_label": args.slow_per_label, "sets": {k: len(v) for k, v in sets.items()}}}]  # fmt: skip
-    for judge in args.judges.split(","):
-        verifier = open_verifier(judge, detector=args.checker if judge == "checker" else None)
+    for judge in filter(None, args.judges.split(",")):
+        kind, _, folder = judge.partition("=")  # checker=DIR: another checker beside the first
+        verifier = open_verifier(
+            kind, detector=folder or (args.checker if kind == "checker" else None)
+        )
         for name, rows in sets.items():
             for part, chosen in (("all", rows), ("sample", sample(rows, args.slow_per_label))):
-                if part == "all" and judge not in FAST:
+                if part == "all" and kind not in FAST:
                     continue
                 row = {"judge": judge, "model": verifier.model, "set": name, "rows": part,
                        **measure(verifier, chosen)}  # fmt: skip
@@ -164,6 +213,8 @@ def main() -> None:
                         "lowest": min(r["balanced_accuracy"] for r in got)}  # fmt: skip
                 print(json.dumps(mean), flush=True)
                 results.append(mean)
+    if args.dev:
+        results += dev_sets(args.dev, args.checker, args.dev_fraction)
     if args.spans:
         results += span_sets(args.real, args.checker)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -3,8 +3,9 @@
 On a seeded sample of real labelled claims (``../shared/data/real/eval/fm2_test`` and the
 SummEdits sets of ``eval_spans``; measured only, never tuned on), each editor edits every claim
 against its evidence once; the gate (:func:`favakit.inference.gate.gate_result`) is then applied
-to those same results with the checker's scores. A claim is *flagged* when its result has any
-edit. Reported per set and editor, ungated and gated: the share of supported claims left alone,
+to those same results with the checker's scores, twice: edits only (``checker``: edits in supported
+sentences dropped) and the default rule (``checker+flags``: also an unsupported sentence with no
+edit flagged whole). A claim is *flagged* when its result has any edit or flag. Reported per set and editor, ungated and gated: the share of supported claims left alone,
 the share of unsupported claims flagged, their mean (balanced accuracy) and seconds per claim.
 
     python scripts/bench_gate.py --real ../shared/data/real --editors encoder,shipped \
@@ -85,14 +86,18 @@ def main() -> None:
                 [{"text": r["text"], "evidence": r["evidence"]} for r in rows]
             )
             seconds = time.perf_counter() - t0
-            gated = [gate_result(e, spans, scores, checker.threshold)
-                     for e, (spans, scores) in zip(edited, sentence_scores[name], strict=True)]  # fmt: skip
-            for gate, got in (("off", edited), ("checker", gated)):
+            pairs = list(zip(edited, sentence_scores[name], strict=True))
+            gated = [gate_result(e, spans, scores, checker.threshold, flag_unsupported=False)
+                     for e, (spans, scores) in pairs]  # fmt: skip
+            flagged = [
+                gate_result(e, spans, scores, checker.threshold) for e, (spans, scores) in pairs
+            ]
+            for gate, got in (("off", edited), ("checker", gated), ("checker+flags", flagged)):
                 row = {"editor": kind, "model": editor.model, "gate": gate, "set": name,
                        "claims": len(rows), **shape(rows, [bool(e["edits"]) for e in got]),
                        "edits": sum(len(e["edits"]) for e in got),
                        "seconds_per_claim": round(
-                           (seconds + (check_seconds[name] if gate == "checker" else 0))
+                           (seconds + (check_seconds[name] if gate != "off" else 0))
                            / len(rows), 3)}  # fmt: skip
                 print(json.dumps(row), flush=True)
                 results.append(row)

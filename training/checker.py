@@ -12,6 +12,16 @@ says where: span rows, and every token of a supported text). Real spans carry no
 this head has no types to teach wrongly. Evidence longer than fits is cut to the sentences that
 share the most words with the claim (:func:`~favakit.inference.checker.fit_evidence`).
 
+Distillation: ``notes.teacher_scores`` names a JSONL file of ``{"key", "score"}`` rows, a larger
+checker's P(supported) for the training pairs (``scripts/teacher_scores.py``; ``key`` is
+:func:`~favakit.training.pairs.pair_key`). The sequence loss is then ``(1 - w)`` x the
+cross-entropy with the human label plus ``w`` x the cross-entropy with the teacher's probability
+(``w`` = ``notes.teacher_weight``, 0.5), for the pairs the file scores; the rest keep the human
+label alone. The development split is never scored by the teacher's file.
+
+``notes.time_limit_s`` stops training early, at a deadline, with the same final evaluation and
+save as a finished run (the learning-rate schedule is not shortened).
+
 The loop: length-bucketed batches, bf16 autocast where the CPU or GPU has it, a log line per
 ``log_every`` steps (loss, examples/s, ETA), a checkpoint every ``save_every`` steps (model,
 optimizer, scheduler and RNG states, loaded back with ``weights_only=True``) and ``--resume``;
@@ -38,9 +48,9 @@ from favakit.errors import UsageError
 from favakit.inference.checker import CONFIG_NAME, Checker, fit_evidence
 from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
-from favakit.training.pairs import Pair, prepare
+from favakit.training.pairs import Pair, pair_key, prepare
 
-__all__ = ["balanced_accuracy", "choose_threshold", "reliability", "train_checker"]
+__all__ = ["balanced_accuracy", "choose_threshold", "data_files", "reliability", "train_checker"]
 
 log = logging.getLogger("favakit.training.checker")
 IGNORE = -100
@@ -52,7 +62,8 @@ def _evidence_words(cfg: TrainConfig) -> int:
     return max(32, int(cfg.data.max_length * 0.6))
 
 
-def _files(spec: str) -> list[str]:
+def data_files(spec: str) -> list[str]:
+    """The files of ``data.train_file`` (comma-separated files or globs), in order."""
     files: list[str] = []
     for part in (p.strip() for p in spec.split(",") if p.strip()):
         found = sorted(glob.glob(part)) if any(c in part for c in "*?[") else [part]
@@ -62,7 +73,23 @@ def _files(spec: str) -> list[str]:
     return files
 
 
-def _encode(tokenizer: Any, pairs: list[Pair], max_length: int, words: int) -> list[dict[str, Any]]:
+def _teacher(path: str) -> dict[str, float]:
+    """``notes.teacher_scores``: pair key -> the teacher's P(supported)."""
+    if not Path(path).exists():
+        raise UsageError(f"notes.teacher_scores: {path} does not exist")
+    scores: dict[str, float] = {}
+    with Path(path).open(encoding="utf-8") as lines:
+        for lineno, line in enumerate(lines, 1):
+            try:
+                row = json.loads(line)
+                scores[str(row["key"])] = float(row["score"])
+            except (ValueError, KeyError, TypeError) as e:
+                raise UsageError(f"{path}:{lineno}: expected {{key, score}} ({e})") from e
+    return scores
+
+
+def _encode(tokenizer: Any, pairs: list[Pair], max_length: int, words: int,
+            teacher: dict[str, float] | None = None) -> list[dict[str, Any]]:  # fmt: skip
     out = []
     for p in pairs:
         evidence = fit_evidence(p.text, p.evidence, words)
@@ -74,8 +101,10 @@ def _encode(tokenizer: Any, pairs: list[Pair], max_length: int, words: int) -> l
             for i, (sid, (s, e)) in enumerate(zip(seq, enc["offset_mapping"], strict=True)):
                 if sid == 0 and e > s:
                     labels[i] = int(any(s < b and e > a for a, b in p.spans))
+        target = teacher.get(pair_key(p), -1.0) if teacher else -1.0
         out.append({"input_ids": enc["input_ids"], "token_type_ids": enc.get("token_type_ids"),
-                    "label": int(p.label), "token_labels": labels, "source": p.source})  # fmt: skip
+                    "label": int(p.label), "target": target, "token_labels": labels,
+                    "source": p.source})  # fmt: skip
     return out
 
 
@@ -105,6 +134,7 @@ def _collate(torch: Any, items: list[dict[str, Any]], pad: int) -> dict[str, Any
             [[1] * len(x["input_ids"]) + [0] * (n - len(x["input_ids"])) for x in items]
         ),
         "labels": torch.tensor([x["label"] for x in items]),
+        "targets": torch.tensor([float(x.get("target", -1.0)) for x in items]),
         "token_labels": padded("token_labels", IGNORE),
     }
     if items[0].get("token_type_ids") is not None:
@@ -161,7 +191,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     validate_config(cfg)
     if not cfg.data.train_file:
         raise UsageError("no training data: set data.train_file=FILE.jsonl[,FILE.jsonl...]")
-    files = _files(cfg.data.train_file)
+    files = data_files(cfg.data.train_file)
     data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
                    cfg.data.hard_negatives, cfg.seed, cfg.data.limit)  # fmt: skip
     out = Path(cfg.output_dir)
@@ -188,15 +218,27 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     from favakit.retrieval.encoder import resolve_encoder
 
     base = resolve_encoder(cfg.model or "minilm").model
+    if base.startswith(("/", "./", "../", "~")) and not Path(base).expanduser().is_dir():
+        raise UsageError(f"model: {base} is not a folder (give a model folder or 'minilm')")
     tokenizer = transformers.AutoTokenizer.from_pretrained(base)
     transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()  # a bar per weight load is noise
     model = transformers.AutoModelForSequenceClassification.from_pretrained(
         base, num_labels=2, id2label={0: "not_supported", 1: "supported"},
         label2id={"not_supported": 0, "supported": 1},
     ).to(device)  # fmt: skip
     head = torch.nn.Linear(model.config.hidden_size, 2).to(device)
     words = _evidence_words(cfg)
-    train_set = _encode(tokenizer, data.train, cfg.data.max_length, words)
+    teacher = (
+        _teacher(str(cfg.notes["teacher_scores"])) if cfg.notes.get("teacher_scores") else None
+    )
+    teacher_weight = float(cfg.notes.get("teacher_weight", 0.5))
+    train_set = _encode(tokenizer, data.train, cfg.data.max_length, words, teacher)
+    if teacher is not None:
+        covered = sum(x["target"] >= 0 for x in train_set)
+        log.info("teacher scores for %d of %d training pairs", covered, len(train_set))
+        if not covered:
+            raise UsageError("notes.teacher_scores: it scores none of the training pairs")
     dev_set = _encode(tokenizer, data.dev, cfg.data.max_length, words)
     pad = int(tokenizer.pad_token_id or 0)
     params = list(model.parameters()) + list(head.parameters())
@@ -221,6 +263,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         )
         log.info("resumed at step %d", step)
     token_weight = float(cfg.notes.get("token_loss_weight", 0.5))
+    time_limit = float(cfg.notes.get("time_limit_s", 0))  # 0: none
     bar: Any = None
     if progress:
         from tqdm import tqdm
@@ -237,12 +280,19 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
                 for k, v in _collate(torch, [train_set[i] for i in idx], pad).items()
             }
             token_labels = batch.pop("token_labels")
+            targets = batch.pop("targets")
             with torch.autocast(
                 device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
             ):
                 got = model(**batch, output_hidden_states=True)
                 token_logits = head(got.hidden_states[-1])
             loss = got.loss.float()
+            taught = targets >= 0
+            if teacher is not None and taught.any():
+                logp = torch.log_softmax(got.logits.float()[taught], dim=-1)
+                t = targets[taught]
+                soft = -(t * logp[:, 1] + (1 - t) * logp[:, 0]).mean()
+                loss = (1 - teacher_weight) * loss + teacher_weight * soft
             if (token_labels != IGNORE).any():
                 loss = loss + token_weight * torch.nn.functional.cross_entropy(
                     token_logits.float().reshape(-1, 2),
@@ -256,6 +306,10 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
             optimizer.zero_grad(set_to_none=True)
             step += 1
             seen += len(idx)
+            if time_limit and step < total and time.perf_counter() - t0 > time_limit:
+                log.warning("notes.time_limit_s (%ss) reached: stopping at step %d of %d",
+                            time_limit, step, total)  # fmt: skip
+                total = step  # the last evaluation and the save below happen now
             losses.append(float(loss.detach()))
             if bar is not None:
                 bar.update(1)
@@ -303,6 +357,7 @@ def _dev_scores(torch: Any, model: Any, dev_set: list[dict[str, Any]], pad: int,
             idx = order[s : s + 64]
             batch = _collate(torch, [dev_set[i] for i in idx], pad)
             batch.pop("token_labels")
+            batch.pop("targets")
             batch.pop("labels")
             with torch.autocast(
                 device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16

@@ -7,7 +7,8 @@ Rows are the shape of ``../shared/data/real`` and of ``favakit verify --input``:
 
 ``spans`` marks the unsupported characters of ``text`` (a span row); ``original`` is the text
 before an edit (the edited words are then the unsupported span). Any user's own data in this
-shape works the same way.
+shape works the same way. favakit's own synthetic claims (``favakit synth claims``: ``claim``
+and a true/false ``label``) are read as they are, as the source ``synthetic``.
 
 What this module does with them, in order (:func:`prepare`):
 
@@ -43,6 +44,7 @@ __all__ = [
     "edited_spans",
     "hard_negatives",
     "normalize",
+    "pair_key",
     "prepare",
     "read_pairs",
     "refuse_measuring_set",
@@ -62,6 +64,13 @@ class Pair:
     label: bool  # supported
     spans: list[tuple[int, int]] = field(default_factory=list)  # unsupported characters of text
     has_spans: bool = False  # the row says where (no spans on a not-supported row: unknown)
+
+
+def pair_key(pair: Pair) -> str:
+    """A pair's identity (its normalised text and evidence): how a teacher's scores
+    (``notes.teacher_scores``) find the pairs they were made for."""
+    joined = pair.text + "\0" + "\0".join(pair.evidence)
+    return hashlib.sha1(joined.encode("utf-8")).hexdigest()
 
 
 def refuse_measuring_set(path: str | Path) -> None:
@@ -88,11 +97,18 @@ def read_pairs(path: str | Path) -> list[Pair]:
     out = []
     for lineno, row in numbered_jsonl(str(path)):
         where = f"{path}:{lineno}"
-        if not isinstance(row, dict) or not isinstance(row.get("text"), str):
+        if not isinstance(row, dict):
+            raise UsageError(f"{where}: expected an object with a 'text' string")
+        synthetic = "text" not in row and isinstance(row.get("claim"), str)
+        if synthetic:  # a row of `favakit synth claims`
+            row = {**row, "text": row["claim"], "source": row.get("source") or "synthetic",
+                   "label": {True: "supported", False: "not_supported"}.get(row.get("label"))}  # fmt: skip
+        if not isinstance(row.get("text"), str):
             raise UsageError(f"{where}: expected an object with a 'text' string")
         label = row.get("label")
         if label not in ("supported", "not_supported"):
-            raise UsageError(f"{where}: 'label' must be 'supported' or 'not_supported'")
+            want = "true or false" if synthetic else "'supported' or 'not_supported'"
+            raise UsageError(f"{where}: 'label' must be {want}")
         evidence = row.get("evidence") or []
         if not isinstance(evidence, list):
             raise UsageError(f"{where}: 'evidence' must be a list")

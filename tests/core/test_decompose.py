@@ -53,3 +53,17 @@ def test_coverage_counts_matches_both_ways() -> None:
     got = fact_coverage(["Ada Lovelace was an English mathematician.", "Bread is food."], human)
     # word overlap: the compound fact covers both atoms whose words it holds
     assert got == {"generated": 2, "human": 3, "human_covered": 0.6667, "generated_matching": 0.5}
+
+
+def test_a_text_s_leading_name_and_pronouns_resolved_to_it() -> None:
+    from favakit.decompose import leading_name, resolve_pronouns
+
+    assert leading_name("Marie Curie was a physicist. She won two Nobel Prizes.") == "Marie Curie"
+    assert leading_name("The Eiffel Tower is in Paris.") == "Eiffel Tower"
+    assert leading_name("Ludwig van Beethoven was born in Bonn.") == "Ludwig van Beethoven"
+    assert leading_name("He was born in Ulm.") == "" and leading_name("In 1905 he wrote.") == ""
+    assert (
+        resolve_pronouns("She won the prize with her husband.", "Marie Curie")
+        == "Marie Curie won the prize with Marie Curie's husband."
+    )
+    assert resolve_pronouns("She won.", "") == "She won."

@@ -3,7 +3,7 @@ checker over the shipped encoder detector in tests/training/test_checker.py."""
 
 from __future__ import annotations
 
-from favakit.contracts import EditResult
+from favakit.contracts import EditResult, EditSpan
 from favakit.inference.gate import gate_result
 from favakit.text import sentence_spans
 
@@ -47,3 +47,112 @@ def test_nothing_supported_keeps_every_edit_and_everything_supported_keeps_none(
     assert kept["corrected"] == "Curie was born in Paris in 1867. She won the Nobel Prize in 1911."
     none = gate_result(_result(), sentences, [0.8, 0.7], threshold=0.5)
     assert none["edits"] == [] and none["corrected"] == TEXT
+
+
+EVIDENCE = [
+    {"title": "Marie Curie", "text": "Marie Curie was born in Warsaw in 1867. She died in 1934."},
+    {"title": "Nobel Prize", "text": "In 1911 Curie won the Nobel Prize in Chemistry, alone."},
+]
+
+
+def test_an_unsupported_sentence_without_edits_is_flagged_whole_and_left_unchanged() -> None:
+    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in 1921."
+    result: EditResult = {"original": text, "corrected": text, "edits": [], "evidence": EVIDENCE}
+    sentences = sentence_spans(text)
+    gated = gate_result(result, sentences, [0.9, 0.1], threshold=0.5)
+    assert gated["corrected"] == text  # a flag changes nothing
+    [flag] = gated["edits"]
+    assert flag["flagged"] and flag["type"] == "unverifiable" and flag["checker_score"] == 0.1
+    assert text[flag["start"] : flag["end"]] == flag["wrong"] == flag["right"]
+    assert flag["wrong"].startswith("She won") and flag["wrong"].endswith("1921.")
+    assert flag["cites"] == {"passage": 1, "title": "Nobel Prize",
+                             "sentence": "In 1911 Curie won the Nobel Prize in Chemistry, alone."}  # fmt: skip
+    assert (
+        gated["warnings"][-1]
+        == "1 sentence(s) the evidence does not support were flagged with no fix"
+    )
+    assert gate_result(result, sentences, [0.9, 0.1], 0.5, flag_unsupported=False)["edits"] == []
+
+
+def test_an_edit_cites_the_evidence_sentence_that_holds_its_fix() -> None:
+    from favakit.inference.gate import cite
+
+    # the fix "1934" is in the first passage's second sentence, though the closest sentence by
+    # words is the first one
+    assert cite("Marie Curie was born in Warsaw and died in 1930.", "1934", EVIDENCE) == {
+        "passage": 0, "title": "Marie Curie", "sentence": "She died in 1934."}  # fmt: skip
+    # no fix (a deletion, a flag): the evidence sentence sharing the most content words
+    assert cite("Curie won the Nobel Prize in Physics.", "", EVIDENCE)["passage"] == 1  # type: ignore[index]
+    # a fragment of a number is not the number: "14" is not in "1934"
+    assert cite("She died in 14.", "14", EVIDENCE)["sentence"] == "She died in 1934."  # type: ignore[index]
+    assert cite("Bananas are yellow.", "green", EVIDENCE) is None
+
+
+def test_kept_edits_carry_their_citation() -> None:
+    text = "Curie was born in Warsaw in 1867. She died in 1930."
+    result: EditResult = {
+        "original": text, "corrected": text, "evidence": EVIDENCE,
+        "edits": [{"type": "entity", "start": 46, "end": 50, "wrong": "1930", "right": "1934"}],
+    }  # fmt: skip
+    gated = gate_result(result, sentence_spans(text), [0.9, 0.2], threshold=0.5)
+    assert gated["corrected"] == "Curie was born in Warsaw in 1867. She died in 1934."
+    assert gated["edits"][0]["cites"]["sentence"] == "She died in 1934."
+
+
+def test_the_views_show_what_each_edit_rests_on() -> None:
+    from favakit.inference.views import html_page, plain
+
+    text = "Curie was born in Warsaw in 1867. She died in 1930."
+    result: EditResult = {
+        "original": text, "corrected": text, "evidence": EVIDENCE,
+        "edits": [{"type": "entity", "start": 46, "end": 50, "wrong": "1930", "right": "1934"}],
+    }  # fmt: skip
+    gated = gate_result(result, sentence_spans(text), [0.9, 0.2], threshold=0.5)
+    shown = plain(gated)
+    assert "[entity: 1930 -> 1934]" in shown
+    assert "evidence for '1930': [Marie Curie] She died in 1934. (P(supported) 0.20)" in shown
+    assert "evidence: [Marie Curie] She died in 1934." in html_page([gated])
+
+
+def test_a_fix_comes_from_the_evidence_or_becomes_a_flag() -> None:
+    from favakit.inference.gate import grounded_fix
+
+    evidence = [{"title": "Albert Einstein", "text": "Albert Einstein was born in Ulm in 1879. "
+                 "He died in Princeton in 1955."}]  # fmt: skip
+    sentence = "Einstein was born in Ulm in 1979."
+
+    def edit(wrong: str, right: str) -> EditSpan:
+        start = sentence.index(wrong)
+        return {
+            "type": "entity",
+            "start": start,
+            "end": start + len(wrong),
+            "wrong": wrong,
+            "right": right,
+        }
+
+    # the editor's fragment "14" is not in the evidence: the aligned evidence number replaces it
+    assert grounded_fix(edit("1979", "14"), sentence, evidence)["right"] == "1879"
+    # a fix the evidence holds stays as it is
+    assert grounded_fix(edit("1979", "1879"), sentence, evidence)["right"] == "1879"
+    # a fix of words the evidence does not have becomes a flag: no fix offered
+    lyon = grounded_fix(edit("Ulm", "Lyon"), sentence, evidence)
+    assert lyon["flagged"] and lyon["right"] == "Ulm"
+    # deletions stay deletions
+    assert grounded_fix(edit(" in Ulm", ""), sentence, evidence)["right"] == ""
+
+
+def test_the_gate_grounds_every_kept_fix() -> None:
+    text = "Einstein was born in Ulm in 1979. He died in Princeton in 1955."
+    evidence = [{"title": "Albert Einstein", "text": "Albert Einstein was born in Ulm in 1879. "
+                 "He died in Princeton in 1955."}]  # fmt: skip
+    result: EditResult = {
+        "original": text, "corrected": text, "evidence": evidence,
+        "edits": [{"type": "entity", "start": 28, "end": 32, "wrong": "1979", "right": "14"},
+                  {"type": "entity", "start": 45, "end": 54, "wrong": "Princeton", "right": "Bern"}],
+    }  # fmt: skip
+    gated = gate_result(result, sentence_spans(text), [0.1, 0.9], threshold=0.5)
+    # the wrong year is fixed from the evidence; the correct second sentence is left alone
+    assert gated["corrected"] == "Einstein was born in Ulm in 1879. He died in Princeton in 1955."
+    assert [(e["wrong"], e["right"]) for e in gated["edits"]] == [("1979", "1879")]
+    assert gated["edits"][0]["cites"]["sentence"] == "Albert Einstein was born in Ulm in 1879."

@@ -1,5 +1,5 @@
 """The checker favakit ships (inference/default_checker, int8) as a user runs it: `favakit
-verify --judge checker` on claims a reader settles at a glance, and the gate over the shipped
+verify` (the checker is its default judge) on claims a reader settles at a glance, and the gate over the shipped
 encoder. Its figures on real claim sets are in docs/benchmarks.md."""
 
 from __future__ import annotations
@@ -26,9 +26,8 @@ def test_the_shipped_checker_settles_plain_claims(tmp_path: Path) -> None:
     rows.write_text("".join(json.dumps({"id": i, "text": t, "evidence": [EVIDENCE[e]]}) + "\n"
                             for i, t, e, _ in CLAIMS))  # fmt: skip
     out = tmp_path / "verdicts.jsonl"
-    done = subprocess.run(
-        [sys.executable, "-m", "favakit", "verify", "--judge", "checker", "--input", str(rows),
-         "--output", str(out)],
+    done = subprocess.run(  # the checker is the default judge
+        [sys.executable, "-m", "favakit", "verify", "--input", str(rows), "--output", str(out)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
@@ -36,6 +35,7 @@ def test_the_shipped_checker_settles_plain_claims(tmp_path: Path) -> None:
     for i, _, _, supported in CLAIMS:
         assert verdicts[i]["supported"] is supported, verdicts[i]
         assert verdicts[i]["judge"] == "favakit-checker-minilm"
+    assert "(favakit-checker-minilm)" in done.stderr
     # the scores are probabilities on the right side of the shipped threshold, far from it
     assert min(verdicts[i]["score"] for i in "ac") > 0.7 > 0.2 > max(verdicts[i]["score"]
                                                                      for i in "bd")  # fmt: skip
@@ -54,3 +54,27 @@ def test_the_gate_leaves_a_supported_sentence_as_it_was() -> None:
     assert gated["corrected"] == text and gated["edits"] == []
     # the gate ran and found both sentences supported
     assert gated["warnings"][-1].startswith("2 of 2 sentence(s) supported by the evidence")
+
+
+def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
+    """`favakit serve --verify-judge checker`: /v1/verify over loopback, answered by the
+    shipped checker loaded beside the editor being served."""
+    import urllib.request
+
+    from favakit.inference.factory import open_editor, open_verifier
+    from favakit.inference.server import create_editor_app
+    from favakit.spec import ClientSpec
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_serve import _serve
+
+    app = create_editor_app(open_editor(ClientSpec(str(tiny_llama)), shared=True),
+                            verifier=open_verifier("checker"))  # fmt: skip
+    body = [{"text": t, "evidence": [EVIDENCE[e]]} for _, t, e, _ in CLAIMS]
+    for url in _serve(app, free_port()):  # type: ignore[operator]
+        req = urllib.request.Request(url + "/v1/verify", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+        with urllib.request.urlopen(req, timeout=300) as resp:
+            verdicts = json.loads(resp.read())
+    assert [v["supported"] for v in verdicts] == [s for *_, s in CLAIMS]
+    assert all(v["judge"] == "favakit-checker-minilm" for v in verdicts)

@@ -158,11 +158,11 @@ def test_a_claim_supported_deep_inside_long_evidence() -> None:
     # by default evidence this long (about 900 words) stays whole: only beyond 2,000 words is it
     # cut (docs/verifier.md, "The judges' options")
     assert inspect.signature(open_verifier).parameters["chunk_words"].default is None
-    default = open_verifier().judge
+    default = open_verifier("verifier").judge
     assert (default.chunk_words, default.chunk_above) == (400, 2000)
-    whole = open_verifier(chunk_words=0).judge
+    whole = open_verifier("verifier", chunk_words=0).judge
     assert (whole.chunk_above, whole.chunk_words) == (0, 0)
-    verifier = open_verifier(chunk_words=400)
+    verifier = open_verifier("verifier", chunk_words=400)
     got = verifier.verify([
         EditRequest.from_obj({"text": "Marie Curie was born in Warsaw.", "evidence": long}),
         EditRequest.from_obj({"text": "Marie Curie was born in Vienna.", "evidence": long}),

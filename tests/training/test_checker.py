@@ -236,10 +236,15 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     assert bare["edits"], "the shipped detector should find the planted place"
     kept = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
                        gate_threshold=1.0).edit_many([request])[0]  # fmt: skip
-    assert [(e["start"], e["right"]) for e in kept["edits"]] == [
+    fixes = [e for e in kept["edits"] if not e.get("flagged")]
+    assert [(e["start"], e["right"]) for e in fixes] == [
         (e["start"], e["right"]) for e in bare["edits"]
     ]
-    assert kept["corrected"] == bare["corrected"] and "checker_score" in kept["edits"][0]
+    assert kept["corrected"] == bare["corrected"] and "checker_score" in fixes[0]
+    assert fixes[0]["cites"]["sentence"].startswith("He was born in Ulm in 1879.")
+    # every sentence counts as unsupported at threshold 1: the first, with no edit, is flagged
+    [flag] = [e for e in kept["edits"] if e.get("flagged")]
+    assert flag["start"] == 0 and flag["wrong"].endswith("relativity.")
     gated = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
                         gate_threshold=0.0).edit_many([request])[0]  # fmt: skip
     assert gated["edits"] == [] and gated["corrected"] == text
@@ -251,3 +256,53 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["corrected"] == text and "gated by" in done.stderr
+
+
+def test_a_time_limit_ends_training_with_a_saved_model(tiny_encoder: Path, tmp_path: Path) -> None:
+    """`notes.time_limit_s` stops at the deadline, then evaluates and saves as a finished run."""
+    data = tmp_path / "train" / "pairs.jsonl"
+    data.parent.mkdir()
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(120, 2)), encoding="utf-8")
+    run = subprocess.run(
+        _command(tiny_encoder, data, tmp_path / "run", "max_steps=500", "eval_every=0",
+                 "notes.time_limit_s=0.001", "data.validation_fraction=0.2"),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "time_limit_s" in run.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["steps"] == 1
+    assert json.loads((tmp_path / "run" / "model" / "checker.json").read_text())["threshold"] > 0
+
+
+def test_a_teacher_s_scores_are_learned(tiny_encoder: Path, tmp_path: Path) -> None:
+    """Distillation: with teacher_weight 1 a student learns the teacher's probabilities, not the
+    human labels; here the teacher says the opposite of every label, and the student follows."""
+    from favakit.inference.checker import Checker
+    from favakit.training.pairs import pair_key, prepare
+
+    data = tmp_path / "train" / "pairs.jsonl"
+    data.parent.mkdir()
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(240, 3)), encoding="utf-8")
+    prepared = prepare([str(data)], 0.2, {}, 0.3, 0)
+    teacher = tmp_path / "teacher.jsonl"
+    teacher.write_text("".join(json.dumps({"key": pair_key(p), "score": float(not p.label)}) + "\n"
+                               for p in prepared.train))  # fmt: skip
+    common = _command(tiny_encoder, data, tmp_path / "run", "data.validation_fraction=0.2",
+                      "lr=0.001", "eval_every=0", "max_steps=150", f"notes.teacher_scores={teacher}",
+                      "notes.teacher_weight=1.0")  # fmt: skip
+    done = subprocess.run(common, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    checker = Checker(tmp_path / "run" / "model", device="cpu")
+    dev = prepared.dev
+    scores = [s for s, _ in checker.score([p.text for p in dev], [p.evidence for p in dev])]
+    on_supported = [s for p, s in zip(dev, scores, strict=True) if p.label]
+    on_unsupported = [s for p, s in zip(dev, scores, strict=True) if not p.label]
+    assert sum(on_supported) / len(on_supported) < sum(on_unsupported) / len(on_unsupported)
+    empty = tmp_path / "none.jsonl"
+    empty.write_text(json.dumps({"key": "nothing", "score": 0.5}) + "\n")
+    refused = subprocess.run(
+        _command(tiny_encoder, data, tmp_path / "run2", "max_steps=2", f"notes.teacher_scores={empty}"),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert refused.returncode == 2 and "scores none of the training pairs" in refused.stderr

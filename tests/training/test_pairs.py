@@ -109,3 +109,22 @@ def test_bad_rows_name_file_and_line(tmp_path: Path) -> None:
     bad = _write(tmp_path / "bad.jsonl", [ROWS[0], {"text": "x", "label": "maybe"}])
     with pytest.raises(UsageError, match=r"bad.jsonl:2: 'label'"):
         read_pairs(bad)
+
+
+def test_favakit_synthetic_claims_are_read_as_a_source(tmp_path: Path) -> None:
+    """`favakit synth claims` rows (claim, true/false label, titled passages) train as they are."""
+    rows = [
+        {"id": "claim-0", "claim": "Ada Lovelace was born in 1815.", "label": True,
+         "evidence": [{"title": "Ada Lovelace", "text": "She was born in 1815."}], "kind": "supported"},
+        {"id": "claim-1", "claim": "Ada Lovelace was born in 1816.", "label": False,
+         "evidence": [{"title": "Ada Lovelace", "text": "She was born in 1815."}], "kind": "swap"},
+    ]  # fmt: skip
+    got = read_pairs(_write(tmp_path / "train.jsonl", rows))
+    assert [(p.text, p.label, p.source) for p in got] == [
+        ("Ada Lovelace was born in 1815.", True, "synthetic"),
+        ("Ada Lovelace was born in 1816.", False, "synthetic"),
+    ]
+    assert got[0].evidence == ["Ada Lovelace: She was born in 1815."]
+    bad = _write(tmp_path / "bad.jsonl", [{"claim": "x", "label": "supported"}])
+    with pytest.raises(UsageError, match=r"bad.jsonl:1: 'label' must be true or false"):
+        read_pairs(bad)
