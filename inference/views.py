@@ -83,7 +83,8 @@ def _citation(edit: Mapping[str, Any]) -> str:
     found = edit["cites"]
     where = f"[{found['title']}] " if found.get("title") else f"[passage {found['passage'] + 1}] "
     score = edit.get("checker_score")
-    return where + found["sentence"] + (f" (P(supported) {score:.2f})" if score is not None else "")
+    tail = f" (P(supported) {score:.2f})" if score is not None else ""
+    return f"{where}{found['sentence']}{tail}"
 
 
 def plain(result: Mapping[str, Any]) -> str:

@@ -100,9 +100,11 @@ def read_pairs(path: str | Path) -> list[Pair]:
         if not isinstance(row, dict):
             raise UsageError(f"{where}: expected an object with a 'text' string")
         synthetic = "text" not in row and isinstance(row.get("claim"), str)
-        if synthetic:  # a row of `favakit synth claims`
+        if synthetic:  # a row of `favakit synth claims`: a true/false label
+            said = row.get("label")
+            label = ("supported" if said else "not_supported") if isinstance(said, bool) else None
             row = {**row, "text": row["claim"], "source": row.get("source") or "synthetic",
-                   "label": {True: "supported", False: "not_supported"}.get(row.get("label"))}  # fmt: skip
+                   "label": label}  # fmt: skip
         if not isinstance(row.get("text"), str):
             raise UsageError(f"{where}: expected an object with a 'text' string")
         label = row.get("label")
