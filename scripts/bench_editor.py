@@ -12,7 +12,9 @@ Systems, on the synthetic validation split (source titles never seen in training
     under the copy guard);
   * ``unguarded``: the same model decoding freely (what the weights alone do);
   * ``encoder``: the encoder detector (``--detector``, default the shipped one) alone;
-  * ``cascade``: the encoder picks the windows, the shipped editor edits only those.
+  * ``cascade``: the encoder picks the windows, the shipped editor edits only those;
+  * ``encoder+gate``: the encoder detector behind the checker's gate (``--checker``, default the
+    shipped one; docs/checker.md): what ``favakit edit --backend encoder --gate checker`` does.
 Figures per system: FAVA's sentence-level F1 per type, macro F1, binary F1, span F1, the share
 of faithful outputs (the model reproduced the text around its tags), and corrected-text exact
 match. Then seconds per ~100-word passage (one at a time, and batched), and the real checks:
@@ -197,6 +199,7 @@ def main() -> None:
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
     ap.add_argument("--detector", default=None, help="detector folder (default: the shipped one)")
+    ap.add_argument("--checker", default=None, help="the gate's checker (default: the shipped one)")
     ap.add_argument("--encoder-speed", type=int, default=64, help="passages for encoder speed")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
@@ -216,7 +219,7 @@ def main() -> None:
     if {"shipped", "unguarded", "cascade"} & set(systems) or args.flaherty or args.speed:
         editor = open_editor(ClientSpec(args.model, args.adapter, max_batch=args.max_batch))
     detector = None
-    if {"encoder", "cascade"} & set(systems):
+    if {"encoder", "cascade", "encoder+gate"} & set(systems):
         from favakit.inference.detector import Detector, DetectorEditor, default_detector
 
         detector = Detector(args.detector or default_detector())
@@ -227,10 +230,18 @@ def main() -> None:
         t0 = time.perf_counter()
         if system == "no-edit":
             preds = _no_edit(requests)
-        elif system in ("encoder", "cascade"):
+        elif system in ("encoder", "cascade", "encoder+gate"):
             assert detector is not None
             front = DetectorEditor(detector, generative=editor if system == "cascade" else None)
-            preds = front.edit_many(requests)
+            if system == "encoder+gate":
+                from favakit.inference.checker import Checker, default_checker
+                from favakit.inference.gate import GatedEditor
+
+                preds = GatedEditor(front, Checker(args.checker or default_checker())).edit_many(
+                    requests
+                )
+            else:
+                preds = front.edit_many(requests)
             if system == "cascade":
                 _emit(results, {"cascade_windows": {"seen": front.windows_seen,
                                                     "sent": front.windows_sent}})  # fmt: skip
