@@ -48,6 +48,7 @@ def main() -> None:
     ap.add_argument("--editors", default="encoder,shipped", help="encoder, shipped (generative)")
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
     ap.add_argument("--per-label", type=int, default=50)
+    ap.add_argument("--sets", default=",".join(SETS), help="comma-separated, of " + ", ".join(SETS))
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
@@ -65,6 +66,7 @@ def main() -> None:
         name: sample([json.loads(x) for x in (args.real / folder / f"{name}.jsonl").open()],
                      args.per_label)
         for name, folder in SETS.items()
+        if name in args.sets.split(",")
     }  # fmt: skip
     # the checker's score of every sentence of every claim, once
     sentence_scores: dict[str, list[tuple[list[tuple[int, int]], list[float]]]] = {}
