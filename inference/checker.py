@@ -37,13 +37,16 @@ __all__ = [
     "default_checker",
     "fit_evidence",
     "pack_checker",
+    "shared_words",
     "unpack_checker",
 ]
 
 CONFIG_NAME = "checker.json"
 
 
-def _words(text: str) -> set[str]:
+def shared_words(text: str) -> set[str]:
+    """The words of ``text`` that count when texts are matched by the words they share
+    (lower-cased, longer than two letters): how evidence sentences are ranked against a claim."""
     return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2}
 
 
@@ -54,8 +57,8 @@ def fit_evidence(text: str, evidence: Sequence[str], max_words: int) -> str:
     if len(whole.split()) <= max_words:
         return whole
     sentences = [s for e in evidence for s in split_sentences(e)]
-    want = _words(text)
-    ranked = sorted(range(len(sentences)), key=lambda i: -len(want & _words(sentences[i])))
+    want = shared_words(text)
+    ranked = sorted(range(len(sentences)), key=lambda i: -len(want & shared_words(sentences[i])))
     keep: set[int] = set()
     size = 0
     for i in ranked:

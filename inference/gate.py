@@ -20,7 +20,7 @@ read in pieces, the best piece counts). The rule, sentence by sentence:
 
 Every kept edit and flag carries its sentence's ``checker_score`` and ``cites``: the evidence
 sentence that holds the edit's fix word for word when one does (``"1979" -> "1879"`` cites the
-sentence with 1879), else the evidence sentence sharing the most content words with the edited
+sentence with 1879), else the evidence sentence sharing the most words with the edited
 sentence (the closest evidence the checker read). The result's ``warnings`` count the sentences
 left alone and the edits dropped. Texts with no evidence at all are not gated (the checker has
 nothing to read).
@@ -34,38 +34,29 @@ from typing import Any
 
 from favakit.contracts import Citation, EditInput, Editor, EditResult, EditSpan, as_request
 from favakit.decompose import leading_name, resolve_pronouns
-from favakit.inference.checker import Checker
+from favakit.inference.checker import Checker, shared_words
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
 __all__ = ["GatedEditor", "cite", "gate_result", "grounded_fix"]
 
-_WORD = re.compile(r"[^\W_]+")
-_STOP = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "been", "but", "by", "for", "from", "had", "has", "have", "he", "her", "his", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "them", "they", "this", "to", "was", "were", "which", "who", "with"]
-)  # fmt: skip
 
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP}
+def _whole_words(words: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(words.strip())}(?!\w)", re.IGNORECASE)
 
 
 def cite(sentence: str, fix: str, passages: Sequence[Mapping[str, Any]]) -> Citation | None:
     """The evidence sentence an edit of ``sentence`` rests on: the first that holds ``fix`` as
-    whole words (when there is a fix), else the one sharing the most content words with
-    ``sentence``; None when no evidence sentence shares a word with it."""
-    holds = (
-        re.compile(rf"(?<!\w){re.escape(fix.strip())}(?!\w)", re.IGNORECASE)
-        if fix.strip()
-        else None
-    )
-    mine = _content_words(sentence)
+    whole words (when there is a fix), else the one sharing the most words with ``sentence``
+    (:func:`~favakit.inference.checker.shared_words`); None when none shares a word with it."""
+    holds = _whole_words(fix) if fix.strip() else None
+    mine = shared_words(sentence)
     best: tuple[tuple[bool, int], int, str] | None = None
     for n, passage in enumerate(passages):
         body = str(passage.get("text", ""))
         for a, b in sentence_spans(body):
             piece = body[a:b].strip()
-            key = (bool(holds and holds.search(piece)), len(mine & _content_words(piece)))
+            key = (bool(holds and holds.search(piece)), len(mine & shared_words(piece)))
             if key > (False, 0) and (best is None or key > best[0]):
                 best = (key, n, piece)
     if best is None:
@@ -80,18 +71,18 @@ def cite(sentence: str, fix: str, passages: Sequence[Mapping[str, Any]]) -> Cita
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d(?![\w])")
 
 
-def _in_evidence(words: str, passages: Sequence[Mapping[str, Any]]) -> bool:
-    pattern = re.compile(rf"(?<!\w){re.escape(words.strip())}(?!\w)", re.IGNORECASE)
-    return any(pattern.search(str(p.get("text", ""))) for p in passages)
-
-
 def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
     """``edit`` with a fix the evidence holds: kept when the evidence has its words; a number
     replaced by the one number of the closest evidence sentence that differs from the wrong one
     (``"1979" -> "14"`` with evidence "born ... 1879" becomes ``"1979" -> "1879"``); otherwise
     the edit becomes a flag (no fix offered). Deletions and flags pass as they are."""
     right = edit["right"]
-    if edit.get("flagged") or not right.strip() or _in_evidence(right, passages):
+    holds = _whole_words(right)
+    if (
+        edit.get("flagged")
+        or not right.strip()
+        or any(holds.search(str(p.get("text", ""))) for p in passages)
+    ):
         return edit
     wrong = edit["wrong"].strip()
     if _NUMBER.fullmatch(wrong):
@@ -102,6 +93,12 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
         if len(same) == 1:
             return {**edit, "right": edit["wrong"].replace(wrong, same.pop())}
     return {**edit, "right": edit["wrong"], "flagged": True}
+
+
+def _cited(span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
+    """``span`` with ``cites`` (:func:`cite`; a flag has no fix to look for) where one is found."""
+    found = cite(sentence, "" if span.get("flagged") else span["right"], passages)
+    return {**span, "cites": found} if found else span
 
 
 def _sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
@@ -135,13 +132,9 @@ def gate_result(
         span: EditSpan = {**edit, "checker_score": round(score, 4)}
         if n is not None:
             edited.add(n)
-            a, b = sentences[n]
+            sentence = text[slice(*sentences[n])]
             if passages:
-                span = grounded_fix(span, text[a:b], passages)
-            fix = "" if edit.get("flagged") else edit["right"]
-            found = cite(text[a:b], fix, passages)
-            if found:
-                span["cites"] = found
+                span = _cited(grounded_fix(span, sentence, passages), sentence, passages)
         kept.append(span)
     flags = 0
     if flag_unsupported:
@@ -150,10 +143,7 @@ def gate_result(
                 continue
             flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
                               "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
-            found = cite(text[a:b], "", passages)
-            if found:
-                flag["cites"] = found
-            kept.append(flag)
+            kept.append(_cited(flag, text[a:b], passages))
             flags += 1
     kept.sort(key=lambda e: (e["start"], e["end"]))
     gated: EditResult = {**result, "edits": kept}

@@ -17,8 +17,7 @@ that every judge has a figure on the same rows.
 ``--dev FILES`` scores the checker on the development split that training carves from those
 training files (the same seed and fraction, so no row of it was trained on): per source and
 the mean over the sources with both labels (as training chooses), at the checker's stored
-threshold. This is the figure to choose a recipe by; the
-eval sets only measure.
+threshold. This is the figure to choose a recipe by; the eval sets only measure.
 
 ``--spans`` also measures the checker on ``eval_spans``: its token head's unsupported spans on
 WiCE's unsupported tokens (character precision, recall and F1, spaces not counted), and on the
@@ -143,7 +142,7 @@ def dev_sets(files: str, checker_dir: str | None, fraction: float) -> list[dict[
     dev = prepare(data_files(files), fraction, hard_share=0.0).dev
     checker = Checker(checker_dir or default_checker())
     scores = [p for p, _ in checker.score([d.text for d in dev], [d.evidence for d in dev])]
-    out = []
+    out, both = [], []
     for source in sorted({d.source for d in dev}):
         idx = [i for i, d in enumerate(dev) if d.source == source]
         human = [dev[i].label for i in idx]
@@ -152,10 +151,8 @@ def dev_sets(files: str, checker_dir: str | None, fraction: float) -> list[dict[
                **agreement(human, [x > checker.threshold for x in mine]), "auc": auc(human, mine)}  # fmt: skip
         print(json.dumps(row), flush=True)
         out.append(row)
-    labels: dict[str, set[bool]] = {}
-    for d in dev:
-        labels.setdefault(d.source, set()).add(d.label)
-    both = [r for r in out if len(labels[r["set"][4:]]) == 2]
+        if len(set(human)) == 2:  # a source with one label has no balanced accuracy
+            both.append(row)
     mean = {"judge": "checker", "model": checker.name, "set": "dev mean",
             "balanced_accuracy": round(sum(r["balanced_accuracy"] for r in both) / len(both), 4),
             "sources": len(both)}  # fmt: skip

@@ -88,13 +88,18 @@ def test_an_edit_cites_the_evidence_sentence_that_holds_its_fix() -> None:
     assert cite("Bananas are yellow.", "green", EVIDENCE) is None
 
 
-def test_kept_edits_carry_their_citation() -> None:
+def _gated_death_year() -> EditResult:
+    """A wrong year in an unsupported second sentence, fixed by the editor, gated."""
     text = "Curie was born in Warsaw in 1867. She died in 1930."
     result: EditResult = {
         "original": text, "corrected": text, "evidence": EVIDENCE,
         "edits": [{"type": "entity", "start": 46, "end": 50, "wrong": "1930", "right": "1934"}],
     }  # fmt: skip
-    gated = gate_result(result, sentence_spans(text), [0.9, 0.2], threshold=0.5)
+    return gate_result(result, sentence_spans(text), [0.9, 0.2], threshold=0.5)
+
+
+def test_kept_edits_carry_their_citation() -> None:
+    gated = _gated_death_year()
     assert gated["corrected"] == "Curie was born in Warsaw in 1867. She died in 1934."
     assert gated["edits"][0]["cites"]["sentence"] == "She died in 1934."
 
@@ -102,12 +107,7 @@ def test_kept_edits_carry_their_citation() -> None:
 def test_the_views_show_what_each_edit_rests_on() -> None:
     from favakit.inference.views import html_page, plain
 
-    text = "Curie was born in Warsaw in 1867. She died in 1930."
-    result: EditResult = {
-        "original": text, "corrected": text, "evidence": EVIDENCE,
-        "edits": [{"type": "entity", "start": 46, "end": 50, "wrong": "1930", "right": "1934"}],
-    }  # fmt: skip
-    gated = gate_result(result, sentence_spans(text), [0.9, 0.2], threshold=0.5)
+    gated = _gated_death_year()
     shown = plain(gated)
     assert "[entity: 1930 -> 1934]" in shown
     assert "evidence for '1930': [Marie Curie] She died in 1934. (P(supported) 0.20)" in shown
