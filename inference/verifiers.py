@@ -11,6 +11,11 @@ is the judge's probability that the claim is supported when it has one.
 Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{"text",
 "evidence"}`` objects.
 
+* :class:`CascadeVerifier`: two verifiers in turn: the first (the encoder checker) decides
+  where it is confident, the second (the LLM judge) decides the claims whose first score falls
+  in a band around the first's threshold (the band is chosen on a development split and stored
+  with the checker; ``scripts/cascade_band.py``).
+
 * :class:`EditorVerifier`: any :class:`~favakit.contracts.Editor` as a verifier: a claim with no
   edit is supported. The encoder detector's score is ``1 - error_probability`` (its most
   confident span of any type, before thresholds); the generative editor gives no probability,
@@ -25,7 +30,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from favakit.contracts import EditInput, Editor, Verdict, as_request
+from favakit.contracts import EditInput, Editor, Verdict, Verifier, as_request
 from favakit.inference.judges import Check, Judge
 from favakit.llm import LLMClient
 
@@ -34,6 +39,7 @@ __all__ = [
     "THRESHOLDS",
     "VERIFIER_PIECE_WORDS",
     "VERIFIER_WHOLE_WORDS",
+    "CascadeVerifier",
     "EditorVerifier",
     "LLMVerifier",
     "choose_threshold",
@@ -159,4 +165,36 @@ class EditorVerifier:
             if result.get("warnings"):
                 verdict["warnings"] = list(result["warnings"])
             out.append(verdict)
+        return out
+
+
+class CascadeVerifier:
+    """``first`` verifies every claim; a claim whose first score lies in ``band`` (``low``,
+    ``high``, inclusive) is verified again by ``second``, whose verdict stands, with a warning
+    that says so. Every verdict names the cascade as its judge."""
+
+    def __init__(self, first: Verifier, second: Verifier, band: tuple[float, float]) -> None:
+        low, high = band
+        if not 0.0 <= low <= high <= 1.0:
+            raise ValueError(f"cascade band {band}: want 0 <= low <= high <= 1")
+        self.first, self.second, self.band = first, second, (float(low), float(high))
+
+    @property
+    def model(self) -> str:
+        return f"{self.first.model}+{self.second.model}"
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        verdicts = [dict(v) for v in self.first.verify(claims)]
+        low, high = self.band
+        unsure = [i for i, v in enumerate(verdicts) if low <= float(v["score"]) <= high]
+        if unsure:
+            again = self.second.verify([claims[i] for i in unsure])
+            for i, v in zip(unsure, again, strict=True):
+                note = (f"{self.first.model} unsure (score {verdicts[i]['score']}, band "
+                        f"{low}-{high}): {self.second.model} decided")  # fmt: skip
+                verdicts[i] = {**v, "warnings": [*v.get("warnings", []), note]}
+        out: list[Verdict] = []
+        for v in verdicts:
+            v["judge"] = self.model
+            out.append(v)  # type: ignore[arg-type]
         return out

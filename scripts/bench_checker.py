@@ -89,10 +89,10 @@ def prf(gold: list[set[int]], pred: list[set[int]]) -> dict[str, float]:
 
 def span_sets(real: Path, checker_dir: str | None) -> list[dict[str, Any]]:
     """The checker's token head and sequence head on ``eval_spans`` (see the module)."""
-    from favakit.inference.checker import Checker, default_checker
+    from favakit.inference.checker import Checker, checker_folder
     from favakit.training.pairs import edited_spans
 
-    checker = Checker(checker_dir or default_checker())
+    checker = Checker(checker_folder(checker_dir))
     out = []
     for name in ("wice_tokens_test", "summedits_ectsum", "summedits_scitldr"):
         rows = [json.loads(line) for line in (real / "eval_spans" / f"{name}.jsonl").open()]
@@ -135,12 +135,12 @@ def dev_sets(files: str, checker_dir: str | None, fraction: float) -> list[dict[
     """The checker on the development split of ``files`` (see the module)."""
     from bench_verify import agreement
 
-    from favakit.inference.checker import Checker, default_checker
+    from favakit.inference.checker import Checker, checker_folder
     from favakit.training.checker import data_files
     from favakit.training.pairs import prepare
 
     dev = prepare(data_files(files), fraction, hard_share=0.0).dev
-    checker = Checker(checker_dir or default_checker())
+    checker = Checker(checker_folder(checker_dir))
     scores = [p for p, _ in checker.score([d.text for d in dev], [d.evidence for d in dev])]
     out, both = [], []
     for source in sorted({d.source for d in dev}):

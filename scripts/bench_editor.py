@@ -14,7 +14,11 @@ Systems, on the synthetic validation split (source titles never seen in training
   * ``encoder``: the encoder detector (``--detector``, default the shipped one) alone;
   * ``cascade``: the encoder picks the windows, the shipped editor edits only those;
   * ``encoder+gate``: the encoder detector behind the checker's gate (``--checker``, default the
-    shipped one; docs/checker.md): what ``favakit edit --backend encoder --gate checker`` does.
+    shipped one, or ``mpnet``; docs/checker.md): what ``favakit edit --backend encoder --gate
+    checker`` does;
+  * ``shipped+gate``: the shipped editor behind the same gate (``favakit edit --gate checker``).
+  ``SYSTEM:CHECKER`` (e.g. ``shipped+gate:mpnet``) names a gated system's checker; a gated system
+  listed after its ungated one reuses that run's edits (its seconds are then the gate's alone).
 Figures per system: FAVA's sentence-level F1 per type, macro F1, binary F1, span F1, the share
 of faithful outputs (the model reproduced the text around its tags), and corrected-text exact
 match. Then seconds per ~100-word passage (one at a time, and batched), and the real checks:
@@ -26,6 +30,7 @@ Prints one JSON object per measurement and writes them all to ``--out``.
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import platform
 import random
@@ -182,6 +187,26 @@ def _flaherty(editor: Any, path: str) -> dict[str, Any]:
     }
 
 
+class _Replay:
+    """An editor that answers with results already made (the same requests, in order): a gated
+    variant reuses its editor's run instead of editing again; its seconds are the gate's."""
+
+    def __init__(self, results: list[Any], model: str) -> None:
+        self.results, self.model = results, model
+
+    def edit_many(self, requests: Any) -> list[Any]:
+        assert len(requests) == len(self.results)
+        return copy.deepcopy(self.results)
+
+
+def _gated(editor: Any, checker: str | None) -> Any:
+    """``editor`` behind the checker's gate (``checker``: a shipped name or a folder)."""
+    from favakit.inference.checker import Checker, checker_folder
+    from favakit.inference.gate import GatedEditor
+
+    return GatedEditor(editor, Checker(checker_folder(checker)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--validation", required=True)
@@ -215,15 +240,18 @@ def main() -> None:
     }
     _emit(results, {"meta": meta})
     systems = args.systems.split(",")
+    kinds = {system.partition(":")[0] for system in systems}  # "encoder+gate:mpnet": its checker
     editor = None
-    if {"shipped", "unguarded", "cascade"} & set(systems) or args.flaherty or args.speed:
+    if {"shipped", "shipped+gate", "unguarded", "cascade"} & kinds or args.flaherty or args.speed:
         editor = open_editor(ClientSpec(args.model, args.adapter, max_batch=args.max_batch))
     detector = None
-    if {"encoder", "cascade", "encoder+gate"} & set(systems):
+    if {"encoder", "cascade", "encoder+gate"} & kinds:
         from favakit.inference.detector import Detector, DetectorEditor, default_detector
 
         detector = Detector(args.detector or default_detector())
-    for system in systems:
+    made: dict[str, list[Any]] = {}  # each ungated system's results, for its gated variants
+    for name in systems:
+        system, _, gate_checker = name.partition(":")
         n = args.baseline_limit if system == "untuned" else (args.limit or len(rows))
         part = rows[:n]
         requests = [EditRequest.from_row(r) for r in part]
@@ -234,12 +262,8 @@ def main() -> None:
             assert detector is not None
             front = DetectorEditor(detector, generative=editor if system == "cascade" else None)
             if system == "encoder+gate":
-                from favakit.inference.checker import Checker, default_checker
-                from favakit.inference.gate import GatedEditor
-
-                preds = GatedEditor(front, Checker(args.checker or default_checker())).edit_many(
-                    requests
-                )
+                inner = _Replay(made["encoder"], front.model) if "encoder" in made else front
+                preds = _gated(inner, gate_checker or args.checker).edit_many(requests)
             else:
                 preds = front.edit_many(requests)
             if system == "cascade":
@@ -250,13 +274,19 @@ def main() -> None:
             base = open_editor(ClientSpec("smollm2", max_batch=args.max_batch),
                                settings=EditorSettings(fewshot=shots))  # fmt: skip
             preds = base.edit_many(requests)
+        elif system == "shipped+gate":
+            assert editor is not None
+            inner = _Replay(made["shipped"], editor.model) if "shipped" in made else editor
+            preds = _gated(inner, gate_checker or args.checker).edit_many(requests)
         else:
             assert editor is not None
             editor.settings.copy_guard = system != "unguarded"
             preds = editor.edit_many(requests)
             editor.settings.copy_guard = True
         seconds = time.perf_counter() - t0
-        _emit(results, {"system": system, **_score(part, preds), "seconds": round(seconds, 1),
+        if system in ("encoder", "shipped"):
+            made[system] = copy.deepcopy(preds)
+        _emit(results, {"system": name, **_score(part, preds), "seconds": round(seconds, 1),
                         "model": preds[0].get("model", "none") if preds else None})  # fmt: skip
     if args.speed and editor is not None:
         passages = _passages(rows, args.speed)

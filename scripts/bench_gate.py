@@ -52,13 +52,13 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
-    from favakit.inference.checker import Checker, default_checker
+    from favakit.inference.checker import Checker, checker_folder
     from favakit.inference.factory import open_editor
     from favakit.inference.gate import gate_result
     from favakit.spec import ClientSpec
     from favakit.text import sentence_spans
 
-    checker = Checker(args.checker or default_checker())
+    checker = Checker(checker_folder(args.checker))
     results: list[dict[str, Any]] = [{"meta": {
         "date": date.today().isoformat(), "machine": platform.machine(),
         "checker": checker.name, "threshold": checker.threshold, "per_label": args.per_label}}]  # fmt: skip

@@ -9,7 +9,9 @@
 #
 # BASES holds one folder per encoder (minilm/, mpnet/: a plain transformers folder each).
 # SYNTH is `favakit synth claims` output (docs/benchmarks.md gives the command).
-# ARMS (default below) is "ENCODER:DATA ..." with DATA one of real, synthetic, both; ARMS=""
+# ARMS (default below) is "ENCODER:DATA[:loraR] ..." with DATA one of real, synthetic, both, and
+# loraR (e.g. lora16) training a LoRA adapter of rank R (lr LORA_LR, default 3e-4; the encoder's
+# attention and feed-forward layers) instead of the whole encoder; ARMS=""
 # trains nothing and only gathers (and picks from) the arms already in $OUT.
 # Arms run at once (a GPU has room for several; on a CPU run one: ARMS=minilm:real).
 # TIME_LIMIT (seconds of training per arm, default 0: none) ends an arm early with its model
@@ -25,8 +27,8 @@ PY=${PY:-python3}
 REAL_FILES="$REAL/train/*.jsonl,$REAL/train_spans/*.jsonl"
 mkdir -p "$OUT"
 
-arm() {  # ENCODER DATA
-  local enc=$1 data=$2 dir="$OUT/$1_$2" files lr epochs
+arm() {  # ENCODER DATA [loraR]
+  local enc=$1 data=$2 method=${3:-} dir="$OUT/$1_$2${3:+_$3}" files lr epochs lora=()
   case $data in
     real) files=$REAL_FILES ;;
     synthetic) files=$SYNTH ;;
@@ -38,9 +40,18 @@ arm() {  # ENCODER DATA
     *) lr=0.00003; epochs=2 ;;
   esac
   epochs=${EPOCHS:-$epochs}
+  if [ -n "$method" ]; then
+    lr=${LORA_LR:-0.0003}
+    case $enc in
+      mpnet) targets="[q,k,v,o,intermediate.dense,output.dense]" ;;
+      *) targets="[query,key,value,dense]" ;;
+    esac
+    lora=(method=lora "lora.r=${method#lora}" "lora.alpha=$((2 * ${method#lora}))" "lora.target_modules=$targets")
+  fi
   "$PY" -m favakit train --config minilm_checker "model=$BASES/$enc" "data.train_file=$files" \
     "output_dir=$dir" "lr=$lr" "epochs=$epochs" eval_every=400 save_every=0 log_every=100 \
-    "notes.name=favakit-checker-${enc}-${data}" "notes.time_limit_s=$TIME_LIMIT" ${EXTRA:-} \
+    "notes.name=favakit-checker-${enc}-${data}${method:+-$method}" "notes.time_limit_s=$TIME_LIMIT" \
+    "${lora[@]}" ${EXTRA:-} \
     >"$dir.train.log" 2>&1
   "$PY" scripts/bench_checker.py --real "$REAL" --judges checker --checker "$dir/model" \
     --dev "$REAL_FILES" --spans --out "$dir/bench.json" >"$dir.bench.log" 2>&1
@@ -49,7 +60,8 @@ arm() {  # ENCODER DATA
 
 pids=()
 for a in $ARMS; do
-  arm "${a%%:*}" "${a##*:}" &
+  IFS=: read -r enc data method <<<"$a"
+  arm "$enc" "$data" "$method" &
   pids+=($!)
 done
 status=0

@@ -227,6 +227,12 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         base, num_labels=2, id2label={0: "not_supported", 1: "supported"},
         label2id={"not_supported": 0, "supported": 1},
     ).to(device)  # fmt: skip
+    if cfg.notes.get("base_rounding"):
+        _round_base(model, str(cfg.notes["base_rounding"]))
+    if cfg.method == "lora":
+        model = _with_lora(torch, model, cfg)
+    elif cfg.method != "full":
+        raise UsageError(f"method={cfg.method}: the checker trains with lora or full")
     head = torch.nn.Linear(model.config.hidden_size, 2).to(device)
     words = _evidence_words(cfg)
     teacher = (
@@ -241,7 +247,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
             raise UsageError("notes.teacher_scores: it scores none of the training pairs")
     dev_set = _encode(tokenizer, data.dev, cfg.data.max_length, words)
     pad = int(tokenizer.pad_token_id or 0)
-    params = list(model.parameters()) + list(head.parameters())
+    params = [p for p in model.parameters() if p.requires_grad] + list(head.parameters())
     optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
     steps_per_epoch = max(1, math.ceil(len(train_set) / cfg.batch_size))
     total = cfg.max_steps or max(1, int(cfg.epochs * steps_per_epoch))
@@ -348,6 +354,34 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     )
 
 
+def _round_base(model: Any, rounding: str) -> None:
+    """The base's weights rounded as :func:`~favakit.inference.int8.pack_int8` stores them
+    (``notes.base_rounding: int8``): a base that travelled packed trains the same as its
+    original, and :class:`~favakit.inference.checker.Checker` rounds the original alike."""
+    if rounding != "int8":
+        raise UsageError(f"notes.base_rounding={rounding!r}: the one rounding is 'int8'")
+    from favakit.inference.int8 import round_int8
+
+    model.load_state_dict(round_int8(model.state_dict()))
+
+
+def _with_lora(torch: Any, model: Any, cfg: TrainConfig) -> Any:
+    """LoRA on the encoder's ``lora.target_modules`` (as the detector does: the preset names an
+    encoder's layers, e.g. ``[q, k, v, o, intermediate.dense, output.dense]`` for mpnet); the
+    sequence classifier is trained whole and saved with the adapter."""
+    peft = require("peft", "train", "a LoRA checker")
+    config = peft.LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha,
+                             lora_dropout=cfg.lora.dropout,
+                             target_modules=list(cfg.lora.target_modules), task_type="SEQ_CLS")  # fmt: skip
+    try:
+        model = peft.get_peft_model(model, config)
+    except ValueError as exc:  # no such layer in this encoder
+        raise UsageError(f"lora.target_modules={list(cfg.lora.target_modules)}: {exc}") from None
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    log.info("LoRA r=%d: %d trainable parameters", cfg.lora.r, trainable)
+    return model
+
+
 def _dev_scores(torch: Any, model: Any, dev_set: list[dict[str, Any]], pad: int, device: str,
                 bf16: bool) -> list[float]:  # fmt: skip
     scores = [0.0] * len(dev_set)
@@ -399,6 +433,10 @@ def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict
     meta = {"name": str(cfg.notes.get("name", "favakit-checker")), "base": cfg.model or "minilm",
             "max_length": cfg.data.max_length, "piece_words": _evidence_words(cfg),
             "threshold": best.get("threshold", 0.5)}  # fmt: skip
+    if cfg.method == "lora":  # the folder holds an adapter: Checker loads the base it names
+        meta["adapter"] = {"r": cfg.lora.r, "alpha": cfg.lora.alpha}
+    if cfg.notes.get("base_rounding"):
+        meta["base_rounding"] = str(cfg.notes["base_rounding"])
     (final / CONFIG_NAME).write_text(json.dumps(meta, indent=1))
     checker = Checker(final, device=device)
     scored = checker.score([p.text for p in data.dev], [p.evidence for p in data.dev])

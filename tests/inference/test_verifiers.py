@@ -209,3 +209,42 @@ def test_preset_prompt_style_and_threshold() -> None:
     )
     assert default_threshold("qwen2.5-coder-1.5b", "factscore") == 0.75
     assert (default_style("my-model"), default_threshold("my-model")) == ("factscore", 0.5)
+
+
+class _Scored:
+    """A verifier that answers a fixed P(supported) per claim text and records what it was
+    asked. Stands in for the LLM judge (a 1.5B model, too large for the unit tests); the
+    cascade's own logic is what is under test."""
+
+    def __init__(self, name: str, scores: dict[str, float], threshold: float) -> None:
+        self.model, self.scores, self.threshold, self.asked = name, scores, threshold, []
+
+    def verify(self, claims: Any) -> list[Any]:
+        texts = [c["text"] for c in claims]
+        self.asked += texts
+        return [{"supported": self.scores[t] > self.threshold, "score": self.scores[t],
+                 "judge": self.model} for t in texts]  # fmt: skip
+
+
+def test_the_cascade_asks_its_second_judge_only_inside_the_band() -> None:
+    from favakit.inference.verifiers import CascadeVerifier
+
+    first = _Scored("checker", {"sure yes": 0.95, "unsure": 0.3, "sure no": 0.02}, 0.24)
+    second = _Scored("qwen", {"unsure": 0.1}, 0.35)
+    claims = [{"text": t, "evidence": ["e"]} for t in ("sure yes", "unsure", "sure no")]
+    verdicts = CascadeVerifier(first, second, (0.1, 0.5)).verify(claims)
+    assert second.asked == ["unsure"]
+    assert [v["supported"] for v in verdicts] == [True, False, False]  # the second overrules
+    assert [v["score"] for v in verdicts] == [0.95, 0.1, 0.02]
+    assert {v["judge"] for v in verdicts} == {"checker+qwen"}
+    assert "qwen decided" in verdicts[1]["warnings"][-1] and "warnings" not in verdicts[0]
+    with pytest.raises(ValueError, match="band"):
+        CascadeVerifier(first, second, (0.6, 0.4))
+
+
+def test_a_cascade_needs_a_band_stored_with_its_checker() -> None:
+    from favakit.errors import UsageError
+    from favakit.inference.factory import open_verifier
+
+    with pytest.raises(UsageError, match="no cascade band"):
+        open_verifier("cascade")  # the shipped MiniLM checker has none

@@ -306,3 +306,83 @@ def test_a_teacher_s_scores_are_learned(tiny_encoder: Path, tmp_path: Path) -> N
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert refused.returncode == 2 and "scores none of the training pairs" in refused.stderr
+
+
+def test_a_lora_checker_saves_an_adapter_that_loads_over_its_base(
+    tiny_encoder: Path, tmp_path: Path
+) -> None:
+    """`method=lora`: the folder holds an adapter (no full weights) and `checker.json` names the
+    base; the Checker builds base + adapter and reproduces the development figure that
+    training measured at its best step."""
+    from favakit.inference.checker import Checker
+
+    data = tmp_path / "train" / "pairs.jsonl"
+    data.parent.mkdir()
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(160, 4)), encoding="utf-8")
+    run = subprocess.run(
+        _command(tiny_encoder, data, tmp_path / "run", "method=lora", "lora.r=4",
+                 "lora.target_modules=[query,value]", "notes.base_rounding=int8", "lr=0.003",
+                 "max_steps=40", "eval_every=20", "data.validation_fraction=0.2"),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    model = tmp_path / "run" / "model"
+    assert (model / "adapter_config.json").exists() and not (model / "model.safetensors").exists()
+    meta = json.loads((model / "checker.json").read_text())
+    assert meta["adapter"]["r"] == 4 and meta["base_rounding"] == "int8"
+    assert meta["base"] == str(tiny_encoder)
+    log = [json.loads(line) for line in (tmp_path / "run" / "train_log.jsonl").open()]
+    at_best = [r["dev_mean_balanced_accuracy"] for r in log
+               if r.get("step") == meta["best_step"] and "dev_mean_balanced_accuracy" in r]  # fmt: skip
+    assert meta["dev"]["mean_balanced_accuracy"] == at_best[0]  # measured again through Checker
+    checker = Checker(model, device="cpu")
+    assert (
+        checker.name == "favakit-checker-minilm" and 0.0 < checker.score(["x"], [["y"]])[0][0] < 1
+    )
+
+
+def test_a_lora_checker_with_an_unknown_layer_is_refused(
+    tiny_encoder: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(40, 5)), encoding="utf-8")
+    run = subprocess.run(
+        _command(tiny_encoder, data, tmp_path / "run", "method=lora", "max_steps=2"),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode != 0 and "lora.target_modules" in run.stderr
+
+
+def test_int8_rounding_of_a_base_is_what_packing_stores(tiny_encoder: Path, tmp_path: Path) -> None:
+    """`round_int8` gives, bit for bit, the weights a packed copy loads back: a base that
+    travelled packed trains an adapter that fits the original base rounded alike."""
+    import torch
+    from safetensors.torch import load_file
+
+    from favakit.inference.int8 import INT8_WEIGHTS, load_int8, pack_int8, round_int8
+
+    src = tmp_path / "src"
+    src.mkdir()
+    for f in tiny_encoder.iterdir():
+        (src / f.name).write_bytes(f.read_bytes())
+    (src / "base.json").write_text("{}")
+    pack_int8(src, tmp_path / "packed", "base.json", min_size=1024)
+    original = load_file(str(src / "model.safetensors"))
+    rounded = round_int8(original, min_size=1024)
+    loaded = load_int8(tmp_path / "packed" / INT8_WEIGHTS)
+    changed = [k for k in original if not torch.equal(original[k], rounded[k])]
+    assert changed  # the tiny encoder has matrices of at least 1024 entries
+    assert all(torch.equal(rounded[k], loaded[k]) for k in original)
+
+
+def test_the_mpnet_checker_preset_is_the_recipe_of_the_shipped_adapter() -> None:
+    from favakit.training.config import load_train_config
+
+    cfg = load_train_config("mpnet_checker")
+    assert (cfg.task, cfg.model, cfg.method) == ("checker", "mpnet", "lora")
+    shipped = Path(__file__).parents[2] / "inference" / "mpnet_checker"
+    adapter = json.loads((shipped / "adapter_config.json").read_text())
+    assert (adapter["r"], adapter["lora_alpha"]) == (cfg.lora.r, cfg.lora.alpha)
+    assert set(adapter["target_modules"]) == set(cfg.lora.target_modules)
+    meta = json.loads((shipped / "checker.json").read_text())
+    assert meta["adapter"]["r"] == cfg.lora.r and meta["max_length"] == cfg.data.max_length
