@@ -14,7 +14,7 @@ from pathlib import Path
 
 from favakit.errors import UsageError
 
-__all__ = ["already_joined", "cache_dir", "join_checked"]
+__all__ = ["already_joined", "cache_dir", "join_checked", "remove_joined"]
 
 
 def cache_dir() -> Path:
@@ -22,9 +22,13 @@ def cache_dir() -> Path:
     return Path(os.environ.get("FAVAKIT_CACHE", Path.home() / ".cache" / "favakit"))
 
 
+def _stamp(target: Path) -> Path:
+    return target.with_suffix(".sha256")  # a checked file's stamp, beside it
+
+
 def already_joined(target: Path, size: int, sha256: str) -> bool:
     """Whether ``target`` was joined and checked before (its stamp names ``sha256``)."""
-    stamp = target.with_name(target.name + ".sha256")
+    stamp = _stamp(target)
     return (
         stamp.exists()
         and stamp.read_text().strip() == sha256
@@ -36,7 +40,8 @@ def already_joined(target: Path, size: int, sha256: str) -> bool:
 def join_checked(parts: Sequence[Path], target: Path, size: int, sha256: str, name: str) -> Path:
     """``parts`` joined in order into ``target``, which must then have ``size`` bytes and the
     SHA-256 ``sha256``; a mismatch removes the joined file and raises :class:`UsageError`. A
-    checked file is stamped (``TARGET.sha256``) and later calls return it without reading it."""
+    checked file is stamped (its name with the suffix ``.sha256``) and later calls return it
+    without reading it."""
     if already_joined(target, size, sha256):
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -57,5 +62,11 @@ def join_checked(parts: Sequence[Path], target: Path, size: int, sha256: str, na
             f"not {size} bytes with {sha256}; refusing to use them"
         )
     tmp.replace(target)
-    target.with_name(target.name + ".sha256").write_text(sha256 + "\n")
+    _stamp(target).write_text(sha256 + "\n")
     return target
+
+
+def remove_joined(target: Path) -> None:
+    """Remove a joined file and its stamp (once unpacked, a zip is not needed)."""
+    target.unlink(missing_ok=True)
+    _stamp(target).unlink(missing_ok=True)

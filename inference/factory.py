@@ -176,7 +176,9 @@ def open_verifier(
     (default: the preset's) through its chat template unless ``chat`` is false, deciding at
     ``threshold`` (default: the preset's, else 0.5). ``checker``: the encoder checker (``checker``:
     a shipped one by name, ``checker`` or ``mpnet``, or a folder; default the shipped MiniLM
-    checker; ``threshold``: default the one stored with it).
+    checker; ``threshold``: default the one stored with it). ``cascade``: that checker (default
+    ``mpnet``) and, for the claims whose score falls in the band stored with it, the llm judge
+    it names (:class:`~favakit.inference.verifiers.CascadeVerifier`).
     ``encoder``: the encoder detector as a verifier; ``editor``: :func:`open_editor` of ``editor_kind`` as a verifier
     (``editor_settings``, ``index``, ``kb``, ``detector`` go to the editor).
     """
@@ -222,7 +224,8 @@ def open_verifier(
             raise UsageError("--chunk-words and --prompt-style are for --judge verifier or llm")
         from favakit.inference.checker import Checker, CheckerVerifier, checker_folder
 
-        folder = checker_folder(checker or detector)
+        # the cascade's band is stored with the mpnet checker (scripts/cascade_band.py)
+        folder = checker_folder(checker or detector or ("mpnet" if kind == "cascade" else None))
         first = CheckerVerifier(Checker(folder, device=spec.device), threshold)
         if kind == "checker":
             return first
@@ -232,8 +235,9 @@ def open_verifier(
                              "scripts/cascade_band.py; docs/checker.md)")  # fmt: skip
         from favakit.inference.verifiers import CascadeVerifier
 
-        second = open_verifier("llm", spec.with_(model=first.checker.config["cascade"]["judge"]))
-        return CascadeVerifier(first, second, (band[0], band[1]))
+        cascade = first.checker.config["cascade"]
+        second = open_verifier("llm", spec.with_(model=cascade["judge"]))
+        return CascadeVerifier(first, second, (band[0], band[1]), cascade.get("second_words", 400))
     if chunk_words or threshold is not None or style:
         raise UsageError(
             "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"

@@ -171,30 +171,38 @@ class EditorVerifier:
 class CascadeVerifier:
     """``first`` verifies every claim; a claim whose first score lies in ``band`` (``low``,
     ``high``, inclusive) is verified again by ``second``, whose verdict stands, with a warning
-    that says so. Every verdict names the cascade as its judge."""
+    that says so. ``second`` reads the evidence cut to the ``second_words`` words that share the
+    most with the claim (:func:`~favakit.inference.checker.fit_evidence`): a slow judge's time
+    per claim stays bounded. Every verdict names the cascade as its judge."""
 
-    def __init__(self, first: Verifier, second: Verifier, band: tuple[float, float]) -> None:
+    def __init__(self, first: Verifier, second: Verifier, band: tuple[float, float],
+                 second_words: int = 400) -> None:  # fmt: skip
         low, high = band
         if not 0.0 <= low <= high <= 1.0:
             raise ValueError(f"cascade band {band}: want 0 <= low <= high <= 1")
         self.first, self.second, self.band = first, second, (float(low), float(high))
+        self.second_words = second_words
 
     @property
     def model(self) -> str:
         return f"{self.first.model}+{self.second.model}"
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
-        verdicts = [dict(v) for v in self.first.verify(claims)]
+        verdicts: list[Verdict] = [{**v, "judge": self.model} for v in self.first.verify(claims)]
         low, high = self.band
-        unsure = [i for i, v in enumerate(verdicts) if low <= float(v["score"]) <= high]
+        unsure = [i for i, v in enumerate(verdicts) if low <= v["score"] <= high]
         if unsure:
-            again = self.second.verify([claims[i] for i in unsure])
+            from favakit.inference.checker import fit_evidence
+
+            reqs = [as_request(claims[i], i) for i in unsure]
+            cut: list[EditInput] = [
+                {"text": r.text, "topic": r.topic or "", "evidence": [fit_evidence(
+                    r.text, [e.text for e in r.evidence or []], self.second_words)]}
+                for r in reqs
+            ]  # fmt: skip
+            again = self.second.verify(cut)
             for i, v in zip(unsure, again, strict=True):
                 note = (f"{self.first.model} unsure (score {verdicts[i]['score']}, band "
                         f"{low}-{high}): {self.second.model} decided")  # fmt: skip
-                verdicts[i] = {**v, "warnings": [*v.get("warnings", []), note]}
-        out: list[Verdict] = []
-        for v in verdicts:
-            v["judge"] = self.model
-            out.append(v)  # type: ignore[arg-type]
-        return out
+                verdicts[i] = {**v, "judge": self.model, "warnings": [*v.get("warnings", []), note]}
+        return verdicts

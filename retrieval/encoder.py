@@ -110,7 +110,7 @@ def split_zip_folder(preset: SplitZip, cache: Path | None = None) -> Path:
     import shutil
     import zipfile
 
-    from favakit.split_parts import cache_dir, join_checked
+    from favakit.split_parts import cache_dir, join_checked, remove_joined
 
     root = (cache or cache_dir() / "split") / preset.name
     target = root / preset.member
@@ -145,8 +145,7 @@ def split_zip_folder(preset: SplitZip, cache: Path | None = None) -> Path:
     (tmp / preset.folder).rename(model)
     shutil.rmtree(tmp, ignore_errors=True)
     stamp.write_text(preset.sha256 + "\n")
-    target.unlink()
-    target.with_name(target.name + ".sha256").unlink()
+    remove_joined(target)
     return model
 
 

@@ -36,6 +36,8 @@ def main() -> None:
     ap.add_argument("--checker", required=True, help="checker folder (or a shipped name)")
     ap.add_argument("--dev", required=True, help="the checker's training files")
     ap.add_argument("--dev-fraction", type=float, default=0.05, help="as data.validation_fraction")
+    ap.add_argument("--dev-rows", type=int, default=0, help="score a seeded sample of N rows")
+    ap.add_argument("--second-words", type=int, default=400, help="as CascadeVerifier's")
     ap.add_argument("--share", type=float, default=0.3)
     ap.add_argument("--per-source", type=int, default=15)
     ap.add_argument("--judge", default="qwen2.5-coder-1.5b")
@@ -44,7 +46,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from favakit.contracts import EditRequest
-    from favakit.inference.checker import CONFIG_NAME, Checker, checker_folder
+    from favakit.inference.checker import CONFIG_NAME, Checker, checker_folder, fit_evidence
     from favakit.inference.factory import open_verifier
     from favakit.spec import ClientSpec
     from favakit.training.checker import data_files
@@ -53,6 +55,9 @@ def main() -> None:
     folder = Path(checker_folder(args.checker))
     checker = Checker(folder)
     dev = prepare(data_files(args.dev), args.dev_fraction, hard_share=0.0).dev
+    if args.dev_rows and len(dev) > args.dev_rows:  # a seeded sample, the same share per source
+        keep = sorted(random.Random("cascade-dev").sample(range(len(dev)), args.dev_rows))
+        dev = [dev[i] for i in keep]
     scores = [p for p, _ in checker.score([d.text for d in dev], [d.evidence for d in dev])]
     t = checker.threshold
     nearest = sorted(range(len(dev)), key=lambda i: abs(scores[i] - t))
@@ -64,8 +69,9 @@ def main() -> None:
         mine = [i for i in inside if dev[i].source == source]
         picked += sorted(rng.sample(mine, min(args.per_source, len(mine))))
     judge = open_verifier("llm", ClientSpec(model=args.judge))
-    claims = [EditRequest.from_obj({"text": dev[i].text, "evidence": dev[i].evidence})
-              for i in picked]  # fmt: skip
+    # the judge reads what the cascade gives it: the evidence cut to --second-words words
+    claims = [EditRequest.from_obj({"text": dev[i].text, "evidence": [fit_evidence(
+        dev[i].text, dev[i].evidence, args.second_words)]}) for i in picked]  # fmt: skip
     t0 = time.perf_counter()
     verdicts = judge.verify(claims)
     seconds = time.perf_counter() - t0
@@ -83,6 +89,7 @@ def main() -> None:
     summary: dict[str, Any] = {
         "date": date.today().isoformat(), "checker": checker.name, "judge": args.judge,
         "threshold": t, "share": args.share, "band": [round(low, 4), round(high, 4)],
+        "second_words": args.second_words,
         "dev_rows": len(dev), "in_band": len(inside), "sampled": len(picked),
         "judge_seconds_per_claim": round(seconds / max(1, len(picked)), 3),
         "in_band_checker": agreement(human, by_checker), "in_band_judge": agreement(human, by_judge),
@@ -100,6 +107,7 @@ def main() -> None:
     elif args.write:
         meta = json.loads((folder / CONFIG_NAME).read_text())
         meta["cascade"] = {"judge": args.judge, "band": summary["band"], "share": args.share,
+                           "second_words": args.second_words,
                            "chosen_on": "the development split (scripts/cascade_band.py)",
                            "in_band_balanced_accuracy": {
                                "checker": summary["in_band_checker"]["balanced_accuracy"],

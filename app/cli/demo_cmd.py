@@ -17,6 +17,7 @@ def _demo(args: argparse.Namespace) -> int:
         limit=args.limit,
         backend=args.backend,
         detector=args.detector,
+        gate=None if args.gate == "off" else args.gate,
     )
     return 0
 
@@ -33,4 +34,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="the generative editor (default) or the encoder detector",
     )
     parser.add_argument("--detector", default=None, help="detector folder (default: shipped)")
+    parser.add_argument(
+        "--gate", default="auto", metavar="auto|checker|mpnet|DIR|off",
+        help="the checker's gate over the editor, as in favakit edit (default auto: mpnet when "
+        "its base is installed, else checker; off: none)",
+    )  # fmt: skip
     parser.set_defaults(func=_demo)

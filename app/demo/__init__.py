@@ -64,11 +64,13 @@ def run_demo(
     out: TextIO = sys.stdout,
     backend: str = "generative",
     detector: str | None = None,
+    gate: str | None = "auto",
 ) -> dict[str, Any]:
     """Run the demo into ``out_dir``; returns its figures (also written as ``demo.json``).
 
     ``backend="encoder"`` runs the encoder detector (``detector``, default the shipped one)
-    instead of the generative editor, for finding, fixing and judging alike."""
+    instead of the generative editor, for finding, fixing and judging alike. ``gate``: the
+    checker's gate over the editor, as ``favakit edit --gate`` (None: no gate)."""
     from favakit.contracts import Editor
     from favakit.eval.detect import annotated_from_row, detection_report
     from favakit.eval.factscore import aggregate
@@ -108,6 +110,7 @@ def run_demo(
         index=[str(folder / "bm25")],
         kb=str(kb_path),
         detector=detector,
+        gate=gate,
     )
     _say(out, f"model: {editor.model}")
     rows = demo_texts()[: limit or None]
