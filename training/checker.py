@@ -11,6 +11,11 @@ pair) and an untyped token head (unsupported or not, on the text's tokens, only 
 says where: span rows, and every token of a supported text). Real spans carry no FAVA type, so
 this head has no types to teach wrongly. Evidence longer than fits is cut to the sentences that
 share the most words with the claim (:func:`~favakit.inference.checker.fit_evidence`).
+``method: full`` trains the whole encoder; ``method: lora`` (preset ``mpnet_checker``) an adapter
+on ``lora.target_modules`` with the classifier and token head trained whole, and the saved
+folder holds the adapter over the base ``checker.json`` names. ``notes.base_rounding: int8``
+rounds the base's weights as :func:`~favakit.inference.int8.pack_int8` stores them first (a
+base that travelled packed), and the checker does the same on load.
 
 Distillation: ``notes.teacher_scores`` names a JSONL file of ``{"key", "score"}`` rows, a larger
 checker's P(supported) for the training pairs (``scripts/teacher_scores.py``; ``key`` is
