@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -32,7 +31,8 @@ from typing import Any
 from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import require
 from favakit.errors import UsageError
-from favakit.inference.int8 import INT8_WEIGHTS, load_int8, pack_int8, round_int8, unpack_int8
+from favakit.inference.encoder_folder import load_encoder_model
+from favakit.inference.int8 import pack_int8, unpack_int8
 from favakit.text import split_sentences, undo_ptb
 
 __all__ = [
@@ -167,42 +167,15 @@ class Checker:
         transformers.utils.logging.set_verbosity_error()
         transformers.utils.logging.disable_progress_bar()
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
-        if (folder / INT8_WEIGHTS).exists():  # the shipped checker: int8 package data
-            model = transformers.AutoModelForSequenceClassification.from_config(
-                transformers.AutoConfig.from_pretrained(str(folder))
-            )
-            model.load_state_dict(load_int8(folder / INT8_WEIGHTS), strict=True)
-        elif (folder / "adapter_config.json").exists():
-            model = self._adapted(transformers)
-        else:
-            model = transformers.AutoModelForSequenceClassification.from_pretrained(str(folder))
+        model = load_encoder_model(
+            transformers.AutoModelForSequenceClassification, folder,
+            str(self.config.get("base", "")), str(self.config.get("base_rounding", "")),
+            num_labels=2,
+        )  # fmt: skip
         self.model = model.to(self.device)
         self.model.eval()
         self._torch = torch
         self._lock = threading.Lock()  # one tokenizer and model shared by a server's threads
-
-    def _adapted(self, transformers: Any) -> Any:
-        """A LoRA checker: its base (``base`` in ``checker.json``: an encoder preset such as
-        ``mpnet``, or a folder), rounded as ``base_rounding`` says, with the adapter merged in."""
-        peft = require("peft", "train", "a LoRA checker")
-        from favakit.retrieval.encoder import resolve_encoder
-
-        base = resolve_encoder(str(self.config.get("base", ""))).model
-        try:
-            model = transformers.AutoModelForSequenceClassification.from_pretrained(
-                base, num_labels=2
-            )
-        except OSError as exc:
-            raise UsageError(f"{self.folder}: cannot load its base {base!r}: {exc}") from None
-        if self.config.get("base_rounding"):
-            if self.config["base_rounding"] != "int8":
-                raise UsageError(
-                    f"{self.folder}: unknown base_rounding {self.config['base_rounding']!r}"
-                )
-            model.load_state_dict(round_int8(model.state_dict()))
-        with warnings.catch_warnings():  # peft's merge calls a deprecated transformers name
-            warnings.simplefilter("ignore", FutureWarning)
-            return peft.PeftModel.from_pretrained(model, str(self.folder)).merge_and_unload()
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(supported) of each (text, evidence) pair, read in one pass each (cut to fit)."""

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_request, edit_span
 from favakit.deps import require
 from favakit.errors import UsageError
-from favakit.inference.int8 import INT8_WEIGHTS, load_int8
+from favakit.inference.encoder_folder import load_encoder_model
 from favakit.tags import ERROR_TYPES, apply_edits
 from favakit.text import tokenizer_lock
 
@@ -260,22 +260,10 @@ class Detector:
         self.batch_size = batch_size
         transformers.utils.logging.disable_progress_bar()
         transformers.utils.logging.set_verbosity_error()  # the new head's load report is noise
-        base = self.config.get("base", "")
-        if (folder / INT8_WEIGHTS).exists():
-            config = transformers.AutoConfig.from_pretrained(str(folder))
-            model = transformers.AutoModelForTokenClassification.from_config(config)
-            model.load_state_dict(load_int8(folder / INT8_WEIGHTS), strict=True)
-        elif (folder / "adapter_config.json").exists():
-            peft = require("peft", "train", "a LoRA detector")
-            from favakit.retrieval.encoder import resolve_encoder
-
-            base_dir = resolve_encoder(base).model
-            model = transformers.AutoModelForTokenClassification.from_pretrained(
-                base_dir, num_labels=len(LABELS)
-            )
-            model = peft.PeftModel.from_pretrained(model, str(folder)).merge_and_unload()
-        else:
-            model = transformers.AutoModelForTokenClassification.from_pretrained(str(folder))
+        model = load_encoder_model(
+            transformers.AutoModelForTokenClassification, folder, str(self.config.get("base", "")),
+            num_labels=len(LABELS),
+        )  # fmt: skip
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
         self.model = model.to(self.device).eval()
         self.name = str(self.config.get("name", folder.name))

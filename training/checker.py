@@ -235,7 +235,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     if cfg.notes.get("base_rounding"):
         _round_base(model, str(cfg.notes["base_rounding"]))
     if cfg.method == "lora":
-        model = _with_lora(torch, model, cfg)
+        model = runtime.encoder_lora(model, cfg.lora, "SEQ_CLS")
     elif cfg.method != "full":
         raise UsageError(f"method={cfg.method}: the checker trains with lora or full")
     head = torch.nn.Linear(model.config.hidden_size, 2).to(device)
@@ -368,23 +368,6 @@ def _round_base(model: Any, rounding: str) -> None:
     from favakit.inference.int8 import round_int8
 
     model.load_state_dict(round_int8(model.state_dict()))
-
-
-def _with_lora(torch: Any, model: Any, cfg: TrainConfig) -> Any:
-    """LoRA on the encoder's ``lora.target_modules`` (as the detector does: the preset names an
-    encoder's layers, e.g. ``[q, k, v, o, intermediate.dense, output.dense]`` for mpnet); the
-    sequence classifier is trained whole and saved with the adapter."""
-    peft = require("peft", "train", "a LoRA checker")
-    config = peft.LoraConfig(r=cfg.lora.r, lora_alpha=cfg.lora.alpha,
-                             lora_dropout=cfg.lora.dropout,
-                             target_modules=list(cfg.lora.target_modules), task_type="SEQ_CLS")  # fmt: skip
-    try:
-        model = peft.get_peft_model(model, config)
-    except ValueError as exc:  # no such layer in this encoder
-        raise UsageError(f"lora.target_modules={list(cfg.lora.target_modules)}: {exc}") from None
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    log.info("LoRA r=%d: %d trainable parameters", cfg.lora.r, trainable)
-    return model
 
 
 def _dev_scores(torch: Any, model: Any, dev_set: list[dict[str, Any]], pad: int, device: str,

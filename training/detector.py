@@ -157,13 +157,7 @@ def _load(cfg: TrainConfig) -> tuple[Any, Any, str]:
     except OSError as exc:
         raise UsageError(f"cannot load encoder {base!r}: {exc}") from None
     if cfg.method == "lora":
-        peft = require("peft", "train", "LoRA")
-        lora = peft.LoraConfig(
-            r=cfg.lora.r, lora_alpha=cfg.lora.alpha, lora_dropout=cfg.lora.dropout,
-            target_modules=cfg.lora.target_modules, modules_to_save=["classifier"],
-            task_type="TOKEN_CLS",
-        )  # fmt: skip
-        model = peft.get_peft_model(model, lora)
+        model = runtime.encoder_lora(model, cfg.lora, "TOKEN_CLS", ["classifier"])
     elif cfg.method != "full":
         raise UsageError(f"method={cfg.method}: the detector trains with lora or full")
     return model, tokenizer, base

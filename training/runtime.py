@@ -1,6 +1,7 @@
 """What a training run needs from the machine it runs on, shared by the editor's recipe
 (:mod:`favakit.training.recipe`) and the detector's (:mod:`favakit.training.detector`): CPU and GPU
-features, memory readings, and the step log (``train_log.jsonl``, the log, TensorBoard)."""
+features, memory readings, the step log (``train_log.jsonl``, the log, TensorBoard), and LoRA over
+an encoder (the detector's and the checker's)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 
 __all__ = [
     "cpu_has_bf16",
+    "encoder_lora",
     "log_record",
     "peak_memory_mb",
     "rate",
@@ -21,6 +23,29 @@ __all__ = [
 ]
 
 log = logging.getLogger("favakit.training.recipe")
+
+
+def encoder_lora(
+    model: Any, lora: Any, task_type: str, modules_to_save: list[str] | None = None
+) -> Any:
+    """``model`` (an encoder with a classification head) with LoRA on ``lora.target_modules``
+    (``lora``: a config's ``LoraSettings``; the preset names the encoder's layers, e.g. ``[q, k,
+    v, o, intermediate.dense, output.dense]`` for mpnet) and its head trained whole
+    (``modules_to_save``, default peft's for ``task_type``), saved with the adapter."""
+    from favakit.deps import require
+    from favakit.errors import UsageError
+
+    peft = require("peft", "train", "LoRA")
+    config = peft.LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout,
+                             target_modules=list(lora.target_modules),
+                             modules_to_save=modules_to_save, task_type=task_type)  # fmt: skip
+    try:
+        model = peft.get_peft_model(model, config)
+    except ValueError as exc:  # no such layer in this encoder
+        raise UsageError(f"lora.target_modules={list(lora.target_modules)}: {exc}") from None
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    log.info("LoRA r=%d: %d trainable parameters", lora.r, trainable)
+    return model
 
 
 def cpu_has_bf16() -> bool:
