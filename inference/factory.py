@@ -51,7 +51,8 @@ __all__ = [
 EDITOR_KINDS = ("generative", "encoder", "cascade")
 #: verifier: favakit's trained claim verifier; llm: an instruct model asked True or False;
 #: encoder, editor: an editor used as a verifier (a claim it edits is not supported); checker:
-#: the encoder checker trained on real labelled pairs (``detector`` names its folder)
+#: the encoder checker trained on real labelled pairs (``checker`` names it); cascade: the
+#: checker, and the llm judge for the claims in the band stored with it
 VERIFIER_KINDS = ("verifier", "llm", "encoder", "editor", "checker", "cascade")
 #: the llm judge's model when the spec names none (assembled from its PyPI parts)
 LLM_JUDGE_MODEL = "qwen2.5-coder-1.5b"
@@ -88,9 +89,9 @@ def open_editor(
     process; with no model named, from the editor shipped in the package
     (``docs/model_card.md``). ``detector``: the encoder's folder (default: the shipped one).
     Evidence comes from the requests, else from ``index`` (+ ``kb``). With ``shared`` (a
-    server), in-process generation is batched across the request threads. ``gate``:
-    a shipped checker by name (``"checker"``, ``"mpnet"``) or a checker folder: edits are kept only in sentences
-    the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
+    server), in-process generation is batched across the request threads. ``gate``: a shipped
+    checker by name (``"checker"``, ``"mpnet"``, ``"auto"``) or a checker folder: edits are kept
+    only in sentences the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
     ``gate_threshold``, default the checker's own).
     """
     spec = spec or ClientSpec()
@@ -229,15 +230,15 @@ def open_verifier(
         first = CheckerVerifier(Checker(folder, device=spec.device), threshold)
         if kind == "checker":
             return first
-        band = first.checker.config.get("cascade", {}).get("band")
-        if not band:
+        cascade = first.checker.config.get("cascade") or {}
+        if not cascade.get("band"):
             raise UsageError(f"{folder}: this checker has no cascade band (choose one with "
                              "scripts/cascade_band.py; docs/checker.md)")  # fmt: skip
         from favakit.inference.verifiers import CascadeVerifier
 
-        cascade = first.checker.config["cascade"]
+        low, high = cascade["band"]
         second = open_verifier("llm", spec.with_(model=cascade["judge"]))
-        return CascadeVerifier(first, second, (band[0], band[1]), cascade.get("second_words", 400))
+        return CascadeVerifier(first, second, (low, high), cascade.get("second_words", 400))
     if chunk_words or threshold is not None or style:
         raise UsageError(
             "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"

@@ -9,6 +9,7 @@ __all__ = ["configure"]
 
 def _demo(args: argparse.Namespace) -> int:
     from favakit.demo import run_demo
+    from favakit.inference.options import gate_choice
 
     run_demo(
         args.out,
@@ -17,7 +18,7 @@ def _demo(args: argparse.Namespace) -> int:
         limit=args.limit,
         backend=args.backend,
         detector=args.detector,
-        gate=None if args.gate == "off" else args.gate,
+        gate=gate_choice(args),
     )
     return 0
 
