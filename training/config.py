@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from importlib.resources import files
+from pathlib import Path
 from typing import Any, Literal
 
 from favakit.config import list_presets, load_config
@@ -64,6 +65,9 @@ class TrainConfig:
     )
     method: Literal["lora", "qlora", "full"] = "lora"
     lora: LoraSettings = field(default_factory=LoraSettings)
+    # editor, lora/qlora: start from this adapter folder's weights (its rank and targets; the
+    # `lora` settings are then unused), e.g. the shipped editor, to train it further on new data
+    init_adapter: str = ""
     data: DataConfig = field(default_factory=DataConfig)
     output_dir: str = "runs/train"
     epochs: float = 2.0
@@ -124,6 +128,13 @@ def validate_config(cfg: TrainConfig) -> None:
             (0 <= cfg.lora.dropout < 1, f"lora.dropout={cfg.lora.dropout}: must be in [0, 1)"),
             (bool(cfg.lora.target_modules), "lora.target_modules is empty"),
         ]
+    if cfg.init_adapter:
+        checks += [
+            (cfg.task == "editor" and cfg.method in ("lora", "qlora"),
+             f"init_adapter needs task=editor with method=lora or qlora, not {cfg.task}/{cfg.method}"),
+            ((Path(cfg.init_adapter).expanduser() / "adapter_config.json").is_file(),
+             f"init_adapter={cfg.init_adapter!r}: not an adapter folder (no adapter_config.json)"),
+        ]  # fmt: skip
     for ok, message in checks:
         if not ok:
             raise UsageError(message)

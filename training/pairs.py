@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from favakit.errors import UsageError
-from favakit.records import numbered_jsonl
+from favakit.records import numbered_jsonl, refuse_measuring_set
 from favakit.text import undo_ptb as normalize
+from favakit.text import word_changes
 
 __all__ = [
     "Pair",
@@ -50,9 +51,6 @@ __all__ = [
     "refuse_measuring_set",
     "weigh",
 ]
-
-#: folders whose files only measure (../shared/data/real/SOURCES.md): never read for training
-MEASURING_FOLDERS = frozenset({"eval", "eval_spans"})
 
 
 @dataclass
@@ -71,17 +69,6 @@ def pair_key(pair: Pair) -> str:
     (``notes.teacher_scores``) find the pairs they were made for."""
     joined = pair.text + "\0" + "\0".join(pair.evidence)
     return hashlib.sha1(joined.encode("utf-8")).hexdigest()
-
-
-def refuse_measuring_set(path: str | Path) -> None:
-    """``UsageError`` when ``path`` lies in a measuring-only folder (``eval``, ``eval_spans``)."""
-    parts = Path(path).resolve().parts
-    hit = MEASURING_FOLDERS.intersection(parts[:-1])
-    if hit:
-        raise UsageError(
-            f"{path} is in a measuring-only folder ({sorted(hit)[0]}/): favakit never trains, "
-            "tunes thresholds or picks checkpoints on it (../shared/data/real/SOURCES.md)"
-        )
 
 
 def _evidence_text(item: Any) -> str:
@@ -138,16 +125,7 @@ def read_pairs(path: str | Path) -> list[Pair]:
 
 def edited_spans(original: str, edited: str) -> list[tuple[int, int]]:
     """The characters of ``edited`` that are not in ``original`` (word-level diff)."""
-    import difflib
-
-    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", edited)]
-    a = original.split()
-    b = [edited[s:e] for s, e in words]
-    spans = []
-    for tag, _, _, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag in ("replace", "insert") and j2 > j1:
-            spans.append((words[j1][0], words[j2 - 1][1]))
-    return spans
+    return [(c.start, c.end) for c in word_changes(original, edited) if c.end > c.start]
 
 
 def _key(text: str) -> str:

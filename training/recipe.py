@@ -117,26 +117,36 @@ def _load_model(cfg: TrainConfig, device: str, frozen_bf16: bool) -> tuple[Any, 
             model = peft.prepare_model_for_kbit_training(
                 model, use_gradient_checkpointing=cfg.gradient_checkpointing
             )
-        names = {n.rsplit(".", 1)[-1] for n, _ in model.named_modules()}
-        targets = [t for t in cfg.lora.target_modules if t in names]
-        if not targets:
-            raise UsageError(
-                f"none of lora.target_modules {cfg.lora.target_modules} is in this model"
+        if cfg.init_adapter:
+            model = _start_from_adapter(peft, model, cfg.init_adapter)
+        else:
+            names = {n.rsplit(".", 1)[-1] for n, _ in model.named_modules()}
+            targets = [t for t in cfg.lora.target_modules if t in names]
+            if not targets:
+                raise UsageError(
+                    f"none of lora.target_modules {cfg.lora.target_modules} is in this model"
+                )
+            lora = peft.LoraConfig(
+                task_type="CAUSAL_LM",
+                r=cfg.lora.r,
+                lora_alpha=cfg.lora.alpha,
+                lora_dropout=cfg.lora.dropout,
+                target_modules=targets,
             )
-        lora = peft.LoraConfig(
-            task_type="CAUSAL_LM",
-            r=cfg.lora.r,
-            lora_alpha=cfg.lora.alpha,
-            lora_dropout=cfg.lora.dropout,
-            target_modules=targets,
-        )
-        model = peft.get_peft_model(model, lora)
+            model = peft.get_peft_model(model, lora)
         for param in model.parameters():  # the adapter trains in fp32 over a bf16 base
             if param.requires_grad and param.dtype != torch.float32:
                 param.data = param.data.float()
         if cfg.gradient_checkpointing:
             model.enable_input_require_grads()
     return model, tokenizer
+
+
+def _start_from_adapter(peft: Any, model: Any, folder: str) -> Any:
+    """``model`` under the trainable LoRA adapter saved in ``folder`` (``init_adapter``)."""
+    path = Path(folder).expanduser()  # validate_config checked that it holds an adapter
+    log.info("starting from the adapter in %s", path)
+    return peft.PeftModel.from_pretrained(model, str(path), is_trainable=True)
 
 
 def _keeps_logits(model: Any) -> bool:

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from favakit.text import count_tokens, count_words, pack_passages, split_sentences
+from favakit.text import count_tokens, count_words, pack_passages, split_sentences, word_changes
 
 
 def test_split_sentences_keeps_abbreviations_and_initials() -> None:
@@ -80,3 +80,27 @@ def test_tokenizer_counter_gives_exact_budgets(tiny_encoder) -> None:  # type: i
         "Saturn is a planet. Titan is its largest moon. Lava.", max_tokens=6, count=count
     )
     assert all(count(p) <= 6 for p in passages) and len(passages) == 3
+
+
+def test_word_changes_name_each_changed_run_with_the_originals_words() -> None:
+    original = "The firm did not raise prices in 2021, said Smith."
+    edited = "The firm did raise prices sharply in 2019, said Smith."
+    got = [(edited[c.start : c.end], c.before) for c in word_changes(original, edited)]
+    assert got == [("", "not"), ("sharply", ""), ("2019,", "2021,")]
+    removed = word_changes(original, edited)[0]
+    assert removed.start == removed.end == edited.index("raise")  # where the words were
+    assert word_changes("A b c.", "A b c.") == []
+    (tail,) = word_changes("It rained today.", "It rained")
+    assert (tail.start, tail.end, tail.before) == (len("It rained"), len("It rained"), "today.")
+
+
+@given(st.lists(st.sampled_from(["a", "b", "c", "d."]), max_size=8),
+       st.lists(st.sampled_from(["a", "b", "x", "d."]), max_size=8))  # fmt: skip
+def test_word_changes_rebuild_the_original(old: list[str], new: list[str]) -> None:
+    original, edited = " ".join(old), " ".join(new)
+    rebuilt, at = [], 0
+    for c in word_changes(original, edited):
+        rebuilt += [edited[at : c.start], c.before]
+        at = c.end
+    rebuilt.append(edited[at:])
+    assert " ".join("".join(" " + p + " " for p in rebuilt).split()) == original

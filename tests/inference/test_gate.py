@@ -156,3 +156,26 @@ def test_the_gate_grounds_every_kept_fix() -> None:
     assert gated["corrected"] == "Einstein was born in Ulm in 1879. He died in Princeton in 1955."
     assert [(e["wrong"], e["right"]) for e in gated["edits"]] == [("1979", "1879")]
     assert gated["edits"][0]["cites"]["sentence"] == "Albert Einstein was born in Ulm in 1879."
+
+
+def test_an_evidence_swap_survives_a_supported_sentence_when_asked() -> None:
+    """keep_evidence_swaps: an edit that replaces words the evidence never has by words it has
+    stays even where the checker called the sentence supported; other edits there do not."""
+    from favakit.inference.gate import evidence_swap
+
+    text = "Curie was born in Warsaw in 1869. She won the Nobel Prize in 1911, and a medal."
+    edits: list[EditSpan] = [
+        {"type": "entity", "start": 28, "end": 32, "wrong": "1869", "right": "1867"},
+        {"type": "entity", "start": 18, "end": 24, "wrong": "Warsaw", "right": "Paris"},
+        {"type": "invented", "start": 65, "end": 78, "wrong": ", and a medal", "right": ""},
+    ]
+    assert [evidence_swap(e, EVIDENCE) for e in edits] == [True, False, False]
+    assert not evidence_swap({**edits[0], "wrong": "1934"}, EVIDENCE)  # the evidence has 1934
+    result: EditResult = {"original": text, "corrected": text, "edits": edits, "evidence": EVIDENCE}
+    scores = [0.9, 0.9]  # both sentences called supported
+    plain = gate_result(result, sentence_spans(text), scores, threshold=0.5)
+    assert plain["edits"] == [] and plain["corrected"] == text
+    kept = gate_result(result, sentence_spans(text), scores, 0.5, keep_evidence_swaps=True)
+    assert [(e["wrong"], e["right"]) for e in kept["edits"]] == [("1869", "1867")]
+    assert kept["corrected"] == text.replace("1869", "1867")
+    assert kept["edits"][0]["cites"]["sentence"] == "Marie Curie was born in Warsaw in 1867."

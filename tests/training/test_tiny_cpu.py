@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import torch
 
+from favakit.errors import UsageError
 from favakit.inference.models import merge_adapter
 from favakit.training.config import load_train_config, presets
 from favakit.training.data import IGNORE, encode_rows
@@ -93,6 +94,32 @@ def test_tiny_cpu_lora(tiny_llama: Path, rows_file: Path, tmp_path: Path) -> Non
     assert (Path(merged_dir) / "model.safetensors").exists()
     with torch.no_grad():
         torch.testing.assert_close(merged(ids).logits, adapted, atol=1e-4, rtol=1e-4)
+
+
+def test_training_can_start_from_a_saved_adapter(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    """init_adapter continues an adapter (the shipped editor's, on new data): one step at a
+    vanishing learning rate leaves the first run's weights as they were, where a fresh adapter
+    starts from zero; a folder without an adapter is refused."""
+    from safetensors.torch import load_file
+
+    first = train(_cfg(tiny_llama, rows_file, tmp_path / "first"))
+    still = ["max_steps=1", "lr=1e-12"]
+    again = train(_cfg(tiny_llama, rows_file, tmp_path / "again", *still,
+                       f"init_adapter={first['output']}"))  # fmt: skip
+    fresh = train(_cfg(tiny_llama, rows_file, tmp_path / "fresh", *still))
+    a, b, c = (load_file(Path(s["output"]) / "adapter_model.safetensors")
+               for s in (first, again, fresh))  # fmt: skip
+    assert a.keys() == b.keys() == c.keys()
+    lora_b = [k for k in a if "lora_B" in k]
+    assert lora_b and all(torch.allclose(a[k], b[k], atol=1e-6) for k in a)
+    assert all(c[k].abs().max() < 1e-6 < a[k].abs().max() for k in lora_b)  # fresh: B is zero
+    with pytest.raises(UsageError, match="not an adapter folder"):
+        train(_cfg(tiny_llama, rows_file, tmp_path / "bad", f"init_adapter={tmp_path}"))
+    with pytest.raises(UsageError, match="needs task=editor with method=lora"):
+        train(_cfg(tiny_llama, rows_file, tmp_path / "full", "method=full",
+                   f"init_adapter={first['output']}"))  # fmt: skip
 
 
 def _interrupted(model: Path, rows: Path, out: Path) -> Any:
