@@ -18,6 +18,10 @@ read in pieces, the best piece counts). The rule, sentence by sentence:
   fix offered, the text unchanged), so a wrong sentence the editor missed is still reported.
   Nothing is deleted on the checker's word alone. ``flag_unsupported=False`` turns this off.
 
+``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
+keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
+has (:func:`evidence_swap`).
+
 Every kept edit and flag carries its sentence's ``checker_score`` and ``cites``: the evidence
 sentence that holds the edit's fix word for word when one does (``"1979" -> "1879"`` cites the
 sentence with 1879), else the evidence sentence sharing the most words with the edited

@@ -6,9 +6,9 @@ claims' shape, but the eval sets only measure):
 
 * ``--synthetic``: favakit's own validation split (source titles never trained on), scored as
   ``bench_editor.py`` scores it (FAVA's binary F1, clean texts left alone);
-* ``--real FILE[@SOURCE]`` (repeatable): real labelled rows from the training folders
-  (``train/fm2.jsonl``, ``train_spans/summedits.jsonl@summedits_podcast``), ``--per-label``
-  supported and unsupported each, seeded; a text is flagged when its result has any edit or
+* ``--real FILE[@SOURCE][#N]`` (repeatable): real labelled rows from the training folders
+  (``train/fm2.jsonl``, ``train_spans/summedits.jsonl@summedits_podcast``), ``N`` (default
+  ``--per-label``) supported and unsupported each, seeded; a text is flagged when its result has any edit or
   flag (supported left alone, unsupported flagged, their mean), as ``bench_gate.py`` counts.
 
 The editor's results and the sentence scores are cached in ``--cache`` (JSONL, by row), so a
@@ -40,6 +40,8 @@ from favakit.records import read_jsonl, refuse_measuring_set
 
 
 def _real_rows(spec: str, per_label: int) -> list[dict[str, Any]]:
+    spec, _, count = spec.partition("#")
+    per_label = int(count or per_label)
     path, _, source = spec.partition("@")
     refuse_measuring_set(path)
     rows = [r for r in read_jsonl(path) if not source or r.get("source") == source]
@@ -86,7 +88,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--synthetic", required=True, help="favakit's synthetic validation split")
     ap.add_argument("--synthetic-limit", type=int, default=60)
-    ap.add_argument("--real", action="append", default=[], help="FILE[@SOURCE] of training data")
+    ap.add_argument(
+        "--real", action="append", default=[], help="FILE[@SOURCE][#N] of training data"
+    )
     ap.add_argument("--per-label", type=int, default=40)
     ap.add_argument("--checker", default="mpnet")
     ap.add_argument("--adapter", default=None, help="another editor adapter (default: the shipped)")
@@ -113,9 +117,8 @@ def main() -> None:
     for spec in args.real:
         rows = _real_rows(spec, args.per_label)
         reqs = [EditRequest.from_obj({"text": r["text"], "evidence": r["evidence"]}) for r in rows]
-        name = Path(spec.partition("@")[0]).stem + (
-            f"@{spec.partition('@')[2]}" if "@" in spec else ""
-        )
+        path, _, source = spec.partition("#")[0].partition("@")
+        name = Path(path).stem + (f"@{source}" if source else "")
         sets[name] = (rows, _cached_run(name.replace("@", "_"), reqs, [r["id"] for r in rows],
                                         args.cache, editor, checker))  # fmt: skip
     thresholds = [checker.threshold] + [float(t) for t in args.thresholds.split(",") if t]
