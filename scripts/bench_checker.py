@@ -211,6 +211,11 @@ def main() -> None:
     )
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
     ap.add_argument("--slow-per-label", type=int, default=50)
+    ap.add_argument(
+        "--sample-only",
+        action="store_true",
+        help="fast judges too read only the sample (side by side with slow ones)",
+    )
     ap.add_argument("--spans", action="store_true", help="also the checker on eval_spans")
     ap.add_argument("--dev", default="", help="training files: score their development split")
     ap.add_argument(
@@ -247,7 +252,7 @@ def main() -> None:
         )
         for name, rows in sets.items():
             for part, chosen in (("all", rows), ("sample", sample(rows, args.slow_per_label))):
-                if part == "all" and kind not in FAST:
+                if part == "all" and (kind not in FAST or args.sample_only):
                     continue
                 row = {"judge": judge, "model": verifier.model, "set": name, "rows": part,
                        **measure(verifier, chosen)}  # fmt: skip
