@@ -63,22 +63,20 @@ _NEGATIONS = frozenset(
 _WORD = re.compile(r"[\w']+")
 
 
-def _words(text: str) -> set[str]:
-    out = set()
-    for w in _WORD.findall(text.lower()):
-        out.add("n't" if w.endswith("n't") else w)
-    return out
-
-
 def _key(text: str) -> list[str]:
     """A text's words without case and punctuation."""
     return _WORD.findall(text.lower())
 
 
+def _words(text: str) -> set[str]:
+    """:func:`_key`'s words as a set, a contracted negation ("didn't") as ``n't``."""
+    return {"n't" if w.endswith("n't") else w for w in _key(text)}
+
+
 def _only_adds(wrong: str, right: str) -> bool:
     """Whether the change keeps every word of ``right`` and adds more."""
-    added, kept = _key(wrong), set(_key(wrong))
-    return len(added) > len(_key(right)) and all(w in kept for w in _key(right))
+    added, kept = _key(wrong), _key(right)
+    return len(added) > len(kept) and set(kept) <= set(added)
 
 
 def _change_type(wrong: str, right: str, kinds: list[str]) -> str:
