@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from favakit.distributed import add_ray_options, ray_options
-from favakit.inference.options import add_judge_options
+from favakit.inference.options import add_gate_options, add_judge_options, gate_choice
 from favakit.spec import ClientSpec, add_model_options
 
 __all__ = ["configure"]
@@ -44,7 +44,8 @@ def _factscore(args: argparse.Namespace) -> int:
 def _edit_gain(args: argparse.Namespace) -> int:
     from favakit.eval.runs import edit_gain
 
-    edit_gain(_options(args), ClientSpec.from_args(args, prefix="editor-"))
+    edit_gain(_options(args), ClientSpec.from_args(args, prefix="editor-"),
+              gate=gate_choice(args), gate_threshold=args.gate_threshold)  # fmt: skip
     return 0
 
 
@@ -96,11 +97,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "edit-gain",
         help="FActScore before and after the editor, facts and respond ratio, edits per type",
         description="Runs the editor on each {topic, output} (evidence: the topic's article), "
+        "behind the checker's gate as `favakit edit` runs it (--gate off: the editor alone), "
         "scores the outputs before and after with the same judge and cache, and writes JSON, "
         "Markdown, HTML and PNG charts.",
     )
     _scorer_options(g, "result JSON (+ .md, .html, .png beside it)")
     add_model_options(g, title="editor model (default: the shipped editor)", prefix="editor-")
+    add_gate_options(g)
     g.set_defaults(func=_edit_gain)
 
 

@@ -252,10 +252,14 @@ class _FactscoreStage:
         return score
 
 
-def edit_gain(opts: ScoreOptions, editor_spec: ClientSpec) -> dict[str, Any]:
+def edit_gain(
+    opts: ScoreOptions, editor_spec: ClientSpec, gate: str | None = None,
+    gate_threshold: float | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """FActScore of ``opts.input`` before and after the editor ``editor_spec`` describes (the
-    topic's article as evidence), with edits per type; writes JSON, Markdown, HTML and charts
-    at ``opts.out``; returns (and prints) the summary."""
+    topic's article as evidence), behind the checker ``gate`` names (as ``favakit edit`` runs
+    it; None: the editor alone), with edits per type; writes JSON, Markdown, HTML and charts at
+    ``opts.out``; returns (and prints) the summary."""
     from favakit.eval.edit_gain import edit_rows, gain_summary
     from favakit.eval.factscore import aggregate, score_outputs
     from favakit.eval.report import bar_chart, edit_gain_markdown, write_report
@@ -264,9 +268,10 @@ def edit_gain(opts: ScoreOptions, editor_spec: ClientSpec) -> dict[str, Any]:
     from favakit.tags import ERROR_TYPES
 
     sc = Scorer(opts)
-    editor = open_editor(editor_spec)  # kind "generative"; naming no model: the shipped editor
-    assert isinstance(editor, GenerativeEditor)
+    # kind "generative"; naming no model: the shipped editor
+    editor = open_editor(editor_spec, gate=gate, gate_threshold=gate_threshold)
     client = editor.client
+    assert isinstance(getattr(editor, "editor", editor), GenerativeEditor) and client is not None
     if opts.cache and client.cache is None:
         client.cache = ResponseCache(opts.cache)
     rows, retrieve = sc.rows, sc.retriever.retrieve
@@ -291,6 +296,7 @@ def edit_gain(opts: ScoreOptions, editor_spec: ClientSpec) -> dict[str, Any]:
     result["decisions_before"] = before_all["decisions"]
     result["decisions_after"] = after_all["decisions"]
     result["edits"] = [r["edit"] for r in recs]
+    result["editor"] = editor.model
     result["usage"] = {"judge": sc.usage(), "editor": client.usage.to_dict()}
     png = out.with_suffix(".png")
     keys = ("score", "init_score", "respond_ratio")

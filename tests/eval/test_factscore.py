@@ -208,11 +208,12 @@ def test_edit_gain_cli_reports_before_after_and_edits(
         [sys.executable, "-m", "favakit", "eval", "edit-gain", "--input", str(inp), "--kb", str(kb),
          "--demos", str(demos), "--llm-endpoint", server.url, "--model", "judge",
          "--editor-endpoint", server.url, "--editor-model", "editor", "--gamma", "0",
-         "--out", str(out)],
+         "--gate", "off", "--out", str(out)],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     result = json.loads(out.read_text())
+    assert "gated" not in result["editor"]
     assert result["before"]["init_score"] == 0.5 and result["after"]["init_score"] == 1.0
     assert result["gain"] == 0.5 and result["facts_per_response_change"] == 0.0
     assert result["edits_per_type"] == {"entity": 1} and result["texts_edited"] == 1
@@ -221,6 +222,34 @@ def test_edit_gain_cli_reports_before_after_and_edits(
     page = out.with_suffix(".html").read_text()
     assert "<table>" in page and "data:image/png;base64," in page  # charts embedded
     assert out.with_suffix(".png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize(("threshold", "gain"), [(0.0, 0.0), (1.0, 1.0)])
+def test_edit_gain_runs_the_editor_behind_the_gate(
+    kb: Path, tmp_path: Path, openai_server: Any, threshold: float, gain: float
+) -> None:
+    """By default edit-gain measures what `favakit edit` does: the shipped checker's gate over
+    the editor. At threshold 0 every sentence counts as supported, so the gate drops the edit;
+    at 1 none does, so the edit stays (the real checker, the scripted editor and judge)."""
+    server = openai_server(_everything)
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(
+        json.dumps({"topic": "Ada Lovelace", "output": "Ada Lovelace was born in 1820."}) + "\n"
+    )
+    demos = tmp_path / "demos.json"
+    demos.write_text(json.dumps({"He is a cook.": ["He is a cook."]}))
+    out = tmp_path / "gain.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "favakit", "eval", "edit-gain", "--input", str(inp), "--kb", str(kb),
+         "--demos", str(demos), "--llm-endpoint", server.url, "--model", "judge",
+         "--editor-endpoint", server.url, "--editor-model", "editor", "--gamma", "0",
+         "--gate", "checker", "--gate-threshold", str(threshold), "--out", str(out)],
+        capture_output=True, text=True, timeout=180,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(out.read_text())
+    assert result["editor"].endswith("gated by favakit-checker-minilm")
+    assert result["gain"] == gain and result["texts_edited"] == (gain > 0)
 
 
 def test_cli_on_ray_gives_the_same_decisions(
