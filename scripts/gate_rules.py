@@ -10,6 +10,8 @@ claims' shape, but the eval sets only measure):
   (``train/fm2.jsonl``, ``train_spans/summedits.jsonl@summedits_podcast``), ``N`` (default
   ``--per-label``) supported and unsupported each, seeded; a text is flagged when its result has any edit or
   flag (supported left alone, unsupported flagged, their mean), as ``bench_gate.py`` counts.
+  ``--checker-dev 0.05`` keeps only rows the checker's training held out (its development
+  split), so that the checker is not scored on claims it learned.
 
 The editor's results and the sentence scores are cached in ``--cache`` (JSONL, by row), so a
 stopped run resumes and new variants cost nothing (give another editor, ``--adapter``, its own
@@ -39,12 +41,16 @@ from bench_gate import shape
 from favakit.records import read_jsonl, refuse_measuring_set
 
 
-def _real_rows(spec: str, per_label: int) -> list[dict[str, Any]]:
+def _real_rows(spec: str, per_label: int, checker_dev: float = 0.0) -> list[dict[str, Any]]:
+    from favakit.training.pairs import in_dev_split, normalize
+
     spec, _, count = spec.partition("#")
     per_label = int(count or per_label)
     path, _, source = spec.partition("@")
     refuse_measuring_set(path)
     rows = [r for r in read_jsonl(path) if not source or r.get("source") == source]
+    if checker_dev:  # only the claims the checker's training held out (seed 0, as trained)
+        rows = [r for r in rows if in_dev_split(normalize(r["text"]), checker_dev)]
     rng = random.Random(f"gate-rules:{spec}")
     pos = [r for r in rows if r["label"] == "supported"]
     neg = [r for r in rows if r["label"] != "supported"]
@@ -75,11 +81,13 @@ def _cached_run(name: str, requests: list[Any], ids: list[str], cache: Path, edi
     return [(done[k]["result"], done[k]["scores"]) for k in ids]
 
 
-def _gate(made: list[tuple[dict[str, Any], Any]], threshold: float, swaps: bool) -> list[Any]:
+def _gate(
+    made: list[tuple[dict[str, Any], Any]], threshold: float, swaps: bool, flags: bool = True
+) -> list[Any]:
     from favakit.inference.gate import gate_result
 
     return [
-        r if s is None else gate_result(r, *s, threshold, keep_evidence_swaps=swaps)
+        r if s is None else gate_result(r, *s, threshold, flags, keep_evidence_swaps=swaps)
         for r, s in made
     ]
 
@@ -92,6 +100,11 @@ def main() -> None:
         "--real", action="append", default=[], help="FILE[@SOURCE][#N] of training data"
     )
     ap.add_argument("--per-label", type=int, default=40)
+    ap.add_argument(
+        "--checker-dev", type=float, default=0.0, metavar="FRACTION",
+        help="real rows only from the checker's development split (its training's "
+        "data.validation_fraction, 0.05 for the shipped checkers): rows it never trained on",
+    )  # fmt: skip
     ap.add_argument("--checker", default="mpnet")
     ap.add_argument("--adapter", default=None, help="another editor adapter (default: the shipped)")
     ap.add_argument("--thresholds", default="", help="gate thresholds besides the checker's own")
@@ -115,7 +128,7 @@ def main() -> None:
     sets["synthetic"] = (synthetic, _cached_run("synthetic", reqs, [r["id"] for r in synthetic],
                                                 args.cache, editor, checker))  # fmt: skip
     for spec in args.real:
-        rows = _real_rows(spec, args.per_label)
+        rows = _real_rows(spec, args.per_label, args.checker_dev)
         reqs = [EditRequest.from_obj({"text": r["text"], "evidence": r["evidence"]}) for r in rows]
         path, _, source = spec.partition("#")[0].partition("@")
         name = Path(path).stem + (f"@{source}" if source else "")
@@ -125,14 +138,21 @@ def main() -> None:
     out: list[dict[str, Any]] = [{"meta": {
         "date": date.today().isoformat(), "checker": checker.name, "editor": editor.model,
         "sets": {k: len(v[0]) for k, v in sets.items()}}}]  # fmt: skip
-    variants = [("ungated", None, False)] + [
-        (f"gate@{t:g}" + ("+swaps" if swaps else ""), t, swaps)
-        for t in thresholds for swaps in (False, True)
+    # each threshold: the default rule (edits in supported sentences dropped, unsupported
+    # sentences without an edit flagged), with evidence swaps kept, and edits only (no flags:
+    # a text is flagged only where the editor and the checker agree)
+    variants = [("ungated", None, False, False)] + [
+        (f"gate@{t:g}" + suffix, t, swaps, flags)
+        for t in thresholds
+        for suffix, swaps, flags in (("", False, True), ("+swaps", True, True),
+                                     (":edits-only", False, False))
     ]  # fmt: skip
-    for label, threshold, swaps in variants:
+    for label, threshold, swaps, flags in variants:
         row: dict[str, Any] = {"variant": label}
         for name, (rows, made) in sets.items():
-            preds = [r for r, _ in made] if threshold is None else _gate(made, threshold, swaps)
+            preds = (
+                [r for r, _ in made] if threshold is None else _gate(made, threshold, swaps, flags)
+            )
             if name == "synthetic":
                 got = _score(rows, preds)
                 row[name] = {k: got[k] for k in ("binary_f1", "binary_precision",

@@ -44,6 +44,7 @@ __all__ = [
     "dev_split",
     "edited_spans",
     "hard_negatives",
+    "in_dev_split",
     "normalize",
     "pair_key",
     "prepare",
@@ -149,6 +150,12 @@ def _bucket(text: str, seed: int) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
+def in_dev_split(text: str, fraction: float, seed: int = 0) -> bool:
+    """Whether :func:`dev_split` holds out the claim ``text`` (as it is after
+    :func:`normalize`): a script can then measure a trained checker on rows it never saw."""
+    return _bucket(text, seed) < fraction
+
+
 def dev_split(
     pairs: Sequence[Pair], fraction: float, seed: int = 0
 ) -> tuple[list[Pair], list[Pair]]:
@@ -157,7 +164,7 @@ def dev_split(
     train: list[Pair] = []
     dev: list[Pair] = []
     for p in pairs:
-        (dev if _bucket(p.text, seed) < fraction else train).append(p)
+        (dev if in_dev_split(p.text, fraction, seed) else train).append(p)
     return train, dev
 
 

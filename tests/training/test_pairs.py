@@ -15,6 +15,7 @@ from favakit.training.pairs import (
     dedupe,
     dev_split,
     hard_negatives,
+    in_dev_split,
     prepare,
     read_pairs,
     refuse_measuring_set,
@@ -83,6 +84,10 @@ def test_dev_split_keeps_each_claim_on_one_side() -> None:
     assert 0 < len(dev) < len(pairs) // 2
     assert not {p.text for p in train} & {p.text for p in dev}
     assert dev_split(pairs, 0.2, seed=3) == (train, dev)  # deterministic
+    # scripts ask which rows a trained checker never saw: the same answer as the split's
+    assert {p.text for p in pairs if in_dev_split(p.text, 0.2, seed=3)} == {p.text for p in dev}
+    other = {p.text for p in pairs if in_dev_split(p.text, 0.2, seed=4)}
+    assert other and other != {p.text for p in dev}  # the seed moves the split
 
 
 def test_hard_negatives_and_weights() -> None:
