@@ -270,8 +270,9 @@ def edit_gain(
     sc = Scorer(opts)
     # kind "generative"; naming no model: the shipped editor
     editor = open_editor(editor_spec, gate=gate, gate_threshold=gate_threshold)
-    client = editor.client
-    assert isinstance(getattr(editor, "editor", editor), GenerativeEditor) and client is not None
+    inner = getattr(editor, "editor", editor)  # a GatedEditor's editor, or the editor itself
+    assert isinstance(inner, GenerativeEditor)
+    client = inner.client
     if opts.cache and client.cache is None:
         client.cache = ResponseCache(opts.cache)
     rows, retrieve = sc.rows, sc.retriever.retrieve

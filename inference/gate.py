@@ -13,7 +13,9 @@ read in pieces, the best piece counts). The rule, sentence by sentence:
 * **unsupported**, with edits: they are kept, each with a fix the evidence holds
   (:func:`grounded_fix`): a fix whose words the evidence has stays; a wrong number takes the
   one differing number of the closest evidence sentence; any other fix becomes a flag, since
-  the editor wrote words the evidence does not hold (deletions stay deletions);
+  the editor wrote words the evidence does not hold (deletions stay deletions, and a deletion
+  that leaves at most two words of its sentence, the only edit there, takes the whole
+  sentence: a remnant such as "1970s." is not a sentence);
 * **unsupported**, without any edit: the whole sentence is flagged (type ``unverifiable``, no
   fix offered, the text unchanged), so a wrong sentence the editor missed is still reported.
   Nothing is deleted on the checker's word alone. ``flag_unsupported=False`` turns this off.
@@ -107,6 +109,22 @@ def _cited(span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]])
     return {**span, "cites": found} if found else span
 
 
+_WORD = re.compile(r"\w+")
+
+
+def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: str) -> EditSpan:
+    """A deletion that leaves at most two words of its sentence deletes the whole sentence: a
+    remnant such as "1970s." (of "He has appeared ... which began in the late 1970s.") is not a
+    sentence. Other edits pass as they are."""
+    a, b = sentence
+    if span["right"] or span.get("flagged") or not text[a:b].strip():
+        return span
+    left = text[a : span["start"]] + " " + text[span["end"] : b]
+    if len(_WORD.findall(left)) > 2 or (span["start"], span["end"]) == (a, b):
+        return span
+    return {**span, "start": a, "end": b, "wrong": text[a:b]}
+
+
 def _sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
     """The index of the sentence that holds ``[start, end)`` (an edit across two sentences
     belongs to the first); None outside every sentence."""
@@ -151,6 +169,11 @@ def gate_result(
         span: EditSpan = {**edit, "checker_score": round(score, 4)}
         if n is not None:
             edited.add(n)
+            if (
+                sum(_sentence_of(sentences, e["start"], e["end"]) == n for e in result["edits"])
+                == 1
+            ):
+                span = _whole_sentence_deletion(span, sentences[n], text)
             sentence = text[slice(*sentences[n])]
             if passages:
                 span = _cited(grounded_fix(span, sentence, passages), sentence, passages)

@@ -35,6 +35,7 @@ import json
 import platform
 import random
 import time
+from collections import Counter
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -110,21 +111,30 @@ def _passages(rows: list[dict[str, Any]], n: int, words: int = 100) -> list[Edit
     return out[:n]
 
 
-def _flaherty(editor: Any, path: str) -> dict[str, Any]:
-    from favakit.retrieval.index import BM25Index
+def _atom_sentences(atoms: list[dict[str, Any]], sentences: list[str]) -> list[int]:
+    """Each atom's bio sentence: the one sharing most of its words (the atoms are FActScore's
+    rewrites, "He has appeared in numerous films.", rarely substrings of the bio)."""
 
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
-    contexts = {c["id"]: c for c in data["contexts"]}
-    atoms = data["atoms"]
+    def words(text: str) -> set[str]:
+        return {w.strip(".,\"'").lower() for w in text.split()} - {"he", "his", "she", "her", ""}
 
-    def ctx(ids: Any) -> list[dict[str, str]]:
-        ids = json.loads(ids.replace("'", '"')) if isinstance(ids, str) else ids
-        return [{"title": contexts[i]["title"], "text": contexts[i]["text"]} for i in ids[:2]]
+    bags = [words(s) for s in sentences]
+    return [
+        max(
+            range(len(sentences)),
+            key=lambda i: len(words(a.get("original") or a["text"]) & bags[i]),
+        )
+        for a in atoms
+    ]
 
-    claims = editor.edit_many([{"text": a["text"], "evidence": ctx(a["contexts"])} for a in atoms])
+
+def _flaherty_stats(
+    atoms: list[dict[str, Any]], claims: list[Any], sentences: list[str], bio: list[Any]
+) -> dict[str, Any]:
+    """What one pipeline did to the Flaherty facts (as claims) and to the bio, sentence by
+    sentence, counted with the human labels."""
     flagged = [bool(r["edits"]) for r in claims]
-    # an edit whose correction is its own text changes nothing: flagged for real only with one
-    # that changes something
+    # an edit whose correction is its own text (a flag) changes nothing
     changed = [any(e["wrong"] != e["right"] for e in r["edits"]) for r in claims]
     ns = [a["label"] == "NS" for a in atoms]
     claim_stats = {
@@ -137,7 +147,9 @@ def _flaherty(editor: Any, path: str) -> dict[str, Any]:
         "supported_left_unchanged": sum(
             (not c) and (not n) for c, n in zip(changed, ns, strict=True)
         ),
-        "no_op_edits": sum(e["wrong"] == e["right"] for r in claims for e in r["edits"]),
+        "no_op_edits": sum(
+            e["wrong"] == e["right"] and not e.get("flagged") for r in claims for e in r["edits"]
+        ),
         "edits": sum(len(r["edits"]) for r in claims),
         "faithful": sum(bool(r["faithful"]) for r in claims),
         "examples": [
@@ -146,45 +158,91 @@ def _flaherty(editor: Any, path: str) -> dict[str, Any]:
             if r["edits"]
         ],
     }
-    # the biography, sentence by sentence, each with its two best passages (BM25)
-    passages = [c["text"] for c in data["contexts"]]
-    bm25 = BM25Index.build(passages)
-    sentences = split_sentences(data["output"])
-    _, ids = bm25.search_text(sentences, 2)
-    reqs = [
-        {
-            "text": s,
-            "evidence": [{"title": data["topic"], "text": passages[int(i)]} for i in row if i >= 0],
-        }
-        for s, row in zip(sentences, ids, strict=True)
+    # FActScore with the human labels, before and after: an atom of a deleted sentence is gone;
+    # one whose words an edit changed needs judging again (the Qwen scorer does that:
+    # edit-gain), so it is set aside and listed (an edit of more words than the atom, a whole
+    # sentence replaced, touches every atom of it); every other atom keeps its label
+    where = _atom_sentences(atoms, sentences)
+    deleted = {i for i, r in enumerate(bio) if r["edits"] and not r["corrected"].strip()}
+    changed_words = [
+        [e["wrong"].strip().lower() for e in r["edits"] if e["wrong"] != e["right"]] for r in bio
     ]
-    bio = editor.edit_many(reqs)
-    # FActScore with the given facts and the human labels: before = the bio's atoms; after =
-    # the atoms whose sentence the editor did not delete (a replaced span is not re-judged)
-    deleted = {
-        s
-        for s, r in zip(sentences, bio, strict=True)
-        if r["corrected"].strip() == "" and r["edits"]
-    }
-    kept = [a for a in atoms if not any(a.get("original", "") in s for s in deleted)]
+
+    def edited(atom: dict[str, Any], i: int) -> bool:
+        words = f"{atom['text']} {atom.get('original', '')}".lower()
+        return i not in deleted and any(
+            w and (w in words or len(w) > len(words)) for w in changed_words[i]
+        )
+
+    touched = {n for n, (a, i) in enumerate(zip(atoms, where, strict=True)) if edited(a, i)}
+    gone = {n for n, i in enumerate(where) if i in deleted}
+    kept = [a for n, a in enumerate(atoms) if n not in touched | gone]
+
+    def by_label(chosen: set[int]) -> dict[str, int]:
+        return dict(Counter(atoms[n]["label"] for n in sorted(chosen)))
+
     return {
         "claims": claim_stats,
         "bio": {
             "sentences": len(sentences),
-            "sentences_edited": sum(bool(r["edits"]) for r in bio),
+            "sentences_flagged": sum(bool(r["edits"]) for r in bio),
+            "sentences_changed": sum(
+                bool(w) for i, w in enumerate(changed_words) if i not in deleted
+            ),
+            "sentences_deleted": len(deleted),
             "faithful": sum(bool(r["faithful"]) for r in bio),
             "edits": [
-                {"sentence": s, "edits": r["edits"]}
+                {"sentence": s, "corrected": r["corrected"], "edits": r["edits"]}
                 for s, r in zip(sentences, bio, strict=True)
                 if r["edits"]
             ],
             "factscore_human_before": round(sum(a["label"] == "S" for a in atoms) / len(atoms), 4),
-            "factscore_human_after_deletions": round(
+            "factscore_human_after": round(
                 sum(a["label"] == "S" for a in kept) / max(1, len(kept)), 4
             ),
-            "atoms_after": len(kept),
+            "atoms_after_unchanged": len(kept),
+            "atoms_deleted": by_label(gone),
+            "atoms_edited": by_label(touched),
+            "edited_atoms": [atoms[n]["text"] for n in sorted(touched)],
         },
     }
+
+
+def _flaherty(editor: Any, path: str, checker: str | None = None) -> dict[str, Any]:
+    """The Flaherty facts (as claims, each with its own passages) and the bio (sentence by
+    sentence, two BM25 passages each), edited once; the results as they are (``ungated``) and,
+    with ``checker``, behind the checker's gate (``gated``, what ``favakit edit`` does)."""
+    from favakit.retrieval.index import BM25Index
+
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    contexts = {c["id"]: c for c in data["contexts"]}
+    atoms = data["atoms"]
+
+    def ctx(ids: Any) -> list[dict[str, str]]:
+        ids = json.loads(ids.replace("'", '"')) if isinstance(ids, str) else ids
+        return [{"title": contexts[i]["title"], "text": contexts[i]["text"]} for i in ids[:2]]
+
+    claim_reqs = [{"text": a["text"], "evidence": ctx(a["contexts"])} for a in atoms]
+    passages = [c["text"] for c in data["contexts"]]
+    bm25 = BM25Index.build(passages)
+    sentences = split_sentences(data["output"])
+    _, ids = bm25.search_text(sentences, 2)
+    bio_reqs = [
+        {
+            "text": s,
+            "topic": data["topic"],
+            "evidence": [{"title": data["topic"], "text": passages[int(i)]} for i in row if i >= 0],
+        }
+        for s, row in zip(sentences, ids, strict=True)
+    ]
+    claims, bio = editor.edit_many(claim_reqs), editor.edit_many(bio_reqs)
+    out = {"ungated": _flaherty_stats(atoms, claims, sentences, bio)}
+    if checker is not None:
+        model = getattr(editor, "model", "editor")
+        gated_claims = _gated(_Replay(claims, model), checker).edit_many(claim_reqs)
+        gated_bio = _gated(_Replay(bio, model), checker).edit_many(bio_reqs)
+        out["gated"] = _flaherty_stats(atoms, gated_claims, sentences, gated_bio)
+    return out
 
 
 class _Replay:
@@ -220,6 +278,10 @@ def main() -> None:
     ap.add_argument(
         "--no-flaherty-editor", dest="flaherty_editor", action="store_false",
         help="with --flaherty: check only the encoder there, not the generative editor",
+    )  # fmt: skip
+    ap.add_argument(
+        "--no-flaherty-gate", dest="flaherty_gate", action="store_false",
+        help="with --flaherty: the editor's results alone, not also behind the checker's gate",
     )  # fmt: skip
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
@@ -317,7 +379,8 @@ def main() -> None:
             "passages_per_s": round(len(passages) / seconds, 2),
             "seconds_per_passage": round(seconds / len(passages), 4)}})  # fmt: skip
     if args.flaherty and editor is not None and args.flaherty_editor:
-        _emit(results, {"flaherty": _flaherty(editor, args.flaherty)})
+        gate = (args.checker or "auto") if args.flaherty_gate else None
+        _emit(results, {"flaherty": _flaherty(editor, args.flaherty, gate)})
     if args.flaherty and detector is not None:
         from favakit.inference.detector import DetectorEditor
 

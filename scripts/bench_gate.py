@@ -47,6 +47,9 @@ def main() -> None:
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
     ap.add_argument("--editors", default="encoder,shipped", help="encoder, shipped (generative)")
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
+    ap.add_argument(
+        "--adapter", default=None, help="the generative editor's adapter (default: the shipped one)"
+    )
     ap.add_argument("--per-label", type=int, default=50)
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated, of " + ", ".join(SETS))
     ap.add_argument("--out", type=Path, required=True)
@@ -81,7 +84,8 @@ def main() -> None:
         sentence_scores[name] = per_row
         check_seconds[name] = time.perf_counter() - t0
     for kind in args.editors.split(","):
-        editor = open_editor(ClientSpec(), "encoder" if kind == "encoder" else "generative")
+        spec = ClientSpec(adapter=None if kind == "encoder" else args.adapter)
+        editor = open_editor(spec, "encoder" if kind == "encoder" else "generative")
         for name, rows in data.items():
             t0 = time.perf_counter()
             edited = editor.edit_many(

@@ -179,3 +179,24 @@ def test_an_evidence_swap_survives_a_supported_sentence_when_asked() -> None:
     assert [(e["wrong"], e["right"]) for e in kept["edits"]] == [("1869", "1867")]
     assert kept["corrected"] == text.replace("1869", "1867")
     assert kept["edits"][0]["cites"]["sentence"] == "Marie Curie was born in Warsaw in 1867."
+
+
+def test_a_deletion_that_leaves_a_remnant_takes_the_whole_sentence() -> None:
+    """What the editor did to FActScore's Flaherty bio: it deleted all of a sentence but its
+    last word, leaving "1970s." on its own. In an unsupported sentence the gate widens such a
+    deletion to the whole sentence; a deletion that leaves a clause stands as it is."""
+    text = ("Flaherty is an American actor. He has appeared in films and shows, which began in "
+            "the late 1970s. He is known for his voice.")  # fmt: skip
+    cut = text.index(" 1970s.")
+    remnant: EditResult = {"original": text, "corrected": "", "edits": [
+        {"type": "invented", "start": text.index("He has"), "end": cut, "wrong": "", "right": ""}]}  # fmt: skip
+    remnant["edits"][0]["wrong"] = text[remnant["edits"][0]["start"] : cut]
+    gated = gate_result(remnant, sentence_spans(text), [0.9, 0.1, 0.9], threshold=0.5)
+    assert gated["corrected"] == "Flaherty is an American actor. He is known for his voice."
+    assert gated["edits"][0]["wrong"].endswith("late 1970s.")
+    clause = text.index(", which began")
+    partial: EditResult = {"original": text, "corrected": "", "edits": [
+        {"type": "invented", "start": clause, "end": cut + 6, "wrong": text[clause : cut + 6], "right": ""}]}  # fmt: skip
+    kept = gate_result(partial, sentence_spans(text), [0.9, 0.1, 0.9], threshold=0.5)
+    assert "He has appeared in films and shows." in kept["corrected"]
+    assert "1970s" not in kept["corrected"] and ", ." not in kept["corrected"]

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EVIDENCE = {
     "curie": "Marie Sklodowska Curie was born in Warsaw, Poland, in 1867.",
     "eiffel": "The Eiffel Tower is a wrought-iron lattice tower in Paris, France.",
@@ -128,3 +130,65 @@ def test_favakit_edit_gates_by_default_with_the_best_installed_checker() -> None
     assert all(e["start"] >= text.index("The Eiffel") for e in gated["edits"])
     assert gated["warnings"][-1].startswith(("1 of 2 sentence(s)", "1 sentence(s)"))
     assert any(e["start"] >= text.index("Berlin") - 1 for e in gated["edits"])  # fixed or flagged
+
+
+# Paragraphs of the kind issue 32 describes, each with one error and its evidence, and the
+# README's Einstein line with evidence that says 1879.
+EXAMPLES = [
+    ("Water is made of hydrogen and oxygen. Each water molecule has two hydrogen atoms and one "
+     "oxygen atom. Water boils at 50 degrees Celsius at sea level.",
+     "Water is a compound of hydrogen and oxygen. A water molecule contains two hydrogen atoms "
+     "bonded to one oxygen atom. At sea level, pure water boils at 100 degrees Celsius.",
+     "50", "100"),
+    ("Apollo 11 landed on the Moon in 1969. Neil Armstrong was the first person to walk on the "
+     "Moon. The crew returned to Earth on July 24, 1971.",
+     "Apollo 11 was the first crewed mission to land on the Moon, in July 1969. Neil Armstrong "
+     "became the first person to step onto the lunar surface. The crew returned to Earth on "
+     "July 24, 1969.",
+     "1971", "1969"),
+    ("Marie Curie was born in Warsaw. She died in 1934 in France. She won the Nobel Prize in "
+     "Chemistry in 1921.",
+     "Marie Curie was born in Warsaw, Poland. She died in 1934 at a sanatorium in France. She "
+     "received the 1911 Nobel Prize in Chemistry.",
+     "1921", "1911"),
+    ("Albert Einstein was born in 1979 in the city of Ulm.",
+     "Albert Einstein was born in Ulm in 1879.", "1979", "1879"),
+]  # fmt: skip
+
+
+# Correct sentences the default pipeline still changes today (issue 32's acceptance misses
+# them; docs/benchmarks.md, session 23): a paraphrase swap the gate keeps because the checker
+# finds the sentence unsupported and the evidence has the new word ("walk" -> "step").
+CHANGED_TODAY = {"Neil Armstrong was the first person to walk on the Moon."}
+
+
+@pytest.mark.slow
+def test_the_default_pipeline_fixes_or_flags_each_error_with_the_whole_evidence_value() -> None:
+    """The shipped editor behind the default gate, in process: each planted error is fixed
+    with the whole value the evidence gives ("1979" -> "1879", never a fragment) or flagged
+    with no fix; every correct sentence before it comes back exactly as it was (but those in
+    CHANGED_TODAY); every fix cites an evidence sentence; no edit's correction equals its wrong
+    text."""
+    from favakit.inference.factory import open_editor
+    from favakit.spec import ClientSpec
+    from favakit.text import sentence_spans
+
+    editor = open_editor(ClientSpec(), gate="auto")
+    results = editor.edit_many([{"text": t, "evidence": [e]} for t, e, _, _ in EXAMPLES])
+    for (text, evidence, wrong, right), result in zip(EXAMPLES, results, strict=True):
+        at = text.index(wrong)
+        hits = [e for e in result["edits"] if e["start"] <= at < e["end"]]
+        assert hits, (text, result["edits"])  # found: fixed or flagged
+        for e in hits:
+            assert e.get("flagged") or e["right"] == e["wrong"].replace(wrong, right), e
+        for e in result["edits"]:
+            assert e.get("flagged") or (
+                e["right"] != e["wrong"] and e["cites"]["sentence"] in evidence
+            )
+        for a, b in sentence_spans(text):
+            sentence = text[a:b].strip()
+            if b <= at and sentence not in CHANGED_TODAY:
+                assert sentence in result["corrected"], (sentence, result["corrected"])
+                assert not [e for e in result["edits"] if a <= e["start"] < b], sentence
+    # the README's line is fixed, not only flagged: the evidence holds the year
+    assert results[3]["corrected"] == "Albert Einstein was born in 1879 in the city of Ulm."
