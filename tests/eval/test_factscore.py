@@ -191,28 +191,32 @@ def _everything(prompt: str) -> str:
     return _judge_reply(prompt)
 
 
-def test_edit_gain_cli_reports_before_after_and_edits(
-    kb: Path, tmp_path: Path, openai_server: Any
-) -> None:
-    server = openai_server(_everything)
+def _edit_gain(kb: Path, tmp_path: Path, url: str, output: str, *gate: str) -> dict[str, Any]:
+    """`favakit eval edit-gain` on one {topic, output} row with the scripted editor and judge at
+    ``url``; the result JSON (its .md, .html and .png lie beside tmp_path/gain.json)."""
     inp = tmp_path / "in.jsonl"
-    inp.write_text(
-        json.dumps({"topic": "Ada Lovelace",
-                    "output": "Ada Lovelace was born in 1820. She was an English mathematician."})
-        + "\n"
-    )  # fmt: skip
+    inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": output}) + "\n")
     demos = tmp_path / "demos.json"
     demos.write_text(json.dumps({"He is a cook.": ["He is a cook."]}))
     out = tmp_path / "gain.json"
     run = subprocess.run(
         [sys.executable, "-m", "favakit", "eval", "edit-gain", "--input", str(inp), "--kb", str(kb),
-         "--demos", str(demos), "--llm-endpoint", server.url, "--model", "judge",
-         "--editor-endpoint", server.url, "--editor-model", "editor", "--gamma", "0",
-         "--gate", "off", "--out", str(out)],
-        capture_output=True, text=True, timeout=120,
+         "--demos", str(demos), "--llm-endpoint", url, "--model", "judge",
+         "--editor-endpoint", url, "--editor-model", "editor", "--gamma", "0", *gate,
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=180,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    result = json.loads(out.read_text())
+    return json.loads(out.read_text())
+
+
+def test_edit_gain_cli_reports_before_after_and_edits(
+    kb: Path, tmp_path: Path, openai_server: Any
+) -> None:
+    server = openai_server(_everything)
+    text = "Ada Lovelace was born in 1820. She was an English mathematician."
+    result = _edit_gain(kb, tmp_path, server.url, text, "--gate", "off")
+    out = tmp_path / "gain.json"
     assert "gated" not in result["editor"]
     assert result["before"]["init_score"] == 0.5 and result["after"]["init_score"] == 1.0
     assert result["gain"] == 0.5 and result["facts_per_response_change"] == 0.0
@@ -232,22 +236,8 @@ def test_edit_gain_runs_the_editor_behind_the_gate(
     the editor. At threshold 0 every sentence counts as supported, so the gate drops the edit;
     at 1 none does, so the edit stays (the real checker, the scripted editor and judge)."""
     server = openai_server(_everything)
-    inp = tmp_path / "in.jsonl"
-    inp.write_text(
-        json.dumps({"topic": "Ada Lovelace", "output": "Ada Lovelace was born in 1820."}) + "\n"
-    )
-    demos = tmp_path / "demos.json"
-    demos.write_text(json.dumps({"He is a cook.": ["He is a cook."]}))
-    out = tmp_path / "gain.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "favakit", "eval", "edit-gain", "--input", str(inp), "--kb", str(kb),
-         "--demos", str(demos), "--llm-endpoint", server.url, "--model", "judge",
-         "--editor-endpoint", server.url, "--editor-model", "editor", "--gamma", "0",
-         "--gate", "checker", "--gate-threshold", str(threshold), "--out", str(out)],
-        capture_output=True, text=True, timeout=180,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr
-    result = json.loads(out.read_text())
+    gate = ("--gate", "checker", "--gate-threshold", str(threshold))
+    result = _edit_gain(kb, tmp_path, server.url, "Ada Lovelace was born in 1820.", *gate)
     assert result["editor"].endswith("gated by favakit-checker-minilm")
     assert result["gain"] == gain and result["texts_edited"] == (gain > 0)
 
