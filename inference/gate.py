@@ -35,6 +35,7 @@ nothing to read).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -160,8 +161,9 @@ def gate_result(
     kept: list[EditSpan] = []
     dropped = 0
     edited: set[int] = set()
-    for edit in result.get("edits", []):
-        n = _sentence_of(sentences, edit["start"], edit["end"])
+    where = [_sentence_of(sentences, e["start"], e["end"]) for e in result.get("edits", [])]
+    per_sentence = Counter(where)
+    for edit, n in zip(result.get("edits", []), where, strict=True):
         score = scores[n] if n is not None else 0.0
         if score > threshold and not (keep_evidence_swaps and evidence_swap(edit, passages)):
             dropped += 1
@@ -169,10 +171,7 @@ def gate_result(
         span: EditSpan = {**edit, "checker_score": round(score, 4)}
         if n is not None:
             edited.add(n)
-            if (
-                sum(_sentence_of(sentences, e["start"], e["end"]) == n for e in result["edits"])
-                == 1
-            ):
+            if per_sentence[n] == 1:  # the only edit there
                 span = _whole_sentence_deletion(span, sentences[n], text)
             sentence = text[slice(*sentences[n])]
             if passages:

@@ -119,13 +119,8 @@ def _atom_sentences(atoms: list[dict[str, Any]], sentences: list[str]) -> list[i
         return {w.strip(".,\"'").lower() for w in text.split()} - {"he", "his", "she", "her", ""}
 
     bags = [words(s) for s in sentences]
-    return [
-        max(
-            range(len(sentences)),
-            key=lambda i: len(words(a.get("original") or a["text"]) & bags[i]),
-        )
-        for a in atoms
-    ]
+    atom_words = [words(a.get("original") or a["text"]) for a in atoms]
+    return [max(range(len(bags)), key=lambda i: len(w & bags[i])) for w in atom_words]
 
 
 def _flaherty_stats(
