@@ -237,12 +237,14 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--judge", default=None,
-        choices=["checker", "cascade", "verifier", "encoder", "editor", "llm"],
+        choices=["checker", "cascade", "qwen", "verifier", "encoder", "editor", "llm"],
         help="default: checker, or verifier when --model or --adapter names one. "
         "verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
         "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
         "generative editor (a claim it edits is not supported); llm: an instruct model asked "
         "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts); "
+        "qwen: that model tuned on real labelled pairs (a LoRA adapter shipped with favakit), "
+        "the most accurate judge on real claims but slow on a CPU (docs/checker.md); "
         "checker: the encoder checker trained on real labelled pairs, the best shipped judge "
         "on real claims (--checker picks which; docs/checker.md); cascade: the checker, and "
         "the llm judge for the claims it is unsure of (the band stored with the checker)",

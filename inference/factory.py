@@ -14,8 +14,10 @@ adapter over SmolLM2, the encoder detector, the trained verifier.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from favakit.contracts import Editor, Verifier
@@ -25,6 +27,7 @@ from favakit.inference.judges import Judge
 from favakit.inference.verifiers import (
     VERIFIER_PIECE_WORDS,
     VERIFIER_WHOLE_WORDS,
+    CutEvidence,
     EditorVerifier,
     LLMVerifier,
     default_style,
@@ -42,6 +45,7 @@ __all__ = [
     "announce",
     "describe",
     "open_editor",
+    "open_qwen_judge",
     "open_searcher",
     "open_verifier",
 ]
@@ -50,10 +54,11 @@ __all__ = [
 #: picks the windows the generative editor gets
 EDITOR_KINDS = ("generative", "encoder", "cascade")
 #: verifier: favakit's trained claim verifier; llm: an instruct model asked True or False;
+#: qwen: that model tuned on real labelled pairs (the adapter shipped in inference/qwen_judge);
 #: encoder, editor: an editor used as a verifier (a claim it edits is not supported); checker:
 #: the encoder checker trained on real labelled pairs (``checker`` names it); cascade: the
 #: checker, and the llm judge for the claims in the band stored with it
-VERIFIER_KINDS = ("verifier", "llm", "encoder", "editor", "checker", "cascade")
+VERIFIER_KINDS = ("verifier", "llm", "qwen", "encoder", "editor", "checker", "cascade")
 #: the llm judge's model when the spec names none (assembled from its PyPI parts)
 LLM_JUDGE_MODEL = "qwen2.5-coder-1.5b"
 
@@ -180,6 +185,7 @@ def open_verifier(
     checker; ``threshold``: default the one stored with it). ``cascade``: that checker (default
     ``mpnet``) and, for the claims whose score falls in the band stored with it, the llm judge
     it names (:class:`~favakit.inference.verifiers.CascadeVerifier`).
+    ``qwen``: the tuned Qwen judge (:func:`open_qwen_judge`).
     ``encoder``: the encoder detector as a verifier; ``editor``: :func:`open_editor` of ``editor_kind`` as a verifier
     (``editor_settings``, ``index``, ``kb``, ``detector`` go to the editor).
     """
@@ -220,6 +226,11 @@ def open_verifier(
             open_client(spec), chat=chat, chunk_words=chunk_words, threshold=threshold, style=style
         )
         return LLMVerifier(judge)
+    if kind == "qwen":
+        if chunk_words or style:
+            raise UsageError("--chunk-words and --prompt-style: the tuned Qwen judge reads its "
+                             "own prompt and evidence cut (judge.json)")  # fmt: skip
+        return open_qwen_judge(spec, threshold)
     if kind in ("checker", "cascade"):
         if chunk_words or style:
             raise UsageError("--chunk-words and --prompt-style are for --judge verifier or llm")
@@ -237,7 +248,8 @@ def open_verifier(
         from favakit.inference.verifiers import CascadeVerifier
 
         low, high = cascade["band"]
-        second = open_verifier("llm", spec.with_(model=cascade["judge"]))
+        second = (open_qwen_judge(spec) if cascade["judge"] == "qwen"  # the tuned judge
+                  else open_verifier("llm", spec.with_(model=cascade["judge"])))  # fmt: skip
         return CascadeVerifier(first, second, (low, high), cascade.get("second_words", 400))
     if chunk_words or threshold is not None or style:
         raise UsageError(
@@ -252,6 +264,29 @@ def open_verifier(
         detector=detector,
     )
     return EditorVerifier(editor)
+
+
+def open_qwen_judge(spec: ClientSpec | None = None, threshold: float | None = None) -> Verifier:
+    """The tuned Qwen judge: the LoRA adapter shipped in ``inference/qwen_judge`` over
+    ``qwen2.5-coder-1.5b`` (assembled from its PyPI parts), asked the strict prompt through its
+    chat template about evidence cut to the words its ``judge.json`` names (as it was trained,
+    ``scripts/llm_judge.py``), deciding at the threshold stored there (chosen on the development
+    split) unless ``threshold`` is given. With ``spec.endpoint`` the server must hold that
+    model with the adapter merged (``favakit serve-llm --model qwen2.5-coder-1.5b --adapter
+    <folder> --merge-adapter yes``)."""
+    from favakit.inference.generators import open_client
+    from favakit.inference.models import qwen_judge
+
+    spec = spec or ClientSpec()
+    folder = qwen_judge()
+    cfg = json.loads((Path(folder) / "judge.json").read_text())
+    if not spec.endpoint:
+        spec = spec.with_(model=spec.model or cfg["model"], adapter=spec.adapter or folder)
+    judge = Judge(
+        open_client(spec), chat=True, chunk_words=0, style=cfg["style"],
+        threshold=cfg["threshold"] if threshold is None else threshold,
+    )  # fmt: skip
+    return CutEvidence(LLMVerifier(judge), int(cfg["evidence_words"]))
 
 
 def describe(editor: Editor | Verifier) -> str:

@@ -37,6 +37,7 @@ __all__ = [
     "load_causal_lm",
     "merge_adapter",
     "model_label",
+    "qwen_judge",
     "resolve_model",
 ]
 
@@ -124,6 +125,12 @@ def _shipped(folder_name: str, what: str, how: str) -> str:
 def default_editor() -> str:
     """The folder of the shipped default editor adapter (``docs/model_card.md``)."""
     return _shipped("default_editor", "default editor", "docs/model_card.md")
+
+
+def qwen_judge() -> str:
+    """The folder of the tuned Qwen judge: a LoRA adapter over ``qwen2.5-coder-1.5b`` and its
+    ``judge.json`` (prompt style, threshold, evidence words; docs/checker.md)."""
+    return _shipped("qwen_judge", "tuned Qwen judge", "scripts/llm_judge.py")
 
 
 def default_verifier() -> str:

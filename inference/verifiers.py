@@ -11,6 +11,9 @@ is the judge's probability that the claim is supported when it has one.
 Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{"text",
 "evidence"}`` objects.
 
+* :class:`CutEvidence`: another verifier reading each claim's evidence cut to the words that
+  share the most with the claim (what the tuned Qwen judge was trained on; it bounds a slow
+  judge's time per claim).
 * :class:`CascadeVerifier`: two verifiers in turn: the first (the encoder checker) decides
   where it is confident, the second (the LLM judge) decides the claims whose first score falls
   in a band around the first's threshold (the band is chosen on a development split and stored
@@ -40,6 +43,7 @@ __all__ = [
     "VERIFIER_PIECE_WORDS",
     "VERIFIER_WHOLE_WORDS",
     "CascadeVerifier",
+    "CutEvidence",
     "EditorVerifier",
     "LLMVerifier",
     "choose_threshold",
@@ -168,6 +172,42 @@ class EditorVerifier:
         return out
 
 
+def cut_evidence(claims: Sequence[EditInput], words: int) -> list[EditInput]:
+    """Each claim with its evidence cut to the ``words`` words that share the most with it
+    (:func:`~favakit.inference.checker.fit_evidence`; evidence that fits stays whole), as one
+    passage."""
+    from favakit.inference.checker import fit_evidence
+
+    out: list[EditInput] = []
+    for n, c in enumerate(claims):
+        r = as_request(c, n)
+        text = fit_evidence(r.text, [e.text for e in r.evidence or []], words)
+        out.append({"text": r.text, "topic": r.topic or "", "evidence": [text]})
+    return out
+
+
+class CutEvidence:
+    """``inner`` verifies each claim against its evidence cut to ``words`` words
+    (:func:`cut_evidence`): the tuned Qwen judge reads evidence as it was trained to."""
+
+    def __init__(self, inner: Verifier, words: int) -> None:
+        if words < 1:
+            raise ValueError(f"evidence words must be at least 1, not {words}")
+        self.inner, self.words = inner, words
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def client(self) -> object:
+        """The inner judge's generation client (``--cache`` sets its cache)."""
+        return getattr(self.inner, "client", None)
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        return self.inner.verify(cut_evidence(claims, self.words))
+
+
 class CascadeVerifier:
     """``first`` verifies every claim; a claim whose first score lies in ``band`` (``low``,
     ``high``, inclusive) is verified again by ``second``, whose verdict stands, with a warning
@@ -192,15 +232,7 @@ class CascadeVerifier:
         low, high = self.band
         unsure = [i for i, v in enumerate(verdicts) if low <= v["score"] <= high]
         if unsure:
-            from favakit.inference.checker import fit_evidence
-
-            reqs = [as_request(claims[i], i) for i in unsure]
-            cut: list[EditInput] = [
-                {"text": r.text, "topic": r.topic or "", "evidence": [fit_evidence(
-                    r.text, [e.text for e in r.evidence or []], self.second_words)]}
-                for r in reqs
-            ]  # fmt: skip
-            again = self.second.verify(cut)
+            again = self.second.verify(cut_evidence([claims[i] for i in unsure], self.second_words))
             for i, v in zip(unsure, again, strict=True):
                 note = (f"{self.first.model} unsure (score {verdicts[i]['score']}, band "
                         f"{low}-{high}): {self.second.model} decided")  # fmt: skip

@@ -1,0 +1,104 @@
+"""The tuned Qwen judge's plumbing (``--judge qwen``): evidence cut as the judge was trained,
+the threshold and prompt from its ``judge.json``, and the cascade naming it. The shipped adapter
+needs the 1.1 GB Qwen base, so the judge here is the tiny Llama with a tiny adapter in a folder
+laid out like ``inference/qwen_judge``; the shipped one was checked against its GPU scores
+(docs/benchmarks.md, session 24)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from favakit.contracts import EditInput, Verdict, as_request
+from favakit.inference.verifiers import CutEvidence, cut_evidence
+
+
+class Recorder:
+    """A verifier that keeps what it was asked and calls everything supported."""
+
+    model = "recorder"
+
+    def __init__(self) -> None:
+        self.seen: list[EditInput] = []
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        self.seen += list(claims)
+        return [{"supported": True, "score": 1.0, "judge": self.model} for _ in claims]
+
+
+LONG = ["The river flows north.", "Filler words about nothing. " * 60, "Oslo lies on a fjord."]
+
+
+def test_cut_evidence_keeps_the_words_that_share_most_with_the_claim() -> None:
+    cut = cut_evidence([{"text": "Oslo lies on a fjord.", "evidence": LONG}], 12)
+    (only,) = as_request(cut[0]).evidence or []
+    assert "Oslo lies on a fjord." in only.text and "Filler" not in only.text
+    assert len(only.text.split()) <= 12
+    short = cut_evidence([{"text": "x", "evidence": ["a b c", "d e"]}], 12)
+    assert [e.text for e in as_request(short[0]).evidence or []] == ["a b c d e"]  # fits: whole
+
+
+def test_cut_evidence_verifier_passes_cut_claims_to_its_judge() -> None:
+    inner = Recorder()
+    verdicts = CutEvidence(inner, 12).verify([{"text": "Oslo lies on a fjord.", "evidence": LONG}])
+    assert verdicts[0]["supported"] and CutEvidence(inner, 12).model == "recorder"
+    (passage,) = as_request(inner.seen[0]).evidence or []
+    assert "Filler" not in passage.text
+    with pytest.raises(ValueError):
+        CutEvidence(inner, 0)
+
+
+@pytest.fixture()
+def judge_folder(tiny_llama: Path, tiny_adapter: Path, tmp_path: Path,
+                 monkeypatch: pytest.MonkeyPatch) -> Path:  # fmt: skip
+    folder = tmp_path / "qwen_judge"
+    folder.mkdir()
+    for name in ("adapter_config.json", "adapter_model.safetensors"):
+        shutil.copy(tiny_adapter / name, folder / name)
+    (folder / "judge.json").write_text(json.dumps(
+        {"model": str(tiny_llama), "style": "strict", "threshold": 0.3, "evidence_words": 20}))  # fmt: skip
+    monkeypatch.setattr("favakit.inference.models.qwen_judge", lambda: str(folder))
+    return folder
+
+
+def test_the_qwen_judge_reads_its_judge_json(judge_folder: Path) -> None:
+    from favakit.inference.factory import open_verifier
+    from favakit.spec import ClientSpec
+
+    judge = open_verifier("qwen", ClientSpec(backend="hf", device="cpu"))
+    assert isinstance(judge, CutEvidence) and judge.words == 20
+    assert judge.inner.judge.style == "strict" and judge.inner.judge.threshold == 0.3  # type: ignore[attr-defined]
+    claims = [{"text": "saturn is the sixth planet from the sun .",
+               "evidence": ["saturn is the sixth planet from the sun .", "titan is its largest moon ."]},
+              {"text": "titan is its largest moon .", "evidence": ["mount etna is a volcano in sicily ."]}]  # fmt: skip
+    verdicts = judge.verify(claims)
+    assert len(verdicts) == 2
+    for v in verdicts:
+        assert 0.0 <= v["score"] <= 1.0 and v["supported"] == (v["score"] > 0.3)
+    stricter = open_verifier("qwen", ClientSpec(backend="hf", device="cpu"), threshold=0.99)
+    assert stricter.inner.judge.threshold == 0.99  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="chunk-words and --prompt-style"):
+        open_verifier("qwen", ClientSpec(backend="hf"), style="factscore")
+
+
+def test_the_cascade_can_name_the_tuned_judge(judge_folder: Path, tmp_path: Path) -> None:
+    from favakit.inference.checker import checker_folder
+    from favakit.inference.factory import open_verifier
+    from favakit.inference.verifiers import CascadeVerifier
+    from favakit.spec import ClientSpec
+
+    checker = tmp_path / "checker"
+    shutil.copytree(checker_folder("checker"), checker)
+    cfg = json.loads((checker / "checker.json").read_text())
+    cfg["cascade"] = {"judge": "qwen", "band": [0.0, 1.0], "second_words": 20}
+    (checker / "checker.json").write_text(json.dumps(cfg))
+    cascade = open_verifier("cascade", ClientSpec(backend="hf", device="cpu"), checker=str(checker))
+    assert isinstance(cascade, CascadeVerifier) and isinstance(cascade.second, CutEvidence)
+    (v,) = cascade.verify(
+        [{"text": "titan is its largest moon .", "evidence": ["titan is its largest moon ."]}]
+    )
+    assert "decided" in v["warnings"][-1]  # the band holds every score: the judge decided
