@@ -36,6 +36,7 @@ from favakit.inference.verifiers import (
 from favakit.spec import ClientSpec
 
 if TYPE_CHECKING:
+    from favakit.inference.gate import SentenceScorer
     from favakit.retrieval.search import Searcher
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "announce",
     "describe",
     "open_editor",
+    "open_gate",
     "open_qwen_judge",
     "open_searcher",
     "open_verifier",
@@ -95,7 +97,8 @@ def open_editor(
     (``docs/model_card.md``). ``detector``: the encoder's folder (default: the shipped one).
     Evidence comes from the requests, else from ``index`` (+ ``kb``). With ``shared`` (a
     server), in-process generation is batched across the request threads. ``gate``: a shipped
-    checker by name (``"checker"``, ``"mpnet"``, ``"auto"``) or a checker folder: edits are kept
+    checker by name (``"checker"``, ``"mpnet"``, ``"auto"``), a checker folder, or ``"qwen"``
+    (the tuned Qwen judge, :func:`open_qwen_judge`): edits are kept
     only in sentences the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
     ``gate_threshold``, default the checker's own).
     """
@@ -103,10 +106,26 @@ def open_editor(
     editor = _editor(spec, kind, settings, index, kb, detector, shared)
     if not gate:
         return editor
-    from favakit.inference.checker import Checker, checker_folder
     from favakit.inference.gate import GatedEditor
 
-    return GatedEditor(editor, Checker(checker_folder(gate), device=spec.device), gate_threshold)
+    return GatedEditor(editor, open_gate(gate, spec.device), gate_threshold)
+
+
+def open_gate(gate: str, device: str | None = None) -> SentenceScorer:
+    """The gate's judge by name: a checker (a shipped name, ``"auto"``, or a folder), or
+    ``"qwen"``: the tuned Qwen judge (:func:`open_qwen_judge`) at the gate threshold stored with
+    it (chosen on the development split for issue 32's shape: supported sentences left alone
+    first)."""
+    if gate == "qwen":
+        from favakit.inference.gate import JudgeScorer
+        from favakit.inference.models import qwen_judge
+
+        cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
+        verifier = open_qwen_judge(ClientSpec(device=device))
+        return JudgeScorer(verifier, float(cfg["gate_threshold"]), "favakit-qwen-judge")
+    from favakit.inference.checker import Checker, checker_folder
+
+    return Checker(checker_folder(gate), device=device)
 
 
 def _editor(

@@ -37,17 +37,56 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from favakit.contracts import Citation, EditInput, Editor, EditResult, EditSpan, as_request
+from favakit.contracts import (
+    Citation,
+    EditInput,
+    Editor,
+    EditResult,
+    EditSpan,
+    Verifier,
+    as_request,
+)
 from favakit.decompose import leading_name, resolve_pronouns
-from favakit.inference.checker import Checker, shared_words
+from favakit.inference.checker import shared_words
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
 __all__ = [
-    "GatedEditor", "cite", "evidence_swap", "gate_result", "grounded_fix", "sentence_scores",
+    "GatedEditor", "JudgeScorer", "SentenceScorer", "cite", "evidence_swap", "gate_result",
+    "grounded_fix", "sentence_scores",
 ]  # fmt: skip
+
+
+class SentenceScorer(Protocol):
+    """What the gate asks of its judge: P(supported) per sentence (with how many evidence pieces
+    it read), the threshold above which a sentence is left alone, and a name for results. The
+    encoder :class:`~favakit.inference.checker.Checker` is one; :class:`JudgeScorer` makes one
+    of any verifier."""
+
+    threshold: float
+    name: str
+
+    def score(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+    ) -> list[tuple[float, int]]: ...
+
+
+class JudgeScorer:
+    """A :class:`~favakit.contracts.Verifier` as the gate's judge (``--gate qwen``): each
+    sentence's verdict score is its P(supported); ``threshold`` is the gate's."""
+
+    def __init__(self, verifier: Verifier, threshold: float, name: str) -> None:
+        self.verifier, self.threshold, self.name = verifier, threshold, name
+
+    def score(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+    ) -> list[tuple[float, int]]:
+        claims: list[EditInput] = [
+            {"text": t, "evidence": list(e)} for t, e in zip(texts, evidence, strict=True)
+        ]
+        return [(float(v["score"]), 1) for v in self.verifier.verify(claims)]
 
 
 def _whole_words(words: str) -> re.Pattern[str]:
@@ -209,7 +248,7 @@ class GatedEditor:
     module). ``threshold``: P(supported) above which a sentence is left alone (default: the
     checker's own, chosen on its development split)."""
 
-    def __init__(self, editor: Editor, checker: Checker, threshold: float | None = None,
+    def __init__(self, editor: Editor, checker: SentenceScorer, threshold: float | None = None,
                  flag_unsupported: bool = True) -> None:  # fmt: skip
         self.editor = editor
         self.checker = checker
@@ -235,7 +274,7 @@ class GatedEditor:
 
 
 def sentence_scores(
-    checker: Checker, results: Sequence[EditResult], topics: Sequence[str | None]
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None]
 ) -> list[tuple[list[tuple[int, int]], list[float]] | None]:
     """For each result, its sentences' spans and the checker's P(supported) of each,
     decontextualized ("She won ..." scored as "Marie Curie won ...", the topic or else the name

@@ -244,7 +244,9 @@ def main() -> None:
         "slow_per_label": args.slow_per_label, "sets": {k: len(v) for k, v in sets.items()}}}]  # fmt: skip
     for judge in filter(None, args.judges.split(",")):
         kind, _, folder = judge.partition("=")  # checker=DIR: another checker beside the first
-        served = ClientSpec(endpoint=args.llm_endpoint) if kind in ("llm", "cascade") else None
+        served = (
+            ClientSpec(endpoint=args.llm_endpoint) if kind in ("llm", "qwen", "cascade") else None
+        )
         if served and kind == "llm":  # the served model is the llm judge's preset
             served = served.with_(model="qwen2.5-coder-1.5b")
         verifier = open_verifier(

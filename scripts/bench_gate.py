@@ -46,7 +46,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
     ap.add_argument("--editors", default="encoder,shipped", help="encoder, shipped (generative)")
-    ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
+    ap.add_argument("--checker", default=None, help="the gate's judge: a checker folder or "
+                    "shipped name (default: the MiniLM checker), or qwen (the tuned Qwen judge)")  # fmt: skip
     ap.add_argument(
         "--adapter", default=None, help="the generative editor's adapter (default: the shipped one)"
     )
@@ -55,13 +56,12 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
-    from favakit.inference.checker import Checker, checker_folder
-    from favakit.inference.factory import open_editor
+    from favakit.inference.factory import open_editor, open_gate
     from favakit.inference.gate import gate_result
     from favakit.spec import ClientSpec
     from favakit.text import sentence_spans
 
-    checker = Checker(checker_folder(args.checker))
+    checker = open_gate(args.checker or "checker")
     results: list[dict[str, Any]] = [{"meta": {
         "date": date.today().isoformat(), "machine": platform.machine(),
         "checker": checker.name, "threshold": checker.threshold, "per_label": args.per_label}}]  # fmt: skip

@@ -181,6 +181,8 @@ def _open_judge(name: str, args: argparse.Namespace) -> Any:
         spec = ClientSpec("smollm2" if adapter else "", adapter, max_batch=8)
         return open_verifier("verifier", spec, chunk_words=args.chunk_words,
                              threshold=args.threshold, style=args.prompt_style)  # fmt: skip
+    if name == "qwen":  # the tuned Qwen judge (in process, or the server at --llm-endpoint)
+        return open_verifier("qwen", ClientSpec(endpoint=args.llm_endpoint, max_batch=4))
     if name == "llm":
         spec = ClientSpec(args.llm_model, endpoint=args.llm_endpoint, max_batch=4)
         return open_verifier("llm", spec, chunk_words=args.chunk_words, threshold=args.threshold,

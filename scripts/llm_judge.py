@@ -350,6 +350,26 @@ def _groups(path: Path) -> Iterator[tuple[tuple[str, str], list[dict[str, Any]]]
     yield from grouped.items()
 
 
+def gate_threshold(dev: list[dict[str, Any]], left_alone: float) -> dict[str, float] | None:
+    """The gate's threshold by issue 32's shape, on the development rows: on a 0.02 grid, the one
+    flagging the largest per-source mean share of unsupported rows while the per-source mean
+    share of supported rows left alone (scored above it) stays at ``left_alone`` or more."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in dev:
+        groups.setdefault(r["source"], []).append(r)
+    both = [g for g in groups.values() if len({bool(r["label"]) for r in g}) == 2]
+    best: dict[str, float] | None = None
+    for t in [round(0.02 * k, 2) for k in range(1, 50)]:
+        alone = [sum(r["score"] > t for r in g if r["label"]) / sum(bool(r["label"]) for r in g)
+                 for g in both]  # fmt: skip
+        flagged = [sum(r["score"] <= t for r in g if not r["label"])
+                   / sum(not r["label"] for r in g) for g in both]  # fmt: skip
+        la, fl = sum(alone) / len(both), sum(flagged) / len(both)
+        if la >= left_alone and (best is None or fl > best["flagged"]):
+            best = {"threshold": t, "left_alone": round(la, 4), "flagged": round(fl, 4)}
+    return best
+
+
 def report(args: argparse.Namespace) -> None:
     from bench_verify import agreement, auc
 
@@ -369,6 +389,7 @@ def report(args: argparse.Namespace) -> None:
         entry: dict[str, Any] = {"threshold": threshold, "dev_mean_balanced_accuracy":
                                  round(dev_mean, 4), "dev_reliability": reliability(
                                      [r["label"] for r in dev], [r["score"] for r in dev])}  # fmt: skip
+        entry["gate_threshold"] = gate_threshold(dev, args.left_alone)
         for (j, name), rows in groups.items():
             if j != judge or name == "dev":
                 continue
@@ -525,6 +546,8 @@ def main() -> None:
     r.add_argument("--scores", required=True)
     r.add_argument("--out", default="")
     r.add_argument("--mean-of", default="fm2_test,wice_test,scifact,citint_test")
+    r.add_argument("--left-alone", type=float, default=0.85,
+                   help="the gate threshold's floor on supported rows left alone (issue 32)")  # fmt: skip
     c = sub.add_parser(
         "cascade", help="the checker + tuned judge cascade: band on the development split"
     )

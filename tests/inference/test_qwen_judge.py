@@ -60,7 +60,8 @@ def judge_folder(tiny_llama: Path, tiny_adapter: Path, tmp_path: Path,
     for name in ("adapter_config.json", "adapter_model.safetensors"):
         shutil.copy(tiny_adapter / name, folder / name)
     (folder / "judge.json").write_text(json.dumps(
-        {"model": str(tiny_llama), "style": "strict", "threshold": 0.3, "evidence_words": 20}))  # fmt: skip
+        {"model": str(tiny_llama), "style": "strict", "threshold": 0.3, "evidence_words": 20,
+         "gate_threshold": -1.0}))  # fmt: skip
     monkeypatch.setattr("favakit.inference.models.qwen_judge", lambda: str(folder))
     return folder
 
@@ -102,3 +103,31 @@ def test_the_cascade_can_name_the_tuned_judge(judge_folder: Path, tmp_path: Path
         [{"text": "titan is its largest moon .", "evidence": ["titan is its largest moon ."]}]
     )
     assert "decided" in v["warnings"][-1]  # the band holds every score: the judge decided
+
+
+def test_judge_scorer_gives_each_sentence_its_verdict_score() -> None:
+    from favakit.inference.gate import JudgeScorer
+
+    inner = Recorder()
+    scorer = JudgeScorer(inner, 0.4, "recorder")
+    assert scorer.score(["a.", "b."], [["x"], ["y", "z"]]) == [(1.0, 1), (1.0, 1)]
+    assert [as_request(c).text for c in inner.seen] == ["a.", "b."]
+    assert [e.text for e in as_request(inner.seen[1]).evidence or []] == ["y", "z"]
+
+
+def test_the_qwen_gate_decides_by_the_judge_at_its_gate_threshold(judge_folder: Path) -> None:
+    from favakit.inference.factory import open_editor
+    from favakit.spec import ClientSpec
+
+    text = "Saturn is the sixth planet from the Sun. Titan is its largest moon."
+    request = {"text": text, "evidence": ["Saturn is the sixth planet from the Sun."]}
+    # judge.json's gate threshold -1 (below any score): every sentence is left alone
+    (alone,) = open_editor(ClientSpec(device="cpu"), "encoder", gate="qwen").edit_many([request])
+    assert alone["edits"] == [] and alone["corrected"] == text
+    # --gate-threshold 1.0: no sentence is supported, so each is edited or flagged
+    strict = open_editor(ClientSpec(device="cpu"), "encoder", gate="qwen", gate_threshold=1.0)
+    (flagged,) = strict.edit_many([request])
+    assert {e["start"] for e in flagged["edits"]} >= {0} and strict.model.endswith(
+        "favakit-qwen-judge"
+    )
+    assert all("checker_score" in e for e in flagged["edits"])
