@@ -464,7 +464,8 @@ def cascade(args: argparse.Namespace) -> None:
         return round(sum(values) / len(values), 4)
 
     rows = []
-    for share in [round(0.05 * k, 2) for k in range(0, 21)]:
+    shares = [round(0.01 * k, 2) for k in range(0, 20)] + [round(0.05 * k, 2) for k in range(4, 21)]
+    for share in shares:
         cut = distance[min(len(distance) - 1, int(share * len(distance)))] if share else -1.0
         human, judged, asked = decide("dev", share, cut)
         entry: dict[str, Any] = {

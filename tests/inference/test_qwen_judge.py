@@ -131,3 +131,17 @@ def test_the_qwen_gate_decides_by_the_judge_at_its_gate_threshold(judge_folder: 
         "favakit-qwen-judge"
     )
     assert all("checker_score" in e for e in flagged["edits"])
+
+
+def test_the_shipped_judge_is_installed_with_its_choices() -> None:
+    """The package holds the adapter and the choices made on the development split."""
+    from favakit.inference.models import qwen_judge
+
+    folder = Path(qwen_judge())
+    cfg = json.loads((folder / "judge.json").read_text())
+    assert cfg["model"] == "qwen2.5-coder-1.5b" and cfg["style"] == "strict"
+    assert 0.0 < cfg["gate_threshold"] <= cfg["threshold"] < 1.0 and cfg["evidence_words"] > 0
+    assert "development split" in cfg["chosen_on"]
+    adapter = json.loads((folder / "adapter_config.json").read_text())
+    assert adapter["base_model_name_or_path"] == "qwen2.5-coder-1.5b"
+    assert (folder / "adapter_model.safetensors").stat().st_size > 1_000_000
