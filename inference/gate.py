@@ -6,7 +6,9 @@ evidence when the request has none). :class:`GatedEditor` then splits the text i
 decontextualizes each where the rule can (a leading "He"/"She"/"It" and "his"/"her" replaced by
 the request's ``topic``, else by the name the text opens with) and scores each against the
 result's evidence with the encoder checker (P(supported), evidence
-read in pieces, the best piece counts). The rule, sentence by sentence:
+read in pieces, the best piece counts), or with any other judge behind the
+:class:`SentenceScorer` contract (:class:`JudgeScorer`: the tuned Qwen judge, ``--gate qwen``).
+The rule, sentence by sentence:
 
 * **supported** (score above the threshold): every edit inside it is dropped, so the sentence
   comes back exactly as it was;
