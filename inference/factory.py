@@ -200,8 +200,10 @@ def open_verifier(
     only. ``llm``: an instruct model (default :data:`LLM_JUDGE_MODEL`) asked ``style``
     (default: the preset's) through its chat template unless ``chat`` is false, deciding at
     ``threshold`` (default: the preset's, else 0.5). ``checker``: the encoder checker (``checker``:
-    a shipped one by name, ``checker`` or ``mpnet``, or a folder; default the shipped MiniLM
-    checker; ``threshold``: default the one stored with it). ``cascade``: that checker (default
+    a shipped one by name, ``checker`` (MiniLM) or ``mpnet``, or a folder; default ``auto``:
+    the mpnet checker where its base is installed, else the MiniLM checker,
+    :func:`~favakit.inference.checker.auto_checker`; ``threshold``: default the one stored with
+    it). ``cascade``: that checker (default
     ``mpnet``) and, for the claims whose score falls in the band stored with it, the llm judge
     it names (:class:`~favakit.inference.verifiers.CascadeVerifier`).
     ``qwen``: the tuned Qwen judge (:func:`open_qwen_judge`).
@@ -256,7 +258,7 @@ def open_verifier(
         from favakit.inference.checker import Checker, CheckerVerifier, checker_folder
 
         # the cascade's band is stored with the mpnet checker (scripts/cascade_band.py)
-        folder = checker_folder(checker or detector or ("mpnet" if kind == "cascade" else None))
+        folder = checker_folder(checker or detector or ("mpnet" if kind == "cascade" else "auto"))
         first = CheckerVerifier(Checker(folder, device=spec.device), threshold)
         if kind == "checker":
             return first

@@ -24,6 +24,15 @@ WiCE's unsupported tokens (character precision, recall and F1, spaces not counte
 SummEdits sets both heads: a summary is flagged when its P(supported) is at or below the
 checker's threshold (balanced accuracy against the label), and its spans against the words that
 differ from the original summary.
+
+``--speed-file FILE --speed-words N`` times the judges side by side on claims whose evidence is
+cut to exactly ``N`` words (rows of FILE with at least that many; its labels are not read):
+``--speed-rounds`` rounds, the judges taking turns in each, every claim in one call (as
+``favakit verify --input`` reads a file) and one claim a call (as a server asked about one);
+the median round counts.
+
+    python scripts/bench_checker.py --real ../shared/data/real --sets "" --judges checker,checker=mpnet \
+        --speed-file ../shared/data/real/train/wice.jsonl --speed-words 200 --out speed.json
 """
 
 from __future__ import annotations
@@ -200,6 +209,52 @@ def dev_sets(files: str, checker_dir: str | None, fraction: float) -> list[dict[
     return [*out, mean]
 
 
+def cut_words(rows: list[dict[str, Any]], words: int, claims: int) -> list[dict[str, Any]]:
+    """The first ``claims`` rows whose evidence has at least ``words`` words, each with its
+    evidence cut to its first ``words`` words (one passage)."""
+    out = []
+    for r in rows:
+        ev = " ".join(r["evidence"]).split()
+        if len(ev) >= words:
+            out.append({"text": r["text"], "evidence": [" ".join(ev[:words])]})
+        if len(out) == claims:
+            break
+    if len(out) < claims:
+        raise SystemExit(f"only {len(out)} rows with {words} words of evidence (wanted {claims})")
+    return out
+
+
+def speed_sets(verifiers: dict[str, Any], rows: list[dict[str, Any]], rounds: int,
+               words: int) -> list[dict[str, Any]]:  # fmt: skip
+    """Claims per second of each judge on ``rows``, side by side (see the module)."""
+    import statistics
+
+    from favakit.contracts import EditRequest
+
+    claims = [EditRequest.from_obj(r) for r in rows]
+    times: dict[tuple[str, str], list[float]] = {}
+    for judge in verifiers.values():
+        judge.verify(claims[:2])  # warm-up
+    for _ in range(rounds):
+        for name, judge in verifiers.items():
+            t0 = time.perf_counter()
+            judge.verify(claims)
+            times.setdefault((name, "batched"), []).append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            for c in claims:
+                judge.verify([c])
+            times.setdefault((name, "one by one"), []).append(time.perf_counter() - t0)
+    out = []
+    for (name, how), seconds in times.items():
+        row = {"judge": name, "model": verifiers[name].model, "set": f"speed: {words} words",
+               "calls": how, "claims": len(claims), "rounds": rounds,
+               "claims_per_s": round(len(claims) / statistics.median(seconds), 3),
+               "claims_per_s_each_round": [round(len(claims) / s, 3) for s in seconds]}  # fmt: skip
+        print(json.dumps(row), flush=True)
+        out.append(row)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
@@ -225,6 +280,11 @@ def main() -> None:
     )
     ap.add_argument("--synthetic-limit", type=int, default=0)
     ap.add_argument("--dev-fraction", type=float, default=0.05, help="as data.validation_fraction")
+    ap.add_argument("--speed-file", type=Path, default=None,
+                    help="rows to time the judges on (labels not read)")  # fmt: skip
+    ap.add_argument("--speed-words", type=int, default=200, help="evidence words a timed claim")
+    ap.add_argument("--speed-claims", type=int, default=32)
+    ap.add_argument("--speed-rounds", type=int, default=3)
     ap.add_argument("--llm-endpoint", default=None,
                     help="an OpenAI-compatible server for the llm judge and the cascade's second "
                          "judge (favakit serve-llm --model qwen2.5-coder-1.5b)")  # fmt: skip
@@ -242,6 +302,7 @@ def main() -> None:
     results: list[dict[str, Any]] = [{"meta": {
         "date": date.today().isoformat(), "machine": f"{platform.machine()}, {platform.processor() or 'cpu'}",
         "slow_per_label": args.slow_per_label, "sets": {k: len(v) for k, v in sets.items()}}}]  # fmt: skip
+    timed: dict[str, Any] = {}
     for judge in filter(None, args.judges.split(",")):
         kind, _, folder = judge.partition("=")  # checker=DIR: another checker beside the first
         served = (
@@ -252,6 +313,8 @@ def main() -> None:
         verifier = open_verifier(
             kind, served, detector=folder or (args.checker if kind == "checker" else None)
         )
+        if args.speed_file:
+            timed[judge] = verifier
         for name, rows in sets.items():
             for part, chosen in (("all", rows), ("sample", sample(rows, args.slow_per_label))):
                 if part == "all" and (kind not in FAST or args.sample_only):
@@ -270,6 +333,10 @@ def main() -> None:
                         "lowest": min(r["balanced_accuracy"] for r in got)}  # fmt: skip
                 print(json.dumps(mean), flush=True)
                 results.append(mean)
+    if args.speed_file:
+        rows = [json.loads(line) for line in args.speed_file.open()]
+        results += speed_sets(timed, cut_words(rows, args.speed_words, args.speed_claims),
+                              args.speed_rounds, args.speed_words)  # fmt: skip
     if args.dev:
         results += dev_sets(args.dev, args.checker, args.dev_fraction)
     if args.spans:

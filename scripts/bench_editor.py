@@ -14,7 +14,7 @@ Systems, on the synthetic validation split (source titles never seen in training
   * ``encoder``: the encoder detector (``--detector``, default the shipped one) alone;
   * ``cascade``: the encoder picks the windows, the shipped editor edits only those;
   * ``encoder+gate``: the encoder detector behind the checker's gate (``--checker``, default the
-    shipped one, or ``mpnet``; docs/checker.md): what ``favakit edit --backend encoder --gate
+    shipped one, or ``mpnet``, or ``qwen``: the tuned Qwen judge; docs/checker.md): what ``favakit edit --backend encoder --gate
     checker`` does;
   * ``shipped+gate``: the shipped editor behind the same gate (``favakit edit --gate checker``).
   ``SYSTEM:CHECKER`` (e.g. ``shipped+gate:mpnet``) names a gated system's checker; a gated system
@@ -253,11 +253,12 @@ class _Replay:
 
 
 def _gated(editor: Any, checker: str | None) -> Any:
-    """``editor`` behind the checker's gate (``checker``: a shipped name or a folder)."""
-    from favakit.inference.checker import Checker, checker_folder
+    """``editor`` behind the gate of ``checker`` (a shipped checker's name, ``auto``, a folder,
+    or ``qwen``: the tuned Qwen judge; :func:`~favakit.inference.factory.open_gate`)."""
+    from favakit.inference.factory import open_gate
     from favakit.inference.gate import GatedEditor
 
-    return GatedEditor(editor, Checker(checker_folder(checker)))
+    return GatedEditor(editor, open_gate(checker or "checker"))
 
 
 def main() -> None:
@@ -281,7 +282,7 @@ def main() -> None:
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
     ap.add_argument("--detector", default=None, help="detector folder (default: the shipped one)")
-    ap.add_argument("--checker", default=None, help="the gate's checker (default: the shipped one)")
+    ap.add_argument("--checker", default=None, help="the gate's checker (default: the shipped one; mpnet, auto, qwen, a folder)")
     ap.add_argument("--encoder-speed", type=int, default=64, help="passages for encoder speed")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()

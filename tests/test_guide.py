@@ -85,6 +85,7 @@ def user_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", range(len(checked_blocks(GUIDE.read_text(encoding="utf-8")))))
 def test_guide_block_prints_what_the_guide_shows(n: int, user_folder: Path) -> None:
     lines = logical_lines(checked_blocks(GUIDE.read_text(encoding="utf-8"))[n])

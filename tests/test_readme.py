@@ -49,6 +49,7 @@ def _same(got: str, expected: str) -> bool:
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [0, 1], ids=["editor", "verifier"])
 def test_readme_python_example_prints_what_the_readme_shows(n: int, tmp_path: Path) -> None:
     code, expected = python_examples()[n]
@@ -92,6 +93,7 @@ def test_the_readme_shows_its_commands_outputs() -> None:
     assert any("--evidence" in c for c in commands) and any("--kb" in c for c in commands)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", range(len(shell_examples())))
 def test_readme_command_prints_what_the_readme_shows(n: int, demo_folder: Path) -> None:
     import shlex

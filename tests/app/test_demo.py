@@ -6,6 +6,8 @@ import io
 import json
 from pathlib import Path
 
+import pytest
+
 from favakit.demo import demo_texts, run_demo
 from favakit.tags import ERROR_TYPES, parse
 
@@ -18,6 +20,7 @@ def test_demo_texts_plant_every_error_type_and_one_correct_text() -> None:
     assert all(r["text"] == parse(r["planted"]).original() for r in rows)
 
 
+@pytest.mark.slow
 def test_demo_runs_end_to_end(tiny_adapter: Path, tmp_path: Path) -> None:
     out = io.StringIO()
     figures = run_demo(tmp_path / "demo", adapter=str(tiny_adapter), limit=2, out=out)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -200,6 +201,7 @@ def _seconds(text: str) -> float:
     return best
 
 
+@pytest.mark.slow
 def test_adversarial_input_is_read_in_linear_time() -> None:
     """1 MB of each input that made the tokenizer backtrack (``<`` then 20 kB of spaces took
     10.7 s) is read in under a second; inputs made of nothing but tags (a tag every 3 to 14

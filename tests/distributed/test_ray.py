@@ -18,6 +18,7 @@ from favakit.distributed import RayOptions, map_in_order
 RAY = RayOptions("local", workers=2)
 
 
+@pytest.mark.slow
 def test_same_results_and_chunks_and_a_killed_worker_is_retried(
     ray_cluster: Any, tmp_path: Path
 ) -> None:
@@ -47,6 +48,7 @@ def test_same_results_and_chunks_and_a_killed_worker_is_retried(
     assert marker.exists() and calls.count("[20, 21, 22, 23]") == 2  # killed, then retried
 
 
+@pytest.mark.slow
 def test_index_build_on_ray_equals_one_process_and_resumes(
     ray_cluster: Any, corpus_jsonl: Path, tiny_encoder: Path, tmp_path: Path
 ) -> None:
@@ -76,6 +78,7 @@ def test_index_build_on_ray_equals_one_process_and_resumes(
         np.testing.assert_array_equal(np.load(out / name), np.load(tmp_path / "plain" / name))
 
 
+@pytest.mark.slow
 def test_edit_and_verify_on_ray_equal_one_process_and_resume(
     ray_cluster: Any, tiny_llama: Path, edit_facts: list[tuple[str, str, str]], tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -102,6 +105,7 @@ def test_edit_and_verify_on_ray_equal_one_process_and_resume(
         assert on_ray.read_text().splitlines() == expected  # same results, same order, no repeat
 
 
+@pytest.mark.slow
 def test_synth_on_ray_equals_one_process(ray_cluster: Any, tmp_path: Path) -> None:
     from favakit.retrieval.kb import build_kb
     from favakit.synth_data.pipeline import SynthConfig, run_synthesis
@@ -139,6 +143,7 @@ def test_synth_on_ray_equals_one_process(ray_cluster: Any, tmp_path: Path) -> No
         assert (tmp_path / "ray" / name).read_text() == (tmp_path / "plain" / name).read_text()
 
 
+@pytest.mark.slow
 def test_ray_flags_are_checked_and_a_workers_error_reads_as_one_line(
     ray_cluster: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

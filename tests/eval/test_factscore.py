@@ -228,6 +228,7 @@ def test_edit_gain_cli_reports_before_after_and_edits(
     assert out.with_suffix(".png").stat().st_size > 1000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("threshold", "gain"), [(0.0, 0.0), (1.0, 1.0)])
 def test_edit_gain_runs_the_editor_behind_the_gate(
     kb: Path, tmp_path: Path, openai_server: Any, threshold: float, gain: float

@@ -12,6 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from favakit.inference.http_guard import HttpLimits
 from favakit.inference.server import create_editor_app
 
@@ -55,6 +57,7 @@ def _hammer(url: str, path: str, body_of: Any) -> Counter[int]:
         return Counter(code for codes in pool.map(client, range(CLIENTS)) for code in codes)
 
 
+@pytest.mark.slow
 def test_the_encoder_server_answers_every_concurrent_long_request(
     tiny_detector: Path, free_port: Any
 ) -> None:
@@ -68,6 +71,7 @@ def test_the_encoder_server_answers_every_concurrent_long_request(
         assert codes == Counter({200: CLIENTS * REQUESTS}), codes
 
 
+@pytest.mark.slow
 def test_the_generative_server_answers_every_concurrent_long_request(
     tiny_llama: Path, free_port: Any
 ) -> None:

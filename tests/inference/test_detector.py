@@ -115,6 +115,7 @@ def trained_detector(
     return Path(summary["output"])
 
 
+@pytest.mark.slow
 def test_a_trained_detector_finds_and_fixes_the_planted_errors(
     trained_detector: Path, edit_facts: list[tuple[str, str, str]]
 ) -> None:
@@ -145,6 +146,7 @@ def test_a_trained_detector_finds_and_fixes_the_planted_errors(
     assert sum(not r["edits"] for r in clean) >= 4
 
 
+@pytest.mark.slow
 def test_cli_encoder_backend(trained_detector: Path) -> None:
     text, right, wrong = "saturn is the sixth planet from the sun .", "sixth", "second"
     done = subprocess.run(
@@ -177,6 +179,7 @@ def test_cascade_sends_only_flagged_windows_to_the_generative_editor(
     assert results[0]["usage"]["completion_tokens"] > 0  # this one went to the generator
 
 
+@pytest.mark.slow
 def test_serve_encoder_backend_on_loopback(trained_detector: Path, free_port: object) -> None:
     import time
     import urllib.request
@@ -224,6 +227,7 @@ def test_serve_encoder_backend_on_loopback(trained_detector: Path, free_port: ob
         proc.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_demo_runs_on_the_encoder(trained_detector: Path, tmp_path: Path) -> None:
     import io
 
@@ -241,6 +245,7 @@ def test_demo_runs_on_the_encoder(trained_detector: Path, tmp_path: Path) -> Non
     assert 0 <= figures["factscore_before"] <= 1 and 0 <= figures["binary_f1"] <= 1
 
 
+@pytest.mark.slow
 def test_verify_cli_judges_claims_and_resumes(
     trained_detector: Path, edit_facts: list[tuple[str, str, str]], tmp_path: Path
 ) -> None:
@@ -280,6 +285,7 @@ def test_verify_cli_judges_claims_and_resumes(
     assert bad.returncode == 2 and "empty" in bad.stderr
 
 
+@pytest.mark.slow
 def test_verify_with_an_llm_judge(tiny_llama: Path, tmp_path: Path) -> None:
     """--judge llm: the model is asked True or False; a random tiny model answers neither, which
     counts as not supported (FActScore's default)."""

@@ -296,6 +296,7 @@ def test_a_full_server_answers_503_with_retry_after(free_port: Any) -> None:
     assert {status for status, _ in answers} == {200, 503}
 
 
+@pytest.mark.slow
 def test_work_is_dropped_when_its_time_is_up_or_its_client_goes(free_port: Any) -> None:
     model = SlowModel(seconds=1.5)
     limits = ServeLimits(timeout_s=0.5)

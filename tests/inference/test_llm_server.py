@@ -71,6 +71,7 @@ def post(url: str, path: str, body: Any, key: str | None = "sekret") -> tuple[in
         return exc.code, json.loads(exc.read() or b"{}")
 
 
+@pytest.mark.slow
 def test_openai_routes_and_greedy_equals_in_process(server: str, tiny_llama: Path) -> None:
     client = OpenAIClient(server, "tiny", api_key="sekret")
     params = GenerationParams(max_tokens=8)

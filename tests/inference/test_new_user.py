@@ -80,6 +80,7 @@ def test_input_files_are_checked_before_the_model_loads(tmp_path: Path) -> None:
     assert got.returncode == 2 and "missing 'text'" in got.stderr
 
 
+@pytest.mark.slow
 def test_a_mistyped_local_model_path_fails_at_once(tmp_path: Path) -> None:
     (tmp_path / "runs").mkdir()
     for spec in (str(tmp_path / "runs" / "modle"), "./runs/modle", "runs/modle"):
@@ -94,6 +95,7 @@ def test_a_mistyped_local_model_path_fails_at_once(tmp_path: Path) -> None:
     assert got.returncode == 2 and "adapter folder" in got.stderr
 
 
+@pytest.mark.slow
 def test_a_validation_split_is_scored_in_two_commands(
     tiny_llama: Path, tiny_adapter: Path, rows_file: Path, tmp_path: Path
 ) -> None:

@@ -109,6 +109,7 @@ def test_in_process_serve_and_llm_endpoint_agree(
     assert detected["edits"] == expected["edits"]
 
 
+@pytest.mark.slow
 def test_cli_edit_gives_the_same_result_and_resumes(
     tiny_llama: Path, tiny_adapter: Path, tmp_path: Path
 ) -> None:
@@ -213,6 +214,7 @@ def _echo(prompt: str) -> str:
     return parse_prompt(prompt).text
 
 
+@pytest.mark.slow
 def test_timeout_and_graceful_shutdown(openai_server: Any, free_port: Any) -> None:
     """favakit serve as a process with generation from a (slow) OpenAI-compatible server: a
     request over --timeout gets 504; SIGTERM lets a request in flight finish, then exits."""

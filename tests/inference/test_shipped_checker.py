@@ -23,14 +23,15 @@ CLAIMS = [
 ]
 
 
+@pytest.mark.slow
 def test_the_shipped_checker_settles_plain_claims(tmp_path: Path) -> None:
     rows = tmp_path / "claims.jsonl"
     rows.write_text("".join(json.dumps({"id": i, "text": t, "evidence": [EVIDENCE[e]]}) + "\n"
                             for i, t, e, _ in CLAIMS))  # fmt: skip
     out = tmp_path / "verdicts.jsonl"
-    done = subprocess.run(  # the checker is the default judge
-        [sys.executable, "-m", "favakit", "verify", "--input", str(rows), "--output", str(out)],
-        capture_output=True, text=True, timeout=300,
+    done = subprocess.run(  # the MiniLM checker, one flag away from the default (mpnet)
+        [sys.executable, "-m", "favakit", "verify", "--checker", "checker", "--input", str(rows),
+         "--output", str(out)], capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     verdicts = {v["id"]: v for v in map(json.loads, out.read_text().splitlines())}
@@ -71,7 +72,7 @@ def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: obje
     from test_serve import _serve
 
     app = create_editor_app(open_editor(ClientSpec(str(tiny_llama)), shared=True),
-                            verifier=open_verifier("checker"))  # fmt: skip
+                            verifier=open_verifier("checker", checker="checker"))  # fmt: skip
     body = [{"text": t, "evidence": [EVIDENCE[e]]} for _, t, e, _ in CLAIMS]
     for url in _serve(app, free_port()):  # type: ignore[operator]
         req = urllib.request.Request(url + "/v1/verify", data=json.dumps(body).encode(),
@@ -82,8 +83,10 @@ def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: obje
     assert all(v["judge"] == "favakit-checker-minilm" for v in verdicts)
 
 
+@pytest.mark.slow
 def test_the_shipped_mpnet_checker_settles_plain_claims(tmp_path: Path) -> None:
-    """`favakit verify --checker mpnet`: the LoRA adapter shipped in the package over
+    """`favakit verify` with no flags judges with the mpnet checker (the default `--checker
+    auto` where its base is installed): the LoRA adapter shipped in the package over
     all-mpnet-base-v2, joined from its five PyPI parts (`make mpnet`; `make test` installs them),
     its pinned SHA-256 checked, the base rounded as in training."""
     rows = tmp_path / "claims.jsonl"
@@ -91,10 +94,11 @@ def test_the_shipped_mpnet_checker_settles_plain_claims(tmp_path: Path) -> None:
                             for i, t, e, _ in CLAIMS))  # fmt: skip
     out = tmp_path / "verdicts.jsonl"
     done = subprocess.run(
-        [sys.executable, "-m", "favakit", "verify", "--checker", "mpnet", "--input", str(rows),
-         "--output", str(out)], capture_output=True, text=True, timeout=300,
+        [sys.executable, "-m", "favakit", "verify", "--input", str(rows), "--output", str(out)],
+        capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
+    assert "(favakit-checker-mpnet)" in done.stderr
     verdicts = {v["id"]: v for v in map(json.loads, out.read_text().splitlines())}
     assert {i: verdicts[i]["supported"] for i, *_ in CLAIMS} == {i: s for i, *_, s in CLAIMS}
     assert {v["judge"] for v in verdicts.values()} == {"favakit-checker-mpnet"}
@@ -104,6 +108,7 @@ def test_the_shipped_mpnet_checker_settles_plain_claims(tmp_path: Path) -> None:
     assert sum(f.stat().st_size for f in folder.iterdir()) < 25 * 2**20  # package data
 
 
+@pytest.mark.slow
 def test_favakit_edit_gates_by_default_with_the_best_installed_checker() -> None:
     """`favakit edit` gates (`--gate auto`): the mpnet checker when its base's parts are
     installed (`make test` installs them), and `--gate off` gives the editor's edits as they

@@ -50,6 +50,7 @@ def _verify(*args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=timeout)  # fmt: skip
 
 
+@pytest.mark.slow
 def test_the_shipped_verifier_tells_supported_from_unsupported(tmp_path: Path) -> None:
     claims = tmp_path / "claims.jsonl"
     claims.write_text("".join(json.dumps({"id": i, "text": c, "evidence": e}) + "\n"
@@ -78,6 +79,7 @@ def test_the_shipped_verifier_tells_supported_from_unsupported(tmp_path: Path) -
     assert enc.returncode == 2 and "--cache" in enc.stderr
 
 
+@pytest.mark.slow
 def test_factscore_with_the_verifier_as_judge(tmp_path: Path) -> None:
     from favakit.retrieval.kb import build_kb
 
@@ -144,6 +146,7 @@ def test_long_evidence_is_cut_at_sentence_ends_and_packed() -> None:
         Judge(type("C", (), {"model": "m"})(), chunk_words=-1)
 
 
+@pytest.mark.slow
 def test_a_claim_supported_deep_inside_long_evidence() -> None:
     """About 900 words of other text before the supporting sentence: the verifier reads it in
     pieces of 400 words and finds it; a wrong claim is still refused."""

@@ -244,6 +244,7 @@ PROMPTS = [
 ]
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_vllm_serves_greedy_text_equal_to_transformers_with_lora(
     vllm_llama: tuple[Path, Path], free_port: Any, tmp_path: Path
@@ -336,6 +337,7 @@ def test_merged_adapter_is_built_once_and_generates_the_same(
     assert [g.text for g in merged] == [g.text for g in lora]
 
 
+@pytest.mark.slow
 @needs_vllm
 def test_serve_llm_cli_serves_the_merged_adapter_and_stops_on_sigterm(
     vllm_llama: tuple[Path, Path], free_port: Any, tmp_path: Path

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 
 def favakit(*args: str) -> subprocess.CompletedProcess[str]:
@@ -40,6 +41,7 @@ def test_kb_build_shows_plain_progress_lines_when_stderr_is_not_a_terminal(
     assert proc.stderr.splitlines()[-1].startswith("favakit kb build: 6 documents, ")
 
 
+@pytest.mark.slow
 def test_index_build_and_search_one_and_many(
     corpus_jsonl: Path, tiny_encoder: Path, tmp_path: Path
 ) -> None:
@@ -89,6 +91,7 @@ def test_index_build_and_search_one_and_many(
     assert neither.returncode == 2
 
 
+@pytest.mark.slow
 def test_killed_index_build_resumes_without_redoing_shards(
     corpus_jsonl: Path, tiny_encoder: Path, tmp_path: Path
 ) -> None:

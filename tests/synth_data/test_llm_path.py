@@ -137,6 +137,7 @@ def test_check_pass_rules() -> None:
     assert check_pass(overlap, "entity", layered.original(), layered)[1] == "pass_overlap"
 
 
+@pytest.mark.slow
 def test_killed_run_resumes_to_exactly_the_uninterrupted_examples(
     synth_kb: Path, tmp_path: Path, openai_server
 ) -> None:  # type: ignore[no-untyped-def]

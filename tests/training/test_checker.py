@@ -55,6 +55,7 @@ def trained_checker(tiny_encoder: Path, tmp_path_factory: pytest.TempPathFactory
     return root / "run" / "model"
 
 
+@pytest.mark.slow
 def test_training_picks_checkpoint_and_threshold_on_the_dev_split(trained_checker: Path) -> None:
     meta = json.loads((trained_checker / "checker.json").read_text())
     assert 0.0 < meta["threshold"] < 1.0 and meta["best_step"] in (50, 100, 150)
@@ -79,6 +80,7 @@ def test_the_model_loads_in_plain_transformers(trained_checker: Path) -> None:
         assert model(**enc).logits.shape == (1, 2)
 
 
+@pytest.mark.slow
 def test_an_int8_checker_is_smaller_scores_alike_and_unpacks_for_plain_transformers(
     trained_checker: Path, tmp_path: Path
 ) -> None:
@@ -152,6 +154,7 @@ def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
     assert str(len(parts)) in pieced["warnings"][0]
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_from_its_checkpoint(tiny_encoder: Path, tmp_path: Path) -> None:
     import os
     import signal
@@ -216,6 +219,7 @@ def test_unsupported_spans_take_each_tokens_lowest_score_over_the_pieces(
     assert all(0.0 <= p <= 1.0 for p in lowest.values())
 
 
+@pytest.mark.slow
 def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -> None:
     """The gate with a real (tiny) checker over the real shipped detector: a threshold no
     sentence passes keeps the detector's edits as they are; one every sentence passes leaves
@@ -258,6 +262,7 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     assert json.loads(done.stdout)["corrected"] == text and "gated by" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_time_limit_ends_training_with_a_saved_model(tiny_encoder: Path, tmp_path: Path) -> None:
     """`notes.time_limit_s` stops at the deadline, then evaluates and saves as a finished run."""
     data = tmp_path / "train" / "pairs.jsonl"
@@ -275,6 +280,7 @@ def test_a_time_limit_ends_training_with_a_saved_model(tiny_encoder: Path, tmp_p
     assert json.loads((tmp_path / "run" / "model" / "checker.json").read_text())["threshold"] > 0
 
 
+@pytest.mark.slow
 def test_a_teacher_s_scores_are_learned(tiny_encoder: Path, tmp_path: Path) -> None:
     """Distillation: with teacher_weight 1 a student learns the teacher's probabilities, not the
     human labels; here the teacher says the opposite of every label, and the student follows."""
@@ -308,6 +314,7 @@ def test_a_teacher_s_scores_are_learned(tiny_encoder: Path, tmp_path: Path) -> N
     assert refused.returncode == 2 and "scores none of the training pairs" in refused.stderr
 
 
+@pytest.mark.slow
 def test_a_lora_checker_saves_an_adapter_that_loads_over_its_base(
     tiny_encoder: Path, tmp_path: Path
 ) -> None:
@@ -341,6 +348,7 @@ def test_a_lora_checker_saves_an_adapter_that_loads_over_its_base(
     )
 
 
+@pytest.mark.slow
 def test_a_lora_checker_with_an_unknown_layer_is_refused(
     tiny_encoder: Path, tmp_path: Path
 ) -> None:

@@ -76,6 +76,7 @@ def tiny_judge_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_data_train_report_and_cascade(real: Path, tiny_judge_model: Path, tmp_path: Path) -> None:
     data, out = tmp_path / "data", tmp_path / "judge"
     run = _run("data", "--real", str(real), "--out", str(data), "--words", "40",

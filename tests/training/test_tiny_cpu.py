@@ -176,6 +176,7 @@ def test_resume_never_runs_code_from_a_checkpoint(
         torch.save(state, ckpt / name)
 
 
+@pytest.mark.slow
 def test_cli_dry_run_and_errors(tiny_llama: Path, rows_file: Path, tmp_path: Path) -> None:
     def favakit(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -210,6 +211,7 @@ def test_cli_dry_run_and_errors(tiny_llama: Path, rows_file: Path, tmp_path: Pat
     assert json.loads(run.stdout)["steps"] == 3
 
 
+@pytest.mark.slow
 def test_ddp_two_processes_equal_one_process_with_accumulation(
     tiny_llama: Path, rows_file: Path, tmp_path: Path, free_port: Any
 ) -> None:
@@ -243,6 +245,7 @@ def test_ddp_two_processes_equal_one_process_with_accumulation(
         torch.testing.assert_close(a[key], b[key], atol=1e-5, rtol=1e-4)
 
 
+@pytest.mark.slow
 def test_periodic_detection_quality_is_logged(
     tiny_llama: Path, rows_file: Path, tmp_path: Path
 ) -> None:

@@ -47,6 +47,7 @@ def test_nonsense_settings_are_rejected(override: str, message: str) -> None:
         validate_config(cfg)
 
 
+@pytest.mark.slow
 def test_cli_rejects_before_writing_anything(
     tiny_llama: Path, rows_file: Path, tmp_path: Path
 ) -> None:
@@ -59,6 +60,7 @@ def test_cli_rejects_before_writing_anything(
     assert not out.exists()  # no config.yaml left behind
 
 
+@pytest.mark.slow
 def test_every_step_is_logged_with_speed_and_eta(
     tiny_llama: Path, rows_file: Path, tmp_path: Path
 ) -> None:
