@@ -282,7 +282,11 @@ def main() -> None:
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
     ap.add_argument("--detector", default=None, help="detector folder (default: the shipped one)")
-    ap.add_argument("--checker", default=None, help="the gate's checker (default: the shipped one; mpnet, auto, qwen, a folder)")
+    ap.add_argument(
+        "--checker",
+        default=None,
+        help="the gate's checker (default: the shipped one; mpnet, auto, qwen, a folder)",
+    )
     ap.add_argument("--encoder-speed", type=int, default=64, help="passages for encoder speed")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
