@@ -21,6 +21,11 @@ The rule, sentence by sentence:
 * **unsupported**, without any edit: the whole sentence is flagged (type ``unverifiable``, no
   fix offered, the text unchanged), so a wrong sentence the editor missed is still reported.
   Nothing is deleted on the checker's word alone. ``flag_unsupported=False`` turns this off.
+* **fixes are checked** (:func:`verify_fixes`; ``verify_fixes=False`` turns it off): a
+  sentence whose kept edits replace words is scored again as the fixes leave it; when the
+  checker still finds it unsupported, its replacements become flags (no fix offered). A fix
+  whose words the evidence holds can still answer another question ("born on December 18" ->
+  "February" where the evidence's February 18 is the death date): it is not offered.
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -57,7 +62,7 @@ from favakit.text import sentence_spans
 
 __all__ = [
     "GatedEditor", "JudgeScorer", "SentenceScorer", "cite", "evidence_swap", "gate_result",
-    "grounded_fix", "sentence_scores",
+    "grounded_fix", "sentence_scores", "verify_fixes",
 ]  # fmt: skip
 
 
@@ -251,11 +256,12 @@ class GatedEditor:
     checker's own, chosen on its development split)."""
 
     def __init__(self, editor: Editor, checker: SentenceScorer, threshold: float | None = None,
-                 flag_unsupported: bool = True) -> None:  # fmt: skip
+                 flag_unsupported: bool = True, check_fixes: bool = True) -> None:  # fmt: skip
         self.editor = editor
         self.checker = checker
         self.threshold = checker.threshold if threshold is None else threshold
         self.flag_unsupported = flag_unsupported
+        self.check_fixes = check_fixes
 
     @property
     def model(self) -> str:
@@ -268,11 +274,79 @@ class GatedEditor:
     def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]:
         reqs = [as_request(r, i) for i, r in enumerate(requests)]
         results = self.editor.edit_many(reqs)
-        scored = sentence_scores(self.checker, results, [r.topic for r in reqs])
-        return [
+        topics = [r.topic for r in reqs]
+        scored = sentence_scores(self.checker, results, topics)
+        gated = [
             r if s is None else gate_result(r, *s, self.threshold, self.flag_unsupported)
             for r, s in zip(results, scored, strict=True)
         ]
+        if self.check_fixes:
+            gated = verify_fixes(self.checker, gated, topics, self.threshold)
+        return gated
+
+
+def _as_flag(edit: EditSpan) -> EditSpan:
+    """``edit`` with its fix taken back: the span flagged, the text left as it is."""
+    flag: EditSpan = {**edit, "right": edit["wrong"], "flagged": True}
+    flag.pop("cites", None)
+    return flag
+
+
+def verify_fixes(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float,
+) -> list[EditResult]:  # fmt: skip
+    """Each gated result with its fixes checked: every sentence whose edits replace words (not
+    flags, not deletions) is scored again as those edits leave it, decontextualized as the gate
+    scores sentences; where the checker still finds it unsupported (score at or below
+    ``threshold``), its replacements become flags (no fix offered, the text unchanged there,
+    the flag citing the closest evidence sentence) and a warning counts them."""
+    asks: list[tuple[int, tuple[int, int]]] = []
+    texts: list[str] = []
+    evidence: list[list[str]] = []
+    for i, result in enumerate(results):
+        bodies = [p["text"] for p in result.get("evidence", [])]
+        fixes = [e for e in result.get("edits", [])
+                 if not e.get("flagged") and e["right"].strip() and e["right"] != e["wrong"]]  # fmt: skip
+        if not bodies or not fixes:
+            continue
+        original = result["original"]
+        topic = topics[i] or leading_name(original)
+        for a, b in sentence_spans(original):
+            inside = [e for e in result["edits"] if a <= e["start"] and e["end"] <= b]
+            if not any(e in fixes for e in inside):
+                continue
+            moved = [{**e, "start": e["start"] - a, "end": e["end"] - a} for e in inside]
+            fixed = apply_edits(original[a:b], moved)
+            asks.append((i, (a, b)))
+            texts.append(resolve_pronouns(fixed, topic))
+            evidence.append(bodies)
+    if not asks:
+        return list(results)
+    scores = [p for p, _ in checker.score(texts, evidence)]
+    unfixed: dict[int, list[tuple[int, int]]] = {}
+    for (i, span), p in zip(asks, scores, strict=True):
+        if p <= threshold:
+            unfixed.setdefault(i, []).append(span)
+    out = list(results)
+    for i, spans in unfixed.items():
+        result = results[i]
+        passages = result.get("evidence", [])
+        edits: list[EditSpan] = []
+        taken = 0
+        for e in result["edits"]:
+            held = any(a <= e["start"] and e["end"] <= b for a, b in spans)
+            if held and not e.get("flagged") and e["right"].strip() and e["right"] != e["wrong"]:
+                sentence = next(result["original"][a:b] for a, b in spans
+                                if a <= e["start"] and e["end"] <= b)  # fmt: skip
+                e = _cited(_as_flag(e), sentence, passages)
+                taken += 1
+            edits.append(e)
+        note = (f"{taken} fix(es) taken back: the checker finds the sentence unsupported with "
+                f"the fix as well; flagged with no fix")  # fmt: skip
+        out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
+                  "warnings": [*result.get("warnings", []), note]}  # fmt: skip
+    return out
 
 
 def sentence_scores(

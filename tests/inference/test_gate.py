@@ -200,3 +200,65 @@ def test_a_deletion_that_leaves_a_remnant_takes_the_whole_sentence() -> None:
     kept = gate_result(partial, sentence_spans(text), [0.9, 0.1, 0.9], threshold=0.5)
     assert "He has appeared in films and shows." in kept["corrected"]
     assert "1970s" not in kept["corrected"] and ", ." not in kept["corrected"]
+
+
+class _ByText:
+    """The gate's judge as a table (the :class:`SentenceScorer` contract): P(supported) of a
+    sentence by its text, 0 for any other; it records what it was asked. The rule under test is
+    the gate's; the real checkers behind it are tested end to end in test_shipped_checker.py."""
+
+    name = "table"
+    threshold = 0.5
+
+    def __init__(self, table: dict[str, float]) -> None:
+        self.table, self.asked = table, []  # type: ignore[var-annotated]
+
+    def score(self, texts, evidence):  # type: ignore[no-untyped-def]
+        self.asked += list(texts)
+        return [(self.table.get(t, 0.0), 1) for t in texts]
+
+
+def test_a_fix_the_checker_still_finds_unsupported_is_taken_back_as_a_flag() -> None:
+    from favakit.inference.gate import verify_fixes
+
+    text = "He was born on December 18, 1949. He died in 2024, in Texas."
+    evidence = [{"title": "Lanny Flaherty", "text": "Lanny Flaherty (July 27, 1942 - February 18, "
+                 "2024) was an American actor. He died in Texas on February 18, 2024."}]  # fmt: skip
+    edits: list[EditSpan] = [
+        # the evidence holds "February", but as the death date: the birth date stays wrong
+        {"type": "entity", "start": 15, "end": 23, "wrong": "December", "right": "February",
+         "cites": {"passage": 0, "sentence": "He died in Texas on February 18, 2024."}},
+        # a deletion and a flag are not fixes: they pass as they are
+        {"type": "invented", "start": 49, "end": 59, "wrong": ", in Texas", "right": ""},
+    ]  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": edits, "evidence": evidence}
+    judge = _ByText({"Lanny Flaherty died in 2024.": 0.9})
+    (checked,) = verify_fixes(judge, [result], ["Lanny Flaherty"], 0.5)
+    # the sentence as the fix leaves it was asked about, decontextualized
+    assert judge.asked == ["Lanny Flaherty was born on February 18, 1949."]
+    fix, deletion = checked["edits"]
+    assert fix["flagged"] and fix["right"] == fix["wrong"] == "December"
+    assert fix["cites"]["sentence"].startswith("Lanny Flaherty (July 27, 1942")  # the closest
+    assert deletion == edits[1]
+    assert checked["corrected"] == "He was born on December 18, 1949. He died in 2024."
+    assert checked["warnings"][-1].startswith("1 fix(es) taken back")
+
+
+def test_a_fix_that_makes_its_sentence_supported_stays() -> None:
+    from favakit.inference.gate import verify_fixes
+
+    text = "Einstein was born in Ulm in 1979."
+    evidence = [{"title": "Albert Einstein", "text": "Albert Einstein was born in Ulm in 1879."}]
+    result: EditResult = {
+        "original": text, "corrected": "Einstein was born in Ulm in 1879.", "evidence": evidence,
+        "edits": [{"type": "entity", "start": 28, "end": 32, "wrong": "1979", "right": "1879"}],
+    }  # fmt: skip
+    judge = _ByText({"Einstein was born in Ulm in 1879.": 0.95})
+    (checked,) = verify_fixes(judge, [result], [None], 0.5)
+    assert checked == result and judge.asked == ["Einstein was born in Ulm in 1879."]
+    # nothing to check: no evidence, or no fix (a flag), asks the judge nothing
+    flag: EditResult = {**result, "edits": [{**result["edits"][0], "right": "1979",
+                                             "flagged": True}]}  # fmt: skip
+    assert verify_fixes(judge, [flag, {**result, "evidence": []}], [None, None], 0.5) == [
+        flag, {**result, "evidence": []}]  # fmt: skip
+    assert len(judge.asked) == 1
