@@ -246,8 +246,9 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "qwen: that model tuned on real labelled pairs (a LoRA adapter shipped with favakit), "
         "the most accurate judge on real claims but slow on a CPU (docs/checker.md); "
         "checker: the encoder checker trained on real labelled pairs, the most accurate "
-        "judge at 1 claim/s or more on 2 CPU cores (--checker picks which; docs/checker.md); cascade: the checker, and "
-        "the llm judge for the claims it is unsure of (the band stored with the checker)",
+        "judge at 1 claim/s or more on 2 CPU cores (--checker picks which; docs/checker.md); "
+        "cascade: the checker, and the llm judge for the claims it is unsure of (the band "
+        "stored with the checker)",
     )  # fmt: skip
     parser.add_argument(
         "--checker", default=None, metavar="auto|checker|mpnet|DIR",
