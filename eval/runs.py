@@ -254,7 +254,7 @@ class _FactscoreStage:
 
 def edit_gain(
     opts: ScoreOptions, editor_spec: ClientSpec, gate: str | None = None,
-    gate_threshold: float | None = None,
+    gate_threshold: float | None = None, gate_check_fixes: bool = True,
 ) -> dict[str, Any]:  # fmt: skip
     """FActScore of ``opts.input`` before and after the editor ``editor_spec`` describes (the
     topic's article as evidence), behind the checker ``gate`` names (as ``favakit edit`` runs
@@ -269,7 +269,8 @@ def edit_gain(
 
     sc = Scorer(opts)
     # kind "generative"; naming no model: the shipped editor
-    editor = open_editor(editor_spec, gate=gate, gate_threshold=gate_threshold)
+    editor = open_editor(editor_spec, gate=gate, gate_threshold=gate_threshold,
+                         gate_check_fixes=gate_check_fixes)  # fmt: skip
     inner = getattr(editor, "editor", editor)  # a GatedEditor's editor, or the editor itself
     assert isinstance(inner, GenerativeEditor)
     client = inner.client

@@ -22,6 +22,7 @@ from favakit.inference.options import (
     add_judge_options,
     editor_kind,
     editor_settings,
+    gate_checks_fixes,
     gate_choice,
 )
 from favakit.spec import ClientSpec
@@ -38,7 +39,7 @@ def _edit_stage(args: argparse.Namespace) -> Any:
 
     return EditStage(
         ClientSpec.from_args(args), editor_kind(args), editor_settings(args), args.index,
-        args.kb, args.detector, gate_choice(args), args.gate_threshold,
+        args.kb, args.detector, gate_choice(args), args.gate_threshold, gate_checks_fixes(args),
     )  # fmt: skip
 
 
@@ -146,7 +147,7 @@ def _serve(args: argparse.Namespace) -> int:
     editor = open_editor(
         spec, editor_kind(args), settings=editor_settings(args), index=args.index, kb=args.kb,
         detector=args.detector, shared=True, gate=gate_choice(args),
-        gate_threshold=args.gate_threshold,
+        gate_threshold=args.gate_threshold, gate_check_fixes=gate_checks_fixes(args),
     )  # fmt: skip
     announce(editor)
     verifier = None

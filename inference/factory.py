@@ -89,6 +89,7 @@ def open_editor(
     shared: bool = False,
     gate: str | None = None,
     gate_threshold: float | None = None,
+    gate_check_fixes: bool = True,
 ) -> Editor:
     """An editor of ``kind`` (:data:`EDITOR_KINDS`) over the model ``spec`` describes.
 
@@ -100,7 +101,8 @@ def open_editor(
     checker by name (``"checker"``, ``"mpnet"``, ``"auto"``), a checker folder, or ``"qwen"``
     (the tuned Qwen judge, :func:`open_qwen_judge`): edits are kept
     only in sentences the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
-    ``gate_threshold``, default the checker's own).
+    ``gate_threshold``, default the checker's own; ``gate_check_fixes``: each fix is checked by
+    scoring its sentence again, :func:`~favakit.inference.gate.verify_fixes`).
     """
     spec = spec or ClientSpec()
     editor = _editor(spec, kind, settings, index, kb, detector, shared)
@@ -108,7 +110,8 @@ def open_editor(
         return editor
     from favakit.inference.gate import GatedEditor
 
-    return GatedEditor(editor, open_gate(gate, spec.device), gate_threshold)
+    return GatedEditor(editor, open_gate(gate, spec.device), gate_threshold,
+                       check_fixes=gate_check_fixes)  # fmt: skip
 
 
 def open_gate(gate: str, device: str | None = None) -> SentenceScorer:

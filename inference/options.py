@@ -25,6 +25,7 @@ __all__ = [
     "add_judge_options",
     "editor_kind",
     "editor_settings",
+    "gate_checks_fixes",
     "gate_choice",
 ]
 
@@ -98,6 +99,17 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
         "--gate-threshold", type=float, default=None, metavar="P",
         help="P(supported) above which a sentence is left alone (default: the checker's own)",
     )  # fmt: skip
+    g.add_argument(
+        "--gate-fixes", default="checked", choices=["checked", "unchecked"],
+        help="checked (the default): a sentence is scored again as its fixes leave it, and fixes "
+        "that leave it unsupported become flags with no fix; unchecked: fixes pass as the "
+        "editor and the evidence made them",
+    )  # fmt: skip
+
+
+def gate_checks_fixes(args: argparse.Namespace) -> bool:
+    """Whether :func:`add_gate_options`' ``--gate-fixes`` asks for the fix check."""
+    return getattr(args, "gate_fixes", "checked") != "unchecked"
 
 
 def gate_choice(args: argparse.Namespace) -> str | None:

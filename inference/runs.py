@@ -94,6 +94,7 @@ class EditStage:
     detector: str | None = None
     gate: str | None = None  # "checker" or a checker folder: checker-gated editing
     gate_threshold: float | None = None
+    gate_check_fixes: bool = True  # the gate's fix check (inference/gate.py, verify_fixes)
 
     def __call__(self) -> Callable[[list[EditRequest]], list[EditResult]]:
         from favakit.inference.factory import announce, open_editor
@@ -107,6 +108,7 @@ class EditStage:
             detector=self.detector,
             gate=self.gate,
             gate_threshold=self.gate_threshold,
+            gate_check_fixes=self.gate_check_fixes,
         )
         announce(editor)
 

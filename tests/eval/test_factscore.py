@@ -235,9 +235,11 @@ def test_edit_gain_runs_the_editor_behind_the_gate(
 ) -> None:
     """By default edit-gain measures what `favakit edit` does: the shipped checker's gate over
     the editor. At threshold 0 every sentence counts as supported, so the gate drops the edit;
-    at 1 none does, so the edit stays (the real checker, the scripted editor and judge)."""
+    at 1 none does, so the edit stays (the real checker, the scripted editor and judge). At 1
+    no fixed sentence is supported either, so the fix check would take the fix back: it is
+    off here (`--gate-fixes unchecked`); tests/inference/test_gate.py tests the check."""
     server = openai_server(_everything)
-    gate = ("--gate", "checker", "--gate-threshold", str(threshold))
+    gate = ("--gate", "checker", "--gate-threshold", str(threshold), "--gate-fixes", "unchecked")
     result = _edit_gain(kb, tmp_path, server.url, "Ada Lovelace was born in 1820.", *gate)
     assert result["editor"].endswith("gated by favakit-checker-minilm")
     assert result["gain"] == gain and result["texts_edited"] == (gain > 0)

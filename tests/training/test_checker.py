@@ -239,7 +239,15 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     bare = open_editor(ClientSpec(device="cpu"), "encoder").edit_many([request])[0]
     assert bare["edits"], "the shipped detector should find the planted place"
     kept = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
-                       gate_threshold=1.0).edit_many([request])[0]  # fmt: skip
+                       gate_threshold=1.0, gate_check_fixes=False).edit_many([request])[0]  # fmt: skip
+    # with the fix check, no sentence is supported at threshold 1, the fixed one neither: the
+    # fix is taken back, and the place is flagged with the text left as it was
+    checked = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
+                          gate_threshold=1.0).edit_many([request])[0]  # fmt: skip
+    assert checked["corrected"] == text and all(e.get("flagged") for e in checked["edits"])
+    assert sorted(e["start"] for e in checked["edits"]) == sorted(
+        [0] + [e["start"] for e in bare["edits"]]
+    )
     fixes = [e for e in kept["edits"] if not e.get("flagged")]
     assert [(e["start"], e["right"]) for e in fixes] == [
         (e["start"], e["right"]) for e in bare["edits"]
