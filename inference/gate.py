@@ -21,7 +21,8 @@ The rule, sentence by sentence:
 * **unsupported**, without any edit: the whole sentence is flagged (type ``unverifiable``, no
   fix offered, the text unchanged), so a wrong sentence the editor missed is still reported.
   Nothing is deleted on the checker's word alone. ``flag_unsupported=False`` turns this off.
-* **fixes are checked** (:func:`verify_fixes`; ``verify_fixes=False`` turns it off): a
+* **fixes are checked** (:func:`verify_fixes`; ``GatedEditor(check_fixes=False)``, ``favakit
+  edit --gate-fixes unchecked``, turns it off): a
   sentence whose kept edits replace words is scored again as the fixes leave it; when the
   checker still finds it unsupported, its replacements become flags (no fix offered). A fix
   whose words the evidence holds can still answer another question ("born on December 18" ->
