@@ -286,6 +286,13 @@ class GatedEditor:
         return gated
 
 
+def _is_fix(edit: EditSpan) -> bool:
+    """Whether ``edit`` replaces words (not a flag, not a deletion)."""
+    return (
+        not edit.get("flagged") and bool(edit["right"].strip()) and edit["right"] != edit["wrong"]
+    )
+
+
 def _as_flag(edit: EditSpan) -> EditSpan:
     """``edit`` with its fix taken back: the span flagged, the text left as it is."""
     flag: EditSpan = {**edit, "right": edit["wrong"], "flagged": True}
@@ -302,52 +309,52 @@ def verify_fixes(
     scores sentences; where the checker still finds it unsupported (score at or below
     ``threshold``), its replacements become flags (no fix offered, the text unchanged there,
     the flag citing the closest evidence sentence) and a warning counts them."""
-    asks: list[tuple[int, tuple[int, int]]] = []
+    asks: list[tuple[int, int]] = []  # (result, sentence)
     texts: list[str] = []
     evidence: list[list[str]] = []
     for i, result in enumerate(results):
         bodies = [p["text"] for p in result.get("evidence", [])]
-        fixes = [e for e in result.get("edits", [])
-                 if not e.get("flagged") and e["right"].strip() and e["right"] != e["wrong"]]  # fmt: skip
-        if not bodies or not fixes:
-            continue
         original = result["original"]
-        topic = topics[i] or leading_name(original)
-        for a, b in sentence_spans(original):
-            inside = [e for e in result["edits"] if a <= e["start"] and e["end"] <= b]
-            if not any(e in fixes for e in inside):
-                continue
-            moved = [{**e, "start": e["start"] - a, "end": e["end"] - a} for e in inside]
-            fixed = apply_edits(original[a:b], moved)
-            asks.append((i, (a, b)))
-            texts.append(resolve_pronouns(fixed, topic))
+        spans = sentence_spans(original)
+        where = [_sentence_of(spans, e["start"], e["end"]) for e in result.get("edits", [])]
+        fixed_in = sorted({n for e, n in zip(result.get("edits", []), where, strict=True)
+                           if n is not None and _is_fix(e)})  # fmt: skip
+        for n in fixed_in if bodies else []:
+            a, b = spans[n]
+            inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
+                      for e, m in zip(result["edits"], where, strict=True) if m == n]  # fmt: skip
+            asks.append((i, n))
+            texts.append(_decontextualized(apply_edits(original[a:b], inside), topics[i], original))
             evidence.append(bodies)
     if not asks:
         return list(results)
     scores = [p for p, _ in checker.score(texts, evidence)]
-    unfixed: dict[int, list[tuple[int, int]]] = {}
-    for (i, span), p in zip(asks, scores, strict=True):
+    unfixed: dict[int, set[int]] = {}
+    for (i, n), p in zip(asks, scores, strict=True):
         if p <= threshold:
-            unfixed.setdefault(i, []).append(span)
+            unfixed.setdefault(i, set()).add(n)
     out = list(results)
-    for i, spans in unfixed.items():
+    for i, sentences in unfixed.items():
         result = results[i]
-        passages = result.get("evidence", [])
+        spans = sentence_spans(result["original"])
         edits: list[EditSpan] = []
-        taken = 0
         for e in result["edits"]:
-            held = any(a <= e["start"] and e["end"] <= b for a, b in spans)
-            if held and not e.get("flagged") and e["right"].strip() and e["right"] != e["wrong"]:
-                sentence = next(result["original"][a:b] for a, b in spans
-                                if a <= e["start"] and e["end"] <= b)  # fmt: skip
-                e = _cited(_as_flag(e), sentence, passages)
-                taken += 1
+            m = _sentence_of(spans, e["start"], e["end"])
+            if m is not None and m in sentences and _is_fix(e):
+                e = _cited(_as_flag(e), result["original"][slice(*spans[m])], result["evidence"])
             edits.append(e)
+        taken = sum(_is_fix(e) for e in result["edits"]) - sum(_is_fix(e) for e in edits)
         note = (f"{taken} fix(es) taken back: the checker finds the sentence unsupported with "
                 f"the fix as well; flagged with no fix")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
                   "warnings": [*result.get("warnings", []), note]}  # fmt: skip
     return out
+
+
+def _decontextualized(sentence: str, topic: str | None, text: str) -> str:
+    """``sentence`` of ``text`` as the gate scores it: a leading pronoun and "his"/"her" resolved
+    to ``topic``, else to the name ``text`` opens with."""
+    return resolve_pronouns(sentence, topic or leading_name(text))
 
 
 def sentence_scores(
@@ -363,9 +370,9 @@ def sentence_scores(
         passages = [p["text"] for p in result.get("evidence", [])]
         if not passages:
             continue
-        topic = topics[i] or leading_name(result["original"])
         for span in sentence_spans(result["original"]):
-            texts.append(resolve_pronouns(result["original"][span[0] : span[1]], topic))
+            sentence = result["original"][span[0] : span[1]]
+            texts.append(_decontextualized(sentence, topics[i], result["original"]))
             evidence.append(passages)
             owner.append((i, span))
     scores = [p for p, _ in checker.score(texts, evidence)] if texts else []
