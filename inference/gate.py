@@ -12,9 +12,13 @@ The rule, sentence by sentence:
 
 * **supported** (score above the threshold): every edit inside it is dropped, so the sentence
   comes back exactly as it was;
-* **unsupported**, with edits: they are kept, each with a fix the evidence holds
-  (:func:`grounded_fix`): a fix whose words the evidence has stays; a wrong number takes the
-  one differing number of the closest evidence sentence; any other fix becomes a flag, since
+* **unsupported**, with edits: they are kept, each with a fix the evidence holds. An edit
+  (fix or flag) that touches part of a date takes the whole date the evidence gives for it
+  (:func:`~favakit.inference.date_fix.date_fix`: ``"December" -> "February"`` in "born on
+  December 18, 1949" becomes ``"December 18, 1949" -> "July 27, 1942"``), one fix per date.
+  Otherwise (:func:`grounded_fix`) a fix whose words the evidence has stays; a wrong number
+  takes the one differing number of the closest evidence sentence; any other fix becomes a
+  flag, since
   the editor wrote words the evidence does not hold (deletions stay deletions, and a deletion
   that leaves at most two words of its sentence, the only edit there, takes the whole
   sentence: a remnant such as "1970s." is not a sentence);
@@ -24,9 +28,17 @@ The rule, sentence by sentence:
 * **fixes are checked** (:func:`verify_fixes`; ``GatedEditor(check_fixes=False)``, ``favakit
   edit --gate-fixes unchecked``, turns it off): a
   sentence whose kept edits replace words is scored again as the fixes leave it; when the
-  checker still finds it unsupported, its replacements become flags (no fix offered). A fix
+  checker still finds it unsupported, its part up to the end of the last fix's clause is
+  scored: if that part is supported the fixes stay and the rest of the sentence is flagged,
+  else its replacements become flags (no fix offered). A fix
   whose words the evidence holds can still answer another question ("born on December 18" ->
-  "February" where the evidence's February 18 is the death date): it is not offered.
+  "February" where the evidence's February 18 is the death date and no whole date aligns): it
+  is not offered.
+
+* **deletions are checked** too (:func:`verify_deletions`, with the same switch): a deletion
+  of a sentence (eight words or more) is kept only when none of its leading clauses is
+  supported; otherwise it becomes a flag, so a sentence that also holds a supported fact is
+  reported, not deleted.
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -58,12 +70,13 @@ from favakit.contracts import (
 )
 from favakit.decompose import leading_name, resolve_pronouns
 from favakit.inference.checker import shared_words
+from favakit.inference.date_fix import date_fix
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
 __all__ = [
     "GatedEditor", "JudgeScorer", "SentenceScorer", "cite", "evidence_swap", "gate_result",
-    "grounded_fix", "sentence_scores", "verify_fixes",
+    "grounded_fix", "sentence_scores", "verify_deletions", "verify_fixes",
 ]  # fmt: skip
 
 
@@ -173,6 +186,25 @@ def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: st
     return {**span, "start": a, "end": b, "wrong": text[a:b]}
 
 
+def _one_fix_per_date(
+    kept: Sequence[EditSpan], whole_dates: Sequence[tuple[int, int]]
+) -> list[EditSpan]:
+    """``kept`` with one edit per whole-date fix (:func:`~favakit.inference.date_fix.date_fix`):
+    the first that became it; any other edit inside that date (another part of it the editor
+    touched) is dropped, so the date is not fixed twice."""
+    out: list[EditSpan] = []
+    taken: set[tuple[int, int]] = set()
+    for edit in kept:
+        whole = (edit["start"], edit["end"])
+        inside = [d for d in whole_dates if d[0] <= edit["start"] and edit["end"] <= d[1]]
+        if whole in whole_dates and whole not in taken:
+            taken.add(whole)
+        elif inside:
+            continue
+        out.append(edit)
+    return out
+
+
 def _sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
     """The index of the sentence that holds ``[start, end)`` (an edit across two sentences
     belongs to the first); None outside every sentence."""
@@ -208,6 +240,7 @@ def gate_result(
     kept: list[EditSpan] = []
     dropped = 0
     edited: set[int] = set()
+    whole_dates: list[tuple[int, int]] = []
     where = [_sentence_of(sentences, e["start"], e["end"]) for e in result.get("edits", [])]
     per_sentence = Counter(where)
     for edit, n in zip(result.get("edits", []), where, strict=True):
@@ -222,8 +255,14 @@ def gate_result(
                 span = _whole_sentence_deletion(span, sentences[n], text)
             sentence = text[slice(*sentences[n])]
             if passages:
-                span = _cited(grounded_fix(span, sentence, passages), sentence, passages)
+                dated = date_fix(span, text, sentences[n], passages)
+                if dated is not None:  # the evidence's own date: grounded as it is
+                    whole_dates.append((dated["start"], dated["end"]))
+                fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
+                span = _cited(fixed, sentence, passages)
         kept.append(span)
+    if whole_dates:
+        kept = _one_fix_per_date(kept, whole_dates)
     flags = 0
     if flag_unsupported:
         for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
@@ -282,6 +321,7 @@ class GatedEditor:
             for r, s in zip(results, scored, strict=True)
         ]
         if self.check_fixes:
+            gated = verify_deletions(self.checker, gated, topics, self.threshold)
             gated = verify_fixes(self.checker, gated, topics, self.threshold)
         return gated
 
@@ -300,15 +340,58 @@ def _as_flag(edit: EditSpan) -> EditSpan:
     return flag
 
 
+_CLAUSE_END = re.compile(r"[,;:](?!\s*\d)")  # not the comma of "December 18, 1949"
+
+
+def _fixed_clause(
+    original: str, sentence: tuple[int, int], edits: Sequence[EditSpan]
+) -> tuple[str, int] | None:
+    """The part of a sentence of ``original`` up to the end of the clause of its last fix (the
+    next ``,``, ``;`` or ``:`` not followed by a number), as its edits leave it, with where that clause ends; None when
+    that clause ends the sentence (the sentence itself was checked) or holds fewer than four
+    words."""
+    a, b = sentence
+    last = max(e["end"] for e in edits if _is_fix(e))
+    cut = _CLAUSE_END.search(original, last, b)
+    if cut is None or not original[cut.end() : b].strip(" .!?\n"):
+        return None
+    inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
+              for e in edits if e["end"] <= cut.start()]  # fmt: skip
+    clause = apply_edits(original[a : cut.start()], inside)
+    return (clause, cut.start()) if len(_WORD.findall(clause)) >= 4 else None
+
+
+def _rest_flag(
+    result: EditResult, sentence: tuple[int, int], clause_end: int, score: float
+) -> EditSpan | None:
+    """A flag (no fix) on what follows a checked clause in its sentence, which the checker does
+    not find supported; None when nothing is left there or an edit already covers some of it."""
+    original = result["original"]
+    rest = original[clause_end : sentence[1]]
+    start = clause_end + len(rest) - len(rest.lstrip(" ,;:"))
+    end = clause_end + len(rest.rstrip(" .!?\n"))
+    if end <= start or any(e["start"] < end and start < e["end"] for e in result["edits"]):
+        return None
+    flag: EditSpan = {"type": "unverifiable", "start": start, "end": end,
+                      "wrong": original[start:end], "right": original[start:end],
+                      "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
+    return _cited(flag, original[slice(*sentence)], result.get("evidence", []))
+
+
 def verify_fixes(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
     threshold: float,
 ) -> list[EditResult]:  # fmt: skip
     """Each gated result with its fixes checked: every sentence whose edits replace words (not
     flags, not deletions) is scored again as those edits leave it, decontextualized as the gate
-    scores sentences; where the checker still finds it unsupported (score at or below
-    ``threshold``), its replacements become flags (no fix offered, the text unchanged there,
-    the flag citing the closest evidence sentence) and a warning counts them."""
+    scores sentences. Where the checker still finds it unsupported (score at or below
+    ``threshold``), the sentence's part up to the end of the last fix's clause (the next comma,
+    semicolon or colon; :func:`_fixed_clause`) is scored as well: when that part is supported,
+    the fixes stay, flags inside that part are dropped, and the rest of the sentence is flagged
+    (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola");
+    otherwise the replacements become
+    flags (no fix offered, the text unchanged there, the flag citing the closest evidence
+    sentence). A warning counts the fixes taken back."""
     asks: list[tuple[int, int]] = []  # (result, sentence)
     texts: list[str] = []
     evidence: list[list[str]] = []
@@ -329,23 +412,115 @@ def verify_fixes(
     if not asks:
         return list(results)
     scores = [p for p, _ in checker.score(texts, evidence)]
+    failed = [(ask, p) for ask, p in zip(asks, scores, strict=True) if p <= threshold]
+    clauses: list[tuple[tuple[int, int], float, int]] = []  # (ask, sentence score, clause end)
+    clause_texts: list[str] = []
+    clause_evidence: list[list[str]] = []
+    for (i, n), p in failed:
+        result = results[i]
+        span = sentence_spans(result["original"])[n]
+        mine = [e for e in result["edits"] if _sentence_of([span], e["start"], e["end"]) == 0]
+        found = _fixed_clause(result["original"], span, mine)
+        if found is not None:
+            clauses.append(((i, n), p, found[1]))
+            clause_texts.append(_decontextualized(found[0], topics[i], result["original"]))
+            clause_evidence.append([e["text"] for e in result["evidence"]])
+    rest_flags: dict[int, list[EditSpan]] = {}
+    held: set[tuple[int, int]] = set()
+    supported_clauses: dict[int, list[tuple[int, int]]] = {}
+    clause_scores = [p for p, _ in checker.score(clause_texts, clause_evidence)] if clauses else []
+    for ((i, n), p, end), q in zip(clauses, clause_scores, strict=True):
+        if q > threshold:
+            held.add((i, n))
+            span = sentence_spans(results[i]["original"])[n]
+            supported_clauses.setdefault(i, []).append((span[0], end))
+            flag = _rest_flag(results[i], span, end, p)
+            if flag is not None:
+                rest_flags.setdefault(i, []).append(flag)
     unfixed: dict[int, set[int]] = {}
-    for (i, n), p in zip(asks, scores, strict=True):
-        if p <= threshold:
+    for (i, n), _ in failed:
+        if (i, n) not in held:
             unfixed.setdefault(i, set()).add(n)
     out = list(results)
-    for i, sentences in unfixed.items():
+    for i in set(unfixed) | set(supported_clauses):
         result = results[i]
         spans = sentence_spans(result["original"])
         edits: list[EditSpan] = []
         for e in result["edits"]:
             m = _sentence_of(spans, e["start"], e["end"])
-            if m is not None and m in sentences and _is_fix(e):
+            if e.get("flagged") and any(a <= e["start"] and e["end"] <= b
+                                        for a, b in supported_clauses.get(i, [])):  # fmt: skip
+                continue  # a flag in a clause the checker found supported once fixed
+            if m is not None and m in unfixed.get(i, set()) and _is_fix(e):
                 e = _cited(_as_flag(e), result["original"][slice(*spans[m])], result["evidence"])
             edits.append(e)
+        edits = sorted([*edits, *rest_flags.get(i, [])], key=lambda e: (e["start"], e["end"]))
+        notes = []
         taken = sum(_is_fix(e) for e in result["edits"]) - sum(_is_fix(e) for e in edits)
-        note = (f"{taken} fix(es) taken back: the checker finds the sentence unsupported with "
-                f"the fix as well; flagged with no fix")  # fmt: skip
+        if taken:
+            notes.append(f"{taken} fix(es) taken back: the checker finds the sentence "
+                         f"unsupported with the fix as well; flagged with no fix")  # fmt: skip
+        if rest_flags.get(i):
+            notes.append(f"{len(rest_flags[i])} sentence end(s) after a checked fix flagged: "
+                         f"the fixed clause is supported, the rest is not")  # fmt: skip
+        out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
+                  "warnings": [*result.get("warnings", []), *notes]}  # fmt: skip
+    return out
+
+
+_MIN_CHECKED_DELETION = 8  # words: a shorter deletion (", and a medal") is not checked
+_MAX_PARTS = 4  # clause-end prefixes scored per deleted sentence
+
+
+def _leading_parts(sentence: str) -> list[str]:
+    """The prefixes of ``sentence`` that end at a clause end (``,``, ``;`` or ``:`` not
+    followed by a number), of four words or more, at most :data:`_MAX_PARTS`: the parts that
+    keep the sentence's subject ("He has appeared in numerous films" of "He has appeared in
+    numerous films, television shows, and ...")."""
+    parts = [sentence[: m.start()] for m in _CLAUSE_END.finditer(sentence)]
+    return [p for p in parts if len(_WORD.findall(p)) >= 4][:_MAX_PARTS]
+
+
+def verify_deletions(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float,
+) -> list[EditResult]:  # fmt: skip
+    """Each gated result with its sentence deletions checked: a deletion of at least
+    :data:`_MIN_CHECKED_DELETION` words that starts its sentence is kept only when no leading
+    part of what it deletes (:func:`_leading_parts`, decontextualized as the gate scores
+    sentences) is supported. Otherwise the deletion becomes a flag (no fix, the text kept): a
+    sentence that also says something the evidence supports ("He has appeared in numerous
+    films, ... theater productions") is reported, not deleted. A warning counts them."""
+    asks: list[tuple[int, int]] = []  # (result, edit)
+    texts: list[str] = []
+    evidence: list[list[str]] = []
+    for i, result in enumerate(results):
+        bodies = [p["text"] for p in result.get("evidence", [])]
+        original = result["original"]
+        starts = {a for a, _ in sentence_spans(original)}
+        for k, e in enumerate(result.get("edits", []) if bodies else []):
+            if e.get("flagged") or e["right"].strip() or e["start"] not in starts:
+                continue
+            if len(_WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
+                continue
+            for part in _leading_parts(e["wrong"]):
+                asks.append((i, k))
+                texts.append(_decontextualized(part, topics[i], original))
+                evidence.append(bodies)
+    if not asks:
+        return list(results)
+    scores = [p for p, _ in checker.score(texts, evidence)]
+    kept_back: dict[int, set[int]] = {}
+    for (i, k), p in zip(asks, scores, strict=True):
+        if p > threshold:
+            kept_back.setdefault(i, set()).add(k)
+    out = list(results)
+    for i, ks in kept_back.items():
+        result = results[i]
+        edits = [_cited(_as_flag(e), e["wrong"], result["evidence"]) if k in ks else e
+                 for k, e in enumerate(result["edits"])]  # fmt: skip
+        note = (f"{len(ks)} deletion(s) taken back: the checker finds part of the sentence "
+                f"supported; flagged with no fix")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
                   "warnings": [*result.get("warnings", []), note]}  # fmt: skip
     return out

@@ -101,9 +101,10 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     g.add_argument(
         "--gate-fixes", default="checked", choices=["checked", "unchecked"],
-        help="checked (the default): a sentence is scored again as its fixes leave it, and fixes "
-        "that leave it unsupported become flags with no fix; unchecked: fixes pass as the "
-        "editor and the evidence made them",
+        help="checked (the default): a sentence is scored again as its fixes leave it (then the "
+        "fixed clause alone), and fixes that leave it unsupported become flags with no fix; a "
+        "sentence deletion with a supported clause becomes a flag; unchecked: fixes and "
+        "deletions pass as the editor and the evidence made them",
     )  # fmt: skip
 
 

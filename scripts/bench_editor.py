@@ -170,6 +170,18 @@ def _flaherty_stats(
         )
 
     touched = {n for n, (a, i) in enumerate(zip(atoms, where, strict=True)) if edited(a, i)}
+
+    def rewritten(atom: dict[str, Any], i: int) -> str | None:
+        """The atom as its sentence's edits leave it (each changed span's fix put in for its
+        wrong words, where the atom holds them); None when no edit's words are in it."""
+        text = atom["text"]
+        for e in bio[i]["edits"]:
+            wrong = e["wrong"].strip()
+            if e["wrong"] != e["right"] and wrong and wrong.lower() in text.lower():
+                at = text.lower().index(wrong.lower())
+                text = text[:at] + e["right"].strip() + text[at + len(wrong) :]
+        return None if text == atom["text"] else text
+
     gone = {n for n, i in enumerate(where) if i in deleted}
     kept = [a for n, a in enumerate(atoms) if n not in touched | gone]
 
@@ -196,17 +208,31 @@ def _flaherty_stats(
                 sum(a["label"] == "S" for a in kept) / max(1, len(kept)), 4
             ),
             "atoms_after_unchanged": len(kept),
+            "supported_after_unchanged": sum(a["label"] == "S" for a in kept),
             "atoms_deleted": by_label(gone),
             "atoms_edited": by_label(touched),
             "edited_atoms": [atoms[n]["text"] for n in sorted(touched)],
+            "rewritten_atoms": [
+                {
+                    "id": atoms[n].get("id"),
+                    "atom": atoms[n]["text"],
+                    "label": atoms[n]["label"],
+                    "rewritten": rewritten(atoms[n], where[n]),
+                }
+                for n in sorted(touched)
+            ],
         },
     }
 
 
-def _flaherty(editor: Any, path: str, checker: str | None = None) -> dict[str, Any]:
+def _flaherty(
+    editor: Any, path: str, checker: str | None = None, judge: str | None = None
+) -> dict[str, Any]:
     """The Flaherty facts (as claims, each with its own passages) and the bio (sentence by
     sentence, two BM25 passages each), edited once; the results as they are (``ungated``) and,
-    with ``checker``, behind the checker's gate (``gated``, what ``favakit edit`` does)."""
+    with ``checker``, behind the checker's gate (``gated``, what ``favakit edit`` does); with
+    ``judge``, the edited atoms of the gated run (else the ungated one) judged again
+    (:func:`_rejudge`)."""
     from favakit.retrieval.index import BM25Index
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -237,7 +263,39 @@ def _flaherty(editor: Any, path: str, checker: str | None = None) -> dict[str, A
         gated_claims = _gated(_Replay(claims, model), checker).edit_many(claim_reqs)
         gated_bio = _gated(_Replay(bio, model), checker).edit_many(bio_reqs)
         out["gated"] = _flaherty_stats(atoms, gated_claims, sentences, gated_bio)
+    if judge is not None:
+        evidence = {a.get("id"): req["evidence"] for a, req in zip(atoms, claim_reqs, strict=True)}
+        _rejudge(out["gated" if "gated" in out else "ungated"]["bio"], evidence, judge)
     return out
+
+
+def _rejudge(bio: dict[str, Any], evidence: dict[Any, Any], judge: str) -> None:
+    """Judge each edited atom again, before and as the edits leave it, by an independent judge
+    (``qwen``: the tuned Qwen judge, never the gate's own checker), each with its own passages,
+    and count FActScore after editing with the human labels for the atoms left as they were and
+    the judge's verdicts for the rewritten ones (atoms no edit's words reach stay set aside)."""
+    from favakit.inference.factory import open_qwen_judge
+
+    if judge != "qwen":
+        raise SystemExit(f"--flaherty-judge: only qwen is an independent judge here, not {judge}")
+    rows = [r for r in bio["rewritten_atoms"] if r["rewritten"]]
+    if not rows:
+        bio["factscore_after_rejudged"] = bio["factscore_human_after"]
+        return
+    verifier = open_qwen_judge()
+    claims = [{"text": t, "evidence": [p["text"] for p in evidence[r["id"]]]}
+              for r in rows for t in (r["atom"], r["rewritten"])]  # fmt: skip
+    verdicts = verifier.verify(claims)
+    for n, r in enumerate(rows):
+        before, after = verdicts[2 * n], verdicts[2 * n + 1]
+        r["judge_before"] = {"label": before["label"], "score": round(float(before["score"]), 4)}
+        r["judge_after"] = {"label": after["label"], "score": round(float(after["score"]), 4)}
+    kept = bio["atoms_after_unchanged"]
+    supported = bio["supported_after_unchanged"] + sum(
+        r["judge_after"]["label"] == "supported" for r in rows
+    )
+    bio["factscore_after_rejudged"] = round(supported / max(1, kept + len(rows)), 4)
+    bio["rejudged_by"] = "favakit-qwen-judge"
 
 
 class _Replay:
@@ -278,6 +336,11 @@ def main() -> None:
     ap.add_argument(
         "--no-flaherty-gate", dest="flaherty_gate", action="store_false",
         help="with --flaherty: the editor's results alone, not also behind the checker's gate",
+    )  # fmt: skip
+    ap.add_argument(
+        "--flaherty-judge", default=None, choices=["qwen"],
+        help="with --flaherty: judge the edited atoms again, before and after (the tuned Qwen "
+        "judge), for FActScore after editing",
     )  # fmt: skip
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
@@ -380,7 +443,7 @@ def main() -> None:
             "seconds_per_passage": round(seconds / len(passages), 4)}})  # fmt: skip
     if args.flaherty and editor is not None and args.flaherty_editor:
         gate = (args.checker or "auto") if args.flaherty_gate else None
-        _emit(results, {"flaherty": _flaherty(editor, args.flaherty, gate)})
+        _emit(results, {"flaherty": _flaherty(editor, args.flaherty, gate, args.flaherty_judge)})
     if args.flaherty and detector is not None:
         from favakit.inference.detector import DetectorEditor
 

@@ -262,3 +262,80 @@ def test_a_fix_that_makes_its_sentence_supported_stays() -> None:
     assert verify_fixes(judge, [flag, {**result, "evidence": []}], [None, None], 0.5) == [
         flag, {**result, "evidence": []}]  # fmt: skip
     assert len(judge.asked) == 1
+
+
+def test_a_date_touched_twice_becomes_one_whole_date_fix() -> None:
+    text = "Ada Moss is a painter born on December 18, 1949, in Boston."
+    evidence = [{"title": "Ada Moss",
+                 "text": "ada moss ( july 27, 1942 \u2013 february 18, 2024 ) was a painter."}]  # fmt: skip
+    month, year = text.index("December"), text.index("1949")
+    result: EditResult = {"original": text, "corrected": "", "evidence": evidence, "edits": [
+        {"type": "entity", "start": month, "end": month + 8, "wrong": "December",
+         "right": "February"},  # the death date's month: the wrong date
+        {"type": "entity", "start": year, "end": year + 4, "wrong": "1949", "right": "1949",
+         "flagged": True},
+    ]}  # fmt: skip
+    gated = gate_result(result, sentence_spans(text), [0.1], threshold=0.5)
+    [fix] = gated["edits"]
+    assert (fix["wrong"], fix["right"]) == ("December 18, 1949", "July 27, 1942")
+    assert fix["cites"]["title"] == "Ada Moss" and "flagged" not in fix
+    assert gated["corrected"] == "Ada Moss is a painter born on July 27, 1942, in Boston."
+
+
+def test_a_fix_whose_clause_is_supported_stays_and_the_rest_is_flagged() -> None:
+    from favakit.inference.gate import verify_fixes
+
+    original = "Ada Moss was born on December 18, 1949, in Boston."
+    text = "Ada Moss was born on July 27, 1942, in Boston."  # as the fix leaves it
+    start = original.index("December")
+    fix: EditSpan = {"type": "entity", "start": start, "end": start + 17,
+                     "wrong": "December 18, 1949", "right": "July 27, 1942"}  # fmt: skip
+    name: EditSpan = {"type": "entity", "start": 0, "end": 8, "wrong": "Ada Moss", "right": "Ada Moss",
+            "flagged": True}  # fmt: skip
+    evidence = [{"title": "Ada Moss", "text": "Ada Moss (July 27, 1942 - 2024) was a painter."}]
+    result: EditResult = {"original": original, "corrected": "", "evidence": evidence,
+                          "edits": [name, fix]}  # fmt: skip
+    judge = _ByText({"Ada Moss was born on July 27, 1942": 0.9})
+    (checked,) = verify_fixes(judge, [result], ["Ada Moss"], 0.5)
+    # the whole fixed sentence first, then its part up to the fix's clause end
+    assert judge.asked == [text, "Ada Moss was born on July 27, 1942"]
+    kept, rest = checked["edits"]
+    assert kept == fix  # the fix stays; the flag inside the supported clause is dropped
+    assert rest["flagged"] and rest["wrong"] == rest["right"] == "in Boston"
+    assert original[rest["start"] : rest["end"]] == "in Boston" and rest["checker_score"] == 0.0
+    assert checked["corrected"] == text
+    assert checked["warnings"][-1].startswith("1 sentence end(s) after a checked fix flagged")
+    # when the clause is not supported either, the fix is taken back as before
+    (back,) = verify_fixes(_ByText({}), [result], ["Ada Moss"], 0.5)
+    assert [e.get("flagged") for e in back["edits"]] == [True, True]
+    assert back["corrected"] == original
+
+
+def test_a_deleted_sentence_with_a_supported_part_is_flagged_instead() -> None:
+    from favakit.inference.gate import verify_deletions
+
+    text = ("Ada Moss is a painter. She has shown her work in many galleries, museums, and "
+            "fairs since the late 1970s. She sings.")  # fmt: skip
+    second = "She has shown her work in many galleries, museums, and fairs since the late 1970s."
+    start = text.index(second)
+    deletion: EditSpan = {"type": "invented", "start": start, "end": start + len(second) + 1,
+                          "wrong": second + " ", "right": ""}  # fmt: skip
+    short: EditSpan = {"type": "invented", "start": text.index("She sings."),
+                       "end": len(text), "wrong": "She sings.", "right": ""}  # fmt: skip
+    evidence = [{"title": "Ada Moss", "text": "Ada Moss showed her work in many galleries."}]
+    result: EditResult = {"original": text, "corrected": "", "evidence": evidence,
+                          "edits": [deletion, short]}  # fmt: skip
+    judge = _ByText({"Ada Moss has shown Ada Moss' work in many galleries": 0.8})
+    (checked,) = verify_deletions(judge, [result], ["Ada Moss"], 0.5)
+    # the leading parts, decontextualized; the two-word deletion is not checked
+    assert judge.asked == ["Ada Moss has shown Ada Moss' work in many galleries",
+                           "Ada Moss has shown Ada Moss' work in many galleries, museums"]  # fmt: skip
+    flag, kept = checked["edits"]
+    assert flag["flagged"] and flag["right"] == flag["wrong"] == deletion["wrong"]
+    assert flag["cites"]["sentence"] == "Ada Moss showed her work in many galleries."
+    assert kept == short
+    assert checked["corrected"] == text[: text.index("She sings.")].rstrip()
+    assert checked["warnings"] == ["1 deletion(s) taken back: the checker finds part of the "
+                                   "sentence supported; flagged with no fix"]  # fmt: skip
+    # no supported part: the deletion stays
+    assert verify_deletions(_ByText({}), [result], ["Ada Moss"], 0.5) == [result]

@@ -1,0 +1,190 @@
+"""Whole-date fixes: an edit that touches part of a date takes the whole date the evidence gives.
+
+An editor that finds a wrong birth date often changes one part of it (``"December" ->
+"February"``) or only flags the year. :func:`date_fix` widens such an edit to the whole date of
+the sentence and replaces it with the evidence's date for the same thing, so a fix is never a
+fragment (``"December 18, 1949" -> "July 27, 1942"``). Which evidence date that is, by a fixed
+rule:
+
+* **by role**, when the sentence's date has one: the role word nearest before it (``born`` or
+  ``b.``: a birth date; ``died``, ``death`` or ``d.``: a death date). In the evidence, a date
+  range such as ``( july 27, 1942 – february 18, 2024 )`` gives a birth date (the first) and a
+  death date (the second), and a role word just before a date gives it that role. Of the
+  evidence sentences holding a date of that role, the one sharing the most words with the
+  sentence must give exactly one (told apart by value; a month and year beside a full date
+  of that month are the same date);
+* **without a role**: the same, with any date other than the sentence's own.
+
+Otherwise (no date, no aligned date, or the aligned date is the sentence's own) the edit is
+left as it is. Dates are ``Month D, YYYY``, ``D Month YYYY`` and ``Month YYYY`` (month names
+in full or as three-letter abbreviations, any case); the fix is written the way the sentence
+writes its date (order, day or none, a capitalized full month name).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from itertools import pairwise
+from typing import Any, NamedTuple
+
+from favakit.contracts import EditSpan
+from favakit.inference.checker import shared_words
+from favakit.text import sentence_spans
+
+__all__ = ["Date", "date_fix", "dates_in", "evidence_dates"]
+
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")  # fmt: skip
+_MONTH = r"(?:" + "|".join(rf"{m[:3]}(?:{m[3:]}|\.)?" for m in MONTHS) + r")"
+_DATE = re.compile(
+    rf"(?<!\w)(?:(?P<m1>{_MONTH})\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>\d{{4}})"
+    rf"|(?P<d2>\d{{1,2}})\s+(?P<m2>{_MONTH}),?\s+(?P<y2>\d{{4}})"
+    rf"|(?P<m3>{_MONTH}),?\s+(?P<y3>\d{{4}}))(?!\w)",
+    re.IGNORECASE,
+)
+_DASH = re.compile(r"\s*[-\u2013\u2014]\s*")
+_ROLE_WORDS = re.compile(r"\b(?P<birth>born|b\.)|\b(?P<death>died|death|d\.)", re.IGNORECASE)
+_BEFORE = 40  # characters before a date read for its role (back to the date before it at most)
+
+
+class Date(NamedTuple):
+    """A date found in text: where, its value, and whether it is written day first."""
+
+    start: int
+    end: int
+    year: int
+    month: int  # 1-12
+    day: int | None
+    day_first: bool
+
+    @property
+    def value(self) -> tuple[int, int, int | None]:
+        return self.year, self.month, self.day
+
+    def written_like(self, other: Date) -> str:
+        """This date's value in ``other``'s form (its order; a day only where it has one)."""
+        month = MONTHS[self.month - 1].capitalize()
+        if other.day is None or self.day is None:
+            return f"{month} {self.year}"
+        if other.day_first:
+            return f"{self.day} {month} {self.year}"
+        return f"{month} {self.day}, {self.year}"
+
+
+def dates_in(text: str) -> list[Date]:
+    """Every date of ``text`` (:data:`_DATE`'s three forms), in order."""
+    found: list[Date] = []
+    for m in _DATE.finditer(text):
+        g = m.groupdict()
+        month_name = (g["m1"] or g["m2"] or g["m3"]).lower()[:3]
+        month = next(n for n, name in enumerate(MONTHS, 1) if name[:3] == month_name)
+        day = g["d1"] or g["d2"]
+        if day is not None and not 1 <= int(day) <= 31:
+            continue
+        year = int(g["y1"] or g["y2"] or g["y3"])
+        found.append(Date(m.start(), m.end(), year, month, int(day) if day else None,
+                          bool(g["d2"])))  # fmt: skip
+    return found
+
+
+def _key(date: Date) -> tuple[int, int, int]:
+    return date.year, date.month, date.day or 0
+
+
+def _role_before(text: str, date: Date, since: int) -> str | None:
+    """``birth`` or ``death`` by the role word nearest before ``date`` (``born``/``b.``,
+    ``died``/``death``/``d.``) within :data:`_BEFORE` characters and after ``since``."""
+    words = list(_ROLE_WORDS.finditer(text[max(since, date.start - _BEFORE) : date.start]))
+    if not words:
+        return None
+    return "birth" if words[-1].group("birth") else "death"
+
+
+def evidence_dates(body: str) -> list[tuple[Date, str | None]]:
+    """The dates of an evidence text, each with its role where the text gives one: the two ends
+    of a date range (``date – date``, the first the earlier) are a birth and a death date; a
+    role word just before a date (``born``, ``died``) gives it that role; any other date has
+    none."""
+    found = dates_in(body)
+    roles: list[str | None] = [None] * len(found)
+    for n, (a, b) in enumerate(pairwise(found)):
+        if _DASH.fullmatch(body[a.end : b.start]) and _key(a) < _key(b):
+            roles[n], roles[n + 1] = "birth", "death"
+    for n, date in enumerate(found):
+        if roles[n] is None:
+            roles[n] = _role_before(body, date, found[n - 1].end if n else 0)
+    return list(zip(found, roles, strict=True))
+
+
+def _candidates(
+    sentence: str, date: Date, role: str | None, passages: Sequence[Mapping[str, Any]]
+) -> dict[tuple[int, int, int], Date]:
+    """The evidence dates that may stand for ``date``: those with its ``role`` (any date when
+    it has none, its own value aside) in the evidence sentence that holds such a date and shares
+    the most words with ``sentence``; by value."""
+    mine = shared_words(sentence)
+    best, chosen = 0, {}
+    for passage in passages:
+        body = str(passage.get("text", ""))
+        spans = sentence_spans(body)
+        per_sentence: dict[int, dict[tuple[int, int, int], Date]] = {}
+        for found, found_role in evidence_dates(body):
+            if found_role == role or (role is None and _key(found) != _key(date)):
+                n = next((i for i, (a, b) in enumerate(spans) if a <= found.start < b), -1)
+                per_sentence.setdefault(n, {})[_key(found)] = found
+        for n, values in per_sentence.items():
+            a, b = spans[n] if n >= 0 else (0, len(body))
+            overlap = len(mine & shared_words(body[a:b]))
+            if overlap > best:
+                best, chosen = overlap, dict(values)
+            elif overlap == best and overlap:
+                chosen.update(values)
+    return chosen
+
+
+def _aligned(
+    sentence: str, date: Date, since: int, passages: Sequence[Mapping[str, Any]]
+) -> Date | None:
+    """The evidence's date for what ``date`` of ``sentence`` dates (the module's rule), when it
+    is another date than ``date``."""
+    role = _role_before(sentence, date, since)
+    values = _candidates(sentence, date, role, passages)
+    for key in [k for k in values if k[2] == 0]:  # "february 2024" beside "february 18, 2024"
+        if any(k[:2] == key[:2] and k[2] for k in values):
+            del values[key]
+    if len(values) != 1:
+        return None
+    (found,) = values.values()
+    if found.day is None or date.day is None:
+        same = (found.year, found.month) == (date.year, date.month)
+    else:
+        same = found.value == date.value
+    return None if same else found
+
+
+def date_fix(
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]]
+) -> EditSpan | None:
+    """``edit`` (a fix or a flag, with offsets in ``text``) widened to the whole date of its
+    sentence that it touches, fixed to the evidence's date for it (the module's rule); None
+    when the edit touches no date, or the evidence gives no other date for it. Deletions are
+    never widened."""
+    if not edit.get("flagged") and not edit["right"].strip():
+        return None
+    a, b = sentence
+    body = text[a:b]
+    dates = dates_in(body)
+    for n, date in enumerate(dates):
+        start, end = a + date.start, a + date.end
+        if edit["start"] < end and start < edit["end"]:
+            if edit["start"] < start or edit["end"] > end:
+                return None  # the edit reaches past the date: more than a date is wrong
+            found = _aligned(body, date, dates[n - 1].end if n else 0, passages)
+            if found is None:
+                return None
+            fixed: EditSpan = {**edit, "start": start, "end": end, "wrong": text[start:end],
+                               "right": found.written_like(date)}  # fmt: skip
+            fixed.pop("flagged", None)
+            return fixed
+    return None

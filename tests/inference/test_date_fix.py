@@ -1,0 +1,82 @@
+"""Whole-date fixes (inference/date_fix.py): an edit that touches part of a date takes the whole
+date the evidence gives for the same thing, by role (birth, death) or as the one other date of
+the closest evidence sentence; otherwise it is left as it is."""
+
+from __future__ import annotations
+
+from favakit.contracts import EditSpan
+from favakit.inference.date_fix import date_fix, dates_in, evidence_dates
+
+LIFE = {"title": "Ada Moss", "text": "ada moss ( july 27, 1942 \u2013 february 18, 2024 ) was an "
+        "american painter. she died in february 2024 in new york."}  # fmt: skip
+OTHER = {"title": "Bo Lee", "text": "bo lee ( may 2, 1901 \u2013 june 3, 1970 ) was a sculptor."}
+TEXT = "Ada Moss is an American painter born on December 18, 1949, in Boston."
+
+
+def _edit(text: str, wrong: str, right: str | None = None) -> EditSpan:
+    start = text.index(wrong)
+    edit: EditSpan = {"type": "entity", "start": start, "end": start + len(wrong),
+                      "wrong": wrong, "right": wrong if right is None else right}  # fmt: skip
+    if right is None:
+        edit["flagged"] = True
+    return edit
+
+
+def test_dates_are_read_in_three_forms() -> None:
+    found = dates_in("On 3 Mar 2020, then March 4, 2021 and in June 1999; not May 32, 2000.")
+    assert [(d.year, d.month, d.day, d.day_first) for d in found] == [
+        (2020, 3, 3, True), (2021, 3, 4, False), (1999, 6, None, False)]  # fmt: skip
+
+
+def test_a_range_and_role_words_give_evidence_dates_their_roles() -> None:
+    roles = [(d.year, r) for d, r in evidence_dates(LIFE["text"])]
+    assert roles == [(1942, "birth"), (2024, "death"), (2024, "death")]
+    assert [r for _, r in evidence_dates("born on may 1, 1900. it opened june 2, 1950.")] == [
+        "birth", None]  # fmt: skip
+
+
+def test_a_month_edit_takes_the_whole_birth_date() -> None:
+    fixed = date_fix(_edit(TEXT, "December", "February"), TEXT, (0, len(TEXT)), [OTHER, LIFE])
+    assert fixed is not None
+    assert (fixed["wrong"], fixed["right"]) == ("December 18, 1949", "July 27, 1942")
+    assert TEXT[fixed["start"] : fixed["end"]] == fixed["wrong"]
+    # a flag on the year becomes the same fix; the other person's dates are not close enough
+    flagged = date_fix(_edit(TEXT, "1949"), TEXT, (0, len(TEXT)), [OTHER, LIFE])
+    assert flagged == {**fixed, "wrong": "December 18, 1949"}
+    assert "flagged" not in flagged
+
+
+def test_a_death_date_is_written_the_way_the_sentence_writes_dates() -> None:
+    text = "She died on 3 March 2023."
+    fixed = date_fix(_edit(text, "2023", "2022"), text, (0, len(text)), [LIFE])
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("3 March 2023",
+                                                                      "18 February 2024")  # fmt: skip
+    month_only = "She died in March 2023."
+    fixed = date_fix(_edit(month_only, "March", "May"), month_only, (0, len(month_only)), [LIFE])
+    assert fixed is not None and fixed["right"] == "February 2024"
+
+
+def test_without_a_role_the_one_other_date_of_the_closest_sentence() -> None:
+    text = "The bridge opened on June 2, 1951."
+    one = [{"text": "The bridge opened on June 2, 1950 after four years of work."}]
+    fixed = date_fix(_edit(text, "1951", "1952"), text, (0, len(text)), one)
+    assert fixed is not None and fixed["right"] == "June 2, 1950"
+    two = [{"text": "The bridge opened on June 2, 1950 and closed on May 1, 1990."}]
+    assert date_fix(_edit(text, "1951", "1952"), text, (0, len(text)), two) is None
+
+
+def test_edits_that_are_not_a_part_of_a_wrong_date_are_left_alone() -> None:
+    span = (0, len(TEXT))
+    assert date_fix(_edit(TEXT, "Boston", "Denver"), TEXT, span, [LIFE]) is None  # no date
+    assert date_fix(_edit(TEXT, "1949, in Boston", "1942"), TEXT, span, [LIFE]) is None  # wider
+    assert date_fix(_edit(TEXT, "December", ""), TEXT, span, [LIFE]) is None  # a deletion
+    right = "Ada Moss was born on July 27, 1942."
+    assert date_fix(_edit(right, "1942", "1943"), right, (0, len(right)), [LIFE]) is None
+    # two birth dates in equally close evidence sentences: the evidence disagrees
+    two_births = [{"text": "ada moss was born on may 1, 1950."},
+                  {"text": "ada moss was born on june 2, 1951."}]  # fmt: skip
+    assert date_fix(_edit(TEXT, "1949"), TEXT, span, two_births) is None
+    # of two, the closer sentence (more words shared with the sentence) gives the date
+    closer = [*two_births[:1], {"text": "ada moss, american painter, was born on june 2, 1951."}]
+    fixed = date_fix(_edit(TEXT, "1949"), TEXT, span, closer)
+    assert fixed is not None and fixed["right"] == "June 2, 1951"
