@@ -23,7 +23,8 @@ Figures per system: FAVA's sentence-level F1 per type, macro F1, binary F1, span
 of faithful outputs (the model reproduced the text around its tags), and corrected-text exact
 match. Then seconds per ~100-word passage (one at a time, and batched), and the real checks:
 the human-labelled atomic facts of the Flaherty biography (FActScore's data) as claims with
-their own retrieved passages as evidence, and the biography itself sentence by sentence.
+their own retrieved passages as evidence, and the biography itself, sentence by sentence and as
+one text (`--flaherty-judge qwen`: edited atoms judged again by the tuned Qwen judge).
 Prints one JSON object per measurement and writes them all to ``--out``.
 """
 
@@ -256,33 +257,72 @@ def _flaherty(
         }
         for s, row in zip(sentences, ids, strict=True)
     ]
+    # the whole bio as one text, with every passage its sentences retrieved (once each)
+    every = {p["text"]: p for r in bio_reqs for p in r["evidence"]}
+    whole_req = {"text": data["output"], "topic": data["topic"], "evidence": list(every.values())}
     claims, bio = editor.edit_many(claim_reqs), editor.edit_many(bio_reqs)
+    whole = editor.edit_many([whole_req])
     out = {"ungated": _flaherty_stats(atoms, claims, sentences, bio)}
+    out["ungated"]["bio_whole"] = _flaherty_stats(
+        atoms, claims, sentences, _by_sentence(whole[0], sentences)
+    )["bio"]
     if checker is not None:
         model = getattr(editor, "model", "editor")
         gated_claims = _gated(_Replay(claims, model), checker).edit_many(claim_reqs)
         gated_bio = _gated(_Replay(bio, model), checker).edit_many(bio_reqs)
+        gated_whole = _gated(_Replay(whole, model), checker).edit_many([whole_req])
         out["gated"] = _flaherty_stats(atoms, gated_claims, sentences, gated_bio)
+        out["gated"]["bio_whole"] = _flaherty_stats(
+            atoms, gated_claims, sentences, _by_sentence(gated_whole[0], sentences)
+        )["bio"]
+        out["gated"]["bio_whole"]["corrected"] = gated_whole[0]["corrected"]
     if judge is not None:
         evidence = {a.get("id"): req["evidence"] for a, req in zip(atoms, claim_reqs, strict=True)}
-        _rejudge(out["gated" if "gated" in out else "ungated"]["bio"], evidence, judge)
+        chosen = out["gated" if "gated" in out else "ungated"]
+        verifier = _independent_judge(judge)
+        for part in ("bio", "bio_whole"):
+            _rejudge(chosen[part], evidence, verifier)
     return out
 
 
-def _rejudge(bio: dict[str, Any], evidence: dict[Any, Any], judge: str) -> None:
-    """Judge each edited atom again, before and as the edits leave it, by an independent judge
-    (``qwen``: the tuned Qwen judge, never the gate's own checker), each with its own passages,
-    and count FActScore after editing with the human labels for the atoms left as they were and
-    the judge's verdicts for the rewritten ones (atoms no edit's words reach stay set aside)."""
+def _by_sentence(result: Any, sentences: list[str]) -> list[dict[str, Any]]:
+    """A whole text's edit result as one result per sentence (each edit in the sentence that
+    holds its start, offsets from the sentence's start), as the sentence-by-sentence run has."""
+    from favakit.tags import apply_edits
+    from favakit.text import sentence_spans
+
+    spans = sentence_spans(result["original"])
+    assert [result["original"][a:b] for a, b in spans] == sentences
+    out = []
+    for a, b in spans:
+        edits = [{**e, "start": e["start"] - a, "end": min(e["end"], b) - a,
+                  "wrong": result["original"][e["start"] : min(e["end"], b)]}
+                 for e in result["edits"] if a <= e["start"] < b]  # fmt: skip
+        text = result["original"][a:b]
+        out.append({"original": text, "edits": edits, "corrected": apply_edits(text, edits),
+                    "faithful": result.get("faithful", True)})  # fmt: skip
+    return out
+
+
+def _independent_judge(judge: str) -> Any:
+    """The judge that grades edited atoms (``qwen``: the tuned Qwen judge, never the gate's own
+    checker)."""
     from favakit.inference.factory import open_qwen_judge
 
     if judge != "qwen":
         raise SystemExit(f"--flaherty-judge: only qwen is an independent judge here, not {judge}")
+    return open_qwen_judge()
+
+
+def _rejudge(bio: dict[str, Any], evidence: dict[Any, Any], verifier: Any) -> None:
+    """Judge each edited atom again, before and as the edits leave it, by an independent judge
+    (:func:`_independent_judge`), each with its own passages, and count FActScore after editing
+    with the human labels for the atoms left as they were and the judge's verdicts for the
+    rewritten ones (atoms no edit's words reach stay set aside)."""
     rows = [r for r in bio["rewritten_atoms"] if r["rewritten"]]
     if not rows:
         bio["factscore_after_rejudged"] = bio["factscore_human_after"]
         return
-    verifier = open_qwen_judge()
     claims = [{"text": t, "evidence": [p["text"] for p in evidence[r["id"]]]}
               for r in rows for t in (r["atom"], r["rewritten"])]  # fmt: skip
     verdicts = verifier.verify(claims)
