@@ -16,7 +16,8 @@ Evidence longer than fits is read in pieces of about ``piece_words`` words (sent
 each piece its own pass), and the text's score is its best piece's, as MiniCheck and AlignScore
 do; the verdict says so in ``warnings``. FEVER's tokenisation is undone on the way in. The
 decision threshold was chosen on the training data's development split and is stored in
-``checker.json`` with the model.
+``checker.json`` with the model, and so is the gate's (``gate_threshold``, where it differs:
+chosen on the same split for checker-gated editing, supported sentences left alone first).
 """
 
 from __future__ import annotations
@@ -159,6 +160,8 @@ class Checker:
         self._head: Any = None
         self.config = json.loads((folder / CONFIG_NAME).read_text())
         self.threshold = float(self.config.get("threshold", 0.5))
+        # the gate's: chosen for issue 32's shape (supported sentences left alone first)
+        self.gate_threshold = float(self.config.get("gate_threshold", self.threshold))
         self.max_length = int(self.config.get("max_length", 256))
         self.piece_words = int(self.config.get("piece_words", 160))
         self.name = str(self.config.get("name", folder.name))

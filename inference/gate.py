@@ -82,11 +82,13 @@ __all__ = [
 
 class SentenceScorer(Protocol):
     """What the gate asks of its judge: P(supported) per sentence (with how many evidence pieces
-    it read), the threshold above which a sentence is left alone, and a name for results. The
-    encoder :class:`~favakit.inference.checker.Checker` is one; :class:`JudgeScorer` makes one
-    of any verifier."""
+    it read), ``gate_threshold``: the P(supported) above which the gate leaves a sentence alone
+    (chosen on a development split for issue 32's shape: supported sentences left alone first;
+    it may differ from the judge's verdict threshold), and a name for results. The encoder
+    :class:`~favakit.inference.checker.Checker` is one; :class:`JudgeScorer` makes one of any
+    verifier."""
 
-    threshold: float
+    gate_threshold: float
     name: str
 
     def score(
@@ -96,10 +98,10 @@ class SentenceScorer(Protocol):
 
 class JudgeScorer:
     """A :class:`~favakit.contracts.Verifier` as the gate's judge (``--gate qwen``): each
-    sentence's verdict score is its P(supported); ``threshold`` is the gate's."""
+    sentence's verdict score is its P(supported), left alone above ``gate_threshold``."""
 
-    def __init__(self, verifier: Verifier, threshold: float, name: str) -> None:
-        self.verifier, self.threshold, self.name = verifier, threshold, name
+    def __init__(self, verifier: Verifier, gate_threshold: float, name: str) -> None:
+        self.verifier, self.gate_threshold, self.name = verifier, gate_threshold, name
 
     def score(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
@@ -293,13 +295,13 @@ def gate_result(
 class GatedEditor:
     """An :class:`~favakit.contracts.Editor` whose edits pass the checker's gate (see the
     module). ``threshold``: P(supported) above which a sentence is left alone (default: the
-    checker's own, chosen on its development split)."""
+    checker's ``gate_threshold``, chosen on its development split)."""
 
     def __init__(self, editor: Editor, checker: SentenceScorer, threshold: float | None = None,
                  flag_unsupported: bool = True, check_fixes: bool = True) -> None:  # fmt: skip
         self.editor = editor
         self.checker = checker
-        self.threshold = checker.threshold if threshold is None else threshold
+        self.threshold = checker.gate_threshold if threshold is None else threshold
         self.flag_unsupported = flag_unsupported
         self.check_fixes = check_fixes
 

@@ -5,7 +5,8 @@ SummEdits sets of ``eval_spans``; measured only, never tuned on), each editor ed
 against its evidence once; the gate (:func:`favakit.inference.gate.gate_result`) is then applied
 to those same results with the checker's scores, twice: edits only (``checker``: edits in supported
 sentences dropped) and the default rule (``checker+flags``: also an unsupported sentence with no
-edit flagged whole). A claim is *flagged* when its result has any edit or flag. Reported per set and editor, ungated and gated: the share of supported claims left alone,
+edit flagged whole), at the checker's gate threshold and at any ``--thresholds`` given. A claim
+is *flagged* when its result has any edit or flag. Reported per set and editor, ungated and gated: the share of supported claims left alone,
 the share of unsupported claims flagged, their mean (balanced accuracy) and seconds per claim.
 
     python scripts/bench_gate.py --real ../shared/data/real --editors encoder,shipped \
@@ -53,6 +54,11 @@ def main() -> None:
     )
     ap.add_argument("--per-label", type=int, default=50)
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated, of " + ", ".join(SETS))
+    ap.add_argument(
+        "--thresholds", default="",
+        help="comma-separated gate thresholds to report beside the checker's gate threshold "
+        "(each a `checker+flags@T` row from the same scores)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
@@ -64,7 +70,9 @@ def main() -> None:
     checker = open_gate(args.checker or "checker")
     results: list[dict[str, Any]] = [{"meta": {
         "date": date.today().isoformat(), "machine": platform.machine(),
-        "checker": checker.name, "threshold": checker.threshold, "per_label": args.per_label}}]  # fmt: skip
+        "checker": checker.name, "gate_threshold": checker.gate_threshold,
+        "per_label": args.per_label}}]  # fmt: skip
+    extra = [float(t) for t in args.thresholds.split(",") if t.strip()]
     data = {
         name: sample([json.loads(x) for x in (args.real / folder / f"{name}.jsonl").open()],
                      args.per_label)
@@ -93,12 +101,15 @@ def main() -> None:
             )
             seconds = time.perf_counter() - t0
             pairs = list(zip(edited, sentence_scores[name], strict=True))
-            gated = [gate_result(e, spans, scores, checker.threshold, flag_unsupported=False)
+            at = checker.gate_threshold
+            gated = [gate_result(e, spans, scores, at, flag_unsupported=False)
                      for e, (spans, scores) in pairs]  # fmt: skip
-            flagged = [
-                gate_result(e, spans, scores, checker.threshold) for e, (spans, scores) in pairs
-            ]
-            for gate, got in (("off", edited), ("checker", gated), ("checker+flags", flagged)):
+            flagged = [gate_result(e, spans, scores, at) for e, (spans, scores) in pairs]
+            variants = [("off", edited), ("checker", gated), ("checker+flags", flagged)]
+            for t in extra:
+                variants.append((f"checker+flags@{t:g}", [
+                    gate_result(e, spans, scores, t) for e, (spans, scores) in pairs]))  # fmt: skip
+            for gate, got in variants:
                 row = {"editor": kind, "model": editor.model, "gate": gate, "set": name,
                        "claims": len(rows), **shape(rows, [bool(e["edits"]) for e in got]),
                        "edits": sum(len(e["edits"]) for e in got),

@@ -208,7 +208,7 @@ class _ByText:
     the gate's; the real checkers behind it are tested end to end in test_shipped_checker.py."""
 
     name = "table"
-    threshold = 0.5
+    gate_threshold = 0.5
 
     def __init__(self, table: dict[str, float]) -> None:
         self.table, self.asked = table, []  # type: ignore[var-annotated]
@@ -339,3 +339,23 @@ def test_a_deleted_sentence_with_a_supported_part_is_flagged_instead() -> None:
                                    "sentence supported; flagged with no fix"]  # fmt: skip
     # no supported part: the deletion stays
     assert verify_deletions(_ByText({}), [result], ["Ada Moss"], 0.5) == [result]
+
+
+def test_the_shipped_checkers_gate_at_their_stored_gate_threshold() -> None:
+    import json
+    from pathlib import Path
+
+    import favakit.inference as inference
+    from favakit.inference.gate import GatedEditor
+
+    for name in ("default_checker", "mpnet_checker"):
+        cfg = json.loads((Path(inference.__file__).parent / name / "checker.json").read_text())
+        # the gate leaves text alone more readily than the verdict calls it supported
+        assert 0.0 < cfg["gate_threshold"] <= cfg["threshold"] < 1.0
+        assert "development split" in cfg["gate_threshold_chosen_on"]
+
+    class Stored(_ByText):
+        gate_threshold = 0.12
+
+    assert GatedEditor(None, Stored({})).threshold == 0.12  # type: ignore[arg-type]
+    assert GatedEditor(None, Stored({}), threshold=0.3).threshold == 0.3  # type: ignore[arg-type]
