@@ -140,6 +140,11 @@ def test_a_fix_comes_from_the_evidence_or_becomes_a_flag() -> None:
     assert lyon["flagged"] and lyon["right"] == "Ulm"
     # deletions stay deletions
     assert grounded_fix(edit(" in Ulm", ""), sentence, evidence)["right"] == ""
+    # words any text holds ("in", "He") ground no fix: a content word or a number must be there
+    subject = grounded_fix(edit("Einstein", "He"), sentence, evidence)
+    assert subject["flagged"] and subject["right"] == "Einstein"
+    assert grounded_fix(edit("Einstein", "Albert Einstein"), sentence, evidence)["right"] == (
+        "Albert Einstein")  # fmt: skip
 
 
 def test_the_gate_grounds_every_kept_fix() -> None:
