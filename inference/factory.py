@@ -101,8 +101,10 @@ def open_editor(
     checker by name (``"checker"``, ``"mpnet"``, ``"auto"``), a checker folder, or ``"qwen"``
     (the tuned Qwen judge, :func:`open_qwen_judge`): edits are kept
     only in sentences the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
-    ``gate_threshold``, default the checker's own; ``gate_check_fixes``: each fix is checked by
-    scoring its sentence again, :func:`~favakit.inference.gate.verify_fixes`).
+    ``gate_threshold``, default the ``gate_threshold`` stored with the checker;
+    ``gate_check_fixes``: each fix is checked by scoring its sentence again, and each sentence
+    deletion by its leading clauses, :func:`~favakit.inference.gate.verify_fixes`,
+    :func:`~favakit.inference.gate.verify_deletions`).
     """
     spec = spec or ClientSpec()
     editor = _editor(spec, kind, settings, index, kb, detector, shared)
