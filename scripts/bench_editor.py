@@ -227,13 +227,15 @@ def _flaherty_stats(
 
 
 def _flaherty(
-    editor: Any, path: str, checker: str | None = None, judge: str | None = None
-) -> dict[str, Any]:
+    editor: Any, path: str, checker: str | None = None, judge: str | None = None,
+    cache: Path | None = None,
+) -> dict[str, Any]:  # fmt: skip
     """The Flaherty facts (as claims, each with its own passages) and the bio (sentence by
     sentence, two BM25 passages each), edited once; the results as they are (``ungated``) and,
     with ``checker``, behind the checker's gate (``gated``, what ``favakit edit`` does); with
     ``judge``, the edited atoms of the gated run (else the ungated one) judged again
-    (:func:`_rejudge`)."""
+    (:func:`_rejudge`). ``cache``: a file holding the editor's results, written on the first
+    run and read instead of editing again on the next (the gate and the counting run anew)."""
     from favakit.retrieval.index import BM25Index
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -260,8 +262,13 @@ def _flaherty(
     # the whole bio as one text, with every passage its sentences retrieved (once each)
     every = {p["text"]: p for r in bio_reqs for p in r["evidence"]}
     whole_req = {"text": data["output"], "topic": data["topic"], "evidence": list(every.values())}
-    claims, bio = editor.edit_many(claim_reqs), editor.edit_many(bio_reqs)
-    whole = editor.edit_many([whole_req])
+    if cache is not None and cache.exists():  # the editor's results of an earlier run
+        claims, bio, whole = json.loads(cache.read_text(encoding="utf-8"))
+    else:
+        claims, bio = editor.edit_many(claim_reqs), editor.edit_many(bio_reqs)
+        whole = editor.edit_many([whole_req])
+        if cache is not None:
+            cache.write_text(json.dumps([claims, bio, whole]), encoding="utf-8")
     out = {"ungated": _flaherty_stats(atoms, claims, sentences, bio)}
     out["ungated"]["bio_whole"] = _flaherty_stats(
         atoms, claims, sentences, _by_sentence(whole[0], sentences)
@@ -328,12 +335,10 @@ def _rejudge(bio: dict[str, Any], evidence: dict[Any, Any], verifier: Any) -> No
     verdicts = verifier.verify(claims)
     for n, r in enumerate(rows):
         before, after = verdicts[2 * n], verdicts[2 * n + 1]
-        r["judge_before"] = {"label": before["label"], "score": round(float(before["score"]), 4)}
-        r["judge_after"] = {"label": after["label"], "score": round(float(after["score"]), 4)}
+        r["judge_before"] = {"supported": before["supported"], "score": round(before["score"], 4)}
+        r["judge_after"] = {"supported": after["supported"], "score": round(after["score"], 4)}
     kept = bio["atoms_after_unchanged"]
-    supported = bio["supported_after_unchanged"] + sum(
-        r["judge_after"]["label"] == "supported" for r in rows
-    )
+    supported = bio["supported_after_unchanged"] + sum(r["judge_after"]["supported"] for r in rows)
     bio["factscore_after_rejudged"] = round(supported / max(1, kept + len(rows)), 4)
     bio["rejudged_by"] = "favakit-qwen-judge"
 
@@ -381,6 +386,10 @@ def main() -> None:
         "--flaherty-judge", default=None, choices=["qwen"],
         help="with --flaherty: judge the edited atoms again, before and after (the tuned Qwen "
         "judge), for FActScore after editing",
+    )  # fmt: skip
+    ap.add_argument(
+        "--flaherty-cache", type=Path, default=None,
+        help="with --flaherty: a file for the editor's results (written once, then reused)",
     )  # fmt: skip
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
@@ -483,7 +492,8 @@ def main() -> None:
             "seconds_per_passage": round(seconds / len(passages), 4)}})  # fmt: skip
     if args.flaherty and editor is not None and args.flaherty_editor:
         gate = (args.checker or "auto") if args.flaherty_gate else None
-        _emit(results, {"flaherty": _flaherty(editor, args.flaherty, gate, args.flaherty_judge)})
+        found = _flaherty(editor, args.flaherty, gate, args.flaherty_judge, args.flaherty_cache)
+        _emit(results, {"flaherty": found})
     if args.flaherty and detector is not None:
         from favakit.inference.detector import DetectorEditor
 

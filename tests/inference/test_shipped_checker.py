@@ -158,6 +158,11 @@ EXAMPLES = [
      "1921", "1911"),
     ("Albert Einstein was born in 1979 in the city of Ulm.",
      "Albert Einstein was born in Ulm in 1879.", "1979", "1879"),
+    # a wrong date is fixed whole, with the evidence's date for the same role (not the death
+    # date's month): inference/date_fix.py
+    ("Ada Moss was an American painter. She was born on December 18, 1949.",
+     "Ada Moss (July 27, 1942 - February 18, 2024) was an American painter.",
+     "December 18, 1949", "July 27, 1942"),
 ]  # fmt: skip
 
 
