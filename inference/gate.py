@@ -353,9 +353,9 @@ def _fixed_clause(
     original: str, sentence: tuple[int, int], edits: Sequence[EditSpan]
 ) -> tuple[str, int] | None:
     """The part of a sentence of ``original`` up to the end of the clause of its last fix (the
-    next ``,``, ``;`` or ``:`` not followed by a number), as its edits leave it, with where that clause ends; None when
-    that clause ends the sentence (the sentence itself was checked) or holds fewer than four
-    words."""
+    next ``,``, ``;`` or ``:`` not followed by a number), as its edits leave it, with where
+    that clause ends; None when that clause ends the sentence (the sentence itself was checked)
+    or holds fewer than four words."""
     a, b = sentence
     last = max(e["end"] for e in edits if _is_fix(e))
     cut = _CLAUSE_END.search(original, last, b)
@@ -395,9 +395,8 @@ def verify_fixes(
     semicolon or colon; :func:`_fixed_clause`) is scored as well: when that part is supported,
     the fixes stay, flags inside that part are dropped, and the rest of the sentence is flagged
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola");
-    otherwise the replacements become
-    flags (no fix offered, the text unchanged there, the flag citing the closest evidence
-    sentence). A warning counts the fixes taken back."""
+    otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
+    citing the closest evidence sentence). Warnings count both."""
     asks: list[tuple[int, int]] = []  # (result, sentence)
     texts: list[str] = []
     evidence: list[list[str]] = []
