@@ -36,9 +36,9 @@ The rule, sentence by sentence:
   is not offered.
 
 * **deletions are checked** too (:func:`verify_deletions`, with the same switch): a deletion
-  of a sentence (eight words or more) is kept only when none of its leading clauses is
-  supported; otherwise it becomes a flag, so a sentence that also holds a supported fact is
-  reported, not deleted.
+  of a sentence (eight words or more) is kept only when none of the facts it states (split by
+  favakit's rules: list items, relative clauses) is supported; otherwise it becomes a flag, so
+  a sentence that also holds a supported fact is reported, not deleted.
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -68,7 +68,7 @@ from favakit.contracts import (
     Verifier,
     as_request,
 )
-from favakit.decompose import leading_name, resolve_pronouns
+from favakit.decompose import RuleFactSplitter, leading_name, resolve_pronouns
 from favakit.inference.checker import shared_words
 from favakit.inference.date_fix import date_fix
 from favakit.tags import apply_edits
@@ -474,16 +474,16 @@ def verify_fixes(
 
 
 _MIN_CHECKED_DELETION = 8  # words: a shorter deletion (", and a medal") is not checked
-_MAX_PARTS = 4  # clause-end prefixes scored per deleted sentence
+_MAX_FACTS = 8  # facts scored per deleted sentence
 
 
-def _leading_parts(sentence: str) -> list[str]:
-    """The prefixes of ``sentence`` that end at a clause end (``,``, ``;`` or ``:`` not
-    followed by a number), of four words or more, at most :data:`_MAX_PARTS`: the parts that
-    keep the sentence's subject ("He has appeared in numerous films" of "He has appeared in
-    numerous films, television shows, and ...")."""
-    parts = [sentence[: m.start()] for m in _CLAUSE_END.finditer(sentence)]
-    return [p for p in parts if len(_WORD.findall(p)) >= 4][:_MAX_PARTS]
+def _facts_of(sentence: str, topic: str) -> list[str]:
+    """The facts a deleted sentence states, by favakit's rules
+    (:class:`~favakit.decompose.RuleFactSplitter`: lists and relative clauses split, pronouns
+    resolved to ``topic``), at most :data:`_MAX_FACTS`; none when it states one (the sentence
+    itself was scored)."""
+    facts = RuleFactSplitter().sentence_facts(sentence, topic)
+    return facts[:_MAX_FACTS] if len(facts) > 1 else []
 
 
 def verify_deletions(
@@ -491,11 +491,11 @@ def verify_deletions(
     threshold: float,
 ) -> list[EditResult]:  # fmt: skip
     """Each gated result with its sentence deletions checked: a deletion of at least
-    :data:`_MIN_CHECKED_DELETION` words that starts its sentence is kept only when no leading
-    part of what it deletes (:func:`_leading_parts`, decontextualized as the gate scores
-    sentences) is supported. Otherwise the deletion becomes a flag (no fix, the text kept): a
-    sentence that also says something the evidence supports ("He has appeared in numerous
-    films, ... theater productions") is reported, not deleted. A warning counts them."""
+    :data:`_MIN_CHECKED_DELETION` words that starts its sentence is kept only when none of the
+    facts it states (:func:`_facts_of`: "Some of his film credits include A, B and C" states
+    three) is supported. Otherwise the deletion becomes a flag (no fix, the text kept): a
+    sentence that also says something the evidence supports is reported, not deleted. A warning
+    counts them."""
     asks: list[tuple[int, int]] = []  # (result, edit)
     texts: list[str] = []
     evidence: list[list[str]] = []
@@ -508,9 +508,9 @@ def verify_deletions(
                 continue
             if len(_WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
                 continue
-            for part in _leading_parts(e["wrong"]):
+            for fact in _facts_of(e["wrong"], topics[i] or leading_name(original)):
                 asks.append((i, k))
-                texts.append(_decontextualized(part, topics[i], original))
+                texts.append(fact)
                 evidence.append(bodies)
     if not asks:
         return list(results)
@@ -524,7 +524,7 @@ def verify_deletions(
         result = results[i]
         edits = [_cited(_as_flag(e), e["wrong"], result["evidence"]) if k in ks else e
                  for k, e in enumerate(result["edits"])]  # fmt: skip
-        note = (f"{len(ks)} deletion(s) taken back: the checker finds part of the sentence "
+        note = (f"{len(ks)} deletion(s) taken back: the checker finds a fact of the sentence "
                 f"supported; flagged with no fix")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
                   "warnings": [*result.get("warnings", []), note]}  # fmt: skip

@@ -316,33 +316,35 @@ def test_a_fix_whose_clause_is_supported_stays_and_the_rest_is_flagged() -> None
     assert back["corrected"] == original
 
 
-def test_a_deleted_sentence_with_a_supported_part_is_flagged_instead() -> None:
+def test_a_deleted_sentence_that_states_a_supported_fact_is_flagged_instead() -> None:
     from favakit.inference.gate import verify_deletions
 
-    text = ("Ada Moss is a painter. She has shown her work in many galleries, museums, and "
-            "fairs since the late 1970s. She sings.")  # fmt: skip
-    second = "She has shown her work in many galleries, museums, and fairs since the late 1970s."
+    text = ("Ada Moss is a painter. Her works hang in the Tate, the Louvre, and the Prado "
+            "today. She sings.")  # fmt: skip
+    second = "Her works hang in the Tate, the Louvre, and the Prado today."
     start = text.index(second)
     deletion: EditSpan = {"type": "invented", "start": start, "end": start + len(second) + 1,
                           "wrong": second + " ", "right": ""}  # fmt: skip
     short: EditSpan = {"type": "invented", "start": text.index("She sings."),
                        "end": len(text), "wrong": "She sings.", "right": ""}  # fmt: skip
-    evidence = [{"title": "Ada Moss", "text": "Ada Moss showed her work in many galleries."}]
+    evidence = [{"title": "Ada Moss", "text": "Two of Ada Moss's works hang in the Louvre."}]
     result: EditResult = {"original": text, "corrected": "", "evidence": evidence,
                           "edits": [deletion, short]}  # fmt: skip
-    judge = _ByText({"Ada Moss has shown Ada Moss' work in many galleries": 0.8})
+    judge = _ByText({"Ada Moss' works hang in the Louvre.": 0.8})
     (checked,) = verify_deletions(judge, [result], ["Ada Moss"], 0.5)
-    # the leading parts, decontextualized; the two-word deletion is not checked
-    assert judge.asked == ["Ada Moss has shown Ada Moss' work in many galleries",
-                           "Ada Moss has shown Ada Moss' work in many galleries, museums"]  # fmt: skip
+    # the facts the deleted sentence states, one per list item, pronouns resolved; the
+    # two-word deletion is not checked
+    assert judge.asked == ["Ada Moss' works hang in the Tate.",
+                           "Ada Moss' works hang in the Louvre.",
+                           "Ada Moss' works hang in the Prado."]  # fmt: skip
     flag, kept = checked["edits"]
     assert flag["flagged"] and flag["right"] == flag["wrong"] == deletion["wrong"]
-    assert flag["cites"]["sentence"] == "Ada Moss showed her work in many galleries."
+    assert flag["cites"]["sentence"] == "Two of Ada Moss's works hang in the Louvre."
     assert kept == short
     assert checked["corrected"] == text[: text.index("She sings.")].rstrip()
-    assert checked["warnings"] == ["1 deletion(s) taken back: the checker finds part of the "
+    assert checked["warnings"] == ["1 deletion(s) taken back: the checker finds a fact of the "
                                    "sentence supported; flagged with no fix"]  # fmt: skip
-    # no supported part: the deletion stays
+    # no fact supported: the deletion stays
     assert verify_deletions(_ByText({}), [result], ["Ada Moss"], 0.5) == [result]
 
 
