@@ -284,15 +284,10 @@ def _flaherty(
         )["bio"]
         out["gated"]["bio_whole"]["corrected"] = gated_whole[0]["corrected"]
     if judge is not None:
-        # each atom judged against all its own passages and those its bio sentence was edited by
-        where = _atom_sentences(atoms, sentences)
-        evidence = {}
-        for a, w in zip(atoms, where, strict=True):
-            ids = json.loads(a["contexts"].replace("'", '"')) if isinstance(a["contexts"], str) \
-                else a["contexts"]  # fmt: skip
-            own = [{"title": contexts[i]["title"], "text": contexts[i]["text"]} for i in ids]
-            evidence[a.get("id")] = list({p["text"]: p for p in own + bio_reqs[w]["evidence"]}
-                                         .values())  # fmt: skip
+        # as FActScore judges: against the topic's own article (its passages here)
+        article = list({c["text"]: {"title": c["title"], "text": c["text"]}
+                        for c in data["contexts"] if c["title"] == data["topic"]}.values())  # fmt: skip
+        evidence = {a.get("id"): article or ctx(a["contexts"]) for a in atoms}
         chosen = out["gated" if "gated" in out else "ungated"]
         verifier = _independent_judge(judge)
         for part in ("bio", "bio_whole"):
@@ -331,8 +326,8 @@ def _independent_judge(judge: str) -> Any:
 
 def _rejudge(bio: dict[str, Any], evidence: dict[Any, Any], verifier: Any) -> None:
     """Judge each edited atom again, before and as the edits leave it, by an independent judge
-    (:func:`_independent_judge`), each against ``evidence`` (its own passages and those its bio
-    sentence was edited with), and count FActScore after editing
+    (:func:`_independent_judge`), each against ``evidence`` (the topic's own article, as
+    FActScore judges), and count FActScore after editing
     with the human labels for the atoms left as they were and the judge's verdicts for the
     rewritten ones (atoms no edit's words reach stay set aside)."""
     rows = [r for r in bio["rewritten_atoms"] if r["rewritten"]]
