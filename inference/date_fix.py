@@ -10,13 +10,14 @@ rule:
   ``b.``: a birth date; ``died``, ``death`` or ``d.``: a death date). In the evidence, a date
   range such as ``( july 27, 1942 – february 18, 2024 )`` gives a birth date (the first) and a
   death date (the second), and a role word just before a date gives it that role. Of the
-  evidence sentences holding a date of that role, the one sharing the most words with the
-  sentence must give exactly one (told apart by value; a month and year beside a full date
+  evidence sentences holding a date of that role and naming the text's subject (its topic, else
+  the name it opens with), the one sharing the most words with the sentence must give exactly one (told apart by value; a month and year beside a full date
   of that month are the same date);
 * **without a role**: the same, with any date other than the sentence's own.
 
 Otherwise (no date, no aligned date, or the aligned date is the sentence's own) the edit is
-left as it is. Dates are ``Month D, YYYY``, ``D Month YYYY`` and ``Month YYYY`` (month names
+left as it is. A deletion holding a date the evidence gives another value for becomes that
+date's fix instead. Dates are ``Month D, YYYY``, ``D Month YYYY`` and ``Month YYYY`` (month names
 in full or as three-letter abbreviations, any case); the fix is written the way the sentence
 writes its date (order, day or none, a capitalized full month name).
 """
@@ -118,12 +119,16 @@ def evidence_dates(body: str) -> list[tuple[Date, str | None]]:
 
 
 def _candidates(
-    sentence: str, date: Date, role: str | None, passages: Sequence[Mapping[str, Any]]
-) -> dict[tuple[int, int, int], Date]:
+    sentence: str, date: Date, role: str | None, passages: Sequence[Mapping[str, Any]],
+    subject: str = "",
+) -> dict[tuple[int, int, int], Date]:  # fmt: skip
     """The evidence dates that may stand for ``date``: those with its ``role`` (any date when
     it has none, its own value aside) in the evidence sentence that holds such a date and shares
-    the most words with ``sentence``; by value."""
-    mine = shared_words(sentence)
+    the most words with ``sentence``; by value. A birth or death date must come from an
+    evidence sentence that names ``subject`` (a word of it), when one is given: another
+    person's dates are not this one's."""
+    mine = shared_words(sentence) | shared_words(subject)
+    named = shared_words(subject) if role is not None else set()
     best, chosen = 0, {}
     for passage in passages:
         body = str(passage.get("text", ""))
@@ -135,6 +140,8 @@ def _candidates(
                 per_sentence.setdefault(n, {})[_key(found)] = found
         for n, values in per_sentence.items():
             a, b = spans[n] if n >= 0 else (0, len(body))
+            if named and not named & shared_words(body[a:b]):
+                continue
             overlap = len(mine & shared_words(body[a:b]))
             if overlap > best:
                 best, chosen = overlap, dict(values)
@@ -144,12 +151,12 @@ def _candidates(
 
 
 def _aligned(
-    sentence: str, date: Date, since: int, passages: Sequence[Mapping[str, Any]]
+    sentence: str, date: Date, since: int, passages: Sequence[Mapping[str, Any]], subject: str
 ) -> Date | None:
     """The evidence's date for what ``date`` of ``sentence`` dates (the module's rule), when it
     is another date than ``date``."""
     role = _role_before(sentence, date, since)
-    values = _candidates(sentence, date, role, passages)
+    values = _candidates(sentence, date, role, passages, subject)
     for key in [k for k in values if k[2] == 0]:  # "february 2024" beside "february 18, 2024"
         if any(k[:2] == key[:2] and k[2] for k in values):
             del values[key]
@@ -164,23 +171,34 @@ def _aligned(
 
 
 def date_fix(
-    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]]
-) -> EditSpan | None:
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    subject: str = "",
+) -> EditSpan | None:  # fmt: skip
     """``edit`` (a fix or a flag, with offsets in ``text``) widened to the whole date of its
     sentence that it touches, fixed to the evidence's date for it (the module's rule); None
-    when the edit touches no date, or the evidence gives no other date for it. Deletions are
-    never widened."""
-    if not edit.get("flagged") and not edit["right"].strip():
-        return None
+    when the edit touches no date, or the evidence gives no other date for it. A deletion
+    that holds a whole date the evidence gives another value for becomes that date's fix: the
+    evidence speaks of what the sentence says, so it is corrected, not deleted. ``subject``:
+    whom the text is about (the request's topic, else the name it opens with), for birth and
+    death dates."""
+    deletion = not edit.get("flagged") and not edit["right"].strip()
     a, b = sentence
     body = text[a:b]
     dates = dates_in(body)
     for n, date in enumerate(dates):
         start, end = a + date.start, a + date.end
+        if deletion and edit["start"] <= start and end <= edit["end"]:
+            found = _aligned(body, date, dates[n - 1].end if n else 0, passages, subject)
+            if found is not None:
+                return {**edit, "start": start, "end": end, "wrong": text[start:end],
+                        "right": found.written_like(date)}  # fmt: skip
+            continue
+        if deletion:
+            continue
         if edit["start"] < end and start < edit["end"]:
             if edit["start"] < start or edit["end"] > end:
                 return None  # the edit reaches past the date: more than a date is wrong
-            found = _aligned(body, date, dates[n - 1].end if n else 0, passages)
+            found = _aligned(body, date, dates[n - 1].end if n else 0, passages, subject)
             if found is None:
                 return None
             fixed: EditSpan = {**edit, "start": start, "end": end, "wrong": text[start:end],

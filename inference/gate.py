@@ -234,14 +234,17 @@ def evidence_swap(edit: EditSpan, passages: Sequence[Mapping[str, Any]]) -> bool
 def gate_result(
     result: EditResult, sentences: Sequence[tuple[int, int]], scores: Sequence[float],
     threshold: float, flag_unsupported: bool = True, keep_evidence_swaps: bool = False,
+    topic: str | None = None,
 ) -> EditResult:  # fmt: skip
     """``result`` gated by the rule of the module: edits inside supported sentences (score above
     ``threshold``) dropped, unsupported sentences without an edit flagged whole (with
     ``flag_unsupported``), each kept edit and flag with its sentence's ``checker_score`` and
     ``cites``, and the corrected text made again from the kept edits. With
     ``keep_evidence_swaps``, an edit in a supported sentence is kept when it is an
-    :func:`evidence_swap`."""
+    :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with), for
+    whole-date fixes."""
     text = result["original"]
+    subject = topic or leading_name(text)
     passages = result.get("evidence", [])
     kept: list[EditSpan] = []
     dropped = 0
@@ -261,7 +264,7 @@ def gate_result(
                 span = _whole_sentence_deletion(span, sentences[n], text)
             sentence = text[slice(*sentences[n])]
             if passages:
-                dated = date_fix(span, text, sentences[n], passages)
+                dated = date_fix(span, text, sentences[n], passages, subject)
                 if dated is not None:  # the evidence's own date: grounded as it is
                     whole_dates.append((dated["start"], dated["end"]))
                 fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
@@ -323,8 +326,8 @@ class GatedEditor:
         topics = [r.topic for r in reqs]
         scored = sentence_scores(self.checker, results, topics)
         gated = [
-            r if s is None else gate_result(r, *s, self.threshold, self.flag_unsupported)
-            for r, s in zip(results, scored, strict=True)
+            r if s is None else gate_result(r, *s, self.threshold, self.flag_unsupported, topic=t)
+            for r, s, t in zip(results, scored, topics, strict=True)
         ]
         if self.check_fixes:
             gated = verify_deletions(self.checker, gated, topics, self.threshold)

@@ -69,7 +69,8 @@ def test_edits_that_are_not_a_part_of_a_wrong_date_are_left_alone() -> None:
     span = (0, len(TEXT))
     assert date_fix(_edit(TEXT, "Boston", "Denver"), TEXT, span, [LIFE]) is None  # no date
     assert date_fix(_edit(TEXT, "1949, in Boston", "1942"), TEXT, span, [LIFE]) is None  # wider
-    assert date_fix(_edit(TEXT, "December", ""), TEXT, span, [LIFE]) is None  # a deletion
+    # a deletion of a part holding no whole date stays a deletion
+    assert date_fix(_edit(TEXT, "December", ""), TEXT, span, [LIFE]) is None
     right = "Ada Moss was born on July 27, 1942."
     assert date_fix(_edit(right, "1942", "1943"), right, (0, len(right)), [LIFE]) is None
     # two birth dates in equally close evidence sentences: the evidence disagrees
@@ -80,3 +81,17 @@ def test_edits_that_are_not_a_part_of_a_wrong_date_are_left_alone() -> None:
     closer = [*two_births[:1], {"text": "ada moss, american painter, was born on june 2, 1951."}]
     fixed = date_fix(_edit(TEXT, "1949"), TEXT, span, closer)
     assert fixed is not None and fixed["right"] == "June 2, 1951"
+
+
+def test_a_deleted_sentence_with_a_wrong_date_is_corrected_instead() -> None:
+    text = "Ada Moss paints. She was born on December 18, 1949."
+    start = text.index("She")
+    deletion: EditSpan = {"type": "invented", "start": start, "end": len(text),
+                          "wrong": text[start:], "right": ""}  # fmt: skip
+    fixed = date_fix(deletion, text, (start, len(text)), [LIFE], subject="Ada Moss")
+    assert fixed is not None and fixed["type"] == "invented"
+    assert (fixed["wrong"], fixed["right"]) == ("December 18, 1949", "July 27, 1942")
+    assert text[fixed["start"] : fixed["end"]] == fixed["wrong"]
+    # another person's birth date is not hers: the deletion stays the gate's to judge
+    assert date_fix(deletion, text, (start, len(text)), [OTHER], subject="Ada Moss") is None
+    assert date_fix(deletion, text, (start, len(text)), [OTHER]) is not None  # whose, unknown
