@@ -349,6 +349,28 @@ def _as_flag(edit: EditSpan) -> EditSpan:
     return flag
 
 
+class _Questions:
+    """Texts to score against evidence, each with what it is about (a key), scored by the judge
+    in one call: how the gate's checks batch their questions."""
+
+    def __init__(self) -> None:
+        self.keys: list[Any] = []
+        self.texts: list[str] = []
+        self.evidence: list[list[str]] = []
+
+    def ask(self, key: Any, text: str, evidence: list[str]) -> None:
+        self.keys.append(key)
+        self.texts.append(text)
+        self.evidence.append(evidence)
+
+    def answers(self, judge: SentenceScorer) -> list[tuple[Any, float]]:
+        """(key, P(supported)) per question, in the order asked; no call when none was asked."""
+        if not self.texts:
+            return []
+        scores = [p for p, _ in judge.score(self.texts, self.evidence)]
+        return list(zip(self.keys, scores, strict=True))
+
+
 _CLAUSE_END = re.compile(r"[,;:](?!\s*\d)")  # not the comma of "December 18, 1949"
 
 
@@ -400,9 +422,7 @@ def verify_fixes(
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola");
     otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
     citing the closest evidence sentence). Warnings count both."""
-    asks: list[tuple[int, int]] = []  # (result, sentence)
-    texts: list[str] = []
-    evidence: list[list[str]] = []
+    sentences = _Questions()  # key: (result, sentence)
     for i, result in enumerate(results):
         bodies = [p["text"] for p in result.get("evidence", [])]
         original = result["original"]
@@ -414,30 +434,25 @@ def verify_fixes(
             a, b = spans[n]
             inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
                       for e, m in zip(result["edits"], where, strict=True) if m == n]  # fmt: skip
-            asks.append((i, n))
-            texts.append(_decontextualized(apply_edits(original[a:b], inside), topics[i], original))
-            evidence.append(bodies)
-    if not asks:
+            fixed = apply_edits(original[a:b], inside)
+            sentences.ask((i, n), _decontextualized(fixed, topics[i], original), bodies)
+    if not sentences.keys:
         return list(results)
-    scores = [p for p, _ in checker.score(texts, evidence)]
-    failed = [(ask, p) for ask, p in zip(asks, scores, strict=True) if p <= threshold]
-    clauses: list[tuple[tuple[int, int], float, int]] = []  # (ask, sentence score, clause end)
-    clause_texts: list[str] = []
-    clause_evidence: list[list[str]] = []
+    failed = [(ask, p) for ask, p in sentences.answers(checker) if p <= threshold]
+    clauses = _Questions()  # key: (result, sentence, the sentence's score, clause end)
     for (i, n), p in failed:
         result = results[i]
         span = sentence_spans(result["original"])[n]
         mine = [e for e in result["edits"] if _sentence_of([span], e["start"], e["end"]) == 0]
         found = _fixed_clause(result["original"], span, mine)
         if found is not None:
-            clauses.append(((i, n), p, found[1]))
-            clause_texts.append(_decontextualized(found[0], topics[i], result["original"]))
-            clause_evidence.append([e["text"] for e in result["evidence"]])
+            clauses.ask((i, n, p, found[1]),
+                        _decontextualized(found[0], topics[i], result["original"]),
+                        [e["text"] for e in result["evidence"]])  # fmt: skip
     rest_flags: dict[int, list[EditSpan]] = {}
     held: set[tuple[int, int]] = set()
     supported_clauses: dict[int, list[tuple[int, int]]] = {}
-    clause_scores = [p for p, _ in checker.score(clause_texts, clause_evidence)] if clauses else []
-    for ((i, n), p, end), q in zip(clauses, clause_scores, strict=True):
+    for (i, n, p, end), q in clauses.answers(checker):
         if q > threshold:
             held.add((i, n))
             span = sentence_spans(results[i]["original"])[n]
@@ -499,9 +514,7 @@ def verify_deletions(
     three) is supported. Otherwise the deletion becomes a flag (no fix, the text kept): a
     sentence that also says something the evidence supports is reported, not deleted. A warning
     counts them."""
-    asks: list[tuple[int, int]] = []  # (result, edit)
-    texts: list[str] = []
-    evidence: list[list[str]] = []
+    facts = _Questions()  # key: (result, edit)
     for i, result in enumerate(results):
         bodies = [p["text"] for p in result.get("evidence", [])]
         original = result["original"]
@@ -512,14 +525,9 @@ def verify_deletions(
             if len(_WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
                 continue
             for fact in _facts_of(e["wrong"], topics[i] or leading_name(original)):
-                asks.append((i, k))
-                texts.append(fact)
-                evidence.append(bodies)
-    if not asks:
-        return list(results)
-    scores = [p for p, _ in checker.score(texts, evidence)]
+                facts.ask((i, k), fact, bodies)
     kept_back: dict[int, set[int]] = {}
-    for (i, k), p in zip(asks, scores, strict=True):
+    for (i, k), p in facts.answers(checker):
         if p > threshold:
             kept_back.setdefault(i, set()).add(k)
     out = list(results)
@@ -546,21 +554,17 @@ def sentence_scores(
     """For each result, its sentences' spans and the checker's P(supported) of each,
     decontextualized ("She won ..." scored as "Marie Curie won ...", the topic or else the name
     the text opens with), against the result's evidence; None for a result without evidence."""
-    texts: list[str] = []
-    evidence: list[list[str]] = []
-    owner: list[tuple[int, tuple[int, int]]] = []
+    questions = _Questions()  # key: (result, sentence span)
     for i, result in enumerate(results):
         passages = [p["text"] for p in result.get("evidence", [])]
         if not passages:
             continue
         for span in sentence_spans(result["original"]):
             sentence = result["original"][span[0] : span[1]]
-            texts.append(_decontextualized(sentence, topics[i], result["original"]))
-            evidence.append(passages)
-            owner.append((i, span))
-    scores = [p for p, _ in checker.score(texts, evidence)] if texts else []
+            questions.ask((i, span), _decontextualized(sentence, topics[i], result["original"]),
+                          passages)  # fmt: skip
     per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
-    for (i, span), p in zip(owner, scores, strict=True):
+    for (i, span), p in questions.answers(checker):
         spans, ps = per_text.setdefault(i, ([], []))
         spans.append(span)
         ps.append(p)
