@@ -59,10 +59,6 @@ class Date(NamedTuple):
     day: int | None
     day_first: bool
 
-    @property
-    def value(self) -> tuple[int, int, int | None]:
-        return self.year, self.month, self.day
-
     def written_like(self, other: Date) -> str:
         """This date's value in ``other``'s form (its order; a day only where it has one)."""
         month = MONTHS[self.month - 1].capitalize()
@@ -163,11 +159,9 @@ def _aligned(
     if len(values) != 1:
         return None
     (found,) = values.values()
-    if found.day is None or date.day is None:
-        same = (found.year, found.month) == (date.year, date.month)
-    else:
-        same = found.value == date.value
-    return None if same else found
+    if found.day is None or date.day is None:  # "July 1942" is the same month as "July 27, 1942"
+        return None if (found.year, found.month) == (date.year, date.month) else found
+    return None if _key(found) == _key(date) else found
 
 
 def date_fix(
@@ -187,22 +181,20 @@ def date_fix(
     dates = dates_in(body)
     for n, date in enumerate(dates):
         start, end = a + date.start, a + date.end
-        if deletion and edit["start"] <= start and end <= edit["end"]:
-            found = _aligned(body, date, dates[n - 1].end if n else 0, passages, subject)
-            if found is not None:
-                return {**edit, "start": start, "end": end, "wrong": text[start:end],
-                        "right": found.written_like(date)}  # fmt: skip
-            continue
         if deletion:
+            if not edit["start"] <= start < end <= edit["end"]:
+                continue  # a deletion is corrected only for a whole date it holds
+        elif not (edit["start"] < end and start < edit["end"]):
             continue
-        if edit["start"] < end and start < edit["end"]:
-            if edit["start"] < start or edit["end"] > end:
-                return None  # the edit reaches past the date: more than a date is wrong
-            found = _aligned(body, date, dates[n - 1].end if n else 0, passages, subject)
-            if found is None:
-                return None
-            fixed: EditSpan = {**edit, "start": start, "end": end, "wrong": text[start:end],
-                               "right": found.written_like(date)}  # fmt: skip
-            fixed.pop("flagged", None)
-            return fixed
+        elif edit["start"] < start or edit["end"] > end:
+            return None  # the edit reaches past the date: more than a date is wrong
+        found = _aligned(body, date, dates[n - 1].end if n else 0, passages, subject)
+        if found is None:
+            if deletion:
+                continue
+            return None
+        fixed: EditSpan = {**edit, "start": start, "end": end, "wrong": text[start:end],
+                           "right": found.written_like(date)}  # fmt: skip
+        fixed.pop("flagged", None)
+        return fixed
     return None

@@ -18,23 +18,20 @@ The rule, sentence by sentence:
   December 18, 1949" becomes ``"December 18, 1949" -> "July 27, 1942"``), one fix per date.
   Otherwise (:func:`grounded_fix`) a fix whose words the evidence has stays; a wrong number
   takes the one differing number of the closest evidence sentence; any other fix becomes a
-  flag, since
-  the editor wrote words the evidence does not hold (deletions stay deletions, and a deletion
-  that leaves at most two words of its sentence, the only edit there, takes the whole
-  sentence: a remnant such as "1970s." is not a sentence);
+  flag, since the editor wrote words the evidence does not hold (deletions stay deletions, and
+  a deletion that leaves at most two words of its sentence, the only edit there, takes the
+  whole sentence: a remnant such as "1970s." is not a sentence);
 * **unsupported**, without any edit: the whole sentence is flagged (type ``unverifiable``, no
   fix offered, the text unchanged), so a wrong sentence the editor missed is still reported.
   Nothing is deleted on the checker's word alone. ``flag_unsupported=False`` turns this off.
 * **fixes are checked** (:func:`verify_fixes`; ``GatedEditor(check_fixes=False)``, ``favakit
-  edit --gate-fixes unchecked``, turns it off): a
-  sentence whose kept edits replace words is scored again as the fixes leave it; when the
-  checker still finds it unsupported, its part up to the end of the last fix's clause is
-  scored: if that part is supported the fixes stay and the rest of the sentence is flagged,
-  else its replacements become flags (no fix offered). A fix
-  whose words the evidence holds can still answer another question ("born on December 18" ->
-  "February" where the evidence's February 18 is the death date and no whole date aligns): it
-  is not offered.
-
+  edit --gate-fixes unchecked``, turns it off): a sentence whose kept edits replace words is
+  scored again as the fixes leave it; when the checker still finds it unsupported, its part up
+  to the end of the last fix's clause is scored: if that part is supported the fixes stay and
+  the rest of the sentence is flagged, else its replacements become flags (no fix offered). A
+  fix whose words the evidence holds can still answer another question ("born on December 18"
+  -> "February" where the evidence's February 18 is the death date and no whole date aligns):
+  it is not offered;
 * **deletions are checked** too (:func:`verify_deletions`, with the same switch): a deletion
   of a sentence (eight words or more) is kept only when none of the facts it states (split by
   favakit's rules: list items, relative clauses) is supported; otherwise it becomes a flag, so
@@ -202,10 +199,9 @@ def _one_fix_per_date(
     taken: set[tuple[int, int]] = set()
     for edit in kept:
         whole = (edit["start"], edit["end"])
-        inside = [d for d in whole_dates if d[0] <= edit["start"] and edit["end"] <= d[1]]
         if whole in whole_dates and whole not in taken:
             taken.add(whole)
-        elif inside:
+        elif any(a <= edit["start"] and edit["end"] <= b for a, b in whole_dates):
             continue
         out.append(edit)
     return out
@@ -244,7 +240,7 @@ def gate_result(
     :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with), for
     whole-date fixes."""
     text = result["original"]
-    subject = topic or leading_name(text)
+    subject = _subject(topic, text)
     passages = result.get("evidence", [])
     kept: list[EditSpan] = []
     dropped = 0
@@ -524,7 +520,7 @@ def verify_deletions(
                 continue
             if len(_WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
                 continue
-            for fact in _facts_of(e["wrong"], topics[i] or leading_name(original)):
+            for fact in _facts_of(e["wrong"], _subject(topics[i], original)):
                 facts.ask((i, k), fact, bodies)
     kept_back: dict[int, set[int]] = {}
     for (i, k), p in facts.answers(checker):
@@ -542,10 +538,15 @@ def verify_deletions(
     return out
 
 
+def _subject(topic: str | None, text: str) -> str:
+    """Whom ``text`` is about: the request's ``topic``, else the name ``text`` opens with."""
+    return topic or leading_name(text)
+
+
 def _decontextualized(sentence: str, topic: str | None, text: str) -> str:
     """``sentence`` of ``text`` as the gate scores it: a leading pronoun and "his"/"her" resolved
-    to ``topic``, else to the name ``text`` opens with."""
-    return resolve_pronouns(sentence, topic or leading_name(text))
+    to its subject (:func:`_subject`)."""
+    return resolve_pronouns(sentence, _subject(topic, text))
 
 
 def sentence_scores(

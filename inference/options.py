@@ -97,7 +97,8 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     g.add_argument(
         "--gate-threshold", type=float, default=None, metavar="P",
-        help="P(supported) above which a sentence is left alone (default: the checker's own)",
+        help="P(supported) above which a sentence is left alone (default: the gate threshold "
+        "stored with the checker)",
     )  # fmt: skip
     g.add_argument(
         "--gate-fixes", default="checked", choices=["checked", "unchecked"],

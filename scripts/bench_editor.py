@@ -44,11 +44,11 @@ from typing import Any
 from favakit.contracts import EditRequest
 from favakit.eval.detect import annotated_from_row, detection_report
 from favakit.inference.editor import EditorSettings
-from favakit.inference.factory import open_editor
+from favakit.inference.factory import open_editor, open_qwen_judge
 from favakit.records import read_jsonl
 from favakit.spec import ClientSpec
-from favakit.tags import parse_lenient
-from favakit.text import split_sentences
+from favakit.tags import apply_edits, parse_lenient
+from favakit.text import sentence_spans, split_sentences
 
 
 def _emit(results: list[dict[str, Any]], record: dict[str, Any]) -> None:
@@ -289,7 +289,7 @@ def _flaherty(
                         for c in data["contexts"] if c["title"] == data["topic"]}.values())  # fmt: skip
         evidence = {a.get("id"): article or ctx(a["contexts"]) for a in atoms}
         chosen = out["gated" if "gated" in out else "ungated"]
-        verifier = _independent_judge(judge)
+        verifier = open_qwen_judge()  # --flaherty-judge qwen: never the gate's own checker
         for part in ("bio", "bio_whole"):
             _rejudge(chosen[part], evidence, verifier)
     return out
@@ -298,9 +298,6 @@ def _flaherty(
 def _by_sentence(result: Any, sentences: list[str]) -> list[dict[str, Any]]:
     """A whole text's edit result as one result per sentence (each edit in the sentence that
     holds its start, offsets from the sentence's start), as the sentence-by-sentence run has."""
-    from favakit.tags import apply_edits
-    from favakit.text import sentence_spans
-
     spans = sentence_spans(result["original"])
     assert [result["original"][a:b] for a, b in spans] == sentences
     out = []
@@ -314,22 +311,12 @@ def _by_sentence(result: Any, sentences: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def _independent_judge(judge: str) -> Any:
-    """The judge that grades edited atoms (``qwen``: the tuned Qwen judge, never the gate's own
-    checker)."""
-    from favakit.inference.factory import open_qwen_judge
-
-    if judge != "qwen":
-        raise SystemExit(f"--flaherty-judge: only qwen is an independent judge here, not {judge}")
-    return open_qwen_judge()
-
-
 def _rejudge(bio: dict[str, Any], evidence: dict[Any, Any], verifier: Any) -> None:
-    """Judge each edited atom again, before and as the edits leave it, by an independent judge
-    (:func:`_independent_judge`), each against ``evidence`` (the topic's own article, as
-    FActScore judges), and count FActScore after editing
-    with the human labels for the atoms left as they were and the judge's verdicts for the
-    rewritten ones (atoms no edit's words reach stay set aside)."""
+    """Judge each edited atom again, before and as the edits leave it, by ``verifier`` (a judge
+    independent of the gate), each against ``evidence`` (the topic's own article, as FActScore
+    judges), and count FActScore after editing with the human labels for the atoms left as they
+    were and the judge's verdicts for the rewritten ones (atoms no edit's words reach stay set
+    aside)."""
     rows = [r for r in bio["rewritten_atoms"] if r["rewritten"]]
     if not rows:
         bio["factscore_after_rejudged"] = bio["factscore_human_after"]
