@@ -262,7 +262,8 @@ def main() -> None:
     ap.add_argument(
         "--judges",
         default="checker,verifier",
-        help="comma-separated; checker=DIR adds another checker folder",
+        help="comma-separated; checker=DIR adds another checker folder; a checker judge with "
+        "@pieces or @selected reads long evidence that way",
     )
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
     ap.add_argument("--slow-per-label", type=int, default=50)
@@ -291,6 +292,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
+    from favakit.inference.checker import READINGS
     from favakit.inference.factory import open_verifier
     from favakit.spec import ClientSpec
 
@@ -304,7 +306,10 @@ def main() -> None:
         "slow_per_label": args.slow_per_label, "sets": {k: len(v) for k, v in sets.items()}}}]  # fmt: skip
     timed: dict[str, Any] = {}
     for judge in filter(None, args.judges.split(",")):
-        kind, _, folder = judge.partition("=")  # checker=DIR: another checker beside the first
+        # checker=DIR: another checker beside the first; NAME@pieces: that checker reading long
+        # evidence in pieces (its own evidence_reading otherwise, favakit.inference.checker)
+        name, _, reading = judge.partition("@")
+        kind, _, folder = name.partition("=")
         served = (
             ClientSpec(endpoint=args.llm_endpoint) if kind in ("llm", "qwen", "cascade") else None
         )
@@ -313,6 +318,10 @@ def main() -> None:
         verifier = open_verifier(
             kind, served, detector=folder or (args.checker if kind == "checker" else None)
         )
+        if reading:
+            if kind != "checker" or reading not in READINGS:
+                raise SystemExit(f"{judge}: @READING is for checker judges, one of {READINGS}")
+            verifier.checker.reading = reading
         if args.speed_file:
             timed[judge] = verifier
         for name, rows in sets.items():

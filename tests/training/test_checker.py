@@ -132,26 +132,42 @@ def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
     verifier = open_verifier("checker", detector=str(trained_checker))
     assert isinstance(verifier, Verifier)
     long = ["saturn is a planet of the sun ."] + ["etna is a planet of the sun ."] * 60
-    same, other, pieced = verifier.verify([
+    same, other, cut = verifier.verify([
         {"text": "saturn is a planet of the sun .", "evidence": ["saturn is a planet of the sun ."]},
         {"text": "saturn is a planet of the sun .", "evidence": ["etna is a planet of the sun ."]},
         {"text": "saturn is a planet of the sun .", "evidence": long},
     ])  # fmt: skip
-    assert "warnings" not in same and "pieces" in pieced["warnings"][0]
+    assert "warnings" not in same and "warnings" not in other
     assert all(0.0 <= v["score"] <= 1.0 and v["judge"] == "favakit-checker-minilm"
-               for v in (same, other, pieced))  # fmt: skip
+               for v in (same, other, cut))  # fmt: skip
     assert same["score"] > other["score"]  # it learned the one rule of this data
-    # long evidence: each piece read on its own, the claim scored by the best one
-    from favakit.inference.checker import pieces
+    from favakit.errors import UsageError
+    from favakit.inference.checker import Checker, fit_evidence, pieces
     from favakit.text import undo_ptb
 
-    # (the checker reads FEVER-style spacing as plain text: "sun ." -> "sun.")
-    parts = pieces([undo_ptb(e) for e in long], verifier.checker.piece_words)  # type: ignore[attr-defined]
+    # long evidence, read as training showed it (the default): one pass over the sentences that
+    # share the most words with the claim, the saturn sentence first among them; the verdict
+    # says the evidence was cut (the checker reads FEVER-style spacing as plain text)
+    checker = verifier.checker  # type: ignore[attr-defined]
+    text, plain = "saturn is a planet of the sun.", [undo_ptb(e) for e in long]
+    read = fit_evidence(text, plain, checker.piece_words)
+    assert read.startswith("saturn is a planet") and len(read.split()) <= checker.piece_words
+    assert cut["score"] == pytest.approx(checker.score_pairs([(text, read)])[0], abs=2e-4)
+    assert cut["warnings"] == [f"evidence cut: the checker read the sentences sharing the most "
+                               f"words with the text, about {checker.piece_words} of its "
+                               f"{len(' '.join(plain).split())} words"]  # fmt: skip
+    # the other reading: each piece on its own, the claim scored by the best one
+    by_pieces = Checker(trained_checker, device="cpu", reading="pieces")
+    parts = pieces(plain, by_pieces.piece_words)
     assert len(parts) > 1
-    each = verifier.verify([{"text": "saturn is a planet of the sun .", "evidence": [p]}
-                            for p in parts])  # fmt: skip
-    assert pieced["score"] == pytest.approx(max(v["score"] for v in each), abs=2e-4)
-    assert str(len(parts)) in pieced["warnings"][0]
+    (best, passes), = by_pieces.score([long[0]], [long])
+    assert passes == len(parts)
+    assert best == pytest.approx(max(by_pieces.score_pairs([(text, p) for p in parts])), abs=2e-4)
+    assert by_pieces.reading_note(long, passes) == (
+        f"evidence read in {len(parts)} pieces, scored by the best"
+    )
+    with pytest.raises(UsageError, match="evidence reading 'all'"):
+        Checker(trained_checker, device="cpu", reading="all")
 
 
 @pytest.mark.slow
