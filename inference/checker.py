@@ -19,7 +19,9 @@ of about ``piece_words`` words (sentence ends kept, each piece its own pass) and
 piece's score, as MiniCheck and AlignScore do. On the development split's long-evidence rows the
 training reading scored better for both shipped checkers and is several times faster
 (docs/benchmarks.md, session 27). Either way the verdict says how the evidence was read, in
-``warnings``. FEVER's tokenisation is undone on the way in. The
+``warnings``. The gate of checker-gated editing reads as ``gate_evidence_reading`` says, where
+``checker.json`` sets it (both shipped checkers: ``pieces``, the reading their gate threshold
+was chosen with, and the better one by the gate's own rule). FEVER's tokenisation is undone on the way in. The
 decision threshold was chosen on the training data's development split and is stored in
 ``checker.json`` with the model, and so is the gate's (``gate_threshold``, where it differs:
 chosen on the same split for checker-gated editing, supported sentences left alone first).
@@ -43,10 +45,10 @@ from favakit.text import split_sentences, undo_ptb
 
 __all__ = [
     "CONFIG_NAME",
+    "READINGS",
     "SHIPPED_CHECKERS",
     "Checker",
     "CheckerVerifier",
-    "READINGS",
     "auto_checker",
     "checker_folder",
     "default_checker",
@@ -161,7 +163,9 @@ class Checker:
     """A checker folder: the sequence classifier, the token head, ``checker.json``."""
 
     def __init__(self, folder: str | Path, device: str | None = None, batch_size: int = 32,
-                 reading: str | None = None) -> None:  # fmt: skip
+                 reading: str | None = None, role: str = "verdict") -> None:  # fmt: skip
+        """``role``: ``verdict`` or ``gate``, whose evidence reading ``checker.json`` may set apart
+        (``gate_evidence_reading``); ``reading`` overrides both."""
         torch = require("torch", "train", "the checker")
         transformers = require("transformers", "train", "the checker")
         folder = Path(folder)
@@ -175,7 +179,12 @@ class Checker:
         self.gate_threshold = float(self.config.get("gate_threshold", self.threshold))
         self.max_length = int(self.config.get("max_length", 256))
         self.piece_words = int(self.config.get("piece_words", 160))
-        self.reading = reading or str(self.config.get("evidence_reading", READINGS[0]))
+        if role not in ("verdict", "gate"):
+            raise ValueError(f"role {role!r}: expected verdict or gate")
+        stored = self.config.get("evidence_reading", READINGS[0])
+        if role == "gate":
+            stored = self.config.get("gate_evidence_reading", stored)
+        self.reading = reading or str(stored)
         if self.reading not in READINGS:
             raise UsageError(f"evidence reading {self.reading!r}: expected one of {READINGS}")
         self.name = str(self.config.get("name", folder.name))

@@ -130,7 +130,7 @@ def open_gate(gate: str, device: str | None = None) -> SentenceScorer:
         return JudgeScorer(verifier, float(cfg["gate_threshold"]), "favakit-qwen-judge")
     from favakit.inference.checker import Checker, checker_folder
 
-    return Checker(checker_folder(gate), device=device)
+    return Checker(checker_folder(gate), device=device, role="gate")
 
 
 def _editor(

@@ -59,6 +59,37 @@ def test_the_gate_leaves_a_supported_sentence_as_it_was() -> None:
     assert gated["warnings"][-1].startswith("2 of 2 sentence(s) supported by the evidence")
 
 
+def test_verdicts_read_the_evidence_closest_to_the_claim_and_the_gate_reads_it_in_pieces() -> None:
+    """How the shipped checker reads evidence longer than fits, as stored in its checker.json
+    (chosen on the development split, docs/checker.md): verdicts the sentences that share the
+    most words with the claim, in one pass; the gate every piece, the best one's score."""
+    from favakit.inference.checker import fit_evidence, pieces
+    from favakit.inference.factory import open_gate, open_verifier
+
+    verifier = open_verifier("checker", checker="checker")
+    gate = open_gate("checker")
+    assert (verifier.checker.reading, gate.reading) == ("selected", "pieces")  # type: ignore[attr-defined]
+    claim = "Marie Curie was born in Warsaw."
+    filler = [
+        f"The Eiffel Tower was repainted in year {1900 + i} by a crew of painters."
+        for i in range(30)
+    ]
+    evidence = [
+        *filler[:15],
+        "Marie Sklodowska Curie was born in Warsaw, Poland, in 1867.",
+        *filler[15:],
+    ]
+    (verdict,) = verifier.verify([{"text": claim, "evidence": evidence}])
+    read = fit_evidence(claim, evidence, gate.piece_words)
+    assert "Curie was born in Warsaw" in read and len(read.split()) <= gate.piece_words
+    assert verdict["score"] == pytest.approx(gate.score_pairs([(claim, read)])[0], abs=2e-4)
+    assert verdict["warnings"][0].startswith("evidence cut: ")
+    parts = pieces(evidence, gate.piece_words)
+    ((best, passes),) = gate.score([claim], [evidence])
+    assert passes == len(parts) > 1
+    assert best == pytest.approx(max(gate.score_pairs([(claim, p) for p in parts])), abs=2e-4)
+
+
 def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
     """`favakit serve --verify-judge checker`: /v1/verify over loopback, answered by the
     shipped checker loaded beside the editor being served."""

@@ -160,7 +160,7 @@ def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
     by_pieces = Checker(trained_checker, device="cpu", reading="pieces")
     parts = pieces(plain, by_pieces.piece_words)
     assert len(parts) > 1
-    (best, passes), = by_pieces.score([long[0]], [long])
+    ((best, passes),) = by_pieces.score([long[0]], [long])
     assert passes == len(parts)
     assert best == pytest.approx(max(by_pieces.score_pairs([(text, p) for p in parts])), abs=2e-4)
     assert by_pieces.reading_note(long, passes) == (
