@@ -8,7 +8,7 @@ from types import ModuleType
 
 from favakit.errors import MissingDependencyError
 
-__all__ = ["cuda_available", "is_available", "quiet_library_warnings", "require"]
+__all__ = ["cpu_has_bf16", "cuda_available", "is_available", "quiet_library_warnings", "require"]
 
 # import name -> distribution name, where they differ
 _DIST = {"faiss": "faiss-cpu", "yaml": "pyyaml", "sklearn": "scikit-learn"}
@@ -29,6 +29,17 @@ def cuda_available() -> bool:
     import torch
 
     return bool(torch.cuda.is_available())
+
+
+def cpu_has_bf16() -> bool:
+    """True where the CPU multiplies bf16 natively (AVX512-BF16 or AMX): bf16 autocast is then
+    faster than fp32 (elsewhere it is emulated and slower)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            flags = fh.read()
+    except OSError:
+        return False
+    return any(f in flags.split() for f in ("avx512_bf16", "amx_bf16"))
 
 
 def require(module: str, extra: str, purpose: str = "") -> ModuleType:

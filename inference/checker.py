@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.contracts import EditInput, Verdict, as_request
-from favakit.deps import require
+from favakit.deps import cpu_has_bf16, require
 from favakit.errors import UsageError
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.int8 import pack_int8, unpack_int8
@@ -163,9 +163,12 @@ class Checker:
     """A checker folder: the sequence classifier, the token head, ``checker.json``."""
 
     def __init__(self, folder: str | Path, device: str | None = None, batch_size: int = 32,
-                 reading: str | None = None, role: str = "verdict") -> None:  # fmt: skip
+                 reading: str | None = None, role: str = "verdict",
+                 precision: str = "auto") -> None:  # fmt: skip
         """``role``: ``verdict`` or ``gate``, whose evidence reading ``checker.json`` may set apart
-        (``gate_evidence_reading``); ``reading`` overrides both."""
+        (``gate_evidence_reading``); ``reading`` overrides both. ``precision``: ``auto`` (bf16
+        autocast where the device multiplies bf16 natively, as in training; else fp32), ``fp32``
+        or ``bf16``."""
         torch = require("torch", "train", "the checker")
         transformers = require("transformers", "train", "the checker")
         folder = Path(folder)
@@ -189,6 +192,7 @@ class Checker:
             raise UsageError(f"evidence reading {self.reading!r}: expected one of {READINGS}")
         self.name = str(self.config.get("name", folder.name))
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.bf16 = _use_bf16(precision, self.device)
         self.batch_size = batch_size
         transformers.utils.logging.set_verbosity_error()
         transformers.utils.logging.disable_progress_bar()
@@ -215,7 +219,8 @@ class Checker:
                     [pairs[i][0] for i in idx], [pairs[i][1] for i in idx], truncation="longest_first",
                     max_length=self.max_length, padding=True, return_tensors="pt",
                 )  # fmt: skip
-                logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
+                with self._autocast():
+                    logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
                 probs = torch.softmax(logits.float(), dim=-1)[:, 1].tolist()
                 for i, p in zip(idx, probs, strict=True):
                     scores[i] = float(p)
@@ -244,6 +249,10 @@ class Checker:
             best[n] = max(best[n], p)
             count[n] += 1
         return list(zip(best, count, strict=True))
+
+    def _autocast(self) -> Any:
+        return self._torch.autocast(self.device.split(":")[0], dtype=self._torch.bfloat16,
+                                    enabled=self.bf16)  # fmt: skip
 
     def reading_note(self, evidence: Sequence[str], passes: int) -> str | None:
         """What a verdict says of how ``evidence`` was read (None: whole, in one pass)."""
@@ -318,6 +327,21 @@ class Checker:
             for key, p in scores.items():
                 lowest[n][key] = min(p, lowest[n].get(key, 1.0))
         return [_flagged_words(t, lowest[n], threshold) for n, t in enumerate(texts)]
+
+
+def _use_bf16(precision: str, device: str) -> bool:
+    """Whether the checker runs in bf16 autocast: asked for, or ``auto`` on a device that
+    multiplies bf16 natively (on the development split the scores moved by 0.0007 on average and
+    at most 0.03, and 2 decisions of 2,201 flipped, at 2.4x the speed: docs/benchmarks.md)."""
+    if precision not in ("auto", "fp32", "bf16"):
+        raise UsageError(f"precision {precision!r}: expected auto, fp32 or bf16")
+    if precision != "auto":
+        return precision == "bf16"
+    if device.startswith("cuda"):
+        import torch
+
+        return bool(torch.cuda.is_bf16_supported())
+    return device == "cpu" and cpu_has_bf16()
 
 
 def _flagged_words(

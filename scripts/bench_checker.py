@@ -263,7 +263,7 @@ def main() -> None:
         "--judges",
         default="checker,verifier",
         help="comma-separated; checker=DIR adds another checker folder; a checker judge with "
-        "@pieces or @selected reads long evidence that way",
+        "@pieces or @selected reads long evidence that way, with @fp32 or @bf16 in that precision",
     )
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
     ap.add_argument("--slow-per-label", type=int, default=50)
@@ -307,9 +307,12 @@ def main() -> None:
     timed: dict[str, Any] = {}
     for judge in filter(None, args.judges.split(",")):
         # checker=DIR: another checker beside the first; NAME@pieces: that checker reading long
-        # evidence in pieces (its own evidence_reading otherwise, favakit.inference.checker)
-        name, _, reading = judge.partition("@")
+        # evidence in pieces (its own evidence_reading otherwise, favakit.inference.checker);
+        # NAME@fp32 or @bf16: in that precision (default: bf16 where the CPU has it)
+        name, *options = judge.split("@")
         kind, _, folder = name.partition("=")
+        if options and (kind != "checker" or not set(options) <= {*READINGS, "fp32", "bf16"}):
+            raise SystemExit(f"{judge}: @OPTION is for checker judges: {READINGS}, fp32, bf16")
         served = (
             ClientSpec(endpoint=args.llm_endpoint) if kind in ("llm", "qwen", "cascade") else None
         )
@@ -318,10 +321,11 @@ def main() -> None:
         verifier = open_verifier(
             kind, served, detector=folder or (args.checker if kind == "checker" else None)
         )
-        if reading:
-            if kind != "checker" or reading not in READINGS:
-                raise SystemExit(f"{judge}: @READING is for checker judges, one of {READINGS}")
-            verifier.checker.reading = reading
+        for option in options:
+            if option in READINGS:
+                verifier.checker.reading = option
+            else:
+                verifier.checker.bf16 = option == "bf16"
         if args.speed_file:
             timed[judge] = verifier
         for name, rows in sets.items():

@@ -11,6 +11,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from favakit.deps import cpu_has_bf16
+
 __all__ = [
     "cpu_has_bf16",
     "encoder_lora",
@@ -46,15 +48,6 @@ def encoder_lora(
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     log.info("LoRA r=%d: %d trainable parameters", lora.r, trainable)
     return model
-
-
-def cpu_has_bf16() -> bool:
-    """True where the CPU multiplies bf16 natively (AVX512-BF16 or AMX)."""
-    try:
-        flags = Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return False
-    return any(f in flags.split() for f in ("avx512_bf16", "amx_bf16"))
 
 
 def rate(tokens: int, seconds: float) -> float | None:

@@ -106,9 +106,22 @@ def test_an_int8_checker_is_smaller_scores_alike_and_unpacks_for_plain_transform
     pairs = [("saturn is a planet of the sun .", "saturn is a planet of the sun ."),
              ("saturn is a planet of the sun .", "etna is a planet of the sun ."),
              ("curie is a planet of the sun gold .", "etna is a planet of the sun gold .")]  # fmt: skip
-    full = Checker(trained_checker, device="cpu").score_pairs(pairs)
-    small = Checker(packed, device="cpu").score_pairs(pairs)
+    # fp32: the packed checker against plain transformers below, to 1e-4
+    full = Checker(trained_checker, device="cpu", precision="fp32").score_pairs(pairs)
+    small = Checker(packed, device="cpu", precision="fp32").score_pairs(pairs)
     assert full[0] != full[1] and all(abs(a - b) < 0.05 for a, b in zip(full, small, strict=True))
+    # bf16 autocast (the default where the CPU has it) moves the scores a little, not the order
+    half = Checker(trained_checker, device="cpu", precision="bf16")
+    assert half.bf16 and not Checker(trained_checker, device="cpu", precision="fp32").bf16
+    rough = half.score_pairs(pairs)
+    assert all(abs(a - b) < 0.05 for a, b in zip(full, rough, strict=True))
+    assert rough[0] > rough[1]
+    from favakit.deps import cpu_has_bf16
+    from favakit.errors import UsageError
+
+    assert Checker(trained_checker, device="cpu").bf16 == cpu_has_bf16()
+    with pytest.raises(UsageError, match="precision 'fp8'"):
+        Checker(trained_checker, device="cpu", precision="fp8")
     done = subprocess.run([*cli, "unpack-checker", "--detector", str(packed), "--out", str(plain)],
                           capture_output=True, text=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
