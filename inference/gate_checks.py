@@ -1,0 +1,200 @@
+"""The gate's second look (:class:`~favakit.inference.gate.GatedEditor` with ``check_fixes``):
+after :func:`~favakit.inference.gate_edits.gate_result`, every sentence holding a fix is scored
+again as the fix leaves it (:func:`verify_fixes`; a fix the checker still finds unsupported
+becomes a flag, unless the clause up to it is supported), and every sentence the editor deleted
+is split into the facts it states, each scored (:func:`verify_deletions`; a deletion that also
+says something supported becomes a flag)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from favakit.contracts import EditResult, EditSpan
+from favakit.decompose import RuleFactSplitter
+from favakit.inference.gate_edits import (
+    _WORD,
+    SentenceScorer,
+    _as_flag,
+    _cited,
+    _decontextualized,
+    _is_fix,
+    _Questions,
+    _sentence_of,
+    _subject,
+)
+from favakit.tags import apply_edits
+from favakit.text import sentence_spans
+
+__all__ = ["verify_deletions", "verify_fixes"]
+
+
+_CLAUSE_END = re.compile(r"[,;:](?!\s*\d)")  # not the comma of "December 18, 1949"
+
+
+def _fixed_clause(
+    original: str, sentence: tuple[int, int], edits: Sequence[EditSpan]
+) -> tuple[str, int] | None:
+    """The part of a sentence of ``original`` up to the end of the clause of its last fix (the
+    next ``,``, ``;`` or ``:`` not followed by a number), as its edits leave it, with where
+    that clause ends; None when that clause ends the sentence (the sentence itself was checked)
+    or holds fewer than four words."""
+    a, b = sentence
+    last = max(e["end"] for e in edits if _is_fix(e))
+    cut = _CLAUSE_END.search(original, last, b)
+    if cut is None or not original[cut.end() : b].strip(" .!?\n"):
+        return None
+    inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
+              for e in edits if e["end"] <= cut.start()]  # fmt: skip
+    clause = apply_edits(original[a : cut.start()], inside)
+    return (clause, cut.start()) if len(_WORD.findall(clause)) >= 4 else None
+
+
+def _rest_flag(
+    result: EditResult, sentence: tuple[int, int], clause_end: int, score: float
+) -> EditSpan | None:
+    """A flag (no fix) on what follows a checked clause in its sentence, which the checker does
+    not find supported; None when nothing is left there or an edit already covers some of it."""
+    original = result["original"]
+    rest = original[clause_end : sentence[1]]
+    start = clause_end + len(rest) - len(rest.lstrip(" ,;:"))
+    end = clause_end + len(rest.rstrip(" .!?\n"))
+    if end <= start or any(e["start"] < end and start < e["end"] for e in result["edits"]):
+        return None
+    flag: EditSpan = {"type": "unverifiable", "start": start, "end": end,
+                      "wrong": original[start:end], "right": original[start:end],
+                      "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
+    return _cited(flag, original[slice(*sentence)], result.get("evidence", []))
+
+
+def verify_fixes(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float,
+) -> list[EditResult]:  # fmt: skip
+    """Each gated result with its fixes checked: every sentence whose edits replace words (not
+    flags, not deletions) is scored again as those edits leave it, decontextualized as the gate
+    scores sentences. Where the checker still finds it unsupported (score at or below
+    ``threshold``), the sentence's part up to the end of the last fix's clause (the next comma,
+    semicolon or colon; :func:`_fixed_clause`) is scored as well: when that part is supported,
+    the fixes stay, flags inside that part are dropped, and the rest of the sentence is flagged
+    (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola");
+    otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
+    citing the closest evidence sentence). Warnings count both."""
+    sentences = _Questions()  # key: (result, sentence)
+    for i, result in enumerate(results):
+        bodies = [p["text"] for p in result.get("evidence", [])]
+        original = result["original"]
+        spans = sentence_spans(original)
+        where = [_sentence_of(spans, e["start"], e["end"]) for e in result.get("edits", [])]
+        fixed_in = sorted({n for e, n in zip(result.get("edits", []), where, strict=True)
+                           if n is not None and _is_fix(e)})  # fmt: skip
+        for n in fixed_in if bodies else []:
+            a, b = spans[n]
+            inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
+                      for e, m in zip(result["edits"], where, strict=True) if m == n]  # fmt: skip
+            fixed = apply_edits(original[a:b], inside)
+            sentences.ask((i, n), _decontextualized(fixed, topics[i], original), bodies)
+    if not sentences.keys:
+        return list(results)
+    failed = [(ask, p) for ask, p in sentences.answers(checker) if p <= threshold]
+    clauses = _Questions()  # key: (result, sentence, the sentence's score, clause end)
+    for (i, n), p in failed:
+        result = results[i]
+        span = sentence_spans(result["original"])[n]
+        mine = [e for e in result["edits"] if _sentence_of([span], e["start"], e["end"]) == 0]
+        found = _fixed_clause(result["original"], span, mine)
+        if found is not None:
+            clauses.ask((i, n, p, found[1]),
+                        _decontextualized(found[0], topics[i], result["original"]),
+                        [e["text"] for e in result["evidence"]])  # fmt: skip
+    rest_flags: dict[int, list[EditSpan]] = {}
+    held: set[tuple[int, int]] = set()
+    supported_clauses: dict[int, list[tuple[int, int]]] = {}
+    for (i, n, p, end), q in clauses.answers(checker):
+        if q > threshold:
+            held.add((i, n))
+            span = sentence_spans(results[i]["original"])[n]
+            supported_clauses.setdefault(i, []).append((span[0], end))
+            flag = _rest_flag(results[i], span, end, p)
+            if flag is not None:
+                rest_flags.setdefault(i, []).append(flag)
+    unfixed: dict[int, set[int]] = {}
+    for (i, n), _ in failed:
+        if (i, n) not in held:
+            unfixed.setdefault(i, set()).add(n)
+    out = list(results)
+    for i in set(unfixed) | set(supported_clauses):
+        result = results[i]
+        spans = sentence_spans(result["original"])
+        edits: list[EditSpan] = []
+        for e in result["edits"]:
+            m = _sentence_of(spans, e["start"], e["end"])
+            if e.get("flagged") and any(a <= e["start"] and e["end"] <= b
+                                        for a, b in supported_clauses.get(i, [])):  # fmt: skip
+                continue  # a flag in a clause the checker found supported once fixed
+            if m is not None and m in unfixed.get(i, set()) and _is_fix(e):
+                e = _cited(_as_flag(e), result["original"][slice(*spans[m])], result["evidence"])
+            edits.append(e)
+        edits = sorted([*edits, *rest_flags.get(i, [])], key=lambda e: (e["start"], e["end"]))
+        notes = []
+        taken = sum(_is_fix(e) for e in result["edits"]) - sum(_is_fix(e) for e in edits)
+        if taken:
+            notes.append(f"{taken} fix(es) taken back: the checker finds the sentence "
+                         f"unsupported with the fix as well; flagged with no fix")  # fmt: skip
+        if rest_flags.get(i):
+            notes.append(f"{len(rest_flags[i])} sentence end(s) after a checked fix flagged: "
+                         f"the fixed clause is supported, the rest is not")  # fmt: skip
+        out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
+                  "warnings": [*result.get("warnings", []), *notes]}  # fmt: skip
+    return out
+
+
+_MIN_CHECKED_DELETION = 8  # words: a shorter deletion (", and a medal") is not checked
+_MAX_FACTS = 8  # facts scored per deleted sentence
+
+
+def _facts_of(sentence: str, topic: str) -> list[str]:
+    """The facts a deleted sentence states, by favakit's rules
+    (:class:`~favakit.decompose.RuleFactSplitter`: lists and relative clauses split, pronouns
+    resolved to ``topic``), at most :data:`_MAX_FACTS`; none when it states one (the sentence
+    itself was scored)."""
+    facts = RuleFactSplitter().sentence_facts(sentence, topic)
+    return facts[:_MAX_FACTS] if len(facts) > 1 else []
+
+
+def verify_deletions(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float,
+) -> list[EditResult]:  # fmt: skip
+    """Each gated result with its sentence deletions checked: a deletion of at least
+    :data:`_MIN_CHECKED_DELETION` words that starts its sentence is kept only when none of the
+    facts it states (:func:`_facts_of`: "Some of his film credits include A, B and C" states
+    three) is supported. Otherwise the deletion becomes a flag (no fix, the text kept): a
+    sentence that also says something the evidence supports is reported, not deleted. A warning
+    counts them."""
+    facts = _Questions()  # key: (result, edit)
+    for i, result in enumerate(results):
+        bodies = [p["text"] for p in result.get("evidence", [])]
+        original = result["original"]
+        starts = {a for a, _ in sentence_spans(original)}
+        for k, e in enumerate(result.get("edits", []) if bodies else []):
+            if e.get("flagged") or e["right"].strip() or e["start"] not in starts:
+                continue
+            if len(_WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
+                continue
+            for fact in _facts_of(e["wrong"], _subject(topics[i], original)):
+                facts.ask((i, k), fact, bodies)
+    kept_back: dict[int, set[int]] = {}
+    for (i, k), p in facts.answers(checker):
+        if p > threshold:
+            kept_back.setdefault(i, set()).add(k)
+    out = list(results)
+    for i, ks in kept_back.items():
+        result = results[i]
+        edits = [_cited(_as_flag(e), e["wrong"], result["evidence"]) if k in ks else e
+                 for k, e in enumerate(result["edits"])]  # fmt: skip
+        note = (f"{len(ks)} deletion(s) taken back: the checker finds a fact of the sentence "
+                f"supported; flagged with no fix")  # fmt: skip
+        out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
+                  "warnings": [*result.get("warnings", []), note]}  # fmt: skip
+    return out

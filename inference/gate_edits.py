@@ -1,0 +1,295 @@
+"""The gate's rule for one text (:mod:`favakit.inference.gate` describes it): each sentence's
+P(supported) from the gate's judge (:func:`sentence_scores`), then the editor's edits kept,
+dropped, flagged or grounded in the evidence by sentence (:func:`gate_result`), each kept one
+citing the evidence it rests on (:func:`cite`). The checks that follow (fixes and deletions
+scored again) are :mod:`favakit.inference.gate_checks`."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from favakit.contracts import Citation, EditResult, EditSpan
+from favakit.decompose import leading_name, resolve_pronouns
+from favakit.inference.checker import shared_words
+from favakit.inference.date_fix import date_fix
+from favakit.tags import apply_edits
+from favakit.text import sentence_spans
+
+__all__ = [
+    "SentenceScorer", "cite", "evidence_swap", "gate_result", "grounded_fix", "sentence_scores",
+]  # fmt: skip
+
+
+class SentenceScorer(Protocol):
+    """What the gate asks of its judge: P(supported) per sentence (with how many evidence pieces
+    it read), ``gate_threshold``: the P(supported) above which the gate leaves a sentence alone
+    (chosen on a development split for issue 32's shape: supported sentences left alone first;
+    it may differ from the judge's verdict threshold), and a name for results. The encoder
+    :class:`~favakit.inference.checker.Checker` is one; :class:`JudgeScorer` makes one of any
+    verifier."""
+
+    gate_threshold: float
+    name: str
+
+    def score(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+    ) -> list[tuple[float, int]]: ...
+
+
+def _is_fix(edit: EditSpan) -> bool:
+    """Whether ``edit`` replaces words (not a flag, not a deletion)."""
+    return (
+        not edit.get("flagged") and bool(edit["right"].strip()) and edit["right"] != edit["wrong"]
+    )
+
+
+def _as_flag(edit: EditSpan) -> EditSpan:
+    """``edit`` with its fix taken back: the span flagged, the text left as it is."""
+    flag: EditSpan = {**edit, "right": edit["wrong"], "flagged": True}
+    flag.pop("cites", None)
+    return flag
+
+
+class _Questions:
+    """Texts to score against evidence, each with what it is about (a key), scored by the judge
+    in one call: how the gate's checks batch their questions."""
+
+    def __init__(self) -> None:
+        self.keys: list[Any] = []
+        self.texts: list[str] = []
+        self.evidence: list[list[str]] = []
+
+    def ask(self, key: Any, text: str, evidence: list[str]) -> None:
+        self.keys.append(key)
+        self.texts.append(text)
+        self.evidence.append(evidence)
+
+    def answers(self, judge: SentenceScorer) -> list[tuple[Any, float]]:
+        """(key, P(supported)) per question, in the order asked; no call when none was asked."""
+        if not self.texts:
+            return []
+        scores = [p for p, _ in judge.score(self.texts, self.evidence)]
+        return list(zip(self.keys, scores, strict=True))
+
+
+def _whole_words(words: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(words.strip())}(?!\w)", re.IGNORECASE)
+
+
+def cite(sentence: str, fix: str, passages: Sequence[Mapping[str, Any]]) -> Citation | None:
+    """The evidence sentence an edit of ``sentence`` rests on: the first that holds ``fix`` as
+    whole words (when there is a fix), else the one sharing the most words with ``sentence``
+    (:func:`~favakit.inference.checker.shared_words`); None when none shares a word with it."""
+    holds = _whole_words(fix) if fix.strip() else None
+    mine = shared_words(sentence)
+    best: tuple[tuple[bool, int], int, str] | None = None
+    for n, passage in enumerate(passages):
+        body = str(passage.get("text", ""))
+        for a, b in sentence_spans(body):
+            piece = body[a:b].strip()
+            key = (bool(holds and holds.search(piece)), len(mine & shared_words(piece)))
+            if key > (False, 0) and (best is None or key > best[0]):
+                best = (key, n, piece)
+    if best is None:
+        return None
+    found: Citation = {"passage": best[1], "sentence": best[2]}
+    title = passages[best[1]].get("title")
+    if title:
+        found["title"] = str(title)
+    return found
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d(?![\w])")
+
+
+def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
+    """``edit`` with a fix the evidence holds: kept when the evidence has its words (a content
+    word or a number among them: "Lanny Flaherty's" -> "No" is not grounded by a "no"); a number
+    replaced by the one number of the closest evidence sentence that differs from the wrong one
+    (``"1979" -> "14"`` with evidence "born ... 1879" becomes ``"1979" -> "1879"``); otherwise
+    the edit becomes a flag (no fix offered). Deletions and flags pass as they are."""
+    right = edit["right"]
+    holds = _whole_words(right)
+    # words any text has ("No", "a", "is") are not evidence for a fix: it needs a content word
+    # (longer than two letters) or a number
+    telling = bool(shared_words(right)) or bool(_NUMBER.search(right))
+    if (
+        edit.get("flagged")
+        or not right.strip()
+        or (telling and any(holds.search(str(p.get("text", ""))) for p in passages))
+    ):
+        return edit
+    wrong = edit["wrong"].strip()
+    if _NUMBER.fullmatch(wrong):
+        closest = cite(sentence, "", passages)
+        numbers = {m.group(0) for m in _NUMBER.finditer(closest["sentence"])} if closest else set()
+        numbers.discard(wrong)
+        same = {n for n in numbers if len(n) == len(wrong)} or numbers
+        if len(same) == 1:
+            return {**edit, "right": edit["wrong"].replace(wrong, same.pop())}
+    return {**edit, "right": edit["wrong"], "flagged": True}
+
+
+def _cited(span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
+    """``span`` with ``cites`` (:func:`cite`; a flag has no fix to look for) where one is found."""
+    found = cite(sentence, "" if span.get("flagged") else span["right"], passages)
+    return {**span, "cites": found} if found else span
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: str) -> EditSpan:
+    """A deletion that leaves at most two words of its sentence deletes the whole sentence: a
+    remnant such as "1970s." (of "He has appeared ... which began in the late 1970s.") is not a
+    sentence. Other edits pass as they are."""
+    a, b = sentence
+    if span["right"] or span.get("flagged") or not text[a:b].strip():
+        return span
+    left = text[a : span["start"]] + " " + text[span["end"] : b]
+    if len(_WORD.findall(left)) > 2 or (span["start"], span["end"]) == (a, b):
+        return span
+    return {**span, "start": a, "end": b, "wrong": text[a:b]}
+
+
+def _one_fix_per_date(
+    kept: Sequence[EditSpan], whole_dates: Sequence[tuple[int, int]]
+) -> list[EditSpan]:
+    """``kept`` with one edit per whole-date fix (:func:`~favakit.inference.date_fix.date_fix`):
+    the first that became it; any other edit inside that date (another part of it the editor
+    touched) is dropped, so the date is not fixed twice."""
+    out: list[EditSpan] = []
+    taken: set[tuple[int, int]] = set()
+    for edit in kept:
+        whole = (edit["start"], edit["end"])
+        if whole in whole_dates and whole not in taken:
+            taken.add(whole)
+        elif any(a <= edit["start"] and edit["end"] <= b for a, b in whole_dates):
+            continue
+        out.append(edit)
+    return out
+
+
+def _sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
+    """The index of the sentence that holds ``[start, end)`` (an edit across two sentences
+    belongs to the first); None outside every sentence."""
+    for n, (a, b) in enumerate(spans):
+        if a <= start < b or (start == end and a <= start <= b):
+            return n
+    return None
+
+
+def evidence_swap(edit: EditSpan, passages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``edit`` replaces words the evidence never has with words it has (``"1978" ->
+    "1979"`` where only 1979 is in the evidence): a fix the evidence itself argues for."""
+    wrong, right = edit["wrong"].strip(), edit["right"].strip()
+    if edit.get("flagged") or not right or not wrong or wrong.lower() == right.lower():
+        return False
+    bodies = [str(p.get("text", "")) for p in passages]
+    has_right, has_wrong = _whole_words(right), _whole_words(wrong)
+    return any(has_right.search(b) for b in bodies) and not any(has_wrong.search(b) for b in bodies)
+
+
+def gate_result(
+    result: EditResult, sentences: Sequence[tuple[int, int]], scores: Sequence[float],
+    threshold: float, flag_unsupported: bool = True, keep_evidence_swaps: bool = False,
+    topic: str | None = None,
+) -> EditResult:  # fmt: skip
+    """``result`` gated by the rule of the module: edits inside supported sentences (score above
+    ``threshold``) dropped, unsupported sentences without an edit flagged whole (with
+    ``flag_unsupported``), each kept edit and flag with its sentence's ``checker_score`` and
+    ``cites``, and the corrected text made again from the kept edits. With
+    ``keep_evidence_swaps``, an edit in a supported sentence is kept when it is an
+    :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with), for
+    whole-date fixes."""
+    text = result["original"]
+    subject = _subject(topic, text)
+    passages = result.get("evidence", [])
+    kept: list[EditSpan] = []
+    dropped = 0
+    edited: set[int] = set()
+    whole_dates: list[tuple[int, int]] = []
+    where = [_sentence_of(sentences, e["start"], e["end"]) for e in result.get("edits", [])]
+    per_sentence = Counter(where)
+    for edit, n in zip(result.get("edits", []), where, strict=True):
+        score = scores[n] if n is not None else 0.0
+        if score > threshold and not (keep_evidence_swaps and evidence_swap(edit, passages)):
+            dropped += 1
+            continue
+        span: EditSpan = {**edit, "checker_score": round(score, 4)}
+        if n is not None:
+            edited.add(n)
+            if per_sentence[n] == 1:  # the only edit there
+                span = _whole_sentence_deletion(span, sentences[n], text)
+            sentence = text[slice(*sentences[n])]
+            if passages:
+                dated = date_fix(span, text, sentences[n], passages, subject)
+                if dated is not None:  # the evidence's own date: grounded as it is
+                    whole_dates.append((dated["start"], dated["end"]))
+                fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
+                span = _cited(fixed, sentence, passages)
+        kept.append(span)
+    if whole_dates:
+        kept = _one_fix_per_date(kept, whole_dates)
+    flags = 0
+    if flag_unsupported:
+        for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
+            if score > threshold or n in edited or not text[a:b].strip():
+                continue
+            flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
+                              "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
+            kept.append(_cited(flag, text[a:b], passages))
+            flags += 1
+    kept.sort(key=lambda e: (e["start"], e["end"]))
+    gated: EditResult = {**result, "edits": kept}
+    gated["corrected"] = apply_edits(text, kept)
+    notes = []
+    supported = sum(s > threshold for s in scores)
+    if supported:
+        note = (f"{supported} of {len(scores)} sentence(s) supported by the evidence were left as "
+                f"they are")  # fmt: skip
+        if dropped:
+            note += f" ({dropped} proposed edit(s) dropped)"
+        notes.append(note)
+    if flags:
+        notes.append(f"{flags} sentence(s) the evidence does not support were flagged with no fix")
+    if notes:
+        gated["warnings"] = [*result.get("warnings", []), *notes]
+    return gated
+
+
+def _subject(topic: str | None, text: str) -> str:
+    """Whom ``text`` is about: the request's ``topic``, else the name ``text`` opens with."""
+    return topic or leading_name(text)
+
+
+def _decontextualized(sentence: str, topic: str | None, text: str) -> str:
+    """``sentence`` of ``text`` as the gate scores it: a leading pronoun and "his"/"her" resolved
+    to its subject (:func:`_subject`)."""
+    return resolve_pronouns(sentence, _subject(topic, text))
+
+
+def sentence_scores(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None]
+) -> list[tuple[list[tuple[int, int]], list[float]] | None]:
+    """For each result, its sentences' spans and the checker's P(supported) of each,
+    decontextualized ("She won ..." scored as "Marie Curie won ...", the topic or else the name
+    the text opens with), against the result's evidence; None for a result without evidence."""
+    questions = _Questions()  # key: (result, sentence span)
+    for i, result in enumerate(results):
+        passages = [p["text"] for p in result.get("evidence", [])]
+        if not passages:
+            continue
+        for span in sentence_spans(result["original"]):
+            sentence = result["original"][span[0] : span[1]]
+            questions.ask((i, span), _decontextualized(sentence, topics[i], result["original"]),
+                          passages)  # fmt: skip
+    per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
+    for (i, span), p in questions.answers(checker):
+        spans, ps = per_text.setdefault(i, ([], []))
+        spans.append(span)
+        ps.append(p)
+    return [per_text.get(i) for i in range(len(results))]
