@@ -5,9 +5,15 @@ SummEdits sets of ``eval_spans``; measured only, never tuned on), each editor ed
 against its evidence once; the gate (:func:`favakit.inference.gate.gate_result`) is then applied
 to those same results with the checker's scores, twice: edits only (``checker``: edits in supported
 sentences dropped) and the default rule (``checker+flags``: also an unsupported sentence with no
-edit flagged whole), at the checker's gate threshold and at any ``--thresholds`` given. A claim
-is *flagged* when its result has any edit or flag. Reported per set and editor, ungated and gated: the share of supported claims left alone,
-the share of unsupported claims flagged, their mean (balanced accuracy) and seconds per claim.
+edit flagged whole), at the checker's gate threshold and at any ``--thresholds`` given; and the
+whole default pipeline (``default``: the default rule, then deletions and fixes checked, as
+``favakit edit`` does; :class:`favakit.inference.gate.GatedEditor`). A claim is *flagged* when
+its result has any edit or flag. Reported per set and editor, ungated and gated: the share of
+supported claims left alone, the share of unsupported claims flagged, their mean (balanced
+accuracy) and seconds per claim; and where the set marks the unsupported words, the character
+precision, recall and F1 of the edited and flagged spans against them (``wice_tokens_test``:
+WiCE's unsupported tokens, every row unsupported; SummEdits: the words of an inconsistent
+summary that differ from its original, over the inconsistent rows).
 
     python scripts/bench_gate.py --real ../shared/data/real --editors encoder,shipped \
         --per-label 50 --out docs/results/bench_gate_DATE.json
@@ -19,12 +25,17 @@ import argparse
 import json
 import platform
 import random
+import sys
 import time
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-SETS = {"fm2_test": "eval", "summedits_ectsum": "eval_spans", "summedits_scitldr": "eval_spans"}
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_checker import _chars, prf
+
+SETS = {"fm2_test": "eval", "summedits_ectsum": "eval_spans", "summedits_scitldr": "eval_spans",
+        "wice_tokens_test": "eval_spans"}  # fmt: skip
 
 
 def sample(rows: list[dict[str, Any]], per_label: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -37,10 +48,34 @@ def sample(rows: list[dict[str, Any]], per_label: int, seed: int = 0) -> list[di
 def shape(rows: list[dict[str, Any]], flagged: list[bool]) -> dict[str, float]:
     sup = [f for r, f in zip(rows, flagged, strict=True) if r["label"] == "supported"]
     uns = [f for r, f in zip(rows, flagged, strict=True) if r["label"] != "supported"]
-    left = 1 - sum(sup) / len(sup) if sup else float("nan")
-    caught = sum(uns) / len(uns) if uns else float("nan")
-    return {"supported_left_alone": round(left, 4), "unsupported_flagged": round(caught, 4),
-            "balanced_accuracy": round((left + caught) / 2, 4)}  # fmt: skip
+    left = round(1 - sum(sup) / len(sup), 4) if sup else None
+    caught = round(sum(uns) / len(uns), 4) if uns else None
+    both = round((left + caught) / 2, 4) if left is not None and caught is not None else None
+    return {"supported_left_alone": left, "unsupported_flagged": caught, "balanced_accuracy": both}
+
+
+def gold_spans(name: str, row: dict[str, Any]) -> set[int] | None:
+    """The characters of ``row``'s text marked unsupported, or None where the set marks none for
+    it (a consistent summary, an fm2 claim)."""
+    if name == "wice_tokens_test":
+        return _chars(row["text"], [(s["start"], s["end"]) for s in row["spans"]])
+    if name.startswith("summedits") and row["label"] != "supported" and row.get("original"):
+        from favakit.training.pairs import edited_spans
+
+        return _chars(row["text"], edited_spans(row["original"], row["text"]))
+    return None
+
+
+def span_overlap(name: str, rows: list[dict[str, Any]], results: list[Any]) -> dict[str, Any]:
+    """Character precision, recall and F1 of the results' edits and flags against the set's
+    unsupported words, over the rows that mark them; {} for a set without them."""
+    gold, pred = [], []
+    for row, result in zip(rows, results, strict=True):
+        want = gold_spans(name, row)
+        if want is not None:
+            gold.append(want)
+            pred.append(_chars(row["text"], [(e["start"], e["end"]) for e in result["edits"]]))
+    return {"spans": {"rows": len(gold), **prf(gold, pred)}} if gold else {}
 
 
 def main() -> None:
@@ -63,7 +98,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from favakit.inference.factory import open_editor, open_gate
-    from favakit.inference.gate import gate_result
+    from favakit.inference.gate import gate_result, verify_deletions, verify_fixes
     from favakit.spec import ClientSpec
     from favakit.text import sentence_spans
 
@@ -105,16 +140,23 @@ def main() -> None:
             gated = [gate_result(e, spans, scores, at, flag_unsupported=False)
                      for e, (spans, scores) in pairs]  # fmt: skip
             flagged = [gate_result(e, spans, scores, at) for e, (spans, scores) in pairs]
-            variants = [("off", edited), ("checker", gated), ("checker+flags", flagged)]
+            t1 = time.perf_counter()
+            topics: list[str | None] = [None] * len(rows)
+            full = verify_fixes(checker, verify_deletions(checker, flagged, topics, at), topics, at)
+            checks_seconds = time.perf_counter() - t1
+            variants = [("off", edited), ("checker", gated), ("checker+flags", flagged),
+                        ("default", full)]  # fmt: skip
             for t in extra:
                 variants.append((f"checker+flags@{t:g}", [
                     gate_result(e, spans, scores, t) for e, (spans, scores) in pairs]))  # fmt: skip
             for gate, got in variants:
                 row = {"editor": kind, "model": editor.model, "gate": gate, "set": name,
                        "claims": len(rows), **shape(rows, [bool(e["edits"]) for e in got]),
+                       **span_overlap(name, rows, got),
                        "edits": sum(len(e["edits"]) for e in got),
                        "seconds_per_claim": round(
-                           (seconds + (check_seconds[name] if gate != "off" else 0))
+                           (seconds + (check_seconds[name] if gate != "off" else 0)
+                            + (checks_seconds if gate == "default" else 0))
                            / len(rows), 3)}  # fmt: skip
                 print(json.dumps(row), flush=True)
                 results.append(row)
