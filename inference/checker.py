@@ -21,8 +21,9 @@ training reading scored better for both shipped checkers and is several times fa
 (docs/benchmarks.md, session 27). Either way the verdict says how the evidence was read, in
 ``warnings``. The gate of checker-gated editing reads as ``gate_evidence_reading`` says, where
 ``checker.json`` sets it (both shipped checkers: ``pieces``, the reading their gate threshold
-was chosen with, and the better one by the gate's own rule). FEVER's tokenisation is undone on the way in. The
-decision threshold was chosen on the training data's development split and is stored in
+was chosen with, and the better one by the gate's own rule). FEVER's tokenisation is undone on
+the way in. Where the device multiplies bf16 natively, the sequence head runs under bf16
+autocast, as in training (``precision``). The decision threshold was chosen on the training data's development split and is stored in
 ``checker.json`` with the model, and so is the gate's (``gate_threshold``, where it differs:
 chosen on the same split for checker-gated editing, supported sentences left alone first).
 """
