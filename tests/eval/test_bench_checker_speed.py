@@ -4,21 +4,10 @@ checker)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
+from collections.abc import Callable
+from types import ModuleType
 
 import pytest
-
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-
-
-def _script():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(SCRIPTS))
-    spec = importlib.util.spec_from_file_location("bench_checker", SCRIPTS / "bench_checker.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
 
 
 def _row(claim: str, words: int, passages: int = 2) -> dict[str, object]:
@@ -27,8 +16,10 @@ def _row(claim: str, words: int, passages: int = 2) -> dict[str, object]:
             "evidence": [" ".join(f"w{p}_{i}" for i in range(per)) for p in range(passages)]}  # fmt: skip
 
 
-def test_rows_are_cut_to_exactly_the_words_asked_and_short_ones_skipped() -> None:
-    bench = _script()
+def test_rows_are_cut_to_exactly_the_words_asked_and_short_ones_skipped(
+    bench_script: Callable[[str], ModuleType],
+) -> None:
+    bench = bench_script("bench_checker")
     rows = [_row("a", 50), _row("b", 300), _row("c", 200), _row("d", 400)]
     got = bench.cut_words(rows, 200, 2)
     assert [r["text"] for r in got] == ["b", "c"]  # "a" is too short, "d" is not needed
@@ -41,10 +32,12 @@ def test_rows_are_cut_to_exactly_the_words_asked_and_short_ones_skipped() -> Non
 
 
 @pytest.mark.slow
-def test_each_judge_is_timed_in_both_ways_every_round() -> None:
+def test_each_judge_is_timed_in_both_ways_every_round(
+    bench_script: Callable[[str], ModuleType],
+) -> None:
     from favakit.inference.factory import open_verifier
 
-    bench = _script()
+    bench = bench_script("bench_checker")
     rows = bench.cut_words([_row(f"claim {i}", 60) for i in range(3)], 60, 3)
     checker = open_verifier("checker", checker="checker")
     out = bench.speed_sets({"checker": checker}, rows, rounds=2, words=60)

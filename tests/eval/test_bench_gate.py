@@ -3,23 +3,14 @@ set marks unsupported (character precision, recall and F1, spaces not counted)."
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+from collections.abc import Callable
+from types import ModuleType
 
 
-def _script():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(SCRIPTS))
-    spec = importlib.util.spec_from_file_location("bench_gate", SCRIPTS / "bench_gate.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-def test_spans_are_scored_against_wice_tokens_and_summedits_diffs() -> None:
-    bench = _script()
+def test_spans_are_scored_against_wice_tokens_and_summedits_diffs(
+    bench_script: Callable[[str], ModuleType],
+) -> None:
+    bench = bench_script("bench_gate")
     text = "It rained in Paris on Monday."
     wice = {"text": text, "label": "not_supported", "spans": [{"start": 13, "end": 18}]}  # Paris
     flag_paris_on = {"edits": [{"start": 13, "end": 21}]}  # "Paris on": 7 characters, 5 right

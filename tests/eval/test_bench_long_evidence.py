@@ -3,29 +3,19 @@ reads verdict files back."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sqlite3
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
-
-def _script():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(SCRIPTS))
-    spec = importlib.util.spec_from_file_location(
-        "bench_long_evidence", SCRIPTS / "bench_long_evidence.py"
-    )
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-def test_padding_keeps_evidence_and_labels_and_leaves_own_articles_out(tmp_path: Path) -> None:
-    bench = _script()
+def test_padding_keeps_evidence_and_labels_and_leaves_own_articles_out(
+    bench_script: Callable[[str], ModuleType], tmp_path: Path
+) -> None:
+    bench = bench_script("bench_long_evidence")
     kb = tmp_path / "kb.db"
     with sqlite3.connect(kb) as db:
         db.execute("CREATE TABLE documents (title TEXT PRIMARY KEY, text TEXT)")
