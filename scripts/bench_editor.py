@@ -384,6 +384,7 @@ def main() -> None:
     )  # fmt: skip
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
+    ap.add_argument("--dtype", default="auto", help="the editor's weights (as favakit edit --dtype)")
     ap.add_argument("--detector", default=None, help="detector folder (default: the shipped one)")
     ap.add_argument(
         "--checker",
@@ -408,7 +409,9 @@ def main() -> None:
     kinds = {system.partition(":")[0] for system in systems}  # "encoder+gate:mpnet": its checker
     editor = None
     if {"shipped", "shipped+gate", "unguarded", "cascade"} & kinds or args.flaherty or args.speed:
-        editor = open_editor(ClientSpec(args.model, args.adapter, max_batch=args.max_batch))
+        editor = open_editor(
+            ClientSpec(args.model, args.adapter, max_batch=args.max_batch, dtype=args.dtype)
+        )
     detector = None
     if {"encoder", "cascade", "encoder+gate"} & kinds:
         from favakit.inference.detector import Detector, DetectorEditor, default_detector
