@@ -384,7 +384,9 @@ def main() -> None:
     )  # fmt: skip
     ap.add_argument("--speed", type=int, default=8, help="~100-word passages timed (0: skip)")
     ap.add_argument("--max-batch", type=int, default=8)
-    ap.add_argument("--dtype", default="auto", help="the editor's weights (as favakit edit --dtype)")
+    ap.add_argument(
+        "--dtype", default="auto", help="the editor's weights (as favakit edit --dtype)"
+    )
     ap.add_argument("--detector", default=None, help="detector folder (default: the shipped one)")
     ap.add_argument(
         "--checker",
