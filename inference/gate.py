@@ -59,7 +59,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from favakit.contracts import EditInput, Editor, EditResult, Verifier, as_request
-from favakit.inference.gate_checks import verify_deletions, verify_fixes
+from favakit.inference.gate_checks import check_edits, verify_deletions, verify_fixes
 from favakit.inference.gate_edits import (
     SentenceScorer,
     cite,
@@ -70,8 +70,8 @@ from favakit.inference.gate_edits import (
 )
 
 __all__ = [
-    "GatedEditor", "JudgeScorer", "SentenceScorer", "cite", "evidence_swap", "gate_result",
-    "grounded_fix", "sentence_scores", "verify_deletions", "verify_fixes",
+    "GatedEditor", "JudgeScorer", "SentenceScorer", "check_edits", "cite", "evidence_swap",
+    "gate_result", "grounded_fix", "sentence_scores", "verify_deletions", "verify_fixes",
 ]  # fmt: skip
 
 
@@ -122,6 +122,5 @@ class GatedEditor:
             for r, s, t in zip(results, scored, topics, strict=True)
         ]
         if self.check_fixes:
-            gated = verify_deletions(self.checker, gated, topics, self.threshold)
-            gated = verify_fixes(self.checker, gated, topics, self.threshold)
+            gated = check_edits(self.checker, gated, topics, self.threshold)
         return gated

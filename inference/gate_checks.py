@@ -13,20 +13,20 @@ from collections.abc import Sequence
 from favakit.contracts import EditResult, EditSpan
 from favakit.decompose import RuleFactSplitter
 from favakit.inference.gate_edits import (
-    _WORD,
+    WORD,
+    Questions,
     SentenceScorer,
-    _as_flag,
-    _cited,
-    _decontextualized,
-    _is_fix,
-    _Questions,
-    _sentence_of,
-    _subject,
+    as_flag,
+    cited,
+    decontextualized,
+    is_fix,
+    sentence_of,
+    subject_of,
 )
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
-__all__ = ["verify_deletions", "verify_fixes"]
+__all__ = ["check_edits", "verify_deletions", "verify_fixes"]
 
 
 _CLAUSE_END = re.compile(r"[,;:](?!\s*\d)")  # not the comma of "December 18, 1949"
@@ -40,14 +40,14 @@ def _fixed_clause(
     that clause ends; None when that clause ends the sentence (the sentence itself was checked)
     or holds fewer than four words."""
     a, b = sentence
-    last = max(e["end"] for e in edits if _is_fix(e))
+    last = max(e["end"] for e in edits if is_fix(e))
     cut = _CLAUSE_END.search(original, last, b)
     if cut is None or not original[cut.end() : b].strip(" .!?\n"):
         return None
     inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
               for e in edits if e["end"] <= cut.start()]  # fmt: skip
     clause = apply_edits(original[a : cut.start()], inside)
-    return (clause, cut.start()) if len(_WORD.findall(clause)) >= 4 else None
+    return (clause, cut.start()) if len(WORD.findall(clause)) >= 4 else None
 
 
 def _rest_flag(
@@ -64,7 +64,7 @@ def _rest_flag(
     flag: EditSpan = {"type": "unverifiable", "start": start, "end": end,
                       "wrong": original[start:end], "right": original[start:end],
                       "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
-    return _cited(flag, original[slice(*sentence)], result.get("evidence", []))
+    return cited(flag, original[slice(*sentence)], result.get("evidence", []))
 
 
 def verify_fixes(
@@ -80,32 +80,32 @@ def verify_fixes(
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola");
     otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
     citing the closest evidence sentence). Warnings count both."""
-    sentences = _Questions()  # key: (result, sentence)
+    sentences = Questions()  # key: (result, sentence)
     for i, result in enumerate(results):
         bodies = [p["text"] for p in result.get("evidence", [])]
         original = result["original"]
         spans = sentence_spans(original)
-        where = [_sentence_of(spans, e["start"], e["end"]) for e in result.get("edits", [])]
+        where = [sentence_of(spans, e["start"], e["end"]) for e in result.get("edits", [])]
         fixed_in = sorted({n for e, n in zip(result.get("edits", []), where, strict=True)
-                           if n is not None and _is_fix(e)})  # fmt: skip
+                           if n is not None and is_fix(e)})  # fmt: skip
         for n in fixed_in if bodies else []:
             a, b = spans[n]
             inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
                       for e, m in zip(result["edits"], where, strict=True) if m == n]  # fmt: skip
             fixed = apply_edits(original[a:b], inside)
-            sentences.ask((i, n), _decontextualized(fixed, topics[i], original), bodies)
+            sentences.ask((i, n), decontextualized(fixed, topics[i], original), bodies)
     if not sentences.keys:
         return list(results)
     failed = [(ask, p) for ask, p in sentences.answers(checker) if p <= threshold]
-    clauses = _Questions()  # key: (result, sentence, the sentence's score, clause end)
+    clauses = Questions()  # key: (result, sentence, the sentence's score, clause end)
     for (i, n), p in failed:
         result = results[i]
         span = sentence_spans(result["original"])[n]
-        mine = [e for e in result["edits"] if _sentence_of([span], e["start"], e["end"]) == 0]
+        mine = [e for e in result["edits"] if sentence_of([span], e["start"], e["end"]) == 0]
         found = _fixed_clause(result["original"], span, mine)
         if found is not None:
             clauses.ask((i, n, p, found[1]),
-                        _decontextualized(found[0], topics[i], result["original"]),
+                        decontextualized(found[0], topics[i], result["original"]),
                         [e["text"] for e in result["evidence"]])  # fmt: skip
     rest_flags: dict[int, list[EditSpan]] = {}
     held: set[tuple[int, int]] = set()
@@ -128,16 +128,16 @@ def verify_fixes(
         spans = sentence_spans(result["original"])
         edits: list[EditSpan] = []
         for e in result["edits"]:
-            m = _sentence_of(spans, e["start"], e["end"])
+            m = sentence_of(spans, e["start"], e["end"])
             if e.get("flagged") and any(a <= e["start"] and e["end"] <= b
                                         for a, b in supported_clauses.get(i, [])):  # fmt: skip
                 continue  # a flag in a clause the checker found supported once fixed
-            if m is not None and m in unfixed.get(i, set()) and _is_fix(e):
-                e = _cited(_as_flag(e), result["original"][slice(*spans[m])], result["evidence"])
+            if m is not None and m in unfixed.get(i, set()) and is_fix(e):
+                e = cited(as_flag(e), result["original"][slice(*spans[m])], result["evidence"])
             edits.append(e)
         edits = sorted([*edits, *rest_flags.get(i, [])], key=lambda e: (e["start"], e["end"]))
         notes = []
-        taken = sum(_is_fix(e) for e in result["edits"]) - sum(_is_fix(e) for e in edits)
+        taken = sum(is_fix(e) for e in result["edits"]) - sum(is_fix(e) for e in edits)
         if taken:
             notes.append(f"{taken} fix(es) taken back: the checker finds the sentence "
                          f"unsupported with the fix as well; flagged with no fix")  # fmt: skip
@@ -172,7 +172,7 @@ def verify_deletions(
     three) is supported. Otherwise the deletion becomes a flag (no fix, the text kept): a
     sentence that also says something the evidence supports is reported, not deleted. A warning
     counts them."""
-    facts = _Questions()  # key: (result, edit)
+    facts = Questions()  # key: (result, edit)
     for i, result in enumerate(results):
         bodies = [p["text"] for p in result.get("evidence", [])]
         original = result["original"]
@@ -180,9 +180,9 @@ def verify_deletions(
         for k, e in enumerate(result.get("edits", []) if bodies else []):
             if e.get("flagged") or e["right"].strip() or e["start"] not in starts:
                 continue
-            if len(_WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
+            if len(WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
                 continue
-            for fact in _facts_of(e["wrong"], _subject(topics[i], original)):
+            for fact in _facts_of(e["wrong"], subject_of(topics[i], original)):
                 facts.ask((i, k), fact, bodies)
     kept_back: dict[int, set[int]] = {}
     for (i, k), p in facts.answers(checker):
@@ -191,10 +191,20 @@ def verify_deletions(
     out = list(results)
     for i, ks in kept_back.items():
         result = results[i]
-        edits = [_cited(_as_flag(e), e["wrong"], result["evidence"]) if k in ks else e
+        edits = [cited(as_flag(e), e["wrong"], result["evidence"]) if k in ks else e
                  for k, e in enumerate(result["edits"])]  # fmt: skip
         note = (f"{len(ks)} deletion(s) taken back: the checker finds a fact of the sentence "
                 f"supported; flagged with no fix")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
                   "warnings": [*result.get("warnings", []), note]}  # fmt: skip
     return out
+
+
+def check_edits(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float,
+) -> list[EditResult]:  # fmt: skip
+    """The second look at gated results, in the order the default pipeline takes it: deletions
+    checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`)."""
+    return verify_fixes(checker, verify_deletions(checker, results, topics, threshold), topics,
+                        threshold)  # fmt: skip

@@ -18,8 +18,12 @@ from favakit.inference.date_fix import date_fix
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
+# WORD, Questions, as_flag, cited, decontextualized, is_fix, sentence_of and subject_of are
+# shared with gate_checks
 __all__ = [
-    "SentenceScorer", "cite", "evidence_swap", "gate_result", "grounded_fix", "sentence_scores",
+    "WORD", "Questions", "SentenceScorer", "as_flag", "cite", "cited", "decontextualized",
+    "evidence_swap", "gate_result", "grounded_fix", "is_fix", "sentence_of", "sentence_scores",
+    "subject_of",
 ]  # fmt: skip
 
 
@@ -39,21 +43,21 @@ class SentenceScorer(Protocol):
     ) -> list[tuple[float, int]]: ...
 
 
-def _is_fix(edit: EditSpan) -> bool:
+def is_fix(edit: EditSpan) -> bool:
     """Whether ``edit`` replaces words (not a flag, not a deletion)."""
     return (
         not edit.get("flagged") and bool(edit["right"].strip()) and edit["right"] != edit["wrong"]
     )
 
 
-def _as_flag(edit: EditSpan) -> EditSpan:
+def as_flag(edit: EditSpan) -> EditSpan:
     """``edit`` with its fix taken back: the span flagged, the text left as it is."""
     flag: EditSpan = {**edit, "right": edit["wrong"], "flagged": True}
     flag.pop("cites", None)
     return flag
 
 
-class _Questions:
+class Questions:
     """Texts to score against evidence, each with what it is about (a key), scored by the judge
     in one call: how the gate's checks batch their questions."""
 
@@ -133,13 +137,13 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
     return {**edit, "right": edit["wrong"], "flagged": True}
 
 
-def _cited(span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
+def cited(span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
     """``span`` with ``cites`` (:func:`cite`; a flag has no fix to look for) where one is found."""
     found = cite(sentence, "" if span.get("flagged") else span["right"], passages)
     return {**span, "cites": found} if found else span
 
 
-_WORD = re.compile(r"\w+")
+WORD = re.compile(r"\w+")
 
 
 def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: str) -> EditSpan:
@@ -150,7 +154,7 @@ def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: st
     if span["right"] or span.get("flagged") or not text[a:b].strip():
         return span
     left = text[a : span["start"]] + " " + text[span["end"] : b]
-    if len(_WORD.findall(left)) > 2 or (span["start"], span["end"]) == (a, b):
+    if len(WORD.findall(left)) > 2 or (span["start"], span["end"]) == (a, b):
         return span
     return {**span, "start": a, "end": b, "wrong": text[a:b]}
 
@@ -173,7 +177,7 @@ def _one_fix_per_date(
     return out
 
 
-def _sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
+def sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
     """The index of the sentence that holds ``[start, end)`` (an edit across two sentences
     belongs to the first); None outside every sentence."""
     for n, (a, b) in enumerate(spans):
@@ -206,13 +210,13 @@ def gate_result(
     :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with), for
     whole-date fixes."""
     text = result["original"]
-    subject = _subject(topic, text)
+    subject = subject_of(topic, text)
     passages = result.get("evidence", [])
     kept: list[EditSpan] = []
     dropped = 0
     edited: set[int] = set()
     whole_dates: list[tuple[int, int]] = []
-    where = [_sentence_of(sentences, e["start"], e["end"]) for e in result.get("edits", [])]
+    where = [sentence_of(sentences, e["start"], e["end"]) for e in result.get("edits", [])]
     per_sentence = Counter(where)
     for edit, n in zip(result.get("edits", []), where, strict=True):
         score = scores[n] if n is not None else 0.0
@@ -230,7 +234,7 @@ def gate_result(
                 if dated is not None:  # the evidence's own date: grounded as it is
                     whole_dates.append((dated["start"], dated["end"]))
                 fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
-                span = _cited(fixed, sentence, passages)
+                span = cited(fixed, sentence, passages)
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
@@ -241,7 +245,7 @@ def gate_result(
                 continue
             flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
                               "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
-            kept.append(_cited(flag, text[a:b], passages))
+            kept.append(cited(flag, text[a:b], passages))
             flags += 1
     kept.sort(key=lambda e: (e["start"], e["end"]))
     gated: EditResult = {**result, "edits": kept}
@@ -261,15 +265,15 @@ def gate_result(
     return gated
 
 
-def _subject(topic: str | None, text: str) -> str:
+def subject_of(topic: str | None, text: str) -> str:
     """Whom ``text`` is about: the request's ``topic``, else the name ``text`` opens with."""
     return topic or leading_name(text)
 
 
-def _decontextualized(sentence: str, topic: str | None, text: str) -> str:
+def decontextualized(sentence: str, topic: str | None, text: str) -> str:
     """``sentence`` of ``text`` as the gate scores it: a leading pronoun and "his"/"her" resolved
-    to its subject (:func:`_subject`)."""
-    return resolve_pronouns(sentence, _subject(topic, text))
+    to its subject (:func:`subject_of`)."""
+    return resolve_pronouns(sentence, subject_of(topic, text))
 
 
 def sentence_scores(
@@ -278,14 +282,14 @@ def sentence_scores(
     """For each result, its sentences' spans and the checker's P(supported) of each,
     decontextualized ("She won ..." scored as "Marie Curie won ...", the topic or else the name
     the text opens with), against the result's evidence; None for a result without evidence."""
-    questions = _Questions()  # key: (result, sentence span)
+    questions = Questions()  # key: (result, sentence span)
     for i, result in enumerate(results):
         passages = [p["text"] for p in result.get("evidence", [])]
         if not passages:
             continue
         for span in sentence_spans(result["original"]):
             sentence = result["original"][span[0] : span[1]]
-            questions.ask((i, span), _decontextualized(sentence, topics[i], result["original"]),
+            questions.ask((i, span), decontextualized(sentence, topics[i], result["original"]),
                           passages)  # fmt: skip
     per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
     for (i, span), p in questions.answers(checker):

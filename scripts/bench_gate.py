@@ -98,7 +98,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from favakit.inference.factory import open_editor, open_gate
-    from favakit.inference.gate import gate_result, verify_deletions, verify_fixes
+    from favakit.inference.gate import check_edits, gate_result
     from favakit.spec import ClientSpec
     from favakit.text import sentence_spans
 
@@ -142,7 +142,7 @@ def main() -> None:
             flagged = [gate_result(e, spans, scores, at) for e, (spans, scores) in pairs]
             t1 = time.perf_counter()
             topics: list[str | None] = [None] * len(rows)
-            full = verify_fixes(checker, verify_deletions(checker, flagged, topics, at), topics, at)
+            full = check_edits(checker, flagged, topics, at)
             checks_seconds = time.perf_counter() - t1
             variants = [("off", edited), ("checker", gated), ("checker+flags", flagged),
                         ("default", full)]  # fmt: skip
