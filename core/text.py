@@ -24,11 +24,23 @@ __all__ = [
     "pack_passages",
     "sentence_spans",
     "split_sentences",
+    "STOPWORDS",
     "tokenizer_counter",
     "tokenizer_lock",
     "undo_ptb",
     "word_changes",
 ]
+
+#: Words too common to tell texts apart (articles, prepositions, pronouns, auxiliaries, "not"):
+#: what synthetic claims and the gate's word-level flags leave out when they compare words.
+STOPWORDS = frozenset(
+    re.findall(
+        r"\w+",
+        "a an the of in on at to for by with from and or but as is was were are be been being has "
+        "had have it its this that these those which who whom whose he she his her they their them "
+        "also not no than then there into over under after before during between about",
+    )
+)
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 # Words that end with a period without ending a sentence.

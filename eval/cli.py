@@ -10,8 +10,7 @@ from favakit.distributed import add_ray_options, ray_options
 from favakit.inference.options import (
     add_gate_options,
     add_judge_options,
-    gate_checks_fixes,
-    gate_choice,
+    gate_settings,
 )
 from favakit.spec import ClientSpec, add_model_options
 
@@ -50,8 +49,7 @@ def _edit_gain(args: argparse.Namespace) -> int:
     from favakit.eval.runs import edit_gain
 
     edit_gain(_options(args), ClientSpec.from_args(args, prefix="editor-"),
-              gate=gate_choice(args), gate_threshold=args.gate_threshold,
-              gate_check_fixes=gate_checks_fixes(args))  # fmt: skip
+              gate=gate_settings(args))  # fmt: skip
     return 0
 
 

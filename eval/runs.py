@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
@@ -25,6 +25,9 @@ from favakit.inference.editor import GenerativeEditor
 from favakit.inference.judges import EditorJudge, Judge
 from favakit.records import JsonlAppender, atomic_open, numbered_jsonl, read_jsonl
 from favakit.spec import ClientSpec
+
+if TYPE_CHECKING:
+    from favakit.inference.gate import GateSettings
 
 __all__ = ["ScoreOptions", "Scorer", "edit_gain", "factscore"]
 
@@ -253,9 +256,8 @@ class _FactscoreStage:
 
 
 def edit_gain(
-    opts: ScoreOptions, editor_spec: ClientSpec, gate: str | None = None,
-    gate_threshold: float | None = None, gate_check_fixes: bool = True,
-) -> dict[str, Any]:  # fmt: skip
+    opts: ScoreOptions, editor_spec: ClientSpec, gate: GateSettings | None = None
+) -> dict[str, Any]:
     """FActScore of ``opts.input`` before and after the editor ``editor_spec`` describes (the
     topic's article as evidence), behind the checker ``gate`` names (as ``favakit edit`` runs
     it; None: the editor alone), with edits per type; writes JSON, Markdown, HTML and charts at
@@ -269,8 +271,7 @@ def edit_gain(
 
     sc = Scorer(opts)
     # kind "generative"; naming no model: the shipped editor
-    editor = open_editor(editor_spec, gate=gate, gate_threshold=gate_threshold,
-                         gate_check_fixes=gate_check_fixes)  # fmt: skip
+    editor = open_editor(editor_spec, gate=gate)
     inner = getattr(editor, "editor", editor)  # a GatedEditor's editor, or the editor itself
     assert isinstance(inner, GenerativeEditor)
     client = inner.client

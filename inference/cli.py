@@ -22,8 +22,7 @@ from favakit.inference.options import (
     add_judge_options,
     editor_kind,
     editor_settings,
-    gate_checks_fixes,
-    gate_choice,
+    gate_settings,
 )
 from favakit.spec import ClientSpec
 
@@ -39,7 +38,7 @@ def _edit_stage(args: argparse.Namespace) -> Any:
 
     return EditStage(
         ClientSpec.from_args(args), editor_kind(args), editor_settings(args), args.index,
-        args.kb, args.detector, gate_choice(args), args.gate_threshold, gate_checks_fixes(args),
+        args.kb, args.detector, gate_settings(args),
     )  # fmt: skip
 
 
@@ -144,17 +143,17 @@ def _serve(args: argparse.Namespace) -> int:
     from favakit.inference.server import ServeLimits, create_editor_app
 
     spec = ClientSpec.from_args(args)
+    gate = gate_settings(args)
     editor = open_editor(
         spec, editor_kind(args), settings=editor_settings(args), index=args.index, kb=args.kb,
-        detector=args.detector, shared=True, gate=gate_choice(args),
-        gate_threshold=args.gate_threshold, gate_check_fixes=gate_checks_fixes(args),
+        detector=args.detector, shared=True, gate=gate,
     )  # fmt: skip
     announce(editor)
     verifier = None
     if args.verify_judge in ("verifier", "checker"):
         verifier = open_verifier(
             args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
-            checker=gate_choice(args),  # the gate's checker answers /v1/verify too
+            checker=gate.judge if gate else None,  # the gate's checker answers /v1/verify too
         )  # fmt: skip
     limits = ServeLimits(
         max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout,

@@ -36,7 +36,7 @@ from favakit.inference.verifiers import (
 from favakit.spec import ClientSpec
 
 if TYPE_CHECKING:
-    from favakit.inference.gate import SentenceScorer
+    from favakit.inference.gate import GateSettings, SentenceScorer
     from favakit.retrieval.search import Searcher
 
 __all__ = [
@@ -87,9 +87,7 @@ def open_editor(
     kb: str | None = None,
     detector: str | None = None,
     shared: bool = False,
-    gate: str | None = None,
-    gate_threshold: float | None = None,
-    gate_check_fixes: bool = True,
+    gate: str | GateSettings | None = None,
 ) -> Editor:
     """An editor of ``kind`` (:data:`EDITOR_KINDS`) over the model ``spec`` describes.
 
@@ -97,23 +95,21 @@ def open_editor(
     process; with no model named, from the editor shipped in the package
     (``docs/model_card.md``). ``detector``: the encoder's folder (default: the shipped one).
     Evidence comes from the requests, else from ``index`` (+ ``kb``). With ``shared`` (a
-    server), in-process generation is batched across the request threads. ``gate``: a shipped
-    checker by name (``"checker"``, ``"mpnet"``, ``"auto"``), a checker folder, or ``"qwen"``
-    (the tuned Qwen judge, :func:`open_qwen_judge`): edits are kept
-    only in sentences the checker finds unsupported (:class:`~favakit.inference.gate.GatedEditor`; its threshold
-    ``gate_threshold``, default the ``gate_threshold`` stored with the checker;
-    ``gate_check_fixes``: each fix is checked by scoring its sentence again, and each sentence
-    deletion by its leading clauses, :func:`~favakit.inference.gate.verify_fixes`,
-    :func:`~favakit.inference.gate.verify_deletions`).
+    server), in-process generation is batched across the request threads. ``gate``: how edits
+    are gated (:class:`~favakit.inference.gate.GateSettings`; a string names its judge: a shipped
+    checker by name, ``"checker"``, ``"mpnet"``, ``"auto"``, a checker folder, or ``"qwen"``, the
+    tuned Qwen judge, :func:`open_qwen_judge`): edits are kept only in sentences the judge finds
+    unsupported (:class:`~favakit.inference.gate.GatedEditor`).
     """
     spec = spec or ClientSpec()
     editor = _editor(spec, kind, settings, index, kb, detector, shared)
     if not gate:
         return editor
-    from favakit.inference.gate import GatedEditor
+    from favakit.inference.gate import GatedEditor, GateSettings
 
-    return GatedEditor(editor, open_gate(gate, spec.device), gate_threshold,
-                       check_fixes=gate_check_fixes)  # fmt: skip
+    gating = GateSettings(judge=gate) if isinstance(gate, str) else gate
+    return GatedEditor(editor, open_gate(gating.judge, spec.device), gating.threshold,
+                       check_fixes=gating.check_fixes, flags=gating.flags)  # fmt: skip
 
 
 def open_gate(gate: str, device: str | None = None) -> SentenceScorer:

@@ -21,9 +21,13 @@ The rule, sentence by sentence:
   flag, since the editor wrote words the evidence does not hold (deletions stay deletions, and
   a deletion that leaves at most two words of its sentence, the only edit there, takes the
   whole sentence: a remnant such as "1970s." is not a sentence);
-* **unsupported**, without any edit: the whole sentence is flagged (type ``unverifiable``, no
-  fix offered, the text unchanged), so a wrong sentence the editor missed is still reported.
-  Nothing is deleted on the checker's word alone. ``flag_unsupported=False`` turns this off.
+* **unsupported**, without any edit: it is flagged (type ``unverifiable``, no fix offered, the
+  text unchanged), so a wrong sentence the editor missed is still reported: at the runs of
+  words the evidence never uses (:func:`~favakit.inference.gate_edits.unsupported_words`:
+  "moved to **Lisbon** in 1950"), or whole when the evidence uses every content word of it (a
+  swapped relation, a negation). ``flags="sentences"`` (``--gate-flags sentences``) flags every
+  such sentence whole. Nothing is deleted on the checker's word alone. ``flag_unsupported=False``
+  turns this off.
 * **fixes are checked** (:func:`verify_fixes`; ``GatedEditor(check_fixes=False)``, ``favakit
   edit --gate-fixes unchecked``, turns it off): a sentence whose kept edits replace words is
   scored again as the fixes leave it; when the checker still finds it unsupported, its part up
@@ -56,12 +60,15 @@ module joins them to an editor and a judge and exports what both offer.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from favakit.contracts import EditInput, Editor, EditResult, Verifier, as_request
 from favakit.inference.gate_checks import check_edits, verify_deletions, verify_fixes
 from favakit.inference.gate_edits import (
+    FLAG_SPANS,
     SentenceScorer,
+    checked_flags,
     cite,
     evidence_swap,
     gate_result,
@@ -70,9 +77,29 @@ from favakit.inference.gate_edits import (
 )
 
 __all__ = [
-    "GatedEditor", "JudgeScorer", "SentenceScorer", "check_edits", "cite", "evidence_swap",
-    "gate_result", "grounded_fix", "sentence_scores", "verify_deletions", "verify_fixes",
+    "FLAG_SPANS", "GateSettings", "GatedEditor", "JudgeScorer", "SentenceScorer", "check_edits",
+    "cite", "evidence_swap", "gate_result", "grounded_fix", "sentence_scores", "verify_deletions",
+    "verify_fixes",
 ]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """How an editor is gated (``favakit edit --gate ...``; :func:`~favakit.inference.factory.
+    open_editor`'s ``gate``). ``judge``: a shipped checker by name (``"checker"``, ``"mpnet"``,
+    ``"auto"``), a checker folder, or ``"qwen"`` (the tuned Qwen judge); ``threshold``:
+    P(supported) above which a sentence is left alone (None: the judge's stored
+    ``gate_threshold``); ``check_fixes``: the second look at fixes and deletions
+    (:func:`check_edits`); ``flags``: what an unsupported sentence without edits is flagged at
+    (:data:`FLAG_SPANS`)."""
+
+    judge: str = "auto"
+    threshold: float | None = None
+    check_fixes: bool = True
+    flags: str = "words"
+
+    def __post_init__(self) -> None:
+        checked_flags(self.flags)
 
 
 class JudgeScorer:
@@ -94,15 +121,18 @@ class JudgeScorer:
 class GatedEditor:
     """An :class:`~favakit.contracts.Editor` whose edits pass the checker's gate (see the
     module). ``threshold``: P(supported) above which a sentence is left alone (default: the
-    checker's ``gate_threshold``, chosen on its development split)."""
+    checker's ``gate_threshold``, chosen on its development split); ``check_fixes`` and
+    ``flags`` as in :class:`GateSettings`."""
 
     def __init__(self, editor: Editor, checker: SentenceScorer, threshold: float | None = None,
-                 flag_unsupported: bool = True, check_fixes: bool = True) -> None:  # fmt: skip
+                 flag_unsupported: bool = True, check_fixes: bool = True,
+                 flags: str = "words") -> None:  # fmt: skip
         self.editor = editor
         self.checker = checker
         self.threshold = checker.gate_threshold if threshold is None else threshold
         self.flag_unsupported = flag_unsupported
         self.check_fixes = check_fixes
+        self.flags = checked_flags(flags)
 
     @property
     def model(self) -> str:
@@ -118,7 +148,9 @@ class GatedEditor:
         topics = [r.topic for r in reqs]
         scored = sentence_scores(self.checker, results, topics)
         gated = [
-            r if s is None else gate_result(r, *s, self.threshold, self.flag_unsupported, topic=t)
+            r if s is None
+            else gate_result(r, *s, self.threshold, self.flag_unsupported, topic=t,
+                             flags=self.flags)  # fmt: skip
             for r, s, t in zip(results, scored, topics, strict=True)
         ]
         if self.check_fixes:

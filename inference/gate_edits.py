@@ -16,15 +16,27 @@ from favakit.decompose import leading_name, resolve_pronouns
 from favakit.inference.checker import shared_words
 from favakit.inference.date_fix import date_fix
 from favakit.tags import apply_edits
-from favakit.text import sentence_spans
+from favakit.text import STOPWORDS, sentence_spans
 
 # WORD, Questions, as_flag, cited, decontextualized, is_fix, sentence_of and subject_of are
 # shared with gate_checks
 __all__ = [
-    "WORD", "Questions", "SentenceScorer", "as_flag", "cite", "cited", "decontextualized",
-    "evidence_swap", "gate_result", "grounded_fix", "is_fix", "sentence_of", "sentence_scores",
-    "subject_of",
+    "FLAG_SPANS", "WORD", "Questions", "SentenceScorer", "as_flag", "checked_flags", "cite", "cited",
+    "decontextualized", "evidence_swap", "gate_result", "grounded_fix", "is_fix", "sentence_of",
+    "sentence_scores", "subject_of", "unsupported_words",
 ]  # fmt: skip
+
+#: What an unsupported sentence the editor left alone is flagged at: ``words`` (the runs of
+#: words the evidence never uses, :func:`unsupported_words`; the whole sentence when it uses
+#: them all) or ``sentences`` (the whole sentence).
+FLAG_SPANS = ("words", "sentences")
+
+
+def checked_flags(flags: str) -> str:
+    """``flags`` when it is one of :data:`FLAG_SPANS`; else a ValueError that names them."""
+    if flags not in FLAG_SPANS:
+        raise ValueError(f"flags must be one of {', '.join(FLAG_SPANS)}, not {flags!r}")
+    return flags
 
 
 class SentenceScorer(Protocol):
@@ -146,6 +158,47 @@ def cited(span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) 
 WORD = re.compile(r"\w+")
 
 
+_WORD_FORM = re.compile(r"\w+(?:'\w+)?")
+# endings taken off before words are compared ("studies", "studied" -> "study"; "moves",
+# "moved", "moving" -> "mov"), the first that fits, leaving at least three letters
+_ENDINGS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", ""))
+_STEM = 7  # letters a word is compared by, after its ending (chosen on the development split)
+
+
+def _form(word: str) -> str:
+    """How :func:`unsupported_words` compares a word: lower-cased, without a possessive "'s"
+    and one of :data:`_ENDINGS`, its first :data:`_STEM` letters."""
+    word = word.lower().removesuffix("'s")
+    for ending, instead in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)] + instead
+            break
+    return word[:_STEM]
+
+
+def unsupported_words(
+    text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]]
+) -> list[tuple[int, int]]:
+    """The character spans of the sentence ``text[a:b]``'s content words (not
+    :data:`~favakit.text.STOPWORDS`) that no passage uses, compared by :func:`_form`, with
+    neighbouring ones joined into one span ("Paris, France"). [] when the evidence uses every
+    content word (an error of relation or negation: "not", "before" and "after" are not content
+    words), where the whole sentence is the span to flag."""
+    seen = {_form(w) for p in passages for w in _WORD_FORM.findall(str(p.get("text", "")))}
+    a, b = sentence
+    spans: list[tuple[int, int]] = []
+    last = -2  # the index of the last unsupported word
+    for i, m in enumerate(_WORD_FORM.finditer(text, a, b)):
+        if m.group().lower() in STOPWORDS or _form(m.group()) in seen:
+            continue
+        if spans and i == last + 1:
+            spans[-1] = (spans[-1][0], m.end())
+        else:
+            spans.append((m.start(), m.end()))
+        last = i
+    return spans
+
+
 def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: str) -> EditSpan:
     """A deletion that leaves at most two words of its sentence deletes the whole sentence: a
     remnant such as "1970s." (of "He has appeared ... which began in the late 1970s.") is not a
@@ -200,11 +253,12 @@ def evidence_swap(edit: EditSpan, passages: Sequence[Mapping[str, Any]]) -> bool
 def gate_result(
     result: EditResult, sentences: Sequence[tuple[int, int]], scores: Sequence[float],
     threshold: float, flag_unsupported: bool = True, keep_evidence_swaps: bool = False,
-    topic: str | None = None,
+    topic: str | None = None, flags: str = "words",
 ) -> EditResult:  # fmt: skip
     """``result`` gated by the rule of the module: edits inside supported sentences (score above
     ``threshold``) dropped, unsupported sentences without an edit flagged whole (with
-    ``flag_unsupported``), each kept edit and flag with its sentence's ``checker_score`` and
+    ``flag_unsupported``; at the words the evidence never uses with ``flags="words"``, see
+    :data:`FLAG_SPANS`), each kept edit and flag with its sentence's ``checker_score`` and
     ``cites``, and the corrected text made again from the kept edits. With
     ``keep_evidence_swaps``, an edit in a supported sentence is kept when it is an
     :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with), for
@@ -238,15 +292,20 @@ def gate_result(
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
-    flags = 0
+    checked_flags(flags)
+    flagged = narrowed = 0
     if flag_unsupported:
         for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
             if score > threshold or n in edited or not text[a:b].strip():
                 continue
-            flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
-                              "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
-            kept.append(cited(flag, text[a:b], passages))
-            flags += 1
+            words = unsupported_words(text, (a, b), passages) if flags == "words" else []
+            for s, e in words or [(a, b)]:
+                flag: EditSpan = {"type": "unverifiable", "start": s, "end": e, "wrong": text[s:e],
+                                  "right": text[s:e], "flagged": True,
+                                  "checker_score": round(score, 4)}  # fmt: skip
+                kept.append(cited(flag, text[a:b], passages))
+            flagged += 1
+            narrowed += bool(words)
     kept.sort(key=lambda e: (e["start"], e["end"]))
     gated: EditResult = {**result, "edits": kept}
     gated["corrected"] = apply_edits(text, kept)
@@ -258,8 +317,11 @@ def gate_result(
         if dropped:
             note += f" ({dropped} proposed edit(s) dropped)"
         notes.append(note)
-    if flags:
-        notes.append(f"{flags} sentence(s) the evidence does not support were flagged with no fix")
+    if flagged:
+        note = f"{flagged} sentence(s) the evidence does not support were flagged with no fix"
+        if narrowed:
+            note += f" ({narrowed} at the words the evidence never uses)"
+        notes.append(note)
     if notes:
         gated["warnings"] = [*result.get("warnings", []), *notes]
     return gated

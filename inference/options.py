@@ -16,6 +16,7 @@ from favakit.spec import BACKENDS, add_model_options
 
 if TYPE_CHECKING:
     from favakit.inference.editor import EditorSettings
+    from favakit.inference.gate import GateSettings
 
 __all__ = [
     "EDITOR_BACKENDS",
@@ -25,8 +26,7 @@ __all__ = [
     "add_judge_options",
     "editor_kind",
     "editor_settings",
-    "gate_checks_fixes",
-    "gate_choice",
+    "gate_settings",
 ]
 
 # favakit.inference.judges.JUDGE_STYLES, named here so that --help imports nothing heavy
@@ -83,7 +83,8 @@ def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing"
 
 
 def add_gate_options(parser: argparse.ArgumentParser) -> None:
-    """``--gate`` and ``--gate-threshold``: checker-gated editing (docs/checker.md)."""
+    """``--gate``, ``--gate-threshold``, ``--gate-fixes`` and ``--gate-flags``: checker-gated
+    editing (docs/checker.md) -> :func:`gate_settings`."""
     g = parser.add_argument_group("checker gate")
     g.add_argument(
         "--gate", default="auto", metavar="auto|checker|mpnet|qwen|DIR|off",
@@ -107,17 +108,26 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
         "sentence deletion with a supported clause becomes a flag; unchecked: fixes and "
         "deletions pass as the editor and the evidence made them",
     )  # fmt: skip
+    g.add_argument(
+        "--gate-flags", default="words", choices=["words", "sentences"],
+        help="what an unsupported sentence the editor left alone is flagged at: words (the "
+        "default: the runs of words the evidence never uses, the whole sentence when it uses "
+        "them all) or sentences (the whole sentence)",
+    )  # fmt: skip
 
 
-def gate_checks_fixes(args: argparse.Namespace) -> bool:
-    """Whether :func:`add_gate_options`' ``--gate-fixes`` asks for the fix check."""
-    return getattr(args, "gate_fixes", "checked") != "unchecked"
+def gate_settings(args: argparse.Namespace) -> GateSettings | None:
+    """The gate :func:`add_gate_options`' flags ask for, or None for ``--gate off``."""
+    from favakit.inference.gate import GateSettings
 
-
-def gate_choice(args: argparse.Namespace) -> str | None:
-    """The checker :func:`add_gate_options`' ``--gate`` names, or None for ``off``."""
     gate = getattr(args, "gate", None)
-    return None if gate in (None, "off") else str(gate)
+    if gate in (None, "off"):
+        return None
+    return GateSettings(
+        judge=str(gate), threshold=getattr(args, "gate_threshold", None),
+        check_fixes=getattr(args, "gate_fixes", "checked") != "unchecked",
+        flags=getattr(args, "gate_flags", "words"),
+    )  # fmt: skip
 
 
 def editor_kind(args: argparse.Namespace) -> str:

@@ -13,7 +13,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from favakit.contracts import EditInput, EditRequest, EditResult, Verdict, Verifier
 from favakit.distributed import RayOptions, map_in_order
@@ -21,6 +21,9 @@ from favakit.errors import UsageError
 from favakit.inference.editor import EditorSettings
 from favakit.records import JsonlAppender, RecordError, numbered_jsonl
 from favakit.spec import ClientSpec
+
+if TYPE_CHECKING:
+    from favakit.inference.gate import GateSettings
 
 __all__ = [
     "EditStage",
@@ -92,9 +95,7 @@ class EditStage:
     index: Sequence[str] | None = None
     kb: str | None = None
     detector: str | None = None
-    gate: str | None = None  # "checker" or a checker folder: checker-gated editing
-    gate_threshold: float | None = None
-    gate_check_fixes: bool = True  # the gate's fix check (inference/gate.py, verify_fixes)
+    gate: GateSettings | None = None  # checker-gated editing (inference/gate.py)
 
     def __call__(self) -> Callable[[list[EditRequest]], list[EditResult]]:
         from favakit.inference.factory import announce, open_editor
@@ -107,8 +108,6 @@ class EditStage:
             kb=self.kb,
             detector=self.detector,
             gate=self.gate,
-            gate_threshold=self.gate_threshold,
-            gate_check_fixes=self.gate_check_fixes,
         )
         announce(editor)
 

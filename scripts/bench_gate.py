@@ -3,11 +3,13 @@
 On a seeded sample of real labelled claims (``../shared/data/real/eval/fm2_test`` and the
 SummEdits sets of ``eval_spans``; measured only, never tuned on), each editor edits every claim
 against its evidence once; the gate (:func:`favakit.inference.gate.gate_result`) is then applied
-to those same results with the checker's scores, twice: edits only (``checker``: edits in supported
+to those same results with the checker's scores: edits only (``checker``: edits in supported
 sentences dropped) and the default rule (``checker+flags``: also an unsupported sentence with no
-edit flagged whole), at the checker's gate threshold and at any ``--thresholds`` given; and the
-whole default pipeline (``default``: the default rule, then deletions and fixes checked, as
-``favakit edit`` does; :class:`favakit.inference.gate.GatedEditor`). A claim is *flagged* when
+edit flagged, at the words the evidence never uses; ``checker+flags:sentences``: flagged whole),
+at the checker's gate threshold and at any ``--thresholds`` given; and the whole default
+pipeline (``default``: the default rule, then deletions and fixes checked, as ``favakit edit``
+does, :class:`favakit.inference.gate.GatedEditor`; ``default:sentences`` with whole-sentence
+flags). A claim is *flagged* when
 its result has any edit or flag. Reported per set and editor, ungated and gated: the share of
 supported claims left alone, the share of unsupported claims flagged, their mean (balanced
 accuracy) and seconds per claim; and where the set marks the unsupported words, the character
@@ -140,12 +142,15 @@ def main() -> None:
             gated = [gate_result(e, spans, scores, at, flag_unsupported=False)
                      for e, (spans, scores) in pairs]  # fmt: skip
             flagged = [gate_result(e, spans, scores, at) for e, (spans, scores) in pairs]
+            whole = [gate_result(e, spans, scores, at, flags="sentences")
+                     for e, (spans, scores) in pairs]  # fmt: skip
             t1 = time.perf_counter()
             topics: list[str | None] = [None] * len(rows)
             full = check_edits(checker, flagged, topics, at)
             checks_seconds = time.perf_counter() - t1
             variants = [("off", edited), ("checker", gated), ("checker+flags", flagged),
-                        ("default", full)]  # fmt: skip
+                        ("checker+flags:sentences", whole), ("default", full),
+                        ("default:sentences", check_edits(checker, whole, topics, at))]  # fmt: skip
             for t in extra:
                 variants.append((f"checker+flags@{t:g}", [
                     gate_result(e, spans, scores, t) for e, (spans, scores) in pairs]))  # fmt: skip
@@ -156,7 +161,7 @@ def main() -> None:
                        "edits": sum(len(e["edits"]) for e in got),
                        "seconds_per_claim": round(
                            (seconds + (check_seconds[name] if gate != "off" else 0)
-                            + (checks_seconds if gate == "default" else 0))
+                            + (checks_seconds if gate.startswith("default") else 0))
                            / len(rows), 3)}  # fmt: skip
                 print(json.dumps(row), flush=True)
                 results.append(row)

@@ -47,7 +47,7 @@ from favakit.errors import UsageError
 from favakit.records import write_jsonl_atomic
 from favakit.retrieval.kb import KnowledgeSource, Passage, strip_qualifier
 from favakit.synth_data.pipeline import validation_titles
-from favakit.text import split_sentences
+from favakit.text import STOPWORDS, split_sentences
 
 __all__ = ["KINDS", "ClaimConfig", "build_claims", "overlap"]
 
@@ -79,14 +79,6 @@ ERROR_KINDS = {
     "subjective": 0.1,
     "unverifiable": 0.1,
 }
-_STOP = frozenset(
-    re.findall(
-        r"\w+",
-        "a an the of in on at to for by with from and or but as is was were are be been being has "
-        "had have it its this that these those which who whom whose he she his her they their them "
-        "also not no than then there into over under after before during between about",
-    )
-)
 _WORD = re.compile(r"\w+")
 
 
@@ -126,7 +118,7 @@ class ClaimConfig:
 
 def _content(text: str, topic: str = "") -> set[str]:
     skip = {w.lower() for w in _WORD.findall(topic)}
-    return {w for w in (x.lower() for x in _WORD.findall(text)) if w not in _STOP | skip}
+    return {w for w in (x.lower() for x in _WORD.findall(text)) if w not in STOPWORDS | skip}
 
 
 def overlap(claim: str, evidence: list[str], topic: str = "") -> float:

@@ -9,7 +9,7 @@ __all__ = ["configure"]
 
 def _demo(args: argparse.Namespace) -> int:
     from favakit.demo import run_demo
-    from favakit.inference.options import gate_choice
+    from favakit.inference.options import gate_settings
 
     run_demo(
         args.out,
@@ -18,7 +18,7 @@ def _demo(args: argparse.Namespace) -> int:
         limit=args.limit,
         backend=args.backend,
         detector=args.detector,
-        gate=gate_choice(args),
+        gate=gate_settings(args),
     )
     return 0
 

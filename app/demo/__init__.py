@@ -24,7 +24,10 @@ import sys
 import time
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from favakit.inference.gate import GateSettings
 
 __all__ = ["demo_texts", "run_demo"]
 
@@ -64,13 +67,14 @@ def run_demo(
     out: TextIO = sys.stdout,
     backend: str = "generative",
     detector: str | None = None,
-    gate: str | None = "auto",
+    gate: str | GateSettings | None = "auto",
 ) -> dict[str, Any]:
     """Run the demo into ``out_dir``; returns its figures (also written as ``demo.json``).
 
     ``backend="encoder"`` runs the encoder detector (``detector``, default the shipped one)
     instead of the generative editor, for finding, fixing and judging alike. ``gate``: the
-    checker's gate over the editor, as ``favakit edit --gate`` (None: no gate)."""
+    checker's gate over the editor, as ``favakit edit --gate`` (a judge's name or
+    :class:`~favakit.inference.gate.GateSettings`; None: no gate)."""
     from favakit.contracts import Editor
     from favakit.eval.detect import annotated_from_row, detection_report
     from favakit.eval.factscore import aggregate

@@ -4,7 +4,10 @@ checker over the shipped encoder detector in tests/training/test_checker.py."""
 from __future__ import annotations
 
 from favakit.contracts import EditResult, EditSpan
+import pytest
+
 from favakit.inference.gate import gate_result
+from favakit.inference.gate_edits import unsupported_words
 from favakit.text import sentence_spans
 
 TEXT = "Curie was born in Warsaw in 1867. She won the Nobel Prize in 1921, and a medal."
@@ -55,12 +58,23 @@ EVIDENCE = [
 ]
 
 
-def test_an_unsupported_sentence_without_edits_is_flagged_whole_and_left_unchanged() -> None:
+def test_an_unsupported_sentence_without_edits_is_flagged_and_left_unchanged() -> None:
     text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in 1921."
     result: EditResult = {"original": text, "corrected": text, "edits": [], "evidence": EVIDENCE}
     sentences = sentence_spans(text)
+    # by default at the words the evidence never uses: here the year
     gated = gate_result(result, sentences, [0.9, 0.1], threshold=0.5)
     assert gated["corrected"] == text  # a flag changes nothing
+    [flag] = gated["edits"]
+    assert flag["flagged"] and flag["wrong"] == flag["right"] == "1921" == text[flag["start"] : flag["end"]]
+    # it cites what its sentence rests on, as a whole-sentence flag does
+    assert flag["cites"]["sentence"] == "In 1911 Curie won the Nobel Prize in Chemistry, alone."
+    assert gated["warnings"][-1] == (
+        "1 sentence(s) the evidence does not support were flagged with no fix (1 at the words the "
+        "evidence never uses)"
+    )
+    gated = gate_result(result, sentences, [0.9, 0.1], threshold=0.5, flags="sentences")
+    assert gated["corrected"] == text
     [flag] = gated["edits"]
     assert flag["flagged"] and flag["type"] == "unverifiable" and flag["checker_score"] == 0.1
     assert text[flag["start"] : flag["end"]] == flag["wrong"] == flag["right"]
@@ -72,6 +86,29 @@ def test_an_unsupported_sentence_without_edits_is_flagged_whole_and_left_unchang
         == "1 sentence(s) the evidence does not support were flagged with no fix"
     )
     assert gate_result(result, sentences, [0.9, 0.1], 0.5, flag_unsupported=False)["edits"] == []
+    with pytest.raises(ValueError, match="words, sentences"):
+        gate_result(result, sentences, [0.9, 0.1], 0.5, flags="tokens")
+
+
+def test_unsupported_words_are_the_content_words_the_evidence_never_uses() -> None:
+    evidence = [{"text": "Marie Curie's members moved to Paris. She studied physics."}]
+
+    def words(sentence: str) -> list[str]:
+        return [sentence[a:b] for a, b in unsupported_words(sentence, (0, len(sentence)), evidence)]
+
+    # compared without case, a possessive 's or a plural, past or -ing ending: "Curie" is
+    # "Curie's", "study" is "studied", "moving" is "moved"; stop words never count ("the", "in")
+    assert words("The member Curie was moving to study in Paris.") == []
+    # neighbours join into one span; words apart stay apart
+    assert words("Curie moved to Lisbon, Portugal in 1950.") == ["Lisbon, Portugal", "1950"]
+    assert words("Curie studied chemistry and biology.") == ["chemistry", "biology"]
+    # a negation or a swapped relation uses only the evidence's words: nothing to narrow to
+    assert words("Curie has not studied physics.") == []
+    assert words("She studied physics before Paris.") == []
+    # only the sentence asked about is read
+    text = "Curie moved to Lisbon. She studied physics in Rome."
+    b = text.index("She")
+    assert [text[s:e] for s, e in unsupported_words(text, (b, len(text)), evidence)] == ["Rome"]
 
 
 def test_an_edit_cites_the_evidence_sentence_that_holds_its_fix() -> None:

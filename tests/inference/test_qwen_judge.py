@@ -117,6 +117,7 @@ def test_judge_scorer_gives_each_sentence_its_verdict_score() -> None:
 
 def test_the_qwen_gate_decides_by_the_judge_at_its_gate_threshold(judge_folder: Path) -> None:
     from favakit.inference.factory import open_editor
+    from favakit.inference.gate import GateSettings
     from favakit.spec import ClientSpec
 
     text = "Saturn is the sixth planet from the Sun. Titan is its largest moon."
@@ -125,7 +126,8 @@ def test_the_qwen_gate_decides_by_the_judge_at_its_gate_threshold(judge_folder: 
     (alone,) = open_editor(ClientSpec(device="cpu"), "encoder", gate="qwen").edit_many([request])
     assert alone["edits"] == [] and alone["corrected"] == text
     # --gate-threshold 1.0: no sentence is supported, so each is edited or flagged
-    strict = open_editor(ClientSpec(device="cpu"), "encoder", gate="qwen", gate_threshold=1.0)
+    strict = open_editor(ClientSpec(device="cpu"), "encoder",
+                         gate=GateSettings("qwen", threshold=1.0))  # fmt: skip
     (flagged,) = strict.edit_many([request])
     assert {e["start"] for e in flagged["edits"]} >= {0} and strict.model.endswith(
         "favakit-qwen-judge"

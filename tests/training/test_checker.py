@@ -254,6 +254,7 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     sentence passes keeps the detector's edits as they are; one every sentence passes leaves
     the text exactly as it was; the CLI's --gate builds the same editor."""
     from favakit.inference.factory import open_editor
+    from favakit.inference.gate import GateSettings
     from favakit.spec import ClientSpec
 
     # docs/guide.md's example, which the shipped detector gets right
@@ -267,12 +268,12 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     request = {"text": text, "evidence": evidence}
     bare = open_editor(ClientSpec(device="cpu"), "encoder").edit_many([request])[0]
     assert bare["edits"], "the shipped detector should find the planted place"
-    kept = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
-                       gate_threshold=1.0, gate_check_fixes=False).edit_many([request])[0]  # fmt: skip
+    gate = GateSettings(str(trained_checker), threshold=1.0, check_fixes=False)
+    kept = open_editor(ClientSpec(device="cpu"), "encoder", gate=gate).edit_many([request])[0]
     # with the fix check, no sentence is supported at threshold 1, the fixed one neither: the
     # fix is taken back, and the place is flagged with the text left as it was
-    checked = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
-                          gate_threshold=1.0).edit_many([request])[0]  # fmt: skip
+    gate = GateSettings(str(trained_checker), threshold=1.0)
+    checked = open_editor(ClientSpec(device="cpu"), "encoder", gate=gate).edit_many([request])[0]
     assert checked["corrected"] == text and all(e.get("flagged") for e in checked["edits"])
     assert sorted(e["start"] for e in checked["edits"]) == sorted(
         [0] + [e["start"] for e in bare["edits"]]
@@ -286,8 +287,8 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     # every sentence counts as unsupported at threshold 1: the first, with no edit, is flagged
     [flag] = [e for e in kept["edits"] if e.get("flagged")]
     assert flag["start"] == 0 and flag["wrong"].endswith("relativity.")
-    gated = open_editor(ClientSpec(device="cpu"), "encoder", gate=str(trained_checker),
-                        gate_threshold=0.0).edit_many([request])[0]  # fmt: skip
+    gate = GateSettings(str(trained_checker), threshold=0.0)
+    gated = open_editor(ClientSpec(device="cpu"), "encoder", gate=gate).edit_many([request])[0]
     assert gated["edits"] == [] and gated["corrected"] == text
     assert "2 of 2 sentence(s) supported" in gated["warnings"][-1]
     done = subprocess.run(
