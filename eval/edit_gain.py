@@ -38,8 +38,11 @@ def edit_rows(
 def gain_summary(
     before: dict[str, Any], after: dict[str, Any], edits: Sequence[Mapping[str, Any] | None]
 ) -> dict[str, Any]:
+    """The gain of editing (see the module); edits (fixes and deletions) and spans flagged with
+    no fix are counted apart."""
     done = [e for e in edits if e is not None]
-    per_type = Counter(x["type"] for e in done for x in e["edits"])
+    per_type = Counter(x["type"] for e in done for x in e["edits"] if not x.get("flagged"))
+    flagged = Counter(x["type"] for e in done for x in e["edits"] if x.get("flagged"))
     return {
         "n": len(edits),
         "before": {k: v for k, v in before.items() if k != "decisions"},
@@ -50,6 +53,8 @@ def gain_summary(
         - before["num_facts_per_response"],
         "respond_ratio_change": after["respond_ratio"] - before["respond_ratio"],
         "edits_per_type": dict(per_type),
-        "texts_edited": sum(1 for e in done if e["edits"]),
+        "flags_per_type": dict(flagged),
+        "texts_edited": sum(1 for e in done if any(not x.get("flagged") for x in e["edits"])),
+        "texts_flagged": sum(1 for e in done if any(x.get("flagged") for x in e["edits"])),
         "unfaithful": sum(1 for e in done if not e.get("faithful", True)),
     }

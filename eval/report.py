@@ -58,6 +58,7 @@ def edit_gain_markdown(result: Mapping[str, Any]) -> str:
         "## Editing gain",
         "",
         f"{result['n']} responses; {result['texts_edited']} edited; "
+        f"{result.get('texts_flagged', 0)} with spans flagged with no fix; "
         f"{result['unfaithful']} model outputs did not reproduce the text (their edits were "
         "applied only where they fit).",
         "",
@@ -76,10 +77,13 @@ def edit_gain_markdown(result: Mapping[str, Any]) -> str:
         "An editor can raise a precision score by deleting content: read the change in facts "
         "per response next to the change in FActScore.",
         "",
-        "| edits per type | " + " | ".join(ERROR_TYPES) + " |",
+        "| per type | " + " | ".join(ERROR_TYPES) + " |",
         "|---|" + "---|" * len(ERROR_TYPES),
-        "| count | "
+        "| edits | "
         + " | ".join(str(result["edits_per_type"].get(t, 0)) for t in ERROR_TYPES)
+        + " |",
+        "| flagged, no fix | "
+        + " | ".join(str(result.get("flags_per_type", {}).get(t, 0)) for t in ERROR_TYPES)
         + " |",
         "",
     ]

@@ -149,11 +149,17 @@ def html_page(results: Sequence[Mapping[str, Any]], title: str = "favakit edits"
 
 
 def summary(results: Sequence[Mapping[str, Any]]) -> str:
-    """One line: texts, edits per type, texts the model did not reproduce faithfully."""
-    counts = Counter(e["type"] for r in results for e in r.get("edits", []))
-    per_type = ", ".join(f"{t} {counts[t]}" for t in ERROR_TYPES if counts[t]) or "none"
+    """One line: texts, edits (fixes and deletions) per type, spans flagged with no fix per
+    type, texts the model did not reproduce faithfully."""
+    spans = [e for r in results for e in r.get("edits", [])]
+    edits = Counter(e["type"] for e in spans if not e.get("flagged"))
+    flags = Counter(e["type"] for e in spans if e.get("flagged"))
+
+    def per_type(counts: Counter[str]) -> str:
+        return ", ".join(f"{t} {counts[t]}" for t in ERROR_TYPES if counts[t]) or "none"
+
+    line = f"{len(results)} text(s), {sum(edits.values())} edit(s) ({per_type(edits)})"
+    if flags:
+        line += f", {sum(flags.values())} flagged with no fix ({per_type(flags)})"
     unfaithful = sum(1 for r in results if not r.get("faithful", True))
-    return (
-        f"{len(results)} text(s), {sum(counts.values())} edit(s) ({per_type}); "
-        f"{unfaithful} not reproduced faithfully"
-    )
+    return f"{line}; {unfaithful} not reproduced faithfully"

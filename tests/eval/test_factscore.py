@@ -221,6 +221,7 @@ def test_edit_gain_cli_reports_before_after_and_edits(
     assert result["before"]["init_score"] == 0.5 and result["after"]["init_score"] == 1.0
     assert result["gain"] == 0.5 and result["facts_per_response_change"] == 0.0
     assert result["edits_per_type"] == {"entity": 1} and result["texts_edited"] == 1
+    assert result["flags_per_type"] == {} and result["texts_flagged"] == 0
     assert result["edits"][0]["corrected"].startswith("Ada Lovelace was born in 1815.")
     assert "| FActScore | 0.500 | 1.000 | +0.500 |" in out.with_suffix(".md").read_text()
     page = out.with_suffix(".html").read_text()

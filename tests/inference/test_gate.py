@@ -151,6 +151,19 @@ def test_the_views_show_what_each_edit_rests_on() -> None:
     assert "evidence: [Marie Curie] She died in 1934." in html_page([gated])
 
 
+def test_the_summary_counts_flags_apart_from_edits() -> None:
+    from favakit.inference.views import summary
+
+    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in 1921."
+    result: EditResult = {"original": text, "corrected": text, "edits": [], "evidence": EVIDENCE}
+    flagged = gate_result(result, sentence_spans(text), [0.9, 0.1], threshold=0.5)
+    assert summary([_gated_death_year(), flagged]) == (
+        "2 text(s), 1 edit(s) (entity 1), 1 flagged with no fix (unverifiable 1); 0 not "
+        "reproduced faithfully"
+    )
+    assert summary([result]) == "1 text(s), 0 edit(s) (none); 0 not reproduced faithfully"
+
+
 def test_a_fix_comes_from_the_evidence_or_becomes_a_flag() -> None:
     from favakit.inference.gate import grounded_fix
 

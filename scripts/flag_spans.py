@@ -1,0 +1,130 @@
+"""Choose what the gate flags in an unsupported sentence the editor left alone, on training data.
+
+The gate (:func:`favakit.inference.gate_edits.gate_result`) flags such a sentence either whole
+(``flags="sentences"``) or at the runs of words the evidence never uses (``flags="words"``,
+:func:`~favakit.inference.gate_edits.unsupported_words`). This compares the two by character
+precision, recall and F1 against the unsupported words that real span rows mark (WiCE's
+unsupported tokens; the words of an edited SummEdits summary that differ from its original), on
+training data only, two ways:
+
+- ``dev``: the development rows (``scripts/llm_judge.py data``, carved from ``train/`` and
+  ``train_spans/`` by source) that are span rows, each sentence scored by the gate's checker
+  and flagged as the gate flags it (at the checker's gate threshold, with no editor);
+- ``oracle``: every unsupported span row of ``train_spans/``, with the sentences that hold
+  marked words taken as the flagged ones (no model: the narrowing rule alone, on 20x the rows).
+
+Nothing from ``eval/`` or ``eval_spans/`` is read.
+
+    python scripts/flag_spans.py --real ../shared/data/real \
+        --rows runs/judge_data/dev_rows.jsonl --out docs/results/flag_spans_DATE.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_checker import _chars, prf
+
+SPAN_FILES = ("train_spans/summedits.jsonl", "train_spans/wice_tokens.jsonl")
+
+
+def marked(row: dict[str, Any]) -> set[int] | None:
+    """The characters of an unsupported span row's text marked unsupported (None for a
+    supported row or one that marks none)."""
+    from favakit.training.pairs import edited_spans
+
+    if row["label"] == "supported":
+        return None
+    if row.get("spans"):
+        gold = _chars(row["text"], [(s["start"], s["end"]) for s in row["spans"]])
+    elif row.get("original"):
+        gold = _chars(row["text"], edited_spans(row["original"], row["text"]))
+    else:
+        return None
+    return gold or None
+
+
+def flagged_chars(row: dict[str, Any], sentences: list[tuple[int, int]], scores: list[float],
+                  threshold: float, flags: str) -> set[int]:  # fmt: skip
+    """The characters the gate flags in ``row``'s text with nothing edited."""
+    from favakit.inference.gate_edits import gate_result
+
+    result = {"original": row["text"], "corrected": row["text"], "edits": [],
+              "evidence": [{"text": e} for e in row["evidence"]]}  # fmt: skip
+    gated = gate_result(result, sentences, scores, threshold, flags=flags)  # type: ignore[arg-type]
+    return _chars(row["text"], [(e["start"], e["end"]) for e in gated["edits"]])
+
+
+def compare(rows: list[dict[str, Any]], gold: list[set[int]],
+            scored: list[tuple[list[tuple[int, int]], list[float]]], threshold: float
+            ) -> dict[str, Any]:  # fmt: skip
+    """Both flag rules' P/R/F1, over all rows and per source family (wice, summedits)."""
+    out: dict[str, Any] = {}
+    for family in ("all", "wice", "summedits"):
+        keep = [i for i, r in enumerate(rows) if family == "all" or r["source"].startswith(family)]
+        if not keep:
+            continue
+        out[family] = {"rows": len(keep)}
+        for flags in ("sentences", "words"):
+            pred = [flagged_chars(rows[i], *scored[i], threshold, flags) for i in keep]
+            out[family][flags] = prf([gold[i] for i in keep], pred)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
+    ap.add_argument("--rows", type=Path, required=True, help="development rows (dev_rows.jsonl)")
+    ap.add_argument("--checker", default="auto", help="the gate's checker (default: auto)")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+
+    from favakit.text import sentence_spans
+
+    span_rows = {}
+    for name in SPAN_FILES:
+        for line in (args.real / name).open(encoding="utf-8"):
+            row = json.loads(line)
+            span_rows[row["id"]] = row
+    report: dict[str, Any] = {"meta": {"date": date.today().isoformat(), "checker": args.checker}}
+
+    # oracle: every unsupported training span row, its marked sentences flagged
+    rows = [r for r in span_rows.values() if marked(r) is not None]
+    gold = [marked(r) or set() for r in rows]
+    scored = []
+    for row, want in zip(rows, gold, strict=True):
+        spans = sentence_spans(row["text"])
+        scored.append((spans, [0.0 if any(a <= i < b for i in want) else 1.0 for a, b in spans]))
+    report["oracle"] = compare(rows, gold, scored, 0.5)
+    print(json.dumps({"oracle": report["oracle"]}), flush=True)
+
+    # dev: the development rows that are span rows, flagged where the gate's checker says
+    from favakit.inference.factory import open_gate
+
+    dev_ids = [json.loads(line)["id"] for line in args.rows.open(encoding="utf-8")]
+    rows = [span_rows[i] for i in dev_ids if i in span_rows and marked(span_rows[i]) is not None]
+    gold = [marked(r) or set() for r in rows]
+    checker = open_gate(args.checker)
+    t0 = time.perf_counter()
+    scored = []
+    for row in rows:
+        spans = sentence_spans(row["text"])
+        got = checker.score([row["text"][a:b] for a, b in spans], [row["evidence"]] * len(spans))
+        scored.append((spans, [p for p, _ in got]))
+    report["meta"].update(checker=checker.name, gate_threshold=checker.gate_threshold,
+                          seconds=round(time.perf_counter() - t0, 1))  # fmt: skip
+    report["dev"] = compare(rows, gold, scored, checker.gate_threshold)
+    print(json.dumps({"dev": report["dev"]}), flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
