@@ -29,6 +29,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 if TYPE_CHECKING:
     from favakit.contracts import Editor, EditRequest, EditResult, Verdict, Verifier
     from favakit.inference.factory import open_editor, open_verifier
+    from favakit.inference.gate import GateSettings
     from favakit.spec import ClientSpec
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "EditRequest",
     "EditResult",
     "Editor",
+    "GateSettings",
     "Verdict",
     "Verifier",
     "__version__",
@@ -49,6 +51,7 @@ _API = {
     "EditRequest": "favakit.contracts",
     "EditResult": "favakit.contracts",
     "Editor": "favakit.contracts",
+    "GateSettings": "favakit.inference.gate",
     "Verdict": "favakit.contracts",
     "Verifier": "favakit.contracts",
     "open_editor": "favakit.inference.factory",

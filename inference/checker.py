@@ -265,6 +265,12 @@ class Checker:
                     f"text, about {self.piece_words} of its {words} words")  # fmt: skip
         return None
 
+    @property
+    def marks_words(self) -> bool:
+        """Whether this checker has a token head (``token_head.pt``) to mark unsupported words
+        (:meth:`unsupported_spans`)."""
+        return (self.folder / "token_head.pt").exists()
+
     def _token_head(self) -> object:
         """The untyped token head (``token_head.pt``: a linear layer over the last hidden states,
         index 1 = unsupported), loaded on first use."""

@@ -24,22 +24,25 @@ The rule, sentence by sentence:
 * **unsupported**, without any edit: it is flagged (type ``unverifiable``, no fix offered, the
   text unchanged), so a wrong sentence the editor missed is still reported: at the runs of
   words the evidence never uses (:func:`~favakit.inference.gate_edits.unsupported_words`:
-  "moved to **Lisbon** in 1950"), or whole when the evidence uses every content word of it (a
-  swapped relation, a negation). ``flags="sentences"`` (``--gate-flags sentences``) flags every
+  "moved to **Lisbon** in 1950") and the words the checker's token head marks unsupported
+  (:func:`~favakit.inference.gate_edits.marked_words`), or whole when there are none (a
+  swapped relation, a negation, where the token head marks nothing). ``flags="sentences"`` (``--gate-flags sentences``) flags every
   such sentence whole. Nothing is deleted on the checker's word alone. ``flag_unsupported=False``
   turns this off.
 * **fixes are checked** (:func:`verify_fixes`; ``GatedEditor(check_fixes=False)``, ``favakit
   edit --gate-fixes unchecked``, turns it off): a sentence whose kept edits replace words is
   scored again as the fixes leave it; when the checker still finds it unsupported, its part up
   to the end of the last fix's clause is scored: if that part is supported the fixes stay and
-  the rest of the sentence is flagged, else its replacements become flags (no fix offered). A
+  the rest of the sentence is flagged (at its words the evidence never uses, as above), else its
+  replacements become flags (no fix offered). A
   fix whose words the evidence holds can still answer another question ("born on December 18"
   -> "February" where the evidence's February 18 is the death date and no whole date aligns):
   it is not offered;
 * **deletions are checked** too (:func:`verify_deletions`, with the same switch): a deletion
   of a sentence (eight words or more) is kept only when none of the facts it states (split by
-  favakit's rules: list items, relative clauses) is supported; otherwise it becomes a flag, so
-  a sentence that also holds a supported fact is reported, not deleted.
+  favakit's rules: list items, relative clauses) is supported; otherwise it becomes a flag (at
+  its words the evidence never uses, as above), so a sentence that also holds a supported fact
+  is reported, not deleted.
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -73,13 +76,14 @@ from favakit.inference.gate_edits import (
     evidence_swap,
     gate_result,
     grounded_fix,
+    marked_words,
     sentence_scores,
 )
 
 __all__ = [
     "FLAG_SPANS", "GateSettings", "GatedEditor", "JudgeScorer", "SentenceScorer", "check_edits",
-    "cite", "evidence_swap", "gate_result", "grounded_fix", "sentence_scores", "verify_deletions",
-    "verify_fixes",
+    "cite", "evidence_swap", "gate_result", "grounded_fix", "marked_words", "sentence_scores",
+    "verify_deletions", "verify_fixes",
 ]  # fmt: skip
 
 
@@ -147,12 +151,15 @@ class GatedEditor:
         results = self.editor.edit_many(reqs)
         topics = [r.topic for r in reqs]
         scored = sentence_scores(self.checker, results, topics)
+        marks: list[dict[int, list[tuple[int, int]]]] = [{} for _ in results]
+        if self.flag_unsupported and self.flags == "words":
+            marks = marked_words(self.checker, results, scored, self.threshold)
         gated = [
             r if s is None
             else gate_result(r, *s, self.threshold, self.flag_unsupported, topic=t,
-                             flags=self.flags)  # fmt: skip
-            for r, s, t in zip(results, scored, topics, strict=True)
+                             flags=self.flags, marked=m)  # fmt: skip
+            for r, s, t, m in zip(results, scored, topics, marks, strict=True)
         ]
         if self.check_fixes:
-            gated = check_edits(self.checker, gated, topics, self.threshold)
+            gated = check_edits(self.checker, gated, topics, self.threshold, self.flags)
         return gated

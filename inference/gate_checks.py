@@ -20,6 +20,7 @@ from favakit.inference.gate_edits import (
     cited,
     decontextualized,
     is_fix,
+    narrowed_flag,
     sentence_of,
     subject_of,
 )
@@ -50,26 +51,30 @@ def _fixed_clause(
     return (clause, cut.start()) if len(WORD.findall(clause)) >= 4 else None
 
 
-def _rest_flag(
-    result: EditResult, sentence: tuple[int, int], clause_end: int, score: float
-) -> EditSpan | None:
-    """A flag (no fix) on what follows a checked clause in its sentence, which the checker does
-    not find supported; None when nothing is left there or an edit already covers some of it."""
+def _rest_flags(
+    result: EditResult, sentence: tuple[int, int], clause_end: int, score: float, flags: str
+) -> list[EditSpan]:
+    """Flags (no fix) on what follows a checked clause in its sentence, which the checker does
+    not find supported (at its words the evidence never uses with ``flags="words"``,
+    :func:`~favakit.inference.gate_edits.narrowed_flag`); none when nothing is left there or an
+    edit already covers some of it."""
     original = result["original"]
     rest = original[clause_end : sentence[1]]
     start = clause_end + len(rest) - len(rest.lstrip(" ,;:"))
     end = clause_end + len(rest.rstrip(" .!?\n"))
     if end <= start or any(e["start"] < end and start < e["end"] for e in result["edits"]):
-        return None
+        return []
     flag: EditSpan = {"type": "unverifiable", "start": start, "end": end,
                       "wrong": original[start:end], "right": original[start:end],
                       "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
-    return cited(flag, original[slice(*sentence)], result.get("evidence", []))
+    passages = result.get("evidence", [])
+    return narrowed_flag(cited(flag, original[slice(*sentence)], passages), original, passages,
+                         flags=flags)  # fmt: skip
 
 
 def verify_fixes(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
-    threshold: float,
+    threshold: float, flags: str = "words",
 ) -> list[EditResult]:  # fmt: skip
     """Each gated result with its fixes checked: every sentence whose edits replace words (not
     flags, not deletions) is scored again as those edits leave it, decontextualized as the gate
@@ -77,7 +82,8 @@ def verify_fixes(
     ``threshold``), the sentence's part up to the end of the last fix's clause (the next comma,
     semicolon or colon; :func:`_fixed_clause`) is scored as well: when that part is supported,
     the fixes stay, flags inside that part are dropped, and the rest of the sentence is flagged
-    (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola");
+    (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola"; at
+    its words the evidence never uses with ``flags="words"``);
     otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
     citing the closest evidence sentence). Warnings count both."""
     sentences = Questions()  # key: (result, sentence)
@@ -108,6 +114,7 @@ def verify_fixes(
                         decontextualized(found[0], topics[i], result["original"]),
                         [e["text"] for e in result["evidence"]])  # fmt: skip
     rest_flags: dict[int, list[EditSpan]] = {}
+    rest_ends: dict[int, int] = {}  # sentence ends flagged, per result
     held: set[tuple[int, int]] = set()
     supported_clauses: dict[int, list[tuple[int, int]]] = {}
     for (i, n, p, end), q in clauses.answers(checker):
@@ -115,9 +122,10 @@ def verify_fixes(
             held.add((i, n))
             span = sentence_spans(results[i]["original"])[n]
             supported_clauses.setdefault(i, []).append((span[0], end))
-            flag = _rest_flag(results[i], span, end, p)
-            if flag is not None:
-                rest_flags.setdefault(i, []).append(flag)
+            rest = _rest_flags(results[i], span, end, p, flags)
+            if rest:
+                rest_flags.setdefault(i, []).extend(rest)
+                rest_ends[i] = rest_ends.get(i, 0) + 1
     unfixed: dict[int, set[int]] = {}
     for (i, n), _ in failed:
         if (i, n) not in held:
@@ -142,7 +150,7 @@ def verify_fixes(
             notes.append(f"{taken} fix(es) taken back: the checker finds the sentence "
                          f"unsupported with the fix as well; flagged with no fix")  # fmt: skip
         if rest_flags.get(i):
-            notes.append(f"{len(rest_flags[i])} sentence end(s) after a checked fix flagged: "
+            notes.append(f"{rest_ends[i]} sentence end(s) after a checked fix flagged: "
                          f"the fixed clause is supported, the rest is not")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
                   "warnings": [*result.get("warnings", []), *notes]}  # fmt: skip
@@ -164,14 +172,15 @@ def _facts_of(sentence: str, topic: str) -> list[str]:
 
 def verify_deletions(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
-    threshold: float,
+    threshold: float, flags: str = "words",
 ) -> list[EditResult]:  # fmt: skip
     """Each gated result with its sentence deletions checked: a deletion of at least
     :data:`_MIN_CHECKED_DELETION` words that starts its sentence is kept only when none of the
     facts it states (:func:`_facts_of`: "Some of his film credits include A, B and C" states
     three) is supported. Otherwise the deletion becomes a flag (no fix, the text kept): a
-    sentence that also says something the evidence supports is reported, not deleted. A warning
-    counts them."""
+    sentence that also says something the evidence supports is reported, not deleted (at its
+    words the evidence never uses with ``flags="words"``,
+    :func:`~favakit.inference.gate_edits.narrowed_flag`). A warning counts them."""
     facts = Questions()  # key: (result, edit)
     for i, result in enumerate(results):
         bodies = [p["text"] for p in result.get("evidence", [])]
@@ -191,8 +200,13 @@ def verify_deletions(
     out = list(results)
     for i, ks in kept_back.items():
         result = results[i]
-        edits = [cited(as_flag(e), e["wrong"], result["evidence"]) if k in ks else e
-                 for k, e in enumerate(result["edits"])]  # fmt: skip
+        edits: list[EditSpan] = []
+        for k, e in enumerate(result["edits"]):
+            if k not in ks:
+                edits.append(e)
+                continue
+            flag = cited(as_flag(e), e["wrong"], result["evidence"])
+            edits += narrowed_flag(flag, result["original"], result["evidence"], flags=flags)
         note = (f"{len(ks)} deletion(s) taken back: the checker finds a fact of the sentence "
                 f"supported; flagged with no fix")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
@@ -202,9 +216,10 @@ def verify_deletions(
 
 def check_edits(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
-    threshold: float,
+    threshold: float, flags: str = "words",
 ) -> list[EditResult]:  # fmt: skip
     """The second look at gated results, in the order the default pipeline takes it: deletions
-    checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`)."""
-    return verify_fixes(checker, verify_deletions(checker, results, topics, threshold), topics,
-                        threshold)  # fmt: skip
+    checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`); ``flags`` as the gate
+    flags (:data:`~favakit.inference.gate_edits.FLAG_SPANS`)."""
+    checked = verify_deletions(checker, results, topics, threshold, flags)
+    return verify_fixes(checker, checked, topics, threshold, flags)

@@ -18,11 +18,12 @@ from favakit.inference.date_fix import date_fix
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans
 
-# WORD, Questions, as_flag, cited, decontextualized, is_fix, sentence_of and subject_of are
-# shared with gate_checks
+# WORD, Questions, as_flag, cited, decontextualized, is_fix, narrowed_flag, sentence_of and
+# subject_of are shared with gate_checks
 __all__ = [
-    "FLAG_SPANS", "WORD", "Questions", "SentenceScorer", "as_flag", "checked_flags", "cite", "cited",
-    "decontextualized", "evidence_swap", "gate_result", "grounded_fix", "is_fix", "sentence_of",
+    "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "Questions", "SentenceScorer", "WordMarker",
+    "as_flag", "checked_flags", "cite", "cited", "decontextualized", "evidence_swap",
+    "gate_result", "grounded_fix", "is_fix", "marked_words", "narrowed_flag", "sentence_of",
     "sentence_scores", "subject_of", "unsupported_words",
 ]  # fmt: skip
 
@@ -32,11 +33,27 @@ __all__ = [
 FLAG_SPANS = ("words", "sentences")
 
 
+#: P(unsupported) above which a word the checker's token head marks is flagged too, beside the
+#: words the evidence never uses (chosen on the development split's span rows)
+TOKEN_THRESHOLD = 0.3
+
+
 def checked_flags(flags: str) -> str:
     """``flags`` when it is one of :data:`FLAG_SPANS`; else a ValueError that names them."""
     if flags not in FLAG_SPANS:
         raise ValueError(f"flags must be one of {', '.join(FLAG_SPANS)}, not {flags!r}")
     return flags
+
+
+class WordMarker(Protocol):
+    """A judge that can also mark the unsupported words of a text (the encoder
+    :class:`~favakit.inference.checker.Checker` with a token head): ``(start, end, P)`` spans."""
+
+    marks_words: bool
+
+    def unsupported_spans(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]], threshold: float = 0.5
+    ) -> list[list[tuple[int, int, float]]]: ...
 
 
 class SentenceScorer(Protocol):
@@ -199,6 +216,69 @@ def unsupported_words(
     return spans
 
 
+def _joined(spans: Sequence[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """``spans`` in order, those that overlap or have only spaces and commas between them
+    joined into one."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and not text[out[-1][1] : a].strip(" ,"):
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
+
+
+def narrowed_flag(
+    flag: EditSpan, text: str, passages: Sequence[Mapping[str, Any]],
+    marked: Sequence[tuple[int, int]] = (), flags: str = "words",
+) -> list[EditSpan]:  # fmt: skip
+    """``flag`` (a sentence or clause of ``text`` flagged with no fix) as the gate reports it:
+    with ``flags="words"``, one flag (the same type, score and citation) per run of its words the
+    evidence never uses (:func:`unsupported_words`) or ``marked`` gives; as it is when there are
+    none, or with ``flags="sentences"``."""
+    if checked_flags(flags) == "sentences":
+        return [flag]
+    words = _joined([*unsupported_words(text, (flag["start"], flag["end"]), passages),
+                     *(s for s in marked if flag["start"] <= s[0] and s[1] <= flag["end"])],
+                    text)  # fmt: skip
+    return [{**flag, "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]}
+            for a, b in words] or [flag]  # fmt: skip
+
+
+def marked_words(
+    judge: SentenceScorer, results: Sequence[EditResult],
+    scored: Sequence[tuple[Sequence[tuple[int, int]], Sequence[float]] | None], threshold: float,
+) -> list[dict[int, list[tuple[int, int]]]]:  # fmt: skip
+    """For each result, the words its judge's token head marks unsupported (P above
+    :data:`TOKEN_THRESHOLD`; :class:`WordMarker`) in each sentence the gate will flag: scored at
+    or below ``threshold`` and holding no edit. By sentence index, as spans of the result's
+    text; empty for a judge with no token head (the tuned Qwen judge) or a result not scored."""
+    out: list[dict[int, list[tuple[int, int]]]] = [{} for _ in results]
+    if not getattr(judge, "marks_words", False):
+        return out
+    asks: list[tuple[int, int, int]] = []  # (result, sentence, where the sentence starts)
+    texts: list[str] = []
+    evidence: list[list[str]] = []
+    for i, (result, s) in enumerate(zip(results, scored, strict=True)):
+        if s is None:
+            continue
+        spans, scores = s
+        text = result["original"]
+        edited = {sentence_of(spans, e["start"], e["end"]) for e in result.get("edits", [])}
+        for n, ((a, b), p) in enumerate(zip(spans, scores, strict=True)):
+            if p <= threshold and n not in edited and text[a:b].strip():
+                asks.append((i, n, a))
+                texts.append(text[a:b])
+                evidence.append([str(e.get("text", "")) for e in result.get("evidence", [])])
+    if not asks:
+        return out
+    marker: WordMarker = judge  # type: ignore[assignment]
+    found = marker.unsupported_spans(texts, evidence, TOKEN_THRESHOLD)
+    for (i, n, a), spans in zip(asks, found, strict=True):
+        out[i][n] = [(a + s, a + e) for s, e, _ in spans]
+    return out
+
+
 def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: str) -> EditSpan:
     """A deletion that leaves at most two words of its sentence deletes the whole sentence: a
     remnant such as "1970s." (of "He has appeared ... which began in the late 1970s.") is not a
@@ -254,11 +334,13 @@ def gate_result(
     result: EditResult, sentences: Sequence[tuple[int, int]], scores: Sequence[float],
     threshold: float, flag_unsupported: bool = True, keep_evidence_swaps: bool = False,
     topic: str | None = None, flags: str = "words",
+    marked: Mapping[int, Sequence[tuple[int, int]]] | None = None,
 ) -> EditResult:  # fmt: skip
     """``result`` gated by the rule of the module: edits inside supported sentences (score above
     ``threshold``) dropped, unsupported sentences without an edit flagged whole (with
-    ``flag_unsupported``; at the words the evidence never uses with ``flags="words"``, see
-    :data:`FLAG_SPANS`), each kept edit and flag with its sentence's ``checker_score`` and
+    ``flag_unsupported``; with ``flags="words"``, see :data:`FLAG_SPANS`, at the words the
+    evidence never uses and those ``marked`` gives for the sentence's index: spans of the text,
+    :func:`marked_words`), each kept edit and flag with its sentence's ``checker_score`` and
     ``cites``, and the corrected text made again from the kept edits. With
     ``keep_evidence_swaps``, an edit in a supported sentence is kept when it is an
     :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with), for
@@ -298,14 +380,13 @@ def gate_result(
         for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
             if score > threshold or n in edited or not text[a:b].strip():
                 continue
-            words = unsupported_words(text, (a, b), passages) if flags == "words" else []
-            for s, e in words or [(a, b)]:
-                flag: EditSpan = {"type": "unverifiable", "start": s, "end": e, "wrong": text[s:e],
-                                  "right": text[s:e], "flagged": True,
-                                  "checker_score": round(score, 4)}  # fmt: skip
-                kept.append(cited(flag, text[a:b], passages))
+            flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
+                              "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
+            flag = cited(flag, text[a:b], passages)
+            at = narrowed_flag(flag, text, passages, (marked or {}).get(n, []), flags)
+            kept += at
             flagged += 1
-            narrowed += bool(words)
+            narrowed += at != [flag]
     kept.sort(key=lambda e: (e["start"], e["end"]))
     gated: EditResult = {**result, "edits": kept}
     gated["corrected"] = apply_edits(text, kept)

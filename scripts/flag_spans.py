@@ -9,7 +9,8 @@ training data only, two ways:
 
 - ``dev``: the development rows (``scripts/llm_judge.py data``, carved from ``train/`` and
   ``train_spans/`` by source) that are span rows, each sentence scored by the gate's checker
-  and flagged as the gate flags it (at the checker's gate threshold, with no editor);
+  and flagged as the gate flags it (at the checker's gate threshold, with no editor), also with
+  the words the checker's token head marks (``words+tokens``, the default pipeline's rule);
 - ``oracle``: every unsupported span row of ``train_spans/``, with the sentences that hold
   marked words taken as the flagged ones (no model: the narrowing rule alone, on 20x the rows).
 
@@ -51,30 +52,44 @@ def marked(row: dict[str, Any]) -> set[int] | None:
     return gold or None
 
 
+def as_result(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` as an editor's result with nothing edited, its evidence as passages."""
+    return {"original": row["text"], "corrected": row["text"], "edits": [],
+            "evidence": [{"text": e} for e in row["evidence"]]}  # fmt: skip
+
+
 def flagged_chars(row: dict[str, Any], sentences: list[tuple[int, int]], scores: list[float],
-                  threshold: float, flags: str) -> set[int]:  # fmt: skip
-    """The characters the gate flags in ``row``'s text with nothing edited."""
+                  threshold: float, flags: str,
+                  marked: dict[int, list[tuple[int, int]]] | None = None) -> set[int]:  # fmt: skip
+    """The characters the gate flags in ``row``'s text with nothing edited (``marked``: the
+    token head's words by sentence, :func:`~favakit.inference.gate_edits.marked_words`)."""
     from favakit.inference.gate_edits import gate_result
 
-    result = {"original": row["text"], "corrected": row["text"], "edits": [],
-              "evidence": [{"text": e} for e in row["evidence"]]}  # fmt: skip
-    gated = gate_result(result, sentences, scores, threshold, flags=flags)  # type: ignore[arg-type]
+    gated = gate_result(as_result(row), sentences, scores, threshold, flags=flags,  # type: ignore[arg-type]
+                        marked=marked)  # fmt: skip
     return _chars(row["text"], [(e["start"], e["end"]) for e in gated["edits"]])
 
 
 def compare(rows: list[dict[str, Any]], gold: list[set[int]],
-            scored: list[tuple[list[tuple[int, int]], list[float]]], threshold: float
-            ) -> dict[str, Any]:  # fmt: skip
-    """Both flag rules' P/R/F1, over all rows and per source family (wice, summedits)."""
+            scored: list[tuple[list[tuple[int, int]], list[float]]], threshold: float,
+            marks: list[dict[int, list[tuple[int, int]]]] | None = None) -> dict[str, Any]:  # fmt: skip
+    """The flag rules' P/R/F1, over all rows and per source family (wice, summedits):
+    ``sentences``, ``words`` (the words the evidence never uses) and, given the token head's
+    ``marks``, ``words+tokens`` (the default: those and the marked words)."""
+    rules: list[tuple[str, str, bool]] = [("sentences", "sentences", False),
+                                          ("words", "words", False)]  # fmt: skip
+    if marks is not None:
+        rules.append(("words+tokens", "words", True))
     out: dict[str, Any] = {}
     for family in ("all", "wice", "summedits"):
         keep = [i for i, r in enumerate(rows) if family == "all" or r["source"].startswith(family)]
         if not keep:
             continue
         out[family] = {"rows": len(keep)}
-        for flags in ("sentences", "words"):
-            pred = [flagged_chars(rows[i], *scored[i], threshold, flags) for i in keep]
-            out[family][flags] = prf([gold[i] for i in keep], pred)
+        for name, flags, marked in rules:
+            pred = [flagged_chars(rows[i], *scored[i], threshold, flags,
+                                  marks[i] if marked and marks else None) for i in keep]  # fmt: skip
+            out[family][name] = prf([gold[i] for i in keep], pred)
     return out
 
 
@@ -107,6 +122,7 @@ def main() -> None:
 
     # dev: the development rows that are span rows, flagged where the gate's checker says
     from favakit.inference.factory import open_gate
+    from favakit.inference.gate_edits import marked_words
 
     dev_ids = [json.loads(line)["id"] for line in args.rows.open(encoding="utf-8")]
     rows = [span_rows[i] for i in dev_ids if i in span_rows and marked(span_rows[i]) is not None]
@@ -118,9 +134,11 @@ def main() -> None:
         spans = sentence_spans(row["text"])
         got = checker.score([row["text"][a:b] for a, b in spans], [row["evidence"]] * len(spans))
         scored.append((spans, [p for p, _ in got]))
-    report["meta"].update(checker=checker.name, gate_threshold=checker.gate_threshold,
+    at = checker.gate_threshold
+    marks = marked_words(checker, [as_result(r) for r in rows], scored, at)  # type: ignore[misc]
+    report["meta"].update(checker=checker.name, gate_threshold=at,
                           seconds=round(time.perf_counter() - t0, 1))  # fmt: skip
-    report["dev"] = compare(rows, gold, scored, checker.gate_threshold)
+    report["dev"] = compare(rows, gold, scored, at, marks)
     print(json.dumps({"dev": report["dev"]}), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")

@@ -17,6 +17,16 @@ def test_split_sentences_keeps_abbreviations_and_initials() -> None:
     ]
 
 
+def test_split_sentences_in_text_without_capitals() -> None:
+    # a line with no capital letter (chat, lower-cased corpora) ends sentences before small
+    # letters too, abbreviations kept; a line with capitals splits only before them
+    text = "i met mr. smith today. he was late! why? e.g. traffic.\nThe cat sat. the dog ran."
+    assert split_sentences(text) == [
+        "i met mr. smith today.", "he was late!", "why?", "e.g. traffic.",
+        "The cat sat. the dog ran.",
+    ]  # fmt: skip
+
+
 def test_split_sentences_non_ascii() -> None:
     assert split_sentences("Él nació en 1900. Über alles. Ünïcode") == [
         "Él nació en 1900.",

@@ -356,10 +356,13 @@ def test_a_fix_whose_clause_is_supported_stays_and_the_rest_is_flagged() -> None
     assert judge.asked == [text, "Ada Moss was born on July 27, 1942"]
     kept, rest = checked["edits"]
     assert kept == fix  # the fix stays; the flag inside the supported clause is dropped
-    assert rest["flagged"] and rest["wrong"] == rest["right"] == "in Boston"
-    assert original[rest["start"] : rest["end"]] == "in Boston" and rest["checker_score"] == 0.0
+    # the rest is flagged at the word the evidence never uses, or whole with flags="sentences"
+    assert rest["flagged"] and rest["wrong"] == rest["right"] == "Boston"
+    assert original[rest["start"] : rest["end"]] == "Boston" and rest["checker_score"] == 0.0
     assert checked["corrected"] == text
     assert checked["warnings"][-1].startswith("1 sentence end(s) after a checked fix flagged")
+    (whole,) = verify_fixes(judge, [result], ["Ada Moss"], 0.5, flags="sentences")
+    assert whole["edits"][1]["wrong"] == "in Boston"
     # when the clause is not supported either, the fix is taken back as before
     (back,) = verify_fixes(_ByText({}), [result], ["Ada Moss"], 0.5)
     assert [e.get("flagged") for e in back["edits"]] == [True, True]
@@ -387,10 +390,16 @@ def test_a_deleted_sentence_that_states_a_supported_fact_is_flagged_instead() ->
     assert judge.asked == ["Ada Moss' works hang in the Tate.",
                            "Ada Moss' works hang in the Louvre.",
                            "Ada Moss' works hang in the Prado."]  # fmt: skip
-    flag, kept = checked["edits"]
-    assert flag["flagged"] and flag["right"] == flag["wrong"] == deletion["wrong"]
-    assert flag["cites"]["sentence"] == "Two of Ada Moss's works hang in the Louvre."
+    # flagged at the words the evidence never uses, each flag citing what the sentence rests on
+    *flags, kept = checked["edits"]
+    assert [f["wrong"] for f in flags] == ["Tate", "Prado today"]
+    assert all(f["flagged"] and f["right"] == f["wrong"] for f in flags)
+    assert flags[0]["cites"]["sentence"] == "Two of Ada Moss's works hang in the Louvre."
     assert kept == short
+    # or the whole sentence, with flags="sentences"
+    (whole,) = verify_deletions(judge, [result], ["Ada Moss"], 0.5, flags="sentences")
+    flag = whole["edits"][0]
+    assert flag["flagged"] and flag["right"] == flag["wrong"] == deletion["wrong"]
     assert checked["corrected"] == text[: text.index("She sings.")].rstrip()
     assert checked["warnings"] == ["1 deletion(s) taken back: the checker finds a fact of the "
                                    "sentence supported; flagged with no fix"]  # fmt: skip
@@ -416,3 +425,60 @@ def test_the_shipped_checkers_gate_at_their_stored_gate_threshold() -> None:
 
     assert GatedEditor(None, Stored({})).threshold == 0.12  # type: ignore[arg-type]
     assert GatedEditor(None, Stored({}), threshold=0.3).threshold == 0.3  # type: ignore[arg-type]
+
+
+class _Marker(_ByText):
+    """A table judge that also marks words (the :class:`WordMarker` contract): the given words of
+    each text it is asked about, at P 0.9."""
+
+    marks_words = True
+
+    def __init__(self, table: dict[str, float], words: list[str]) -> None:
+        super().__init__(table)
+        self.words, self.marked = words, []  # type: ignore[var-annotated]
+
+    def unsupported_spans(self, texts, evidence, threshold=0.5):  # type: ignore[no-untyped-def]
+        self.marked += list(texts)
+        return [[(t.index(w), t.index(w) + len(w), 0.9) for w in self.words if w in t]
+                for t in texts]  # fmt: skip
+
+
+def test_the_token_heads_words_are_flagged_beside_the_words_the_evidence_never_uses() -> None:
+    from favakit.inference.gate import GatedEditor, marked_words
+
+    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in 1921."
+    evidence = [{"text": e["text"]} for e in EVIDENCE]
+    result: EditResult = {"original": text, "corrected": text, "edits": [], "evidence": evidence}
+    sentences = sentence_spans(text)
+    judge = _Marker({}, ["Chemistry"])
+    # only the sentence the gate will flag is marked: unsupported (0.1) and holding no edit
+    [marks] = marked_words(judge, [result], [(sentences, [0.9, 0.1])], 0.5)
+    start = text.index("Chemistry")
+    assert marks == {1: [(start, start + 9)]} and judge.marked == [text[sentences[1][0] :]]
+    edited: EditResult = {**result, "edits": [{"type": "entity", "start": start, "end": start + 9,
+                                               "wrong": "Chemistry", "right": "Physics"}]}  # fmt: skip
+    assert marked_words(judge, [edited], [(sentences, [0.9, 0.1])], 0.5) == [{}]
+    assert marked_words(_ByText({}), [result], [(sentences, [0.9, 0.1])], 0.5) == [{}]
+    # the marked word and the year the evidence never has: two flags, "in" between them
+    gated = gate_result(result, sentences, [0.9, 0.1], 0.5, marked=marks)
+    assert [e["wrong"] for e in gated["edits"]] == ["Chemistry", "1921"]
+    # a marked span that touches an unsupported word joins it
+    touching = {1: [(text.index("in 1921"), text.index("in 1921") + 2)]}
+    gated = gate_result(result, sentences, [0.9, 0.1], 0.5, marked=touching)
+    assert [e["wrong"] for e in gated["edits"]] == ["in 1921"]
+    # whole-sentence flags ignore the marks; so does GatedEditor, which asks for none then
+    whole = gate_result(result, sentences, [0.9, 0.1], 0.5, flags="sentences", marked=marks)
+    assert [e["wrong"] for e in whole["edits"]] == [text[sentences[1][0] :]]
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            return [{**result, "original": r.text} for r in requests]
+
+    table = {"Curie was born in Warsaw in 1867.": 0.9}
+    for flags, asked in (("words", 1), ("sentences", 0)):
+        judge = _Marker(table, ["Chemistry"])
+        gated_editor = GatedEditor(Editor(), judge, check_fixes=False, flags=flags)  # type: ignore[arg-type]
+        [got] = gated_editor.edit_many([{"text": text, "evidence": [e["text"] for e in EVIDENCE]}])
+        assert len(judge.marked) == asked and got["corrected"] == text
