@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 __all__ = [
+    "STOPWORDS",
     "count_tokens",
     "count_words",
     "pack_passages",
     "sentence_spans",
     "split_sentences",
-    "STOPWORDS",
     "tokenizer_counter",
     "tokenizer_lock",
     "undo_ptb",

@@ -146,6 +146,13 @@ class GatedEditor:
     def client(self) -> Any:  # what `favakit edit` prints as the editor's kind
         return getattr(self.editor, "client", None)
 
+    def _gated(
+        self, result: EditResult, scored: tuple[list[tuple[int, int]], list[float]],
+        topic: str | None, marked: dict[int, list[tuple[int, int]]],
+    ) -> EditResult:  # fmt: skip
+        return gate_result(result, *scored, self.threshold, self.flag_unsupported, topic=topic,
+                           flags=self.flags, marked=marked)  # fmt: skip
+
     def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]:
         reqs = [as_request(r, i) for i, r in enumerate(requests)]
         results = self.editor.edit_many(reqs)
@@ -155,9 +162,7 @@ class GatedEditor:
         if self.flag_unsupported and self.flags == "words":
             marks = marked_words(self.checker, results, scored, self.threshold)
         gated = [
-            r if s is None
-            else gate_result(r, *s, self.threshold, self.flag_unsupported, topic=t,
-                             flags=self.flags, marked=m)  # fmt: skip
+            r if s is None else self._gated(r, s, t, m)
             for r, s, t, m in zip(results, scored, topics, marks, strict=True)
         ]
         if self.check_fixes:

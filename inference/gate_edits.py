@@ -28,8 +28,9 @@ __all__ = [
 ]  # fmt: skip
 
 #: What an unsupported sentence the editor left alone is flagged at: ``words`` (the runs of
-#: words the evidence never uses, :func:`unsupported_words`; the whole sentence when it uses
-#: them all) or ``sentences`` (the whole sentence).
+#: words the evidence never uses, :func:`unsupported_words`, and those the checker's token head
+#: marks, :func:`marked_words`; the whole sentence when there are none) or ``sentences`` (the
+#: whole sentence).
 FLAG_SPANS = ("words", "sentences")
 
 
@@ -274,8 +275,8 @@ def marked_words(
         return out
     marker: WordMarker = judge  # type: ignore[assignment]
     found = marker.unsupported_spans(texts, evidence, TOKEN_THRESHOLD)
-    for (i, n, a), spans in zip(asks, found, strict=True):
-        out[i][n] = [(a + s, a + e) for s, e, _ in spans]
+    for (i, n, a), words in zip(asks, found, strict=True):
+        out[i][n] = [(a + s, a + e) for s, e, _ in words]
     return out
 
 
@@ -337,10 +338,10 @@ def gate_result(
     marked: Mapping[int, Sequence[tuple[int, int]]] | None = None,
 ) -> EditResult:  # fmt: skip
     """``result`` gated by the rule of the module: edits inside supported sentences (score above
-    ``threshold``) dropped, unsupported sentences without an edit flagged whole (with
-    ``flag_unsupported``; with ``flags="words"``, see :data:`FLAG_SPANS`, at the words the
-    evidence never uses and those ``marked`` gives for the sentence's index: spans of the text,
-    :func:`marked_words`), each kept edit and flag with its sentence's ``checker_score`` and
+    ``threshold``) dropped, unsupported sentences without an edit flagged (with
+    ``flag_unsupported``): whole with ``flags="sentences"``, else at the words the evidence
+    never uses and those ``marked`` gives for the sentence's index (spans of the text,
+    :func:`marked_words`; :func:`narrowed_flag`), each kept edit and flag with its sentence's ``checker_score`` and
     ``cites``, and the corrected text made again from the kept edits. With
     ``keep_evidence_swaps``, an edit in a supported sentence is kept when it is an
     :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with), for
@@ -401,7 +402,7 @@ def gate_result(
     if flagged:
         note = f"{flagged} sentence(s) the evidence does not support were flagged with no fix"
         if narrowed:
-            note += f" ({narrowed} at the words the evidence never uses)"
+            note += f" ({narrowed} at the words the evidence does not back)"
         notes.append(note)
     if notes:
         gated["warnings"] = [*result.get("warnings", []), *notes]

@@ -3,9 +3,9 @@ checker over the shipped encoder detector in tests/training/test_checker.py."""
 
 from __future__ import annotations
 
-from favakit.contracts import EditResult, EditSpan
 import pytest
 
+from favakit.contracts import EditResult, EditSpan
 from favakit.inference.gate import gate_result
 from favakit.inference.gate_edits import unsupported_words
 from favakit.text import sentence_spans
@@ -66,12 +66,15 @@ def test_an_unsupported_sentence_without_edits_is_flagged_and_left_unchanged() -
     gated = gate_result(result, sentences, [0.9, 0.1], threshold=0.5)
     assert gated["corrected"] == text  # a flag changes nothing
     [flag] = gated["edits"]
-    assert flag["flagged"] and flag["wrong"] == flag["right"] == "1921" == text[flag["start"] : flag["end"]]
+    assert (
+        flag["flagged"]
+        and flag["wrong"] == flag["right"] == "1921" == text[flag["start"] : flag["end"]]
+    )
     # it cites what its sentence rests on, as a whole-sentence flag does
     assert flag["cites"]["sentence"] == "In 1911 Curie won the Nobel Prize in Chemistry, alone."
     assert gated["warnings"][-1] == (
         "1 sentence(s) the evidence does not support were flagged with no fix (1 at the words the "
-        "evidence never uses)"
+        "evidence does not back)"
     )
     gated = gate_result(result, sentences, [0.9, 0.1], threshold=0.5, flags="sentences")
     assert gated["corrected"] == text
