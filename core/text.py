@@ -52,10 +52,6 @@ _ABBREV = {
 }  # fmt: skip
 # A candidate boundary: sentence-final punctuation (and closing quotes/brackets), then space.
 _BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=[\"'(\[“‘]?[A-Z0-9À-ÖØ-Þ])")
-# The same in a block with no capital letter at all (chat, transcripts, lower-cased corpora),
-# where a sentence may start with a small letter.
-_LOWER_BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=[\"'(\[“‘]?[a-z0-9ß-öø-ÿ])")
-_CAPITAL_RE = re.compile(r"[A-ZÀ-ÖØ-Þ]")
 
 Counter = Callable[[str], int]
 
@@ -99,16 +95,15 @@ def count_words(text: str) -> int:
 
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences; blank lines and line breaks always end a sentence. A sentence
-    ends at ``.``, ``!`` or ``?`` before a capital letter or a digit, or before a small letter in
-    a line with no capital letter at all ("the cat sat. the dog ran.")."""
+    ends at ``.``, ``!`` or ``?`` before a capital letter or a digit: lower-cased text ("the cat
+    sat. the dog ran.", FActScore's knowledge source) stays one sentence per line."""
     sentences: list[str] = []
     for block in re.split(r"\n+", text):
         block = block.strip()
         if not block:
             continue
         start = 0
-        boundary = _BOUNDARY_RE if _CAPITAL_RE.search(block) else _LOWER_BOUNDARY_RE
-        for m in boundary.finditer(block):
+        for m in _BOUNDARY_RE.finditer(block):
             end = m.end(1)
             words = block[start:end].split()
             last = words[-1].rstrip(".!?\"')]’”").lower() if words else ""

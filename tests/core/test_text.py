@@ -17,13 +17,13 @@ def test_split_sentences_keeps_abbreviations_and_initials() -> None:
     ]
 
 
-def test_split_sentences_in_text_without_capitals() -> None:
-    # a line with no capital letter (chat, lower-cased corpora) ends sentences before small
-    # letters too, abbreviations kept; a line with capitals splits only before them
-    text = "i met mr. smith today. he was late! why? e.g. traffic.\nThe cat sat. the dog ran."
+def test_split_sentences_needs_a_capital_or_a_digit_after_the_stop() -> None:
+    # lower-cased text (FActScore's knowledge source) is not split within a line: the gate's
+    # date fixes and the checkers' evidence cut were measured on it that way (docs/benchmarks.md,
+    # session 28)
+    text = "i met mr. smith today. he was late! 2 cats.\nThe cat sat. the dog ran."
     assert split_sentences(text) == [
-        "i met mr. smith today.", "he was late!", "why?", "e.g. traffic.",
-        "The cat sat. the dog ran.",
+        "i met mr. smith today. he was late!", "2 cats.", "The cat sat. the dog ran."
     ]  # fmt: skip
 
 
