@@ -305,8 +305,9 @@ class Checker:
                                          padding=True, return_tensors="pt",
                                          return_offsets_mapping=True)  # fmt: skip
                 offsets = enc.pop("offset_mapping").tolist()
-                got = self.model(**{k: v.to(self.device) for k, v in enc.items()},
-                                 output_hidden_states=True)  # fmt: skip
+                with self._autocast():
+                    got = self.model(**{k: v.to(self.device) for k, v in enc.items()},
+                                     output_hidden_states=True)  # fmt: skip
                 probs = torch.softmax(head(got.hidden_states[-1].float()), dim=-1)[..., 1].tolist()
                 for b, i in enumerate(idx):
                     for t, sid in enumerate(enc.sequence_ids(b)):

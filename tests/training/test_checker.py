@@ -116,6 +116,11 @@ def test_an_int8_checker_is_smaller_scores_alike_and_unpacks_for_plain_transform
     rough = half.score_pairs(pairs)
     assert all(abs(a - b) < 0.05 for a, b in zip(full, rough, strict=True))
     assert rough[0] > rough[1]
+    # the token head reads the bf16 model's hidden states the same way
+    plain_tokens = Checker(trained_checker, device="cpu", precision="fp32").token_scores(pairs)
+    for exact, near in zip(plain_tokens, half.token_scores(pairs), strict=True):
+        assert exact.keys() == near.keys() and exact
+        assert all(abs(exact[k] - near[k]) < 0.05 for k in exact)
     from favakit.deps import cpu_has_bf16
     from favakit.errors import UsageError
 
