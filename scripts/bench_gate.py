@@ -57,6 +57,21 @@ def shape(rows: list[dict[str, Any]], flagged: list[bool]) -> dict[str, float]:
     return {"supported_left_alone": left, "unsupported_flagged": caught, "balanced_accuracy": both}
 
 
+def scored_sentences(
+    checker: Any, rows: list[dict[str, Any]]
+) -> list[tuple[list[tuple[int, int]], list[float]]]:
+    """Each row's sentences (spans of its text) and the checker's P(supported) of each against
+    the row's evidence, the sentences as they stand (no pronoun resolved)."""
+    from favakit.text import sentence_spans
+
+    out = []
+    for row in rows:
+        spans = sentence_spans(row["text"])
+        got = checker.score([row["text"][a:b] for a, b in spans], [row["evidence"]] * len(spans))
+        out.append((spans, [p for p, _ in got]))
+    return out
+
+
 def gold_spans(name: str, row: dict[str, Any]) -> set[int] | None:
     """The characters of ``row``'s text marked unsupported, or None where the set marks none for
     it (a consistent summary, an fm2 claim)."""
@@ -103,7 +118,6 @@ def main() -> None:
     from favakit.inference.factory import open_editor, open_gate
     from favakit.inference.gate import check_edits, gate_result, marked_words
     from favakit.spec import ClientSpec
-    from favakit.text import sentence_spans
 
     checker = open_gate(args.checker or "checker")
     results: list[dict[str, Any]] = [{"meta": {
@@ -122,12 +136,7 @@ def main() -> None:
     check_seconds: dict[str, float] = {}
     for name, rows in data.items():
         t0 = time.perf_counter()
-        per_row = []
-        for r in rows:
-            spans = sentence_spans(r["text"])
-            scored = checker.score([r["text"][a:b] for a, b in spans], [r["evidence"]] * len(spans))
-            per_row.append((spans, [p for p, _ in scored]))
-        sentence_scores[name] = per_row
+        sentence_scores[name] = scored_sentences(checker, rows)
         check_seconds[name] = time.perf_counter() - t0
     for kind in args.editors.split(","):
         spec = ClientSpec(adapter=None if kind == "encoder" else args.adapter)

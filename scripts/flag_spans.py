@@ -32,6 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_checker import _chars, prf
+from bench_gate import scored_sentences
 
 SPAN_FILES = ("train_spans/summedits.jsonl", "train_spans/wice_tokens.jsonl")
 
@@ -129,11 +130,7 @@ def main() -> None:
     gold = [marked(r) or set() for r in rows]
     checker = open_gate(args.checker)
     t0 = time.perf_counter()
-    scored = []
-    for row in rows:
-        spans = sentence_spans(row["text"])
-        got = checker.score([row["text"][a:b] for a, b in spans], [row["evidence"]] * len(spans))
-        scored.append((spans, [p for p, _ in got]))
+    scored = scored_sentences(checker, rows)
     at = checker.gate_threshold
     marks = marked_words(checker, [as_result(r) for r in rows], scored, at)  # type: ignore[misc]
     report["meta"].update(checker=checker.name, gate_threshold=at,
