@@ -8,7 +8,14 @@ from types import ModuleType
 
 from favakit.errors import MissingDependencyError
 
-__all__ = ["cpu_has_bf16", "cuda_available", "is_available", "quiet_library_warnings", "require"]
+__all__ = [
+    "bf16_native",
+    "cpu_has_bf16",
+    "cuda_available",
+    "is_available",
+    "quiet_library_warnings",
+    "require",
+]
 
 # import name -> distribution name, where they differ
 _DIST = {"faiss": "faiss-cpu", "yaml": "pyyaml", "sklearn": "scikit-learn"}
@@ -40,6 +47,16 @@ def cpu_has_bf16() -> bool:
     except OSError:
         return False
     return any(f in flags.split() for f in ("avx512_bf16", "amx_bf16"))
+
+
+def bf16_native(device: str) -> bool:
+    """Whether ``device`` ("cpu", "cuda", "cuda:N", ...) multiplies bf16 natively: a CUDA GPU
+    that supports it, or a CPU with :func:`cpu_has_bf16`; what ``precision: auto`` decides by."""
+    if device.startswith("cuda"):
+        import torch
+
+        return bool(torch.cuda.is_bf16_supported())
+    return device == "cpu" and cpu_has_bf16()
 
 
 def require(module: str, extra: str, purpose: str = "") -> ModuleType:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.contracts import EditInput, Verdict, as_request
-from favakit.deps import cpu_has_bf16, require
+from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.int8 import pack_int8, unpack_int8
@@ -343,13 +343,7 @@ def _use_bf16(precision: str, device: str) -> bool:
     at most 0.03, and 2 decisions of 2,201 flipped, at 2.4x the speed: docs/benchmarks.md)."""
     if precision not in ("auto", "fp32", "bf16"):
         raise UsageError(f"precision {precision!r}: expected auto, fp32 or bf16")
-    if precision != "auto":
-        return precision == "bf16"
-    if device.startswith("cuda"):
-        import torch
-
-        return bool(torch.cuda.is_bf16_supported())
-    return device == "cpu" and cpu_has_bf16()
+    return precision == "bf16" or (precision == "auto" and bf16_native(device))
 
 
 def _flagged_words(

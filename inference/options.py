@@ -111,8 +111,8 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--gate-flags", default="words", choices=["words", "sentences"],
         help="what an unsupported sentence the editor left alone is flagged at: words (the "
-        "default: the runs of words the evidence never uses, the whole sentence when it uses "
-        "them all) or sentences (the whole sentence)",
+        "default: the runs of words the evidence never uses and those the checker's token head "
+        "marks; the whole sentence when there are none) or sentences (the whole sentence)",
     )  # fmt: skip
 
 

@@ -48,7 +48,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from favakit.deps import require
+from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.checker import CONFIG_NAME, Checker, fit_evidence
 from favakit.training import runtime
@@ -214,10 +214,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    bf16 = cfg.precision == "bf16" or (
-        cfg.precision == "auto"
-        and (runtime.cpu_has_bf16() if device == "cpu" else bool(torch.cuda.is_bf16_supported()))
-    )
+    bf16 = cfg.precision == "bf16" or (cfg.precision == "auto" and bf16_native(device))
     if device == "cpu":
         runtime.return_freed_memory()
     from favakit.retrieval.encoder import resolve_encoder

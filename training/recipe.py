@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.config import dump_config
-from favakit.deps import cuda_available, quiet_library_warnings, require
+from favakit.deps import cpu_has_bf16, cuda_available, quiet_library_warnings, require
 from favakit.errors import UsageError
 from favakit.records import share_like_open
 from favakit.training import runtime
@@ -68,7 +68,7 @@ def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool, bool]:
     # run holds its frozen base in bf16 and the adapter in fp32: 2.3x the tokens/s of fp32 and
     # half the memory on the project's 2-core EPYC (docs/benchmarks.md).
     base_bf16 = cfg.method == "lora" and (
-        cfg.precision == "bf16" or (cfg.precision == "auto" and runtime.cpu_has_bf16())
+        cfg.precision == "bf16" or (cfg.precision == "auto" and cpu_has_bf16())
     )
     return device, False, base_bf16
 

@@ -11,10 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from favakit.deps import cpu_has_bf16
-
 __all__ = [
-    "cpu_has_bf16",
     "encoder_lora",
     "log_record",
     "peak_memory_mb",
