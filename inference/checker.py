@@ -22,7 +22,9 @@ training reading scored better for both shipped checkers and is several times fa
 ``warnings``. The gate of checker-gated editing reads as ``gate_evidence_reading`` says, where
 ``checker.json`` sets it (both shipped checkers: ``pieces``, the reading their gate threshold
 was chosen with, and the better one by the gate's own rule). FEVER's tokenisation is undone on
-the way in. Where the device multiplies bf16 natively, the sequence head runs under bf16
+the way in. A year the evidence contradicts (:mod:`~favakit.inference.year_check`: "1921" where
+the matching evidence sentence says "1911") caps the score, a rule beneath the model, which
+reads years a digit apart as alike. Where the device multiplies bf16 natively, the sequence head runs under bf16
 autocast, as in training (``precision``). The decision threshold was chosen on the training data's development split and is stored in
 ``checker.json`` with the model, and so is the gate's (``gate_threshold``, where it differs:
 chosen on the same split for checker-gated editing, supported sentences left alone first).
@@ -42,6 +44,7 @@ from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.int8 import pack_int8, unpack_int8
+from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
 from favakit.text import split_sentences, undo_ptb
 
 __all__ = [
@@ -192,6 +195,9 @@ class Checker:
         if self.reading not in READINGS:
             raise UsageError(f"evidence reading {self.reading!r}: expected one of {READINGS}")
         self.name = str(self.config.get("name", folder.name))
+        # a year the evidence contradicts caps the score (year_check.py); "year_check": false
+        # in checker.json leaves the model's score alone
+        self.year_check = bool(self.config.get("year_check", True))
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.bf16 = _use_bf16(precision, self.device)
         self.batch_size = batch_size
@@ -231,7 +237,9 @@ class Checker:
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
     ) -> list[tuple[float, int]]:
         """(P(supported), passes read) per text: one pass over the evidence cut to the sentences
-        closest to the text (``selected``), or the best of its pieces' scores (``pieces``)."""
+        closest to the text (``selected``), or the best of its pieces' scores (``pieces``); at
+        most :data:`~favakit.inference.year_check.CONFLICT_SCORE` where the evidence contradicts
+        a year of the text (:meth:`conflict`)."""
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
@@ -249,7 +257,14 @@ class Checker:
         for n, p in zip(owner, self.score_pairs(jobs), strict=True):
             best[n] = max(best[n], p)
             count[n] += 1
+        for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
+            if best[n] > CONFLICT_SCORE and self.conflict(t, ev):
+                best[n] = CONFLICT_SCORE
         return list(zip(best, count, strict=True))
+
+    def conflict(self, text: str, evidence: Sequence[str]) -> YearConflict | None:
+        """The year of ``text`` its evidence contradicts, where this checker looks for one."""
+        return year_conflict(text, evidence) if self.year_check else None
 
     def _autocast(self) -> Any:
         return self._torch.autocast(self.device.split(":")[0], dtype=self._torch.bfloat16,
@@ -385,11 +400,12 @@ class CheckerVerifier:
         evidence = [[e.text for e in r.evidence or []] for r in reqs]
         scored = self.checker.score([r.text for r in reqs], evidence)
         out: list[Verdict] = []
-        for (p, n), ev in zip(scored, evidence, strict=True):
+        for (p, n), req, ev in zip(scored, reqs, evidence, strict=True):
             verdict: Verdict = {"supported": p > self.threshold, "score": round(p, 4),
                                 "judge": self.model}  # fmt: skip
-            note = self.checker.reading_note(ev, n)
-            if note:
-                verdict["warnings"] = [note]
+            conflict = self.checker.conflict(req.text, ev)
+            notes = [self.checker.reading_note(ev, n), conflict.note() if conflict else None]
+            if any(notes):
+                verdict["warnings"] = [note for note in notes if note]
             out.append(verdict)
         return out

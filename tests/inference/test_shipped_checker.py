@@ -90,6 +90,31 @@ def test_verdicts_read_the_evidence_closest_to_the_claim_and_the_gate_reads_it_i
     assert best == pytest.approx(max(gate.score_pairs([(claim, p) for p in parts])), abs=2e-4)
 
 
+def test_a_year_the_evidence_contradicts_caps_the_checkers_score_and_the_verdict_says_why() -> None:
+    """Years a digit apart look alike to the encoders (the MiniLM checker gives this claim 0.88,
+    the mpnet checker 1921 against 1911 0.99): the year rule (inference/year_check.py) caps the
+    score; ``year_check: false`` in checker.json turns it off."""
+    from favakit.inference.factory import open_verifier
+    from favakit.inference.year_check import CONFLICT_SCORE
+
+    verifier = open_verifier("checker", checker="checker")
+    claim = "Albert Einstein was born in Ulm on 14 March 1878."
+    evidence = ["Albert Einstein was born in Ulm on 14 March 1879."]
+    (verdict,) = verifier.verify([{"text": claim, "evidence": evidence}])
+    assert verdict["supported"] is False and verdict["score"] == CONFLICT_SCORE
+    assert verdict["warnings"] == [
+        'year contradicted: the text says 1878 where the evidence says 1879 ("Albert Einstein was '
+        f'born in Ulm on 14 March 1879."); P(supported) at most {CONFLICT_SCORE}'
+    ]
+    (right,) = verifier.verify([{"text": evidence[0], "evidence": evidence}])
+    assert right["supported"] is True and "warnings" not in right
+    checker = verifier.checker  # type: ignore[attr-defined]
+    checker.year_check = False
+    ((raw, _),) = checker.score([claim], [evidence])
+    assert raw == pytest.approx(checker.score_pairs([(claim, evidence[0])])[0], abs=1e-6)
+    assert raw > checker.threshold  # what the model alone says
+
+
 def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
     """`favakit serve --verify-judge checker`: /v1/verify over loopback, answered by the
     shipped checker loaded beside the editor being served."""

@@ -1,0 +1,134 @@
+"""A year the evidence contradicts: a rule beneath the checker's score.
+
+The encoder checkers read "won the Nobel Prize in Chemistry in 1921" against "... in 1911" as
+supported (mpnet: P 0.99): years a digit apart look alike to them. A sentence of the text is
+contradicted here when it gives a year as an exact date (:func:`exact_years`: not a decade, a
+bound such as "before 2005", part of a name, or in a negated sentence) that the evidence never
+gives, while the evidence sentence sharing the most of its content words (at least half of them,
+and two) gives another year that the text sentence does not. The checker then scores the text
+at most :data:`CONFLICT_SCORE` and says why (:meth:`YearConflict.note`).
+
+Chosen on training data only (``scripts/year_rule.py``; docs/benchmarks.md, session 29): on
+every row of the training files the rule fires on 480 unsupported rows and 9 supported ones
+(36 before :func:`exact_years` set decades, bounds, names and negations aside); on the
+development split on 23 rows, all unsupported. Of the development split's supported rows with a
+year the evidence gives, that year moved by 1 or 10 (256 claims), the mpnet checker rejects 242
+alone and 250 with the rule, the MiniLM checker 209 and 247. Other numbers (counts, amounts)
+were tried and left out: written in words or with units in the evidence, they raised false
+alarms on supported rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from favakit.text import STOPWORDS, split_sentences, undo_ptb
+
+__all__ = [
+    "CONFLICT_SCORE",
+    "YearConflict",
+    "exact_years",
+    "numbers_in",
+    "year_conflict",
+    "years_in",
+]
+
+#: The highest P(supported) a text with a contradicted year keeps: none of the 23 development
+#: rows the rule fires on is supported.
+CONFLICT_SCORE = 0.02
+
+_NUMBER = re.compile(r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w,]\d|\w)")
+_YEAR = re.compile(r"(?:1\d|20)\d\d")
+# "1911-12", "1999–2000": the second year of a range written short
+_SHORT_RANGE = re.compile(r"(?<![\w.,])((?:1\d|20)\d\d)\s*(?:--?|[\u2013\u2014/])\s*(\d\d)(?!\w)")
+_WORD = re.compile(r"[^\W\d_]+")
+# a year that is not an exact date of the text: a decade ("the 1970's"), a bound ("before 2005",
+# "1992 or later"), part of a name ("Blade Runner 2049"); and a negated sentence
+_DECADE_AFTER = re.compile(r"\s?['\u2019]?s\b")
+_BOUND_BEFORE = re.compile(
+    r"\b(?:before|after|until|till|since|by|prior to|earlier than|later than|around|circa|"
+    r"about|approximately|as early as|as late as|no later than)\s+(?:the\s+)?(?:year\s+)?$",
+    re.IGNORECASE,
+)
+_BOUND_AFTER = re.compile(
+    r"\s*(?:or|and)\s+(?:later|earlier|before|after)\b|\s+onwards?\b", re.IGNORECASE
+)
+_NAME_BEFORE = re.compile(r"\b([A-Z][\w-]*)\s+$")
+_NEGATION = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.IGNORECASE)
+_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
+                "september", "october", "november", "december")  # fmt: skip
+_MONTHS = frozenset(_MONTH_NAMES) | {m[:3] for m in _MONTH_NAMES} | {"sept"}
+
+
+class YearConflict(NamedTuple):
+    """The text's year, the other years of the evidence sentence that matches it, that sentence."""
+
+    year: str
+    evidence_years: tuple[str, ...]
+    sentence: str
+
+    def note(self) -> str:
+        """What a verdict says of it."""
+        others = ", ".join(self.evidence_years)
+        return (f"year contradicted: the text says {self.year} where the evidence says {others} "
+                f"(\"{self.sentence}\"); P(supported) at most {CONFLICT_SCORE}")  # fmt: skip
+
+
+def numbers_in(text: str) -> list[str]:
+    """The numbers ``text`` writes in digits, separators dropped ("2,000" -> "2000"), and the
+    second year of a range written short ("1911-12" -> "1912")."""
+    found = [m.group().replace(",", "") for m in _NUMBER.finditer(text)]
+    for m in _SHORT_RANGE.finditer(text):
+        found.append(m.group(1)[:2] + m.group(2))
+    return found
+
+
+def years_in(text: str) -> list[str]:
+    """The numbers of ``text`` that may be years (1000 to 2099)."""
+    return [n for n in numbers_in(text) if _YEAR.fullmatch(n)]
+
+
+def exact_years(sentence: str) -> list[str]:
+    """The years a sentence gives as exact dates: not a decade, a bound or part of a name, and
+    none where the sentence is negated (the rule leaves those to the model)."""
+    if _NEGATION.search(sentence):
+        return []
+    found = []
+    for m in _NUMBER.finditer(sentence):
+        year, before, after = m.group(), sentence[: m.start()], sentence[m.end() :]
+        if not _YEAR.fullmatch(year) or _DECADE_AFTER.match(after) or _BOUND_AFTER.match(after):
+            continue
+        if _BOUND_BEFORE.search(before):
+            continue
+        name = _NAME_BEFORE.search(before)
+        if name and name.group(1).lower() not in STOPWORDS | _MONTHS:
+            continue
+        found.append(year)
+    return found
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
+
+
+def year_conflict(text: str, evidence: Sequence[str]) -> YearConflict | None:
+    """The first sentence of ``text`` whose year the evidence contradicts (module doc), or None."""
+    passages = [undo_ptb(e) for e in evidence]
+    given = {n for p in passages for n in numbers_in(p)}
+    sentences = [s for p in passages for s in split_sentences(p)]
+    for claim in split_sentences(undo_ptb(text)):
+        new = [y for y in exact_years(claim) if y not in given]
+        words = _content_words(claim)
+        if not new or not words or not sentences:
+            continue
+        shared, best = max(((len(words & _content_words(s)), s) for s in sentences),
+                           key=lambda pair: pair[0])  # fmt: skip
+        if shared < max(2, len(words) / 2):
+            continue
+        mine = set(numbers_in(claim))
+        others = tuple(dict.fromkeys(y for y in years_in(best) if y not in mine))
+        if others:
+            return YearConflict(new[0], others, best)
+    return None

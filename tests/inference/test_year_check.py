@@ -1,0 +1,103 @@
+"""The year rule beneath the checker's score (inference/year_check.py): pure text, no model."""
+
+from __future__ import annotations
+
+from favakit.inference.year_check import CONFLICT_SCORE, year_conflict
+
+NOBEL = "Marie Curie won the Nobel Prize in Chemistry in 1911."
+
+
+def test_a_year_the_matching_evidence_sentence_gives_otherwise_is_contradicted() -> None:
+    found = year_conflict("Marie Curie won the Nobel Prize in Chemistry in 1921.", [NOBEL])
+    assert found is not None
+    assert (found.year, found.evidence_years, found.sentence) == ("1921", ("1911",), NOBEL)
+    assert "1921" in found.note() and "1911" in found.note() and str(CONFLICT_SCORE) in found.note()
+
+
+def test_a_year_the_evidence_gives_anywhere_is_not_contradicted() -> None:
+    assert year_conflict("Marie Curie won the Nobel Prize in Chemistry in 1911.", [NOBEL]) is None
+    # given in another passage, in a range written short, or as a number with a separator
+    assert year_conflict("She won it again in 1921.", [NOBEL, "Curie won again in 1921."]) is None
+    assert (
+        year_conflict(
+            "Curie won the Chemistry prize in 1912.", ["Curie won the Chemistry prize in 1911-12."]
+        )
+        is None
+    )
+    assert (
+        year_conflict(
+            "The firm paid 2000 dollars in fines in 2019.",
+            ["The firm paid 2,000 dollars in fines in 2019."],
+        )
+        is None
+    )
+
+
+def test_the_rule_needs_an_evidence_sentence_about_the_same_thing() -> None:
+    # the only sentence with another year shares fewer than half of the claim's content words
+    evidence = ["Curie moved to Paris in 1891 to study physics and mathematics at the Sorbonne."]
+    assert year_conflict("Curie received the Nobel Prize in Chemistry in 1921.", evidence) is None
+    # a matching sentence without another year: nothing contradicts, the model decides
+    assert (
+        year_conflict(
+            "Curie won the Nobel Prize in Chemistry in 1921.",
+            ["Curie won the Nobel Prize in Chemistry."],
+        )
+        is None
+    )
+    # numbers that are not years are left to the model
+    assert (
+        year_conflict(
+            "The company had 300 employees in 2019.", ["The company had 200 employees in 2019."]
+        )
+        is None
+    )
+
+
+def test_each_sentence_of_a_text_is_matched_on_its_own() -> None:
+    text = "Albert Einstein developed the theory of relativity. He was born in Ulm in 1897."
+    evidence = [
+        "Albert Einstein developed the theory of relativity.",
+        "Einstein was born in Ulm in 1879.",
+    ]
+    found = year_conflict(text, evidence)
+    assert found is not None and (found.year, found.evidence_years) == ("1897", ("1879",))
+    # a year the text gives itself is not another year: only the one that differs counts
+    both = year_conflict(
+        "Einstein was born in 1879 and died in 1956.",
+        ["Einstein was born in 1879 and died in 1955."],
+    )
+    assert both is not None and (both.year, both.evidence_years) == ("1956", ("1955",))
+
+
+def test_only_years_given_as_exact_dates_count() -> None:
+    """Chosen on the training files' rows (model-free): these forms were most of the supported
+    rows the rule fired on."""
+    from favakit.inference.year_check import exact_years
+
+    assert exact_years("In 1921, she won it again, and in 1922.") == ["1921", "1922"]
+    assert exact_years("He was born on 14 March 1879.") == ["1879"]
+    assert exact_years("She was born in the 1970's.") == []  # a decade
+    assert exact_years("Anne Rice was born in the 1940 's.") == []
+    assert exact_years("It was released before 2005.") == []  # a bound
+    assert exact_years("She was born in 1992 or later.") == []
+    assert exact_years("Harrison Ford stars in Blade Runner 2049.") == []  # part of a name
+    assert exact_years("Halsey did not sign a contract in 2018.") == []  # negated: the model's
+    evidence = ["Anne Rice (born October 4, 1941) is an American author."]
+    assert year_conflict("Anne Rice was born in the 1940's.", evidence) is None
+    found = year_conflict("Anne Rice was born on October 4, 1944.", evidence)
+    assert found is not None and found.year == "1944"
+
+
+def test_numbers_are_read_with_their_separators_and_short_ranges() -> None:
+    from favakit.inference.year_check import numbers_in
+
+    assert numbers_in("paid $2,000 in 2019, then 1.5") == ["2000", "2019", "1.5"]
+    assert numbers_in("second in 1983 -- 84 and 1911-12") == [
+        "1983",
+        "84",
+        "1911",
+        "12",
+        "1984",
+        "1912",
+    ]
