@@ -20,6 +20,7 @@ Each stage that takes more than a few seconds shows its progress, rate and time 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 import time
 from importlib.resources import files
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from favakit.inference.gate import GateSettings
 
-__all__ = ["demo_texts", "run_demo"]
+__all__ = ["build_demo_knowledge", "demo_texts", "run_demo"]
 
 
 def _data(name: str) -> Path:
@@ -51,6 +52,21 @@ def demo_texts() -> list[dict[str, Any]]:
 
 
 CHUNK = 8  # texts edited together (the in-process batch), between progress lines
+
+
+def build_demo_knowledge(folder: Path) -> tuple[Path, Path, int, int]:
+    """The demo's knowledge source (``kb.db``) and BM25 index (``bm25/``) in ``folder``, built
+    afresh each run, so a second ``make demo`` rebuilds the first one's index instead of stopping
+    at it. Returns the two paths and the numbers of articles and passages."""
+    from favakit.retrieval.index import build_index
+    from favakit.retrieval.kb import build_kb
+
+    kb_path, index = folder / "kb.db", folder / "bm25"
+    stats = build_kb(_data("kb.jsonl"), kb_path)
+    if (index / "meta.json").exists():  # an index this demo built before; anything else stays
+        shutil.rmtree(index)
+    build_index(kb_path, index, kind="bm25")
+    return kb_path, index, stats.documents, stats.passages
 
 
 def _say(out: TextIO, line: str = "") -> None:
@@ -86,8 +102,6 @@ def run_demo(
     from favakit.progress import Progress
     from favakit.records import write_jsonl_atomic
     from favakit.retrieval.evidence import TopicRetriever
-    from favakit.retrieval.index import build_index
-    from favakit.retrieval.kb import build_kb
     from favakit.spec import ClientSpec
     from favakit.tags import parse
     from favakit.text import split_sentences
@@ -98,10 +112,8 @@ def run_demo(
     t0 = time.perf_counter()
 
     _say(out, "== 1. a knowledge source from the demo passages, and a BM25 index over it")
-    kb_path = folder / "kb.db"
-    stats = build_kb(_data("kb.jsonl"), kb_path)
-    build_index(kb_path, folder / "bm25", kind="bm25")
-    _say(out, f"{stats.documents} articles, {stats.passages} passages -> {kb_path}")
+    kb_path, index, documents, passages = build_demo_knowledge(folder)
+    _say(out, f"{documents} articles, {passages} passages -> {kb_path}")
 
     if backend == "encoder":
         _say(out, "\n== 2. the encoder detector on texts with planted errors")
@@ -111,7 +123,7 @@ def run_demo(
         ClientSpec(model=model, adapter=adapter),
         "encoder" if backend == "encoder" else "generative",
         settings=EditorSettings(k=2),
-        index=[str(folder / "bm25")],
+        index=[str(index)],
         kb=str(kb_path),
         detector=detector,
         gate=gate,

@@ -32,3 +32,17 @@ def test_demo_runs_end_to_end(tiny_adapter: Path, tmp_path: Path) -> None:
     assert len(results) == 2 and all(r["evidence"] for r in results)  # evidence from the demo KB
     assert json.loads((tmp_path / "demo" / "demo.json").read_text()) == figures
     assert 0 <= figures["factscore_before"] <= 1 and figures["texts"] == 2
+
+
+def test_a_second_demo_run_rebuilds_its_knowledge_source_and_index(tmp_path: Path) -> None:
+    """`make demo` twice: the second run used to stop at the first run's finished index."""
+    from favakit.demo import build_demo_knowledge
+    from favakit.retrieval.search import Searcher
+
+    first = build_demo_knowledge(tmp_path)
+    stamp = (first[1] / "meta.json").stat().st_mtime_ns
+    second = build_demo_knowledge(tmp_path)
+    assert second == first and second[2:] == (30, 30)
+    assert (second[1] / "meta.json").stat().st_mtime_ns >= stamp
+    (hits,) = Searcher([second[1]], kb=second[0]).search_many(["Eiffel Tower"], k=1)
+    assert hits and "Eiffel" in hits[0].title

@@ -101,3 +101,15 @@ def test_numbers_are_read_with_their_separators_and_short_ranges() -> None:
         "1984",
         "1912",
     ]
+
+
+def test_a_year_in_a_passage_about_something_else_does_not_back_the_text() -> None:
+    """Retrieved evidence holds passages of several articles: the demo's Einstein passage gives
+    1921 (his Physics prize), which says nothing of Curie's Chemistry prize."""
+    einstein = "Albert Einstein received the 1921 Nobel Prize in Physics."
+    curie = "Marie Curie was born in Warsaw. In 1911 she won the Nobel Prize in Chemistry alone."
+    text = "She won the Nobel Prize in Chemistry in 1921 for discovering polonium and radium."
+    found = year_conflict(text, [einstein, curie])
+    assert found is not None and (found.year, found.evidence_years) == ("1921", ("1911",))
+    # the same year in the matching sentence's own passage backs it
+    assert year_conflict(text, [einstein, curie + " She visited Warsaw in 1921."]) is None
