@@ -20,6 +20,11 @@ left as it is. A deletion holding a date the evidence gives another value for be
 date's fix instead. Dates are ``Month D, YYYY``, ``D Month YYYY`` and ``Month YYYY`` (month names
 in full or as three-letter abbreviations, any case); the fix is written the way the sentence
 writes its date (order, day or none, a capitalized full month name).
+
+A year alone is fixed by :func:`year_fix`: where the year rule beneath the checker
+(:func:`~favakit.inference.year_check.year_conflict`) finds the sentence's year contradicted and
+the matching evidence sentence gives exactly one other year, an edit or flag holding that year
+(a deletion or flag of the whole sentence, an edit of the year) becomes the year's fix.
 """
 
 from __future__ import annotations
@@ -31,9 +36,10 @@ from typing import Any, NamedTuple
 
 from favakit.contracts import EditSpan
 from favakit.inference.checker import shared_words
+from favakit.inference.year_check import year_conflict
 from favakit.text import sentence_spans
 
-__all__ = ["Date", "date_fix", "dates_in", "evidence_dates"]
+__all__ = ["Date", "date_fix", "dates_in", "evidence_dates", "year_fix"]
 
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")  # fmt: skip
@@ -197,4 +203,25 @@ def date_fix(
                            "right": found.written_like(date)}  # fmt: skip
         fixed.pop("flagged", None)
         return fixed
+    return None
+
+
+def year_fix(
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]]
+) -> EditSpan | None:
+    """``edit`` (a fix, deletion or flag, offsets in ``text``) as the fix of its sentence's year
+    that the evidence contradicts (:func:`~favakit.inference.year_check.year_conflict`), when
+    the matching evidence sentence gives exactly one other year and ``edit`` holds the year
+    (``"1921"`` -> ``"1911"``, typed ``entity``); None otherwise."""
+    a, b = sentence
+    found = year_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
+    if found is None or len(found.evidence_years) != 1:
+        return None
+    for m in re.finditer(rf"(?<![\w.,]){found.year}(?!\w)", text[a:b]):
+        start, end = a + m.start(), a + m.end()
+        if edit["start"] <= start and end <= edit["end"]:
+            fixed: EditSpan = {**edit, "type": "entity", "start": start, "end": end,
+                               "wrong": found.year, "right": found.evidence_years[0]}  # fmt: skip
+            fixed.pop("flagged", None)
+            return fixed
     return None

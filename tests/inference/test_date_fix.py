@@ -95,3 +95,48 @@ def test_a_deleted_sentence_with_a_wrong_date_is_corrected_instead() -> None:
     # another person's birth date is not hers: the deletion stays the gate's to judge
     assert date_fix(deletion, text, (start, len(text)), [OTHER], subject="Ada Moss") is None
     assert date_fix(deletion, text, (start, len(text)), [OTHER]) is not None  # whose, unknown
+
+
+NOBEL = "Marie Curie was born in Warsaw. She won the Nobel Prize in Chemistry in 1921 for radium."
+CURIE = {"title": "Marie Curie", "text": "In 1911 she won the Nobel Prize in Chemistry alone, for "
+         "discovering the elements polonium and radium."}  # fmt: skip
+
+
+def test_a_year_the_evidence_contradicts_is_fixed_from_a_deletion_a_flag_or_an_edit_of_it() -> None:
+    from favakit.inference.date_fix import year_fix
+
+    second = (NOBEL.index("She"), len(NOBEL))
+    sentence = NOBEL[second[0] :]
+    deletion: EditSpan = {"type": "unverifiable", "start": second[0], "end": second[1],
+                          "wrong": sentence, "right": ""}  # fmt: skip
+    flag: EditSpan = {**deletion, "right": sentence, "flagged": True}
+    for edit in (deletion, flag, _edit(NOBEL, "1921"), _edit(NOBEL, "1921", "14")):
+        fixed = year_fix(edit, NOBEL, second, [CURIE])
+        assert fixed is not None, edit
+        assert (fixed["type"], fixed["wrong"], fixed["right"]) == ("entity", "1921", "1911")
+        assert NOBEL[fixed["start"] : fixed["end"]] == "1921" and "flagged" not in fixed
+    # an edit that does not hold the year, evidence giving two other years, or none: no year fix
+    assert year_fix(_edit(NOBEL, "radium", "polonium"), NOBEL, second, [CURIE]) is None
+    two = {
+        "title": "x",
+        "text": "In 1911 and 1912 she won the Nobel Prize in Chemistry for radium.",
+    }
+    assert year_fix(flag, NOBEL, second, [two]) is None
+    assert (
+        year_fix(flag, NOBEL, second, [{"title": "y", "text": "She won the Nobel Prize."}]) is None
+    )
+
+
+def test_the_gate_fixes_a_contradicted_year_the_editor_left_alone_or_deleted() -> None:
+    from favakit.inference.gate_edits import gate_result
+
+    first, second = (0, NOBEL.index(" She")), (NOBEL.index("She"), len(NOBEL))
+    sentence = NOBEL[second[0] :]
+    deletion: EditSpan = {"type": "unverifiable", "start": second[0], "end": second[1],
+                          "wrong": sentence, "right": ""}  # fmt: skip
+    for edits in ([], [deletion]):
+        result = {"original": NOBEL, "corrected": NOBEL, "edits": edits, "evidence": [CURIE]}
+        gated = gate_result(result, [first, second], [0.9, 0.02], 0.12)  # type: ignore[arg-type]
+        assert gated["corrected"] == NOBEL.replace("1921", "1911"), edits
+        (fix,) = gated["edits"]
+        assert fix["cites"]["sentence"].startswith("In 1911") and not fix.get("flagged")

@@ -59,7 +59,7 @@ EVIDENCE = [
 
 
 def test_an_unsupported_sentence_without_edits_is_flagged_and_left_unchanged() -> None:
-    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in 1921."
+    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in Oslo."
     result: EditResult = {"original": text, "corrected": text, "edits": [], "evidence": EVIDENCE}
     sentences = sentence_spans(text)
     # by default at the words the evidence never uses: here the year
@@ -68,7 +68,7 @@ def test_an_unsupported_sentence_without_edits_is_flagged_and_left_unchanged() -
     [flag] = gated["edits"]
     assert (
         flag["flagged"]
-        and flag["wrong"] == flag["right"] == "1921" == text[flag["start"] : flag["end"]]
+        and flag["wrong"] == flag["right"] == "Oslo" == text[flag["start"] : flag["end"]]
     )
     # it cites what its sentence rests on, as a whole-sentence flag does
     assert flag["cites"]["sentence"] == "In 1911 Curie won the Nobel Prize in Chemistry, alone."
@@ -81,7 +81,7 @@ def test_an_unsupported_sentence_without_edits_is_flagged_and_left_unchanged() -
     [flag] = gated["edits"]
     assert flag["flagged"] and flag["type"] == "unverifiable" and flag["checker_score"] == 0.1
     assert text[flag["start"] : flag["end"]] == flag["wrong"] == flag["right"]
-    assert flag["wrong"].startswith("She won") and flag["wrong"].endswith("1921.")
+    assert flag["wrong"].startswith("She won") and flag["wrong"].endswith("Oslo.")
     assert flag["cites"] == {"passage": 1, "title": "Nobel Prize",
                              "sentence": "In 1911 Curie won the Nobel Prize in Chemistry, alone."}  # fmt: skip
     assert (
@@ -157,7 +157,7 @@ def test_the_views_show_what_each_edit_rests_on() -> None:
 def test_the_summary_counts_flags_apart_from_edits() -> None:
     from favakit.inference.views import summary
 
-    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in 1921."
+    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in Oslo."
     result: EditResult = {"original": text, "corrected": text, "edits": [], "evidence": EVIDENCE}
     flagged = gate_result(result, sentence_spans(text), [0.9, 0.1], threshold=0.5)
     assert summary([_gated_death_year(), flagged]) == (
@@ -449,7 +449,7 @@ class _Marker(_ByText):
 def test_the_token_heads_words_are_flagged_beside_the_words_the_evidence_never_uses() -> None:
     from favakit.inference.gate import GatedEditor, marked_words
 
-    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in 1921."
+    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in Oslo."
     evidence = [{"text": e["text"]} for e in EVIDENCE]
     result: EditResult = {"original": text, "corrected": text, "edits": [], "evidence": evidence}
     sentences = sentence_spans(text)
@@ -464,11 +464,11 @@ def test_the_token_heads_words_are_flagged_beside_the_words_the_evidence_never_u
     assert marked_words(_ByText({}), [result], [(sentences, [0.9, 0.1])], 0.5) == [{}]
     # the marked word and the year the evidence never has: two flags, "in" between them
     gated = gate_result(result, sentences, [0.9, 0.1], 0.5, marked=marks)
-    assert [e["wrong"] for e in gated["edits"]] == ["Chemistry", "1921"]
+    assert [e["wrong"] for e in gated["edits"]] == ["Chemistry", "Oslo"]
     # a marked span that touches an unsupported word joins it
-    touching = {1: [(text.index("in 1921"), text.index("in 1921") + 2)]}
+    touching = {1: [(text.index("in Oslo"), text.index("in Oslo") + 2)]}
     gated = gate_result(result, sentences, [0.9, 0.1], 0.5, marked=touching)
-    assert [e["wrong"] for e in gated["edits"]] == ["in 1921"]
+    assert [e["wrong"] for e in gated["edits"]] == ["in Oslo"]
     # whole-sentence flags ignore the marks; so does GatedEditor, which asks for none then
     whole = gate_result(result, sentences, [0.9, 0.1], 0.5, flags="sentences", marked=marks)
     assert [e["wrong"] for e in whole["edits"]] == [text[sentences[1][0] :]]
