@@ -378,7 +378,7 @@ def gate_result(
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
     checked_flags(flags)
-    flagged = narrowed = 0
+    flagged = narrowed = year_fixes = 0
     if flag_unsupported:
         for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
             if score > threshold or n in edited or not text[a:b].strip():
@@ -388,6 +388,7 @@ def gate_result(
             year = year_fix(flag, text, (a, b), passages) if passages else None
             if year is not None:  # a year the evidence gives otherwise: fixed, not flagged
                 kept.append(cited(year, text[a:b], passages))
+                year_fixes += 1
                 continue
             flag = cited(flag, text[a:b], passages)
             at = narrowed_flag(flag, text, passages, (marked or {}).get(n, []), flags)
@@ -405,6 +406,9 @@ def gate_result(
         if dropped:
             note += f" ({dropped} proposed edit(s) dropped)"
         notes.append(note)
+    if year_fixes:
+        notes.append(f"{year_fixes} sentence(s) the evidence does not support had their year fixed "
+                     "from it")  # fmt: skip
     if flagged:
         note = f"{flagged} sentence(s) the evidence does not support were flagged with no fix"
         if narrowed:

@@ -140,3 +140,16 @@ def test_the_gate_fixes_a_contradicted_year_the_editor_left_alone_or_deleted() -
         assert gated["corrected"] == NOBEL.replace("1921", "1911"), edits
         (fix,) = gated["edits"]
         assert fix["cites"]["sentence"].startswith("In 1911") and not fix.get("flagged")
+        # the gate says what it did, as it does for flags
+        assert "sentence(s)" in gated["warnings"][-1]
+    assert (
+        gated["warnings"][-1]
+        == "1 of 2 sentence(s) supported by the evidence were left as they are"
+    )
+    fixed_alone = gate_result({"original": NOBEL, "corrected": NOBEL, "edits": [], "evidence": [CURIE]},  # type: ignore[typeddict-item]
+                              [first, second], [0.02, 0.02], 0.12)  # fmt: skip
+    assert fixed_alone["warnings"] == [
+        "1 sentence(s) the evidence does not support had their year fixed from it",
+        "1 sentence(s) the evidence does not support were flagged with no fix (1 at the words "
+        "the evidence does not back)",
+    ]
