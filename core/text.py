@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 __all__ = [
+    "MONTHS",
     "STOPWORDS",
     "count_tokens",
     "count_words",
@@ -41,6 +42,10 @@ STOPWORDS = frozenset(
         "also not no than then there into over under after before during between about",
     )
 )
+
+#: The months, in order, lower-cased: what date parsing and date rules read.
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+          "september", "october", "november", "december")  # fmt: skip
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 # Words that end with a period without ending a sentence.

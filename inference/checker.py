@@ -240,6 +240,13 @@ class Checker:
         closest to the text (``selected``), or the best of its pieces' scores (``pieces``); at
         most :data:`~favakit.inference.year_check.CONFLICT_SCORE` where the evidence contradicts
         a year of the text (:meth:`conflict`)."""
+        return [(p, n) for p, n, _ in self.checked_scores(texts, evidence)]
+
+    def checked_scores(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+    ) -> list[tuple[float, int, YearConflict | None]]:
+        """:meth:`score`'s figures, each with the year of the text its evidence contradicts
+        (None where none), which capped it."""
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
@@ -257,10 +264,9 @@ class Checker:
         for n, p in zip(owner, self.score_pairs(jobs), strict=True):
             best[n] = max(best[n], p)
             count[n] += 1
-        for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
-            if best[n] > CONFLICT_SCORE and self.conflict(t, ev):
-                best[n] = CONFLICT_SCORE
-        return list(zip(best, count, strict=True))
+        found = [self.conflict(t, ev) for t, ev in zip(texts, evidence, strict=True)]
+        return [(min(p, CONFLICT_SCORE) if year else p, n, year)
+                for p, n, year in zip(best, count, found, strict=True)]  # fmt: skip
 
     def conflict(self, text: str, evidence: Sequence[str]) -> YearConflict | None:
         """The year of ``text`` its evidence contradicts, where this checker looks for one."""
@@ -398,12 +404,11 @@ class CheckerVerifier:
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
         reqs = [as_request(c, i) for i, c in enumerate(claims)]
         evidence = [[e.text for e in r.evidence or []] for r in reqs]
-        scored = self.checker.score([r.text for r in reqs], evidence)
+        scored = self.checker.checked_scores([r.text for r in reqs], evidence)
         out: list[Verdict] = []
-        for (p, n), req, ev in zip(scored, reqs, evidence, strict=True):
+        for (p, n, conflict), ev in zip(scored, evidence, strict=True):
             verdict: Verdict = {"supported": p > self.threshold, "score": round(p, 4),
                                 "judge": self.model}  # fmt: skip
-            conflict = self.checker.conflict(req.text, ev)
             notes = [self.checker.reading_note(ev, n), conflict.note() if conflict else None]
             if any(notes):
                 verdict["warnings"] = [note for note in notes if note]

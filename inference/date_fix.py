@@ -36,13 +36,11 @@ from typing import Any, NamedTuple
 
 from favakit.contracts import EditSpan
 from favakit.inference.checker import shared_words
-from favakit.inference.year_check import year_conflict
-from favakit.text import sentence_spans
+from favakit.inference.year_check import year_conflict, year_spans
+from favakit.text import MONTHS, sentence_spans
 
 __all__ = ["Date", "date_fix", "dates_in", "evidence_dates", "year_fix"]
 
-MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
-          "september", "october", "november", "december")  # fmt: skip
 _MONTH = r"(?:" + "|".join(rf"{m[:3]}(?:{m[3:]}|\.)?" for m in MONTHS) + r")"
 _DATE = re.compile(
     rf"(?<!\w)(?:(?P<m1>{_MONTH})\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>\d{{4}})"
@@ -217,8 +215,7 @@ def year_fix(
     found = year_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
     if found is None or len(found.evidence_years) != 1:
         return None
-    for m in re.finditer(rf"(?<![\w.,]){found.year}(?!\w)", text[a:b]):
-        start, end = a + m.start(), a + m.end()
+    for start, end in ((a + s, a + e) for s, e in year_spans(text[a:b], found.year)):
         if edit["start"] <= start and end <= edit["end"]:
             fixed: EditSpan = {**edit, "type": "entity", "start": start, "end": end,
                                "wrong": found.year, "right": found.evidence_years[0]}  # fmt: skip

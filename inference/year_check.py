@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from favakit.text import STOPWORDS, split_sentences, undo_ptb
+from favakit.text import MONTHS, STOPWORDS, split_sentences, undo_ptb
 
 __all__ = [
     "CONFLICT_SCORE",
@@ -34,6 +34,7 @@ __all__ = [
     "exact_years",
     "numbers_in",
     "year_conflict",
+    "year_spans",
     "years_in",
 ]
 
@@ -59,9 +60,7 @@ _BOUND_AFTER = re.compile(
 )
 _NAME_BEFORE = re.compile(r"\b([A-Z][\w-]*)\s+$")
 _NEGATION = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.IGNORECASE)
-_MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august",
-                "september", "october", "november", "december")  # fmt: skip
-_MONTHS = frozenset(_MONTH_NAMES) | {m[:3] for m in _MONTH_NAMES} | {"sept"}
+_MONTHS = frozenset(MONTHS) | {m[:3] for m in MONTHS} | {"sept"}
 
 
 class YearConflict(NamedTuple):
@@ -90,6 +89,11 @@ def numbers_in(text: str) -> list[str]:
 def years_in(text: str) -> list[str]:
     """The numbers of ``text`` that may be years (1000 to 2099)."""
     return [n for n in numbers_in(text) if _YEAR.fullmatch(n)]
+
+
+def year_spans(text: str, year: str) -> list[tuple[int, int]]:
+    """Where ``text`` writes the number ``year`` (as :func:`numbers_in` reads numbers)."""
+    return [(m.start(), m.end()) for m in _NUMBER.finditer(text) if m.group() == year]
 
 
 def exact_years(sentence: str) -> list[str]:

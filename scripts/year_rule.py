@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import re
 import sys
 import time
 from collections import defaultdict
@@ -61,7 +60,7 @@ def per_source(rows: list[dict[str, Any]], keep: Callable[[int], bool]) -> dict[
 def moved_years(rows: list[dict[str, Any]], moves: list[int]) -> list[dict[str, Any]]:
     """Each supported row's text with its first year that the evidence also gives moved by each
     of ``moves`` (every occurrence of it in the text)."""
-    from favakit.inference.year_check import numbers_in, years_in
+    from favakit.inference.year_check import numbers_in, year_spans, years_in
 
     out = []
     for row in rows:
@@ -73,7 +72,9 @@ def moved_years(rows: list[dict[str, Any]], moves: list[int]) -> list[dict[str, 
             continue
         for move in moves:
             new = str(int(years[0]) + move)
-            text = re.sub(rf"(?<![\w.,]){years[0]}(?!\w)", new, row["text"])
+            text = row["text"]
+            for start, end in reversed(year_spans(text, years[0])):
+                text = text[:start] + new + text[end:]
             out.append({"id": row["id"], "move": move, "text": text, "evidence": row["evidence"]})
     return out
 

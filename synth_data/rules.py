@@ -28,24 +28,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from favakit.tags import ERROR_TYPES, Edit, Tagged
+from favakit.text import MONTHS as _MONTHS_LOWER
 from favakit.text import split_sentences
 
 __all__ = ["EntityPools", "RuleInserter", "mentions", "name_kind", "sentence_spans"]
 
-MONTHS = [
-    "January",
-    "February",
-    "March",
-    "April",
-    "May",
-    "June",
-    "July",
-    "August",
-    "September",
-    "October",
-    "November",
-    "December",
-]
+MONTHS = [m.capitalize() for m in _MONTHS_LOWER]
 _YEAR_RE = re.compile(r"\b(1[5-9]\d\d|20[0-2]\d)\b")
 _NUMBER_RE = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?![\w,]|\.\d)")
 _MONTH_RE = re.compile(r"\b(" + "|".join(MONTHS) + r")\b")
