@@ -24,7 +24,10 @@ training reading scored better for both shipped checkers and is several times fa
 was chosen with, and the better one by the gate's own rule). FEVER's tokenisation is undone on
 the way in. A year the evidence contradicts (:mod:`~favakit.inference.year_check`: "1921" where
 the matching evidence sentence says "1911") caps the score, a rule beneath the model, which
-reads years a digit apart as alike. Where the device multiplies bf16 natively, the sequence head runs under bf16
+reads years a digit apart as alike; and a number the evidence writes another way ("$2000" where it
+says "$2,000", "1.5 million" for "1,500,000") is read in the evidence's form
+(:mod:`~favakit.inference.number_forms`), since the model reads a number's form, not its value.
+Where the device multiplies bf16 natively, the sequence head runs under bf16
 autocast, as in training (``precision``). The decision threshold was chosen on the training data's development split and is stored in
 ``checker.json`` with the model, and so is the gate's (``gate_threshold``, where it differs:
 chosen on the same split for checker-gated editing, supported sentences left alone first).
@@ -37,13 +40,14 @@ import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.int8 import pack_int8, unpack_int8
+from favakit.inference.number_forms import NumberForm, evidence_forms
 from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
 from favakit.text import split_sentences, undo_ptb
 
@@ -51,6 +55,7 @@ __all__ = [
     "CONFIG_NAME",
     "READINGS",
     "SHIPPED_CHECKERS",
+    "Checked",
     "Checker",
     "CheckerVerifier",
     "auto_checker",
@@ -163,6 +168,21 @@ def unpack_checker(folder: str | Path, out: str | Path) -> str:
     return unpack_int8(folder, out)
 
 
+class Checked(NamedTuple):
+    """A text's score (P(supported)), the passes it took, and what the rules beneath the model
+    found: the year its evidence contradicts (which capped the score), the numbers read as the
+    evidence writes them."""
+
+    score: float
+    passes: int
+    year: YearConflict | None
+    forms: list[NumberForm]
+
+    def notes(self) -> list[str]:
+        """What a verdict says of the rules' findings."""
+        return [f.note() for f in self.forms] + ([self.year.note()] if self.year else [])
+
+
 class Checker:
     """A checker folder: the sequence classifier, the token head, ``checker.json``."""
 
@@ -198,6 +218,9 @@ class Checker:
         # a year the evidence contradicts caps the score (year_check.py); "year_check": false
         # in checker.json leaves the model's score alone
         self.year_check = bool(self.config.get("year_check", True))
+        # a number the evidence writes another way is read in its form (number_forms.py);
+        # "number_forms": false in checker.json reads the text as written
+        self.number_forms = bool(self.config.get("number_forms", True))
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.bf16 = _use_bf16(precision, self.device)
         self.batch_size = batch_size
@@ -240,18 +263,21 @@ class Checker:
         closest to the text (``selected``), or the best of its pieces' scores (``pieces``); at
         most :data:`~favakit.inference.year_check.CONFLICT_SCORE` where the evidence contradicts
         a year of the text (:meth:`conflict`)."""
-        return [(p, n) for p, n, _ in self.checked_scores(texts, evidence)]
+        return [(c.score, c.passes) for c in self.checked_scores(texts, evidence)]
 
     def checked_scores(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
-    ) -> list[tuple[float, int, YearConflict | None]]:
-        """:meth:`score`'s figures, each with the year of the text its evidence contradicts
-        (None where none), which capped it."""
+    ) -> list[Checked]:
+        """:meth:`score`'s figures, each with what the rules beneath the model found: the year
+        of the text its evidence contradicts (which capped the score) and the numbers read as
+        the evidence writes them (:meth:`reading`)."""
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
+        forms: list[list[NumberForm]] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
-            text = undo_ptb(t)
             plain = [undo_ptb(e) for e in ev]
+            text, rewritten = self.reading_of(undo_ptb(t), plain)
+            forms.append(rewritten)
             if self.reading == "selected":
                 read = [fit_evidence(text, plain, self.piece_words)]
             else:
@@ -265,8 +291,14 @@ class Checker:
             best[n] = max(best[n], p)
             count[n] += 1
         found = [self.conflict(t, ev) for t, ev in zip(texts, evidence, strict=True)]
-        return [(min(p, CONFLICT_SCORE) if year else p, n, year)
-                for p, n, year in zip(best, count, found, strict=True)]  # fmt: skip
+        return [Checked(min(p, CONFLICT_SCORE) if year else p, n, year, f)
+                for p, n, year, f in zip(best, count, found, forms, strict=True)]  # fmt: skip
+
+    def reading_of(self, text: str, evidence: Sequence[str]) -> tuple[str, list[NumberForm]]:
+        """The text as the model reads it: each number the evidence gives in another form written
+        as the evidence writes it (:mod:`~favakit.inference.number_forms`), where this checker
+        does so."""
+        return evidence_forms(text, evidence) if self.number_forms else (text, [])
 
     def conflict(self, text: str, evidence: Sequence[str]) -> YearConflict | None:
         """The year of ``text`` its evidence contradicts, where this checker looks for one."""
@@ -406,10 +438,11 @@ class CheckerVerifier:
         evidence = [[e.text for e in r.evidence or []] for r in reqs]
         scored = self.checker.checked_scores([r.text for r in reqs], evidence)
         out: list[Verdict] = []
-        for (p, n, conflict), ev in zip(scored, evidence, strict=True):
+        for checked, ev in zip(scored, evidence, strict=True):
+            p = checked.score
             verdict: Verdict = {"supported": p > self.threshold, "score": round(p, 4),
                                 "judge": self.model}  # fmt: skip
-            notes = [self.checker.reading_note(ev, n), conflict.note() if conflict else None]
+            notes = [self.checker.reading_note(ev, checked.passes), *checked.notes()]
             if any(notes):
                 verdict["warnings"] = [note for note in notes if note]
             out.append(verdict)

@@ -115,6 +115,28 @@ def test_a_year_the_evidence_contradicts_caps_the_checkers_score_and_the_verdict
     assert raw > checker.threshold  # what the model alone says
 
 
+def test_a_number_the_evidence_writes_another_way_is_read_in_its_form() -> None:
+    """The encoders read a number's form, not its value (the MiniLM checker gives this claim
+    0.02 as written, the mpnet checker 0.003): the text is read with the evidence's form
+    (inference/number_forms.py), and the verdict says so; ``number_forms: false`` in
+    checker.json reads it as written."""
+    from favakit.inference.factory import open_verifier
+
+    verifier = open_verifier("checker", checker="checker")
+    claim = "The company paid $2000 for the license."
+    evidence = ["The company paid $2,000 for the license."]
+    (verdict,) = verifier.verify([{"text": claim, "evidence": evidence}])
+    assert verdict["supported"] is True
+    assert verdict["warnings"] == ['number read as the evidence writes it: "2000" as "2,000"']
+    (wrong,) = verifier.verify([{"text": "The company paid $3000 for the license.",
+                                 "evidence": evidence}])  # fmt: skip
+    assert wrong["supported"] is False and "warnings" not in wrong
+    checker = verifier.checker  # type: ignore[attr-defined]
+    checker.number_forms = False
+    ((raw, _),) = checker.score([claim], [evidence])
+    assert raw <= checker.threshold  # what the model alone says
+
+
 def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
     """`favakit serve --verify-judge checker`: /v1/verify over loopback, answered by the
     shipped checker loaded beside the editor being served."""

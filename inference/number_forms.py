@@ -1,0 +1,115 @@
+"""A number the evidence writes another way: read as the evidence writes it.
+
+The encoder checkers read a number's form, not its value: the mpnet checker gives "The company
+paid $2000" P(supported) 0.003 against "... paid $2,000", and "1.5 million residents" 0.006
+against "a population of 1,500,000"; both are 0.99 once written alike. So before a checker reads a
+text, each number of the text that the evidence gives with the same value in another form
+(thousands separators, a scale word: "1.5 million", "1,500,000", "1500000") is written as the
+evidence writes it (:func:`evidence_forms`). Values must be equal: a rounded figure ("1.5
+million" for 1,523,000) is left to the model. A number that may be a year ("in 2000") is only
+rewritten where a currency sign precedes it on both sides or the same word follows it on both
+("2000 people", "2,000 people"), so a year is never read as a count.
+
+The verdict says what was rewritten (:meth:`NumberForm.note`); the text itself, its edits and
+its spans are never changed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import NamedTuple
+
+__all__ = ["NumberForm", "Quantity", "evidence_forms", "quantities"]
+
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_QUANTITY = re.compile(
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!,?\d|\w)"
+    r"(?:\s+(thousand|million|billion|trillion)\b)?",
+    re.IGNORECASE,
+)
+_CURRENCY = "$\u00a3\u20ac\u00a5"
+_NEXT_WORD = re.compile(r"\s*([^\W\d_]+)")
+_YEAR_LIKE = re.compile(r"(?:1\d|20)\d\d")
+# "05" in "2018-11-05": a date's part, not another way of writing 5
+_LEADING_ZERO = re.compile(r"0\d")
+
+
+class Quantity(NamedTuple):
+    """A number written in digits: where it is, its value, as written."""
+
+    start: int
+    end: int
+    value: Decimal
+    written: str
+
+    def context(self, text: str) -> tuple[bool, str]:
+        """Whether a currency sign precedes it, and the word that follows it (lower case)."""
+        before = text[: self.start].rstrip()
+        after = _NEXT_WORD.match(text, self.end)
+        return (bool(before) and before[-1] in _CURRENCY, after.group(1).lower() if after else "")
+
+
+class NumberForm(NamedTuple):
+    """A number of the text, as written there and as the evidence writes the same value."""
+
+    text_form: str
+    evidence_form: str
+
+    def note(self) -> str:
+        """What a verdict says of it."""
+        return (f"number read as the evidence writes it: \"{self.text_form}\" as "
+                f"\"{self.evidence_form}\"")  # fmt: skip
+
+
+def quantities(text: str) -> list[Quantity]:
+    """The numbers ``text`` writes in digits, with a scale word where one follows ("1.5
+    million")."""
+    found = []
+    for m in _QUANTITY.finditer(text):
+        whole, fraction, scale = m.group(1), m.group(2) or "", m.group(3)
+        value = Decimal(whole.replace(",", "") + fraction)
+        if scale:
+            value *= _SCALES[scale.lower()]
+        found.append(Quantity(m.start(), m.end(), value, m.group()))
+    return found
+
+
+def _plain(written: str) -> str:
+    """A form with its spaces and case aside ("400\u00a0million", "400 MILLION")."""
+    return " ".join(written.split()).lower()
+
+
+def _may_be_year(q: Quantity) -> bool:
+    return bool(_YEAR_LIKE.fullmatch(q.written))
+
+
+def evidence_forms(text: str, evidence: Sequence[str]) -> tuple[str, list[NumberForm]]:
+    """``text`` with each number the evidence writes in another form written as the evidence
+    writes it (module doc), and what was rewritten."""
+    given = [(q, passage) for passage in evidence for q in quantities(passage)
+             if not _LEADING_ZERO.match(q.written)]  # fmt: skip
+    written = {_plain(q.written) for q, _ in given}
+    out, rewritten, at = [], [], 0
+    for q in quantities(text):
+        if _plain(q.written) in written or _LEADING_ZERO.match(q.written):
+            continue
+        for other, passage in given:
+            if other.value != q.value:
+                continue
+            if (_may_be_year(q) or _may_be_year(other)) and not _same_context(
+                q.context(text), other.context(passage)
+            ):
+                continue
+            out.append(text[at : q.start] + other.written)
+            at = q.end
+            rewritten.append(NumberForm(q.written, other.written))
+            break
+    out.append(text[at:])
+    return "".join(out), rewritten
+
+
+def _same_context(a: tuple[bool, str], b: tuple[bool, str]) -> bool:
+    """Both after a currency sign, or both before the same word."""
+    return (a[0] and b[0]) or (bool(a[1]) and a[1] == b[1])

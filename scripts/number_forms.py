@@ -1,0 +1,189 @@
+"""Measure reading numbers as the evidence writes them, on the development split (training data).
+
+Beneath the checker's score (:mod:`favakit.inference.number_forms`), a number of the text that the
+evidence gives with the same value in another form ("$2000" / "$2,000", "1.5 million" /
+"1,500,000") is read in the evidence's form. This scores rows of the development split
+(``scripts/llm_judge.py data``: carved from ``train/`` and ``train_spans/`` by source, never an
+eval set) with the checker reading the text as written and as the rule rewrites it:
+
+- ``verdicts``: every row at the checker's verdict threshold: the rows rewritten, their labels
+  and decisions, and the mean per-source balanced accuracy both ways;
+- ``reformatted``: a claim made by rule from each development row's evidence: its first sentence
+  holding a number of 1,000 or more (not a year) as it stands, with that number written another
+  way (separators added or dropped; "X.Y million" where the value allows), a supported claim;
+  and with the number's first digit changed and written another way, an unsupported one. The
+  share of each the checker gets right, both ways;
+- ``training_files`` (``--train-files``, no model): how often the rule rewrites a row of the
+  training files, by label. Files of measuring-only sets are refused.
+
+    python scripts/number_forms.py --rows runs/judge_data/dev_rows.jsonl --checker mpnet \
+        --train-files '../shared/data/real/train/*.jsonl,../shared/data/real/train_spans/*.jsonl' \
+        --out docs/results/number_forms_DATE.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import sys
+import time
+from collections import defaultdict
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from year_rule import per_source
+
+_SCALES = ((Decimal(10**9), "billion"), (Decimal(10**6), "million"))
+
+
+def other_forms(written: str, value: Decimal) -> list[str]:
+    """Ways to write ``value`` other than ``written``: digits with separators, without, and with
+    a scale word where one or two decimals hold it exactly."""
+    forms = []
+    if value == value.to_integral_value():
+        whole = int(value)
+        forms += [f"{whole:,}", str(whole)]
+    for size, word in _SCALES:
+        scaled = value / size
+        if scaled >= 1 and scaled == scaled.quantize(Decimal("0.01")):
+            forms.append(f"{scaled.normalize():f} {word}")
+            break
+    plain = " ".join(written.split()).lower()
+    return [f for f in dict.fromkeys(forms) if f.lower() != plain]
+
+
+def reformatted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per development row, at most one supported and one unsupported claim (module doc)."""
+    from favakit.inference.number_forms import quantities
+    from favakit.text import split_sentences
+
+    out = []
+    for row in rows:
+        found = None
+        for passage in row["evidence"]:
+            for sentence in split_sentences(passage):
+                for q in quantities(sentence):
+                    plain_year = q.written.isdigit() and 1000 <= q.value < 2100
+                    if q.value >= 1000 and not plain_year and other_forms(q.written, q.value):
+                        found = (sentence, q)
+                        break
+                if found:
+                    break
+            if found:
+                break
+        if not found:
+            continue
+        sentence, q = found
+        form = other_forms(q.written, q.value)[0]
+        digits = q.written.lstrip("$")
+        changed_first = str((int(digits[0]) % 9) + 1)  # 1..9, never the same digit
+        wrong_value = q.value * Decimal(changed_first) / Decimal(digits[0])
+        wrong = other_forms(q.written, wrong_value)
+        claims = [(form, "supported")]
+        if wrong:
+            claims.append((wrong[0], "not_supported"))
+        for written, label in claims:
+            text = sentence[: q.start] + written + sentence[q.end :]
+            out.append({"id": row["id"], "source": row["source"], "text": text,
+                        "evidence": row["evidence"], "label": label})  # fmt: skip
+    return out
+
+
+def firings(files: str) -> dict[str, dict[str, int]]:
+    """Per training file, the rows the rule rewrites, by label (no model)."""
+    import glob
+
+    from favakit.inference.number_forms import evidence_forms
+    from favakit.training.pairs import read_pairs
+
+    out: dict[str, dict[str, int]] = {}
+    for pattern in files.split(","):
+        for path in sorted(glob.glob(pattern.strip())):
+            pairs = read_pairs(path)  # refuses eval/ and eval_spans/
+            hits = [p for p in pairs if evidence_forms(p.text, p.evidence)[1]]
+            out[Path(path).name] = {"rows": len(pairs),
+                                    "supported": sum(p.label for p in hits),
+                                    "not_supported": sum(not p.label for p in hits)}  # fmt: skip
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument(
+        "--rows", type=Path, required=True, help="development rows (scripts/llm_judge.py data)"
+    )
+    ap.add_argument("--checker", default="auto", help="a shipped checker's name or a folder")
+    ap.add_argument("--train-files", default="", help="comma-separated files or globs: the rule's "
+                    "rewrites on every row, by label (no model)")  # fmt: skip
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+
+    from favakit.inference.checker import Checker, auto_checker, checker_folder
+
+    rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
+    folder = checker_folder(auto_checker() if args.checker == "auto" else args.checker)
+    checker = Checker(folder)
+    started = time.time()
+    report: dict[str, Any] = {"checker": checker.name, "rows": len(rows)}
+    t = checker.threshold
+
+    def both_ways(items: list[dict[str, Any]]) -> tuple[list[float], list[float], list[bool]]:
+        texts, evidence = [r["text"] for r in items], [r["evidence"] for r in items]
+        checker.number_forms = True
+        checked = checker.checked_scores(texts, evidence)
+        hit = [bool(c.forms) for c in checked]
+        checker.number_forms = False
+        again = [i for i, h in enumerate(hit) if h]  # the other rows read the same either way
+        plain = [c.score for c in checked]
+        for i, c in zip(again, checker.checked_scores(
+                [texts[i] for i in again], [evidence[i] for i in again]), strict=True):  # fmt: skip
+            plain[i] = c.score
+        return plain, [c.score for c in checked], hit
+
+    plain, read, hit = both_ways(rows)
+    changed: dict[str, int] = defaultdict(int)
+    for row, a, b, h in zip(rows, plain, read, hit, strict=True):
+        if h:
+            changed[f"{row['label']}: {'supported' if a > t else 'not'} -> "
+                    f"{'supported' if b > t else 'not'}"] += 1  # fmt: skip
+    report["verdicts"] = {
+        "threshold": t,
+        "rewritten": sum(hit),
+        "rewritten_rows": dict(changed),
+        "as_written": per_source(rows, lambda i: plain[i] > t),
+        "evidence_forms": per_source(rows, lambda i: read[i] > t),
+    }
+    print(json.dumps(report["verdicts"]), flush=True)
+
+    made = reformatted(rows)
+    plain, read, hit = both_ways(made)
+    cells: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"claims": 0, "as_written": 0, "evidence_forms": 0, "rewritten": 0}
+    )
+    for claim, a, b, h in zip(made, plain, read, hit, strict=True):
+        cell = cells[claim["label"]]
+        cell["claims"] += 1
+        cell["rewritten"] += h
+        cell["as_written"] += (a > t) == (claim["label"] == "supported")
+        cell["evidence_forms"] += (b > t) == (claim["label"] == "supported")
+    report["reformatted"] = {"rows": len({c["id"] for c in made}), "right": dict(cells),
+                             "examples": made[:6]}  # fmt: skip
+    print(json.dumps(report["reformatted"]["right"]), flush=True)
+
+    if args.train_files:
+        report["training_files"] = firings(args.train_files)
+        print(json.dumps(report["training_files"]), flush=True)
+
+    report["seconds"] = round(time.time() - started, 1)
+    report["machine"] = f"{platform.machine()}, {platform.processor() or 'cpu'}"
+    report["date"] = date.today().isoformat()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

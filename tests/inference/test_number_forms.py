@@ -1,0 +1,53 @@
+"""Numbers read as the evidence writes them (inference/number_forms.py): pure text, no model."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from favakit.inference.number_forms import NumberForm, evidence_forms, quantities
+
+
+def test_quantities_read_separators_decimals_and_scale_words() -> None:
+    found = quantities("It cost $2,000 in 2019, 1.5 million people came, and 7000 stayed.")
+    assert [(q.written, q.value) for q in found] == [
+        ("2,000", Decimal(2000)),
+        ("2019", Decimal(2019)),
+        ("1.5 million", Decimal(1_500_000)),
+        ("7000", Decimal(7000)),
+    ]
+    # parts of words, codes and malformed groups are not numbers
+    assert quantities("the 1970s, a 5km run, XT9000, 1,2345") == []
+
+
+def test_a_number_the_evidence_writes_another_way_is_read_in_its_form() -> None:
+    evidence = ["The company paid $2,000 for the license.", "The city has 1,500,000 residents."]
+    text, forms = evidence_forms("It paid $2000, and 1.5 million people live there.", evidence)
+    assert text == "It paid $2,000, and 1,500,000 people live there."
+    assert forms == [NumberForm("2000", "2,000"), NumberForm("1.5 million", "1,500,000")]
+    assert forms[1].note() == 'number read as the evidence writes it: "1.5 million" as "1,500,000"'
+    # and the other way round
+    assert evidence_forms("It has 1,500,000 people.", ["It has 1.5 million people."])[0] == (
+        "It has 1.5 million people."
+    )
+
+
+def test_only_an_equal_value_is_rewritten() -> None:
+    evidence = ["The company paid $2,000 for the license; 1,523,000 people live there."]
+    for text in ("It paid $3000.", "It paid $2,000.", "About 1.5 million people live there."):
+        assert evidence_forms(text, evidence) == (text, [])
+    # spaces and case aside, the same form: nothing to rewrite
+    assert (
+        evidence_forms("It sold 400 MILLION copies.", ["It sold 400\u00a0million copies."])[1] == []
+    )
+    # a date's leading zero is not another way of writing a number
+    assert evidence_forms("Shipped on September 8, 2017.", ["Shipped 2017-09-08."])[1] == []
+
+
+def test_a_year_is_not_read_as_a_count() -> None:
+    evidence = ["About 2,000 troops crossed the river."]
+    assert evidence_forms("The troops crossed the river in 2000.", evidence)[1] == []
+    # the same word after it, or a currency sign before it on both sides: a count or an amount
+    assert (
+        evidence_forms("About 2000 troops crossed.", evidence)[0] == "About 2,000 troops crossed."
+    )
+    assert evidence_forms("It paid $2000.", ["It paid $2,000 in fines."])[0] == "It paid $2,000."
