@@ -68,7 +68,7 @@ def _rest_flags(
                       "wrong": original[start:end], "right": original[start:end],
                       "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
     passages = result.get("evidence", [])
-    return narrowed_flag(cited(flag, original[slice(*sentence)], passages), original, passages,
+    return narrowed_flag(cited(flag, original[slice(*sentence)], passages, original), original, passages,
                          flags=flags)  # fmt: skip
 
 
@@ -141,7 +141,12 @@ def verify_fixes(
                                         for a, b in supported_clauses.get(i, [])):  # fmt: skip
                 continue  # a flag in a clause the checker found supported once fixed
             if m is not None and m in unfixed.get(i, set()) and is_fix(e):
-                e = cited(as_flag(e), result["original"][slice(*spans[m])], result["evidence"])
+                e = cited(
+                    as_flag(e),
+                    result["original"][slice(*spans[m])],
+                    result["evidence"],
+                    result["original"],
+                )
             edits.append(e)
         edits = sorted([*edits, *rest_flags.get(i, [])], key=lambda e: (e["start"], e["end"]))
         notes = []
@@ -205,7 +210,7 @@ def verify_deletions(
             if k not in ks:
                 edits.append(e)
                 continue
-            flag = cited(as_flag(e), e["wrong"], result["evidence"])
+            flag = cited(as_flag(e), e["wrong"], result["evidence"], result["original"])
             edits += narrowed_flag(flag, result["original"], result["evidence"], flags=flags)
         note = (f"{len(ks)} deletion(s) taken back: the checker finds a fact of the sentence "
                 f"supported; flagged with no fix")  # fmt: skip

@@ -113,19 +113,29 @@ def _whole_words(words: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(words.strip())}(?!\w)", re.IGNORECASE)
 
 
-def cite(sentence: str, fix: str, passages: Sequence[Mapping[str, Any]]) -> Citation | None:
+def cite(
+    sentence: str, fix: str, passages: Sequence[Mapping[str, Any]], context: str = ""
+) -> Citation | None:
     """The evidence sentence an edit of ``sentence`` rests on: the first that holds ``fix`` as
-    whole words (when there is a fix), else the one sharing the most words with ``sentence``
-    (:func:`~favakit.inference.checker.shared_words`); None when none shares a word with it."""
+    whole words (when there is a fix), else the one sharing the most content words with
+    ``sentence`` (:func:`~favakit.inference.checker.shared_words` less stopwords: "Hillary was
+    from Australia" is about Hillary, not "from"); between equals, the one whose passage shares
+    the most with ``context`` (the whole text: the article it draws on, not one that names the
+    same country in passing), then the most words; None when none shares a word with it."""
     holds = _whole_words(fix) if fix.strip() else None
-    mine = shared_words(sentence)
-    best: tuple[tuple[bool, int], int, str] | None = None
+    words = shared_words(sentence)
+    mine = words - STOPWORDS
+    around = shared_words(context) - STOPWORDS
+    best: tuple[tuple[bool, int, int, int], int, str] | None = None
     for n, passage in enumerate(passages):
         body = str(passage.get("text", ""))
+        topical = len(around & shared_words(body))
         for a, b in sentence_spans(body):
             piece = body[a:b].strip()
-            key = (bool(holds and holds.search(piece)), len(mine & shared_words(piece)))
-            if key > (False, 0) and (best is None or key > best[0]):
+            theirs = shared_words(piece)
+            key = (bool(holds and holds.search(piece)), len(mine & theirs), topical,
+                   len(words & theirs))  # fmt: skip
+            if (key[0] or key[3]) and (best is None or key > best[0]):
                 best = (key, n, piece)
     if best is None:
         return None
@@ -167,9 +177,11 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
     return {**edit, "right": edit["wrong"], "flagged": True}
 
 
-def cited(span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
+def cited(
+    span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]], context: str = ""
+) -> EditSpan:
     """``span`` with ``cites`` (:func:`cite`; a flag has no fix to look for) where one is found."""
-    found = cite(sentence, "" if span.get("flagged") else span["right"], passages)
+    found = cite(sentence, "" if span.get("flagged") else span["right"], passages, context)
     return {**span, "cites": found} if found else span
 
 
@@ -373,7 +385,7 @@ def gate_result(
                 if dated is not None:  # the evidence's own date: grounded as it is
                     whole_dates.append((dated["start"], dated["end"]))
                 fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
-                span = cited(fixed, sentence, passages)
+                span = cited(fixed, sentence, passages, text)
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
@@ -387,10 +399,10 @@ def gate_result(
                               "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
             year = year_fix(flag, text, (a, b), passages) if passages else None
             if year is not None:  # a year the evidence gives otherwise: fixed, not flagged
-                kept.append(cited(year, text[a:b], passages))
+                kept.append(cited(year, text[a:b], passages, text))
                 year_fixes += 1
                 continue
-            flag = cited(flag, text[a:b], passages)
+            flag = cited(flag, text[a:b], passages, text)
             at = narrowed_flag(flag, text, passages, (marked or {}).get(n, []), flags)
             kept += at
             flagged += 1

@@ -128,6 +128,25 @@ def test_an_edit_cites_the_evidence_sentence_that_holds_its_fix() -> None:
     assert cite("Bananas are yellow.", "green", EVIDENCE) is None
 
 
+def test_a_deletion_cites_the_article_the_text_draws_on_not_a_word_in_passing() -> None:
+    from favakit.inference.gate import cite
+
+    # retrieved for a text about Everest, least relevant first (as favakit edit orders them)
+    evidence = [
+        {"title": "Pacific Ocean", "text": "It stretches from the Arctic Ocean in the north to "
+         "the Southern Ocean in the south, between Asia and Australia on the west."},
+        {"title": "Mount Everest", "text": "Mount Everest lies in the Himalayas. Edmund Hillary "
+         "of New Zealand and Tenzing Norgay made the first confirmed ascent in 1953."},
+    ]  # fmt: skip
+    text = "Mount Everest is in the Himalayas, first climbed in 1953. Hillary was from Australia."
+    found = cite("Hillary was from Australia.", "", evidence, context=text)
+    assert found is not None and found["title"] == "Mount Everest"
+    assert found["sentence"].startswith("Edmund Hillary of New Zealand")
+    # in either order: "from" is not what the sentence is about, and the text settles the tie
+    # between "Hillary" and "Australia"
+    assert cite("Hillary was from Australia.", "", evidence[::-1], text) == {**found, "passage": 0}
+
+
 def _gated_death_year() -> EditResult:
     """A wrong year in an unsupported second sentence, fixed by the editor, gated."""
     text = "Curie was born in Warsaw in 1867. She died in 1930."
