@@ -39,7 +39,7 @@ from favakit.inference.checker import shared_words
 from favakit.inference.year_check import year_conflict, year_spans
 from favakit.text import MONTHS, sentence_spans
 
-__all__ = ["Date", "date_fix", "dates_in", "evidence_dates", "year_fix"]
+__all__ = ["Date", "date_fix", "dates_in", "evidence_dates", "role_year_fix", "year_fix"]
 
 _MONTH = r"(?:" + "|".join(rf"{m[:3]}(?:{m[3:]}|\.)?" for m in MONTHS) + r")"
 _DATE = re.compile(
@@ -49,7 +49,9 @@ _DATE = re.compile(
     re.IGNORECASE,
 )
 _DASH = re.compile(r"\s*[-\u2013\u2014]\s*")
-_ROLE_WORDS = re.compile(r"\b(?P<birth>born|b\.)|\b(?P<death>died|death|d\.)", re.IGNORECASE)
+_ROLE_WORDS = re.compile(
+    r"\b(?P<birth>born|b\.)|\b(?P<death>died|death|d\.|passed away)", re.IGNORECASE
+)
 _BEFORE = 40  # characters before a date read for its role (back to the date before it at most)
 
 
@@ -93,10 +95,12 @@ def _key(date: Date) -> tuple[int, int, int]:
     return date.year, date.month, date.day or 0
 
 
-def _role_before(text: str, date: Date, since: int) -> str | None:
-    """``birth`` or ``death`` by the role word nearest before ``date`` (``born``/``b.``,
-    ``died``/``death``/``d.``) within :data:`_BEFORE` characters and after ``since``."""
-    words = list(_ROLE_WORDS.finditer(text[max(since, date.start - _BEFORE) : date.start]))
+def _role_before(text: str, date: Date | int, since: int) -> str | None:
+    """``birth`` or ``death`` by the role word nearest before ``date`` (a date, or where a year
+    starts: ``born``/``b.``, ``died``/``death``/``d.``/``passed away``) within :data:`_BEFORE`
+    characters and after ``since``."""
+    at = date if isinstance(date, int) else date.start
+    words = list(_ROLE_WORDS.finditer(text[max(since, at - _BEFORE) : at]))
     if not words:
         return None
     return "birth" if words[-1].group("birth") else "death"
@@ -221,4 +225,58 @@ def year_fix(
                                "wrong": found.year, "right": found.evidence_years[0]}  # fmt: skip
             fixed.pop("flagged", None)
             return fixed
+    return None
+
+
+def _role_years(body: str) -> list[tuple[int, int, str, str | None]]:
+    """The years of a text (alone or in a date), each with where it is and its role: a date's
+    (:func:`evidence_dates`), else the role word nearest before it, after the number before."""
+    found: list[tuple[int, int, str, str | None]] = []
+    dated = evidence_dates(body)
+    inside = [(d.start, d.end) for d, _ in dated]
+    for d, role in dated:
+        found.append((d.start, d.end, str(d.year), role))
+    last = 0
+    for m in _YEAR.finditer(body):
+        if not any(a <= m.start() < b for a, b in inside):
+            found.append((m.start(), m.end(), m.group(), _role_before(body, m.start(), last)))
+        last = m.end()
+    return sorted(found)
+
+
+_YEAR = re.compile(r"(?<![\w.,])(?:1\d|20)\d\d(?![\w,]?\d|\w)")
+
+
+def role_year_fix(
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    subject: str = "",
+) -> EditSpan | None:  # fmt: skip
+    """``edit`` (a fix, deletion or flag, offsets in ``text``) as the fix of a birth or death
+    year of its sentence (``born in 1912``, ``died in 1957``, ``passed away in 1957``: the role
+    word nearest before the year) to the one year the evidence gives that role, where the
+    evidence names ``subject`` (a word of it in the sentence or its passage's title: "He died in
+    1954." in the passage "Alan Turing"); None where ``edit`` holds no such year, the evidence
+    gives no year or several years for that role, or the sentence's own."""
+    a, b = sentence
+    named = shared_words(subject)
+    if not named:
+        return None
+    for start, end, year, role in _role_years(text[a:b]):
+        if role is None or not (edit["start"] <= a + start and a + end <= edit["end"]):
+            continue
+        values = set()
+        for passage in passages:
+            body = str(passage.get("text", ""))
+            title = shared_words(str(passage.get("title", "")))
+            spans = sentence_spans(body)
+            for s, _, other, other_role in _role_years(body):
+                where = next(((x, y) for x, y in spans if x <= s < y), (0, len(body)))
+                if other_role == role and named & (title | shared_words(body[slice(*where)])):
+                    values.add(other)
+        if len(values) != 1 or year in values:
+            return None
+        fixed: EditSpan = {**edit, "type": "entity", "start": a + start, "end": a + end,
+                           "wrong": year, "right": values.pop()}  # fmt: skip
+        fixed.pop("flagged", None)
+        return fixed
     return None

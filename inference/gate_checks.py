@@ -85,7 +85,8 @@ def verify_fixes(
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola"; at
     its words the evidence never uses with ``flags="words"``);
     otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
-    citing the closest evidence sentence). Warnings count both."""
+    citing the closest evidence sentence). Where the fixed sentence is supported, flags left in
+    it are dropped (the checker finds nothing wrong there once fixed). Warnings count both."""
     sentences = Questions()  # key: (result, sentence)
     for i, result in enumerate(results):
         bodies = [p["text"] for p in result.get("evidence", [])]
@@ -102,7 +103,13 @@ def verify_fixes(
             sentences.ask((i, n), decontextualized(fixed, topics[i], original), bodies)
     if not sentences.keys:
         return list(results)
-    failed = [(ask, p) for ask, p in sentences.answers(checker) if p <= threshold]
+    answers = sentences.answers(checker)
+    failed = [(ask, p) for ask, p in answers if p <= threshold]
+    # a flag in a sentence the checker finds supported once fixed goes, as in a supported clause
+    supported_clauses: dict[int, list[tuple[int, int]]] = {}
+    for (i, n), p in answers:
+        if p > threshold:
+            supported_clauses.setdefault(i, []).append(sentence_spans(results[i]["original"])[n])
     clauses = Questions()  # key: (result, sentence, the sentence's score, clause end)
     for (i, n), p in failed:
         result = results[i]
@@ -116,7 +123,6 @@ def verify_fixes(
     rest_flags: dict[int, list[EditSpan]] = {}
     rest_ends: dict[int, int] = {}  # sentence ends flagged, per result
     held: set[tuple[int, int]] = set()
-    supported_clauses: dict[int, list[tuple[int, int]]] = {}
     for (i, n, p, end), q in clauses.answers(checker):
         if q > threshold:
             held.add((i, n))
@@ -135,10 +141,12 @@ def verify_fixes(
         result = results[i]
         spans = sentence_spans(result["original"])
         edits: list[EditSpan] = []
+        cleared = 0
         for e in result["edits"]:
             m = sentence_of(spans, e["start"], e["end"])
             if e.get("flagged") and any(a <= e["start"] and e["end"] <= b
                                         for a, b in supported_clauses.get(i, [])):  # fmt: skip
+                cleared += 1
                 continue  # a flag in a clause the checker found supported once fixed
             if m is not None and m in unfixed.get(i, set()) and is_fix(e):
                 e = cited(
@@ -149,7 +157,12 @@ def verify_fixes(
                 )
             edits.append(e)
         edits = sorted([*edits, *rest_flags.get(i, [])], key=lambda e: (e["start"], e["end"]))
+        if edits == result["edits"]:
+            continue  # every fix held, nothing to drop
         notes = []
+        if cleared:
+            notes.append(f"{cleared} flag(s) dropped: the checker finds their sentence or clause "
+                         f"supported once fixed")  # fmt: skip
         taken = sum(is_fix(e) for e in result["edits"]) - sum(is_fix(e) for e in edits)
         if taken:
             notes.append(f"{taken} fix(es) taken back: the checker finds the sentence "

@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from favakit.contracts import Citation, EditResult, EditSpan
 from favakit.decompose import leading_name, resolve_pronouns
 from favakit.inference.checker import shared_words
-from favakit.inference.date_fix import date_fix, year_fix
+from favakit.inference.date_fix import date_fix, role_year_fix, year_fix
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans
 
@@ -379,8 +379,10 @@ def gate_result(
                 span = _whole_sentence_deletion(span, sentences[n], text)
             sentence = text[slice(*sentences[n])]
             if passages:
-                dated = date_fix(span, text, sentences[n], passages, subject) or year_fix(
-                    span, text, sentences[n], passages
+                dated = (
+                    date_fix(span, text, sentences[n], passages, subject)
+                    or year_fix(span, text, sentences[n], passages)
+                    or role_year_fix(span, text, sentences[n], passages, subject)
                 )
                 if dated is not None:  # the evidence's own date: grounded as it is
                     whole_dates.append((dated["start"], dated["end"]))
@@ -397,7 +399,12 @@ def gate_result(
                 continue
             flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
                               "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
-            year = year_fix(flag, text, (a, b), passages) if passages else None
+            year = (
+                year_fix(flag, text, (a, b), passages)
+                or role_year_fix(flag, text, (a, b), passages, subject)
+                if passages
+                else None
+            )
             if year is not None:  # a year the evidence gives otherwise: fixed, not flagged
                 kept.append(cited(year, text[a:b], passages, text))
                 year_fixes += 1

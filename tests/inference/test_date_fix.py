@@ -153,3 +153,45 @@ def test_the_gate_fixes_a_contradicted_year_the_editor_left_alone_or_deleted() -
         "1 sentence(s) the evidence does not support were flagged with no fix (1 at the words "
         "the evidence does not back)",
     ]
+
+
+TURING = {"title": "Alan Turing", "text": "Alan Turing was born in London in 1912. In 1950 he "
+          "proposed the Turing test. He died in 1954."}  # fmt: skip
+DEATH = "Alan Turing proposed the Turing test in 1950 and passed away in 1957."
+
+
+def test_a_birth_or_death_year_is_fixed_to_the_one_the_evidence_gives_that_role() -> None:
+    from favakit.inference.date_fix import role_year_fix
+
+    whole = (0, len(DEATH))
+    # the year rule finds no conflict here (the sentence matching best is the Turing test's,
+    # whose year the text gives), but the death year has its role word before it
+    fixed = role_year_fix(_edit(DEATH, "1957"), DEATH, whole, [TURING], subject="Alan Turing")
+    assert fixed is not None
+    assert (fixed["type"], fixed["wrong"], fixed["right"]) == ("entity", "1957", "1954")
+    assert DEATH[fixed["start"] : fixed["end"]] == "1957" and "flagged" not in fixed
+    born = "Alan Turing was born in 1921 in London."
+    fixed = role_year_fix(_edit(born, "1921"), born, (0, len(born)), [TURING], "Alan Turing")
+    assert fixed is not None and fixed["right"] == "1912"
+    # another person's passage, a year with no role, a right year, two death years, no subject
+    other = {"title": "Bo Lee", "text": "Bo Lee died in 1960."}
+    assert role_year_fix(_edit(DEATH, "1957"), DEATH, whole, [other], "Alan Turing") is None
+    assert role_year_fix(_edit(DEATH, "1950"), DEATH, whole, [TURING], "Alan Turing") is None
+    right = DEATH.replace("1957", "1954")
+    assert role_year_fix(_edit(right, "1954"), right, whole, [TURING], "Alan Turing") is None
+    two = {**TURING, "text": TURING["text"] + " Some say he died in 1955."}
+    assert role_year_fix(_edit(DEATH, "1957"), DEATH, whole, [two], "Alan Turing") is None
+    assert role_year_fix(_edit(DEATH, "1957"), DEATH, whole, [TURING], "") is None
+
+
+def test_the_gate_fixes_a_death_year_from_an_edit_or_a_sentence_the_editor_left_alone() -> None:
+    from favakit.inference.gate_edits import gate_result
+
+    text = "Alan Turing was a mathematician. " + DEATH.replace("Alan Turing", "He")
+    first, second = (0, text.index(" He")), (text.index("He"), len(text))
+    for edits in ([], [_edit(text, "1957")]):
+        result = {"original": text, "corrected": text, "edits": edits, "evidence": [TURING]}
+        gated = gate_result(result, [first, second], [0.9, 0.01], 0.12)  # type: ignore[arg-type]
+        assert gated["corrected"] == text.replace("1957", "1954"), edits
+        (fix,) = gated["edits"]
+        assert fix["cites"]["sentence"] == "He died in 1954." and not fix.get("flagged")

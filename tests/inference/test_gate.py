@@ -359,6 +359,29 @@ def test_a_date_touched_twice_becomes_one_whole_date_fix() -> None:
     assert gated["corrected"] == "Ada Moss is a painter born on July 27, 1942, in Boston."
 
 
+def test_a_flag_in_a_sentence_the_fix_makes_supported_is_dropped() -> None:
+    from favakit.inference.gate import verify_fixes
+
+    text = "Turing proposed the test in 1950 and passed away in 1957."
+    evidence = [{"title": "Alan Turing", "text": "In 1950 he proposed the test. He died in 1954."}]
+    fix: EditSpan = {"type": "entity", "start": 52, "end": 56, "wrong": "1957", "right": "1954"}
+    flag: EditSpan = {"type": "relation", "start": 37, "end": 43, "wrong": "passed",
+                      "right": "passed", "flagged": True}  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": [flag, fix],
+                          "evidence": evidence}  # fmt: skip
+    judge = _ByText({text.replace("1957", "1954"): 0.9})
+    (checked,) = verify_fixes(judge, [result], [None], 0.5)
+    assert checked["edits"] == [fix]
+    assert checked["corrected"] == text.replace("1957", "1954")
+    assert checked["warnings"] == [
+        "1 flag(s) dropped: the checker finds their sentence or clause supported once fixed"
+    ]
+    # where the fixed sentence is still unsupported, the flag stays (and the fix is taken back)
+    (kept,) = verify_fixes(_ByText({}), [result], [None], 0.5)
+    assert [e["wrong"] for e in kept["edits"]] == ["passed", "1957"]
+    assert all(e.get("flagged") for e in kept["edits"])
+
+
 def test_a_fix_whose_clause_is_supported_stays_and_the_rest_is_flagged() -> None:
     from favakit.inference.gate import verify_fixes
 
