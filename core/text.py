@@ -57,6 +57,8 @@ _ABBREV = {
 }  # fmt: skip
 # A candidate boundary: sentence-final punctuation (and closing quotes/brackets), then space.
 _BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=[\"'(\[“‘]?[A-Z0-9À-ÖØ-Þ])")
+# in text with no capital letters (FActScore's knowledge source), before anything
+_UNCASED_BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=\S)")
 
 Counter = Callable[[str], int]
 
@@ -98,17 +100,19 @@ def count_words(text: str) -> int:
     return len(text.split())
 
 
-def split_sentences(text: str) -> list[str]:
+def split_sentences(text: str, cased: bool = True) -> list[str]:
     """Split prose into sentences; blank lines and line breaks always end a sentence. A sentence
     ends at ``.``, ``!`` or ``?`` before a capital letter or a digit: lower-cased text ("the cat
-    sat. the dog ran.", FActScore's knowledge source) stays one sentence per line."""
+    sat. the dog ran.", FActScore's knowledge source) stays one sentence per line, unless
+    ``cased`` is False: then before anything (abbreviations and initials aside either way)."""
+    boundary = _BOUNDARY_RE if cased else _UNCASED_BOUNDARY_RE
     sentences: list[str] = []
     for block in re.split(r"\n+", text):
         block = block.strip()
         if not block:
             continue
         start = 0
-        for m in _BOUNDARY_RE.finditer(block):
+        for m in boundary.finditer(block):
             end = m.end(1)
             words = block[start:end].split()
             last = words[-1].rstrip(".!?\"')]’”").lower() if words else ""
@@ -124,10 +128,10 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str, cased: bool = True) -> list[tuple[int, int]]:
     """``(start, end)`` character spans of :func:`split_sentences`'s sentences in ``text``."""
     spans, cursor = [], 0
-    for sentence in split_sentences(text):
+    for sentence in split_sentences(text, cased):
         start = text.find(sentence, cursor)
         if start < 0:  # cannot happen: sentences are stripped slices of the text
             raise AssertionError(f"sentence not found in text: {sentence[:40]!r}")

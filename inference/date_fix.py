@@ -24,7 +24,11 @@ writes its date (order, day or none, a capitalized full month name).
 A year alone is fixed by :func:`year_fix`: where the year rule beneath the checker
 (:func:`~favakit.inference.year_check.year_conflict`) finds the sentence's year contradicted and
 the matching evidence sentence gives exactly one other year, an edit or flag holding that year
-(a deletion or flag of the whole sentence, an edit of the year) becomes the year's fix.
+(a deletion or flag of the whole sentence, an edit of the year) becomes the year's fix. A birth
+or death year (its role word nearest before it: ``born in 1912``, ``passed away in 1957``) is
+fixed by :func:`role_year_fix` to the one year the evidence gives that role, in a sentence or
+passage (by its title) naming the text's subject: where the year rule matches no sentence
+("proposed the Turing test in 1950 and passed away in 1957" against "He died in 1954.").
 """
 
 from __future__ import annotations

@@ -130,7 +130,8 @@ def cite(
     for n, passage in enumerate(passages):
         body = str(passage.get("text", ""))
         topical = len(around & shared_words(body))
-        for a, b in sentence_spans(body):
+        # a lower-cased source (FActScore's) is cited by its sentences too, not whole
+        for a, b in sentence_spans(body, cased=body != body.lower()):
             piece = body[a:b].strip()
             theirs = shared_words(piece)
             key = (bool(holds and holds.search(piece)), len(mine & theirs), topical,

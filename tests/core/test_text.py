@@ -25,6 +25,11 @@ def test_split_sentences_needs_a_capital_or_a_digit_after_the_stop() -> None:
     assert split_sentences(text) == [
         "i met mr. smith today. he was late!", "2 cats.", "The cat sat. the dog ran."
     ]  # fmt: skip
+    # uncased: before anything, abbreviations and initials kept (how the gate cites such text)
+    assert split_sentences("i met mr. smith today. he was late! = = j. r. r. tolkien = = ok.",
+                           cased=False) == [
+        "i met mr. smith today.", "he was late!", "= = j. r. r. tolkien = = ok."
+    ]  # fmt: skip
 
 
 def test_split_sentences_non_ascii() -> None:

@@ -128,6 +128,20 @@ def test_an_edit_cites_the_evidence_sentence_that_holds_its_fix() -> None:
     assert cite("Bananas are yellow.", "green", EVIDENCE) is None
 
 
+def test_a_lower_cased_source_is_cited_by_its_sentence_not_whole() -> None:
+    from favakit.inference.gate import cite
+
+    # FActScore's knowledge source is lower-cased: a passage is cited by its sentence, as others
+    body = ("lanny flaherty ( july 27, 1942 \u2013 february 18, 2024 ) was an american actor. "
+            "= = life and career = = flaherty had roles in films such as lonesome dove. "
+            "he resided in new york city.")  # fmt: skip
+    found = cite("He resided in Boston city.", "", [{"title": "Lanny Flaherty", "text": body}])
+    assert found == {"passage": 0, "title": "Lanny Flaherty",
+                     "sentence": "he resided in new york city."}  # fmt: skip
+    fixed = cite("Flaherty was born in 1949.", "july 27, 1942", [{"text": body}])
+    assert fixed == {"passage": 0, "sentence": body[: body.index(" = =")]}
+
+
 def test_a_deletion_cites_the_article_the_text_draws_on_not_a_word_in_passing() -> None:
     from favakit.inference.gate import cite
 
