@@ -241,14 +241,11 @@ def _role_years(body: str) -> list[tuple[int, int, str, str | None]]:
     for d, role in dated:
         found.append((d.start, d.end, str(d.year), role))
     last = 0
-    for m in _YEAR.finditer(body):
-        if not any(a <= m.start() < b for a, b in inside):
-            found.append((m.start(), m.end(), m.group(), _role_before(body, m.start(), last)))
-        last = m.end()
+    for start, end in year_spans(body):
+        if not any(a <= start < b for a, b in inside):
+            found.append((start, end, body[start:end], _role_before(body, start, last)))
+        last = end
     return sorted(found)
-
-
-_YEAR = re.compile(r"(?<![\w.,])(?:1\d|20)\d\d(?![\w,]?\d|\w)")
 
 
 def role_year_fix(

@@ -68,8 +68,8 @@ def _rest_flags(
                       "wrong": original[start:end], "right": original[start:end],
                       "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
     passages = result.get("evidence", [])
-    return narrowed_flag(cited(flag, original[slice(*sentence)], passages, original), original, passages,
-                         flags=flags)  # fmt: skip
+    flag = cited(flag, original[slice(*sentence)], passages, original)
+    return narrowed_flag(flag, original, passages, flags=flags)
 
 
 def verify_fixes(
@@ -86,7 +86,7 @@ def verify_fixes(
     its words the evidence never uses with ``flags="words"``);
     otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
     citing the closest evidence sentence). Where the fixed sentence is supported, flags left in
-    it are dropped (the checker finds nothing wrong there once fixed). Warnings count both."""
+    it are dropped (the checker finds nothing wrong there once fixed). Warnings count each."""
     sentences = Questions()  # key: (result, sentence)
     for i, result in enumerate(results):
         bodies = [p["text"] for p in result.get("evidence", [])]

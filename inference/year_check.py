@@ -91,9 +91,11 @@ def years_in(text: str) -> list[str]:
     return [n for n in numbers_in(text) if _YEAR.fullmatch(n)]
 
 
-def year_spans(text: str, year: str) -> list[tuple[int, int]]:
-    """Where ``text`` writes the number ``year`` (as :func:`numbers_in` reads numbers)."""
-    return [(m.start(), m.end()) for m in _NUMBER.finditer(text) if m.group() == year]
+def year_spans(text: str, year: str | None = None) -> list[tuple[int, int]]:
+    """Where ``text`` writes the number ``year`` (as :func:`numbers_in` reads numbers), or any
+    number that may be a year (1000 to 2099, no separator) where ``year`` is None."""
+    return [(m.start(), m.end()) for m in _NUMBER.finditer(text)
+            if m.group() == year or (year is None and _YEAR.fullmatch(m.group()))]  # fmt: skip
 
 
 def exact_years(sentence: str) -> list[str]:
