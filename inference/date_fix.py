@@ -213,15 +213,25 @@ def date_fix(
 
 
 def year_fix(
-    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]]
-) -> EditSpan | None:
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    subject: str = "",
+) -> EditSpan | None:  # fmt: skip
     """``edit`` (a fix, deletion or flag, offsets in ``text``) as the fix of its sentence's year
     that the evidence contradicts (:func:`~favakit.inference.year_check.year_conflict`), when
     the matching evidence sentence gives exactly one other year and ``edit`` holds the year
-    (``"1921"`` -> ``"1911"``, typed ``entity``); None otherwise."""
+    (``"1921"`` -> ``"1911"``, typed ``entity``); None otherwise, and where ``subject`` is given
+    but neither that sentence nor its passage's title names it (Marie Curie's 1903 Nobel Prize
+    is no fix for Rosalind Franklin's)."""
     a, b = sentence
     found = year_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
     if found is None or len(found.evidence_years) != 1:
+        return None
+    named = shared_words(subject)
+    if named and not any(
+        found.sentence in str(p.get("text", ""))
+        and named & (shared_words(found.sentence) | shared_words(str(p.get("title", ""))))
+        for p in passages
+    ):
         return None
     for start, end in ((a + s, a + e) for s, e in year_spans(text[a:b], found.year)):
         if edit["start"] <= start and end <= edit["end"]:

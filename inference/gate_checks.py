@@ -89,18 +89,18 @@ def verify_fixes(
     it are dropped (the checker finds nothing wrong there once fixed). Warnings count each."""
     sentences = Questions()  # key: (result, sentence)
     for i, result in enumerate(results):
-        bodies = [p["text"] for p in result.get("evidence", [])]
+        passages = result.get("evidence", [])
         original = result["original"]
         spans = sentence_spans(original)
         where = [sentence_of(spans, e["start"], e["end"]) for e in result.get("edits", [])]
         fixed_in = sorted({n for e, n in zip(result.get("edits", []), where, strict=True)
                            if n is not None and is_fix(e)})  # fmt: skip
-        for n in fixed_in if bodies else []:
+        for n in fixed_in if passages else []:
             a, b = spans[n]
             inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
                       for e, m in zip(result["edits"], where, strict=True) if m == n]  # fmt: skip
             fixed = apply_edits(original[a:b], inside)
-            sentences.ask((i, n), decontextualized(fixed, topics[i], original), bodies)
+            sentences.ask((i, n), decontextualized(fixed, topics[i], original), passages)
     if not sentences.keys:
         return list(results)
     answers = sentences.answers(checker)
@@ -119,7 +119,7 @@ def verify_fixes(
         if found is not None:
             clauses.ask((i, n, p, found[1]),
                         decontextualized(found[0], topics[i], result["original"]),
-                        [e["text"] for e in result["evidence"]])  # fmt: skip
+                        result["evidence"])  # fmt: skip
     rest_flags: dict[int, list[EditSpan]] = {}
     rest_ends: dict[int, int] = {}  # sentence ends flagged, per result
     held: set[tuple[int, int]] = set()
@@ -201,16 +201,16 @@ def verify_deletions(
     :func:`~favakit.inference.gate_edits.narrowed_flag`). A warning counts them."""
     facts = Questions()  # key: (result, edit)
     for i, result in enumerate(results):
-        bodies = [p["text"] for p in result.get("evidence", [])]
+        passages = result.get("evidence", [])
         original = result["original"]
         starts = {a for a, _ in sentence_spans(original)}
-        for k, e in enumerate(result.get("edits", []) if bodies else []):
+        for k, e in enumerate(result.get("edits", []) if passages else []):
             if e.get("flagged") or e["right"].strip() or e["start"] not in starts:
                 continue
             if len(WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
                 continue
             for fact in _facts_of(e["wrong"], subject_of(topics[i], original)):
-                facts.ask((i, k), fact, bodies)
+                facts.ask((i, k), fact, passages)
     kept_back: dict[int, set[int]] = {}
     for (i, k), p in facts.answers(checker):
         if p > threshold:

@@ -89,24 +89,41 @@ def as_flag(edit: EditSpan) -> EditSpan:
 
 class Questions:
     """Texts to score against evidence, each with what it is about (a key), scored by the judge
-    in one call: how the gate's checks batch their questions."""
+    in one call: how the gate's checks batch their questions. The evidence is read article by
+    article (:func:`articles`): a text's score is its best article's, so that facts of two
+    articles are never read as one ("Rosalind Franklin was a Polish chemist" is not supported by
+    Marie Curie's "Polish-born physicist and chemist" beside Franklin's own article)."""
 
     def __init__(self) -> None:
         self.keys: list[Any] = []
         self.texts: list[str] = []
         self.evidence: list[list[str]] = []
+        self.owner: list[int] = []
 
-    def ask(self, key: Any, text: str, evidence: list[str]) -> None:
+    def ask(self, key: Any, text: str, passages: Sequence[Mapping[str, Any]]) -> None:
+        for article in articles(passages):
+            self.owner.append(len(self.keys))
+            self.texts.append(text)
+            self.evidence.append(article)
         self.keys.append(key)
-        self.texts.append(text)
-        self.evidence.append(evidence)
 
     def answers(self, judge: SentenceScorer) -> list[tuple[Any, float]]:
         """(key, P(supported)) per question, in the order asked; no call when none was asked."""
         if not self.texts:
             return []
-        scores = [p for p, _ in judge.score(self.texts, self.evidence)]
-        return list(zip(self.keys, scores, strict=True))
+        best = [0.0] * len(self.keys)
+        for n, (p, _) in zip(self.owner, judge.score(self.texts, self.evidence), strict=True):
+            best[n] = max(best[n], p)
+        return list(zip(self.keys, best, strict=True))
+
+
+def articles(passages: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    """The passages' texts grouped by title, in order (passages without a title together: a
+    list of evidence sentences given by hand is read as one source)."""
+    groups: dict[str, list[str]] = {}
+    for passage in passages:
+        groups.setdefault(str(passage.get("title") or ""), []).append(str(passage.get("text", "")))
+    return list(groups.values())
 
 
 def _whole_words(words: str) -> re.Pattern[str]:
@@ -382,7 +399,7 @@ def gate_result(
             if passages:
                 dated = (
                     date_fix(span, text, sentences[n], passages, subject)
-                    or year_fix(span, text, sentences[n], passages)
+                    or year_fix(span, text, sentences[n], passages, subject)
                     or role_year_fix(span, text, sentences[n], passages, subject)
                 )
                 if dated is not None:  # the evidence's own date: grounded as it is
@@ -401,7 +418,7 @@ def gate_result(
             flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
                               "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
             year = (
-                year_fix(flag, text, (a, b), passages)
+                year_fix(flag, text, (a, b), passages, subject)
                 or role_year_fix(flag, text, (a, b), passages, subject)
                 if passages
                 else None
@@ -458,7 +475,7 @@ def sentence_scores(
     the text opens with), against the result's evidence; None for a result without evidence."""
     questions = Questions()  # key: (result, sentence span)
     for i, result in enumerate(results):
-        passages = [p["text"] for p in result.get("evidence", [])]
+        passages = result.get("evidence", [])
         if not passages:
             continue
         for span in sentence_spans(result["original"]):

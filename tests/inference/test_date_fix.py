@@ -195,3 +195,16 @@ def test_the_gate_fixes_a_death_year_from_an_edit_or_a_sentence_the_editor_left_
         assert gated["corrected"] == text.replace("1957", "1954"), edits
         (fix,) = gated["edits"]
         assert fix["cites"]["sentence"] == "He died in 1954." and not fix.get("flagged")
+
+
+def test_a_year_is_not_fixed_from_another_persons_article() -> None:
+    from favakit.inference.date_fix import year_fix
+
+    text = "Rosalind Franklin was a chemist. She won the Nobel Prize in Chemistry in 1921."
+    second = (text.index("She"), len(text))
+    flag = _edit(text, "1921")
+    # the matching sentence is Marie Curie's (her article's title names her, not Franklin)
+    assert year_fix(flag, text, second, [CURIE], subject="Rosalind Franklin") is None
+    # whose, unknown: the evidence's year, as before; and Curie's own text takes it
+    assert year_fix(flag, text, second, [CURIE])["right"] == "1911"  # type: ignore[index]
+    assert year_fix(flag, text, second, [CURIE], subject="Marie Curie")["right"] == "1911"  # type: ignore[index]
