@@ -27,7 +27,7 @@ from favakit.inference.gate_edits import (
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
-__all__ = ["check_edits", "verify_deletions", "verify_fixes"]
+__all__ = ["check_edits", "drop_unneeded_fixes", "verify_deletions", "verify_fixes"]
 
 
 _CLAUSE_END = re.compile(r"[,;:](?!\s*\d)")  # not the comma of "December 18, 1949"
@@ -232,12 +232,78 @@ def verify_deletions(
     return out
 
 
+def _sentence_fixes(result: EditResult) -> dict[int, list[int]]:
+    """Per sentence of the result's text, the indexes of its edits that are fixes."""
+    spans = sentence_spans(result["original"])
+    out: dict[int, list[int]] = {}
+    for k, e in enumerate(result.get("edits", [])):
+        n = sentence_of(spans, e["start"], e["end"])
+        if n is not None and is_fix(e):
+            out.setdefault(n, []).append(k)
+    return out
+
+
+def _as_left(result: EditResult, n: int, keep: Sequence[int], topic: str | None) -> str:
+    """Sentence ``n`` of the result's text with only those of its edits that ``keep`` names
+    (indexes) applied, decontextualized as the gate scores sentences."""
+    original = result["original"]
+    a, b = sentence_spans(original)[n]
+    mine = [result["edits"][k] for k in keep if a <= result["edits"][k]["start"] < b]
+    inside = [{**e, "start": e["start"] - a, "end": e["end"] - a} for e in mine]
+    return decontextualized(apply_edits(original[a:b], inside), topic, original)
+
+
+def drop_unneeded_fixes(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float,
+) -> list[EditResult]:  # fmt: skip
+    """Each result without the fixes its sentences do not need: in a sentence with two fixes or
+    more, a fix is unneeded when the sentence with every other fix is supported ("India
+    *gained* -> became independence in 1947, and Gandhi was assassinated in *Mumbai* -> New
+    Delhi": the checker supports the sentence with "gained" as written). The unneeded ones are
+    dropped when the sentence with all of them taken back is still supported (checked once
+    more); a warning counts them. A sentence with one fix needs it: the gate found it
+    unsupported as written."""
+    leave_one_out = Questions()  # key: (result, sentence, fix)
+    for i, result in enumerate(results):
+        passages = result.get("evidence", [])
+        for n, fixes in _sentence_fixes(result).items() if passages else []:
+            if len(fixes) < 2:
+                continue
+            for k in fixes:
+                others = [j for j in range(len(result["edits"])) if j != k]
+                leave_one_out.ask((i, n, k), _as_left(result, n, others, topics[i]), passages)
+    unneeded: dict[tuple[int, int], list[int]] = {}
+    for (i, n, k), p in leave_one_out.answers(checker):
+        if p > threshold:
+            unneeded.setdefault((i, n), []).append(k)
+    confirm = Questions()  # key: (result, sentence)
+    for (i, n), ks in unneeded.items():
+        keep = [j for j in range(len(results[i]["edits"])) if j not in ks]
+        confirm.ask((i, n), _as_left(results[i], n, keep, topics[i]), results[i]["evidence"])
+    dropped: dict[int, set[int]] = {}
+    for (i, n), p in confirm.answers(checker):
+        if p > threshold:
+            dropped.setdefault(i, set()).update(unneeded[(i, n)])
+    out = list(results)
+    for i, gone in dropped.items():
+        result = results[i]
+        edits = [e for k, e in enumerate(result["edits"]) if k not in gone]
+        note = (f"{len(gone)} fix(es) dropped: the checker finds the sentence supported without "
+                f"them")  # fmt: skip
+        out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
+                  "warnings": [*result.get("warnings", []), note]}  # fmt: skip
+    return out
+
+
 def check_edits(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
     threshold: float, flags: str = "words",
 ) -> list[EditResult]:  # fmt: skip
     """The second look at gated results, in the order the default pipeline takes it: deletions
-    checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`); ``flags`` as the gate
-    flags (:data:`~favakit.inference.gate_edits.FLAG_SPANS`)."""
+    checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then the fixes a
+    sentence does not need dropped (:func:`drop_unneeded_fixes`); ``flags`` as the gate flags
+    (:data:`~favakit.inference.gate_edits.FLAG_SPANS`)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
-    return verify_fixes(checker, checked, topics, threshold, flags)
+    fixed = verify_fixes(checker, checked, topics, threshold, flags)
+    return drop_unneeded_fixes(checker, fixed, topics, threshold)

@@ -89,41 +89,37 @@ def as_flag(edit: EditSpan) -> EditSpan:
 
 class Questions:
     """Texts to score against evidence, each with what it is about (a key), scored by the judge
-    in one call: how the gate's checks batch their questions. The evidence is read article by
-    article (:func:`articles`): a text's score is its best article's, so that facts of two
-    articles are never read as one ("Rosalind Franklin was a Polish chemist" is not supported by
-    Marie Curie's "Polish-born physicist and chemist" beside Franklin's own article)."""
+    in one call: how the gate's checks batch their questions. A text is read against the
+    articles it names (:func:`named_articles`)."""
 
     def __init__(self) -> None:
         self.keys: list[Any] = []
         self.texts: list[str] = []
         self.evidence: list[list[str]] = []
-        self.owner: list[int] = []
 
     def ask(self, key: Any, text: str, passages: Sequence[Mapping[str, Any]]) -> None:
-        for article in articles(passages):
-            self.owner.append(len(self.keys))
-            self.texts.append(text)
-            self.evidence.append(article)
         self.keys.append(key)
+        self.texts.append(text)
+        self.evidence.append(named_articles(text, passages))
 
     def answers(self, judge: SentenceScorer) -> list[tuple[Any, float]]:
         """(key, P(supported)) per question, in the order asked; no call when none was asked."""
         if not self.texts:
             return []
-        best = [0.0] * len(self.keys)
-        for n, (p, _) in zip(self.owner, judge.score(self.texts, self.evidence), strict=True):
-            best[n] = max(best[n], p)
-        return list(zip(self.keys, best, strict=True))
+        scores = [p for p, _ in judge.score(self.texts, self.evidence)]
+        return list(zip(self.keys, scores, strict=True))
 
 
-def articles(passages: Sequence[Mapping[str, Any]]) -> list[list[str]]:
-    """The passages' texts grouped by title, in order (passages without a title together: a
-    list of evidence sentences given by hand is read as one source)."""
-    groups: dict[str, list[str]] = {}
-    for passage in passages:
-        groups.setdefault(str(passage.get("title") or ""), []).append(str(passage.get("text", "")))
-    return list(groups.values())
+def named_articles(text: str, passages: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The passages' texts that ``text`` is checked against: those of the articles whose title
+    it names (a content word of the title in the text: "Rosalind Franklin was a Polish chemist"
+    against Franklin's article, not beside Marie Curie's "Polish-born physicist and chemist",
+    whose facts the checker would lend her), else all of them (no title named, or passages
+    without titles such as evidence given by hand)."""
+    words = shared_words(text) - STOPWORDS
+    named = [str(p.get("text", "")) for p in passages
+             if words & (shared_words(str(p.get("title") or "")) - STOPWORDS)]  # fmt: skip
+    return named or [str(p.get("text", "")) for p in passages]
 
 
 def _whole_words(words: str) -> re.Pattern[str]:

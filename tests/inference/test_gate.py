@@ -541,3 +541,38 @@ def test_the_token_heads_words_are_flagged_beside_the_words_the_evidence_never_u
         gated_editor = GatedEditor(Editor(), judge, check_fixes=False, flags=flags)  # type: ignore[arg-type]
         [got] = gated_editor.edit_many([{"text": text, "evidence": [e["text"] for e in EVIDENCE]}])
         assert len(judge.marked) == asked and got["corrected"] == text
+
+
+def test_a_fix_the_sentence_does_not_need_is_dropped() -> None:
+    from favakit.inference.gate_checks import drop_unneeded_fixes
+
+    text = "Gandhi led the march. India gained independence in 1947 and Gandhi died in Mumbai."
+    evidence = [{"title": "Gandhi", "text": "India became independent in 1947, and Gandhi was "
+                 "assassinated in New Delhi in January 1948."}]  # fmt: skip
+    gained, mumbai = text.index("gained"), text.index("Mumbai")
+    edits: list[EditSpan] = [
+        {"type": "relation", "start": gained, "end": gained + 6, "wrong": "gained",
+         "right": "became"},
+        {"type": "entity", "start": mumbai, "end": mumbai + 6, "wrong": "Mumbai",
+         "right": "New Delhi"},
+    ]  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": edits, "evidence": evidence}
+    needs_delhi = "India gained independence in 1947 and Gandhi died in New Delhi."
+    judge = _ByText({needs_delhi: 0.9})
+    (checked,) = drop_unneeded_fixes(judge, [result], [None], 0.5)
+    assert checked["edits"] == [edits[1]]
+    assert checked["corrected"] == text.replace("Mumbai", "New Delhi")
+    assert checked["warnings"] == [
+        "1 fix(es) dropped: the checker finds the sentence supported without them"
+    ]
+    # leave-one-out asked about each fix, then the sentence without the unneeded one
+    assert judge.asked == [
+        needs_delhi,
+        "India became independence in 1947 and Gandhi died in Mumbai.",
+        needs_delhi,
+    ]
+    # both needed (neither alone supported): both stay; one fix alone is never asked about
+    assert drop_unneeded_fixes(_ByText({}), [result], [None], 0.5) == [result]
+    single: EditResult = {**result, "edits": [edits[1]]}
+    lone = _ByText({})
+    assert drop_unneeded_fixes(lone, [single], [None], 0.5) == [single] and lone.asked == []
