@@ -86,7 +86,11 @@ def verify_fixes(
     its words the evidence never uses with ``flags="words"``);
     otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
     citing the closest evidence sentence). Where the fixed sentence is supported, flags left in
-    it are dropped (the checker finds nothing wrong there once fixed). Warnings count each."""
+    it are dropped (the checker finds nothing wrong there once fixed). A fixed sentence (or
+    clause) is read against the articles it names
+    (:func:`~favakit.inference.gate_edits.named_articles`): a fix taken from another person's
+    article ("British" -> "Polish" for Rosalind Franklin, from Marie Curie's "Polish-born ...
+    chemist") does not hold. Warnings count each."""
     sentences = Questions()  # key: (result, sentence)
     for i, result in enumerate(results):
         passages = result.get("evidence", [])
@@ -100,7 +104,8 @@ def verify_fixes(
             inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
                       for e, m in zip(result["edits"], where, strict=True) if m == n]  # fmt: skip
             fixed = apply_edits(original[a:b], inside)
-            sentences.ask((i, n), decontextualized(fixed, topics[i], original), passages)
+            sentences.ask((i, n), decontextualized(fixed, topics[i], original), passages,
+                          named=True)  # fmt: skip
     if not sentences.keys:
         return list(results)
     answers = sentences.answers(checker)
@@ -119,7 +124,7 @@ def verify_fixes(
         if found is not None:
             clauses.ask((i, n, p, found[1]),
                         decontextualized(found[0], topics[i], result["original"]),
-                        result["evidence"])  # fmt: skip
+                        result["evidence"], named=True)  # fmt: skip
     rest_flags: dict[int, list[EditSpan]] = {}
     rest_ends: dict[int, int] = {}  # sentence ends flagged, per result
     held: set[tuple[int, int]] = set()

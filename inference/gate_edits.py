@@ -89,18 +89,21 @@ def as_flag(edit: EditSpan) -> EditSpan:
 
 class Questions:
     """Texts to score against evidence, each with what it is about (a key), scored by the judge
-    in one call: how the gate's checks batch their questions. A text is read against the
-    articles it names (:func:`named_articles`)."""
+    in one call: how the gate's checks batch their questions. A text is read against all the
+    evidence, or with ``named`` against the articles it names (:func:`named_articles`)."""
 
     def __init__(self) -> None:
         self.keys: list[Any] = []
         self.texts: list[str] = []
         self.evidence: list[list[str]] = []
 
-    def ask(self, key: Any, text: str, passages: Sequence[Mapping[str, Any]]) -> None:
+    def ask(
+        self, key: Any, text: str, passages: Sequence[Mapping[str, Any]], named: bool = False
+    ) -> None:
         self.keys.append(key)
         self.texts.append(text)
-        self.evidence.append(named_articles(text, passages))
+        every = [str(p.get("text", "")) for p in passages]
+        self.evidence.append(named_articles(text, passages) if named else every)
 
     def answers(self, judge: SentenceScorer) -> list[tuple[Any, float]]:
         """(key, P(supported)) per question, in the order asked; no call when none was asked."""
@@ -111,15 +114,21 @@ class Questions:
 
 
 def named_articles(text: str, passages: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The passages' texts that ``text`` is checked against: those of the articles whose title
-    it names (a content word of the title in the text: "Rosalind Franklin was a Polish chemist"
-    against Franklin's article, not beside Marie Curie's "Polish-born physicist and chemist",
-    whose facts the checker would lend her), else all of them (no title named, or passages
-    without titles such as evidence given by hand)."""
-    words = shared_words(text) - STOPWORDS
+    """The passages' texts that ``text`` is checked against: those of the articles whose name it
+    gives (every content word of the title before a comma or parenthesis: "Rosalind Franklin was
+    a Polish chemist" against Franklin's article, not beside Marie Curie's "Polish-born physicist
+    and chemist", whose facts the checker would lend her; "Hampden County, Massachusetts" is not
+    named by "Hampshire County"), else all of them (no article named, or passages without titles
+    such as evidence given by hand)."""
+    words = shared_words(text)
     named = [str(p.get("text", "")) for p in passages
-             if words & (shared_words(str(p.get("title") or "")) - STOPWORDS)]  # fmt: skip
+             if (head := _title_head(str(p.get("title") or ""))) and head <= words]  # fmt: skip
     return named or [str(p.get("text", "")) for p in passages]
+
+
+def _title_head(title: str) -> set[str]:
+    """The content words of a title's name: before a comma or parenthesis, stopwords aside."""
+    return shared_words(re.split(r"[,(]", title, maxsplit=1)[0]) - STOPWORDS
 
 
 def _whole_words(words: str) -> re.Pattern[str]:

@@ -15,18 +15,24 @@ FRANKLIN = {"title": "Rosalind Franklin", "text": "Rosalind Franklin was an Engl
 def test_a_sentence_is_read_against_the_articles_whose_title_it_names() -> None:
     assert named_articles("Rosalind Franklin was a Polish chemist.", [CURIE, FRANKLIN]) == [
         FRANKLIN["text"]]  # fmt: skip
-    # two named: both, in order; none named, or no titles: every passage, as one source
-    both = "Curie and Franklin were chemists."
+    # two named: both, in order; a name given in part, none, or no titles: every passage
+    both = "Marie Curie and Rosalind Franklin were chemists."
     assert named_articles(both, [CURIE, FRANKLIN]) == [CURIE["text"], FRANKLIN["text"]]
-    assert named_articles("She was a chemist.", [CURIE, FRANKLIN]) == [
-        CURIE["text"], FRANKLIN["text"]]  # fmt: skip
+    for text in ("Curie and Franklin were chemists.", "She was a chemist."):
+        assert named_articles(text, [CURIE, FRANKLIN]) == [CURIE["text"], FRANKLIN["text"]]
     untitled = [{"text": CURIE["text"]}, {"title": "", "text": FRANKLIN["text"]}]
     assert named_articles("Rosalind Franklin was a chemist.", untitled) == [
         CURIE["text"], FRANKLIN["text"]]  # fmt: skip
-    # a stopword of a title names nothing ("The Beatles" is not named by "the")
+    # a title's name is what comes before a comma or parenthesis, stopwords aside
+    county = {"title": "Hampden County, Massachusetts", "text": "Hampden County is a county."}
+    town = {"title": "Amherst, Massachusetts", "text": "Amherst is a town in Hampshire County."}
+    assert named_articles("Amherst is in Hampshire County.", [county, town]) == [town["text"]]
     beatles = {"title": "The Beatles", "text": "The Beatles were a band."}
-    assert named_articles("Franklin was the best chemist.", [beatles, FRANKLIN]) == [
-        FRANKLIN["text"]]  # fmt: skip
+    assert named_articles("The Beatles were a rock band.", [beatles, FRANKLIN]) == [
+        beatles["text"]]  # fmt: skip
+    python = {"title": "Python (programming language)", "text": "Python is a language."}
+    assert named_articles("Python 3.0 came out in 2008.", [python, FRANKLIN]) == [
+        python["text"]]  # fmt: skip
 
 
 def test_the_shipped_checker_no_longer_lends_one_article_s_facts_to_another_person() -> None:
