@@ -23,19 +23,16 @@ eval set) with the checker reading the text as written and as the rule rewrites 
 
 from __future__ import annotations
 
-import argparse
 import json
-import platform
 import sys
 import time
 from collections import defaultdict
-from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from year_rule import per_source
+from year_rule import firings, per_source, rows_and_checker, rule_parser, write_report
 
 _SCALES = ((Decimal(10**9), "billion"), (Decimal(10**6), "million"))
 
@@ -93,39 +90,12 @@ def reformatted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def firings(files: str) -> dict[str, dict[str, int]]:
-    """Per training file, the rows the rule rewrites, by label (no model)."""
-    import glob
-
-    from favakit.inference.number_forms import evidence_forms
-    from favakit.training.pairs import read_pairs
-
-    out: dict[str, dict[str, int]] = {}
-    for pattern in files.split(","):
-        for path in sorted(glob.glob(pattern.strip())):
-            pairs = read_pairs(path)  # refuses eval/ and eval_spans/
-            hits = [p for p in pairs if evidence_forms(p.text, p.evidence)[1]]
-            out[Path(path).name] = {"rows": len(pairs),
-                                    "supported": sum(p.label for p in hits),
-                                    "not_supported": sum(not p.label for p in hits)}  # fmt: skip
-    return out
-
-
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument(
-        "--rows", type=Path, required=True, help="development rows (scripts/llm_judge.py data)"
-    )
-    ap.add_argument("--checker", default="auto", help="a shipped checker's name or a folder")
-    ap.add_argument("--train-files", default="", help="comma-separated files or globs: the rule's "
-                    "rewrites on every row, by label (no model)")  # fmt: skip
-    ap.add_argument("--out", type=Path, required=True)
-    args = ap.parse_args()
+    args = rule_parser(__doc__, "rewrites").parse_args()
 
-    from favakit.inference.checker import Checker, auto_checker, checker_folder
+    from favakit.inference.checker import Checker
 
-    rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
-    folder = checker_folder(auto_checker() if args.checker == "auto" else args.checker)
+    rows, folder = rows_and_checker(args)
     checker = Checker(folder)
     started = time.time()
     report: dict[str, Any] = {"checker": checker.name, "rows": len(rows)}
@@ -175,14 +145,15 @@ def main() -> None:
     print(json.dumps(report["reformatted"]["right"]), flush=True)
 
     if args.train_files:
-        report["training_files"] = firings(args.train_files)
+        from favakit.inference.number_forms import evidence_forms
+
+        def rewrites(text: str, evidence: list[str]) -> bool:
+            return bool(evidence_forms(text, evidence)[1])
+
+        report["training_files"] = firings(args.train_files, rewrites)
         print(json.dumps(report["training_files"]), flush=True)
 
-    report["seconds"] = round(time.time() - started, 1)
-    report["machine"] = f"{platform.machine()}, {platform.processor() or 'cpu'}"
-    report["date"] = date.today().isoformat()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(report, started, args.out)
 
 
 if __name__ == "__main__":

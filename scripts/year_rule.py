@@ -79,42 +79,71 @@ def moved_years(rows: list[dict[str, Any]], moves: list[int]) -> list[dict[str, 
     return out
 
 
-def firings(files: str) -> dict[str, dict[str, int]]:
-    """Per training file, the rows the rule fires on, by label (no model)."""
+def firings(
+    files: str, fires: Callable[[str, list[str]], bool] | None = None
+) -> dict[str, dict[str, int]]:
+    """Per training file, the rows a rule fires on (``fires(text, evidence)``; the year rule by
+    default), by label (no model)."""
     import glob
 
     from favakit.inference.year_check import year_conflict
     from favakit.training.pairs import read_pairs
 
+    def year_rule(text: str, evidence: list[str]) -> bool:
+        return year_conflict(text, evidence) is not None
+
     out: dict[str, dict[str, int]] = {}
     for pattern in files.split(","):
         for path in sorted(glob.glob(pattern.strip())):
             pairs = read_pairs(path)  # refuses eval/ and eval_spans/
-            hits = [p for p in pairs if year_conflict(p.text, p.evidence) is not None]
+            hits = [p for p in pairs if (fires or year_rule)(p.text, list(p.evidence))]
             out[Path(path).name] = {"rows": len(pairs),
                                     "supported": sum(p.label for p in hits),
                                     "not_supported": sum(not p.label for p in hits)}  # fmt: skip
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def write_report(report: dict[str, Any], started: float, out: Path) -> None:
+    """``report`` with its seconds, machine and date, written to ``out`` as JSON."""
+    report["seconds"] = round(time.time() - started, 1)
+    report["machine"] = f"{platform.machine()}, {platform.processor() or 'cpu'}"
+    report["date"] = date.today().isoformat()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+
+
+def rule_parser(doc: str, what: str) -> argparse.ArgumentParser:
+    """The options every rule script takes: ``--rows``, ``--checker``, ``--train-files`` (the
+    rule's ``what`` on every training row), ``--out``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument(
         "--rows", type=Path, required=True, help="development rows (scripts/llm_judge.py data)"
     )
     ap.add_argument("--checker", default="auto", help="a shipped checker's name or a folder")
-    ap.add_argument("--moves", default="-10,-1,1,10", help="years added to a supported text's year")
-    ap.add_argument("--gate", action="store_true", help="also the gate's figures (slower)")
     ap.add_argument("--train-files", default="", help="comma-separated files or globs: the rule's "
-                    "firings on every row, by label (no model)")  # fmt: skip
+                    f"{what} on every row, by label (no model)")  # fmt: skip
     ap.add_argument("--out", type=Path, required=True)
-    args = ap.parse_args()
+    return ap
 
-    from favakit.inference.checker import Checker, auto_checker, checker_folder
-    from favakit.inference.year_check import CONFLICT_SCORE, year_conflict
+
+def rows_and_checker(args: argparse.Namespace) -> tuple[list[dict[str, Any]], str]:
+    """The development rows ``--rows`` names and the folder of the checker ``--checker`` names."""
+    from favakit.inference.checker import auto_checker, checker_folder
 
     rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
-    folder = checker_folder(auto_checker() if args.checker == "auto" else args.checker)
+    return rows, checker_folder(auto_checker() if args.checker == "auto" else args.checker)
+
+
+def main() -> None:
+    ap = rule_parser(__doc__, "firings")
+    ap.add_argument("--moves", default="-10,-1,1,10", help="years added to a supported text's year")
+    ap.add_argument("--gate", action="store_true", help="also the gate's figures (slower)")
+    args = ap.parse_args()
+
+    from favakit.inference.checker import Checker
+    from favakit.inference.year_check import CONFLICT_SCORE, year_conflict
+
+    rows, folder = rows_and_checker(args)
     checker = Checker(folder)
     checker.year_check = False  # the model alone; the rule is applied below
     started = time.time()
@@ -173,11 +202,7 @@ def main() -> None:
         report["training_files"] = firings(args.train_files)
         print(json.dumps(report["training_files"]), flush=True)
 
-    report["seconds"] = round(time.time() - started, 1)
-    report["machine"] = f"{platform.machine()}, {platform.processor() or 'cpu'}"
-    report["date"] = date.today().isoformat()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(report, indent=1) + "\n")
+    write_report(report, started, args.out)
 
 
 if __name__ == "__main__":
