@@ -1,6 +1,6 @@
-"""The gate reads a sentence against the articles it names (inference/gate_edits.py,
-named_articles): packed beside another article, the checker lends a person that article's
-facts."""
+"""The gate's fix check reads a fixed sentence against the articles it names
+(inference/gate_edits.py, named_articles; Questions.ask(..., named=True)): packed beside another
+article, the checker lends a person that article's facts."""
 
 from __future__ import annotations
 
@@ -47,7 +47,7 @@ def test_the_shipped_checker_no_longer_lends_one_article_s_facts_to_another_pers
     right = "Rosalind Franklin was an English chemist born in 1920 in London."
     named, packed = Questions(), Questions()
     for text in (wrong, right):
-        named.ask(text, text, [CURIE, FRANKLIN])
+        named.ask(text, text, [CURIE, FRANKLIN], named=True)
         packed.ask(text, text, [{"text": CURIE["text"]}, {"text": FRANKLIN["text"]}])
     (_, mixed), _ = packed.answers(checker)
     (_, alone), (_, own) = named.answers(checker)
