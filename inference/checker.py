@@ -270,7 +270,7 @@ class Checker:
     ) -> list[Checked]:
         """:meth:`score`'s figures, each with what the rules beneath the model found: the year
         of the text its evidence contradicts (which capped the score) and the numbers read as
-        the evidence writes them (:meth:`reading`)."""
+        the evidence writes them (:meth:`reading_of`)."""
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         forms: list[list[NumberForm]] = []

@@ -228,8 +228,7 @@ def year_fix(
         return None
     named = shared_words(subject)
     if named and not any(
-        found.sentence in str(p.get("text", ""))
-        and named & (shared_words(found.sentence) | shared_words(str(p.get("title", ""))))
+        found.sentence in str(p.get("text", "")) and _names(named, found.sentence, p)
         for p in passages
     ):
         return None
@@ -258,6 +257,29 @@ def _role_years(body: str) -> list[tuple[int, int, str, str | None]]:
     return sorted(found)
 
 
+def _names(subject_words: set[str], sentence: str, passage: Mapping[str, Any]) -> bool:
+    """Whether an evidence ``sentence`` of ``passage`` is about the subject: a word of it in the
+    sentence or the passage's title ("He died in 1954." in the passage "Alan Turing")."""
+    title = shared_words(str(passage.get("title", "")))
+    return bool(subject_words & (shared_words(sentence) | title))
+
+
+def _subject_role_years(
+    passages: Sequence[Mapping[str, Any]], subject_words: set[str]
+) -> dict[str | None, set[str]]:
+    """The years the evidence gives the subject, by role (:func:`_role_years`, in evidence
+    sentences about the subject: :func:`_names`)."""
+    found: dict[str | None, set[str]] = {}
+    for passage in passages:
+        body = str(passage.get("text", ""))
+        spans = sentence_spans(body)
+        for start, _, year, role in _role_years(body):
+            a, b = next(((x, y) for x, y in spans if x <= start < y), (0, len(body)))
+            if _names(subject_words, body[a:b], passage):
+                found.setdefault(role, set()).add(year)
+    return found
+
+
 def role_year_fix(
     edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
     subject: str = "",
@@ -265,29 +287,19 @@ def role_year_fix(
     """``edit`` (a fix, deletion or flag, offsets in ``text``) as the fix of a birth or death
     year of its sentence (``born in 1912``, ``died in 1957``, ``passed away in 1957``: the role
     word nearest before the year) to the one year the evidence gives that role, where the
-    evidence names ``subject`` (a word of it in the sentence or its passage's title: "He died in
-    1954." in the passage "Alan Turing"); None where ``edit`` holds no such year, the evidence
-    gives no year or several years for that role, or the sentence's own."""
+    evidence names ``subject`` (:func:`_names`); None where ``edit`` holds no such year, the
+    evidence gives no year or several years for that role, or the sentence's own."""
     a, b = sentence
     named = shared_words(subject)
-    if not named:
+    held = [(start, end, year, role) for start, end, year, role in _role_years(text[a:b])
+            if role is not None and edit["start"] <= a + start and a + end <= edit["end"]]  # fmt: skip
+    if not named or not held:
         return None
-    for start, end, year, role in _role_years(text[a:b]):
-        if role is None or not (edit["start"] <= a + start and a + end <= edit["end"]):
-            continue
-        values = set()
-        for passage in passages:
-            body = str(passage.get("text", ""))
-            title = shared_words(str(passage.get("title", "")))
-            spans = sentence_spans(body)
-            for s, _, other, other_role in _role_years(body):
-                where = next(((x, y) for x, y in spans if x <= s < y), (0, len(body)))
-                if other_role == role and named & (title | shared_words(body[slice(*where)])):
-                    values.add(other)
-        if len(values) != 1 or year in values:
-            return None
-        fixed: EditSpan = {**edit, "type": "entity", "start": a + start, "end": a + end,
-                           "wrong": year, "right": values.pop()}  # fmt: skip
-        fixed.pop("flagged", None)
-        return fixed
-    return None
+    start, end, year, role = held[0]
+    values = _subject_role_years(passages, named).get(role, set())
+    if len(values) != 1 or year in values:
+        return None
+    fixed: EditSpan = {**edit, "type": "entity", "start": a + start, "end": a + end,
+                       "wrong": year, "right": next(iter(values))}  # fmt: skip
+    fixed.pop("flagged", None)
+    return fixed
