@@ -24,7 +24,9 @@ training reading scored better for both shipped checkers and is several times fa
 was chosen with, and the better one by the gate's own rule). FEVER's tokenisation is undone on
 the way in. A year the evidence contradicts (:mod:`~favakit.inference.year_check`: "1921" where
 the matching evidence sentence says "1911") caps the score, a rule beneath the model, which
-reads years a digit apart as alike; and a number the evidence writes another way ("$2000" where it
+reads years a digit apart as alike; so does a count or rank the evidence contradicts
+(:mod:`~favakit.inference.count_check`: "24 players" where it says "23 players", "the 17th
+president" for "the 16th"); and a number the evidence writes another way ("$2000" where it
 says "$2,000", "1.5 million" for "1,500,000") is read in the evidence's form
 (:mod:`~favakit.inference.number_forms`), since the model reads a number's form, not its value.
 Where the device multiplies bf16 natively, the sequence head runs under bf16
@@ -45,6 +47,7 @@ from typing import Any, NamedTuple
 from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
+from favakit.inference.count_check import CountConflict, count_conflict
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.int8 import pack_int8, unpack_int8
 from favakit.inference.number_forms import NumberForm, evidence_forms
@@ -170,17 +173,17 @@ def unpack_checker(folder: str | Path, out: str | Path) -> str:
 
 class Checked(NamedTuple):
     """A text's score (P(supported)), the passes it took, and what the rules beneath the model
-    found: the year its evidence contradicts (which capped the score), the numbers read as the
-    evidence writes them."""
+    found: the year or count its evidence contradicts (which capped the score), the numbers
+    read as the evidence writes them."""
 
     score: float
     passes: int
-    year: YearConflict | None
+    conflict: YearConflict | CountConflict | None
     forms: list[NumberForm]
 
     def notes(self) -> list[str]:
         """What a verdict says of the rules' findings."""
-        return [f.note() for f in self.forms] + ([self.year.note()] if self.year else [])
+        return [f.note() for f in self.forms] + ([self.conflict.note()] if self.conflict else [])
 
 
 class Checker:
@@ -218,6 +221,8 @@ class Checker:
         # a year the evidence contradicts caps the score (year_check.py); "year_check": false
         # in checker.json leaves the model's score alone
         self.year_check = bool(self.config.get("year_check", True))
+        # so does a count the evidence contradicts (count_check.py); "count_check": false
+        self.count_check = bool(self.config.get("count_check", True))
         # a number the evidence writes another way is read in its form (number_forms.py);
         # "number_forms": false in checker.json reads the text as written
         self.number_forms = bool(self.config.get("number_forms", True))
@@ -262,14 +267,14 @@ class Checker:
         """(P(supported), passes read) per text: one pass over the evidence cut to the sentences
         closest to the text (``selected``), or the best of its pieces' scores (``pieces``); at
         most :data:`~favakit.inference.year_check.CONFLICT_SCORE` where the evidence contradicts
-        a year of the text (:meth:`conflict`)."""
+        a year or a count of the text (:meth:`conflict`)."""
         return [(c.score, c.passes) for c in self.checked_scores(texts, evidence)]
 
     def checked_scores(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
     ) -> list[Checked]:
         """:meth:`score`'s figures, each with what the rules beneath the model found: the year
-        of the text its evidence contradicts (which capped the score) and the numbers read as
+        or count of the text its evidence contradicts (which capped the score) and the numbers read as
         the evidence writes them (:meth:`reading_of`)."""
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
@@ -291,8 +296,8 @@ class Checker:
             best[n] = max(best[n], p)
             count[n] += 1
         found = [self.conflict(t, ev) for t, ev in zip(texts, evidence, strict=True)]
-        return [Checked(min(p, CONFLICT_SCORE) if year else p, n, year, f)
-                for p, n, year, f in zip(best, count, found, forms, strict=True)]  # fmt: skip
+        return [Checked(min(p, CONFLICT_SCORE) if hit else p, n, hit, f)
+                for p, n, hit, f in zip(best, count, found, forms, strict=True)]  # fmt: skip
 
     def reading_of(self, text: str, evidence: Sequence[str]) -> tuple[str, list[NumberForm]]:
         """The text as the model reads it: each number the evidence gives in another form written
@@ -300,9 +305,13 @@ class Checker:
         does so."""
         return evidence_forms(text, evidence) if self.number_forms else (text, [])
 
-    def conflict(self, text: str, evidence: Sequence[str]) -> YearConflict | None:
-        """The year of ``text`` its evidence contradicts, where this checker looks for one."""
-        return year_conflict(text, evidence) if self.year_check else None
+    def conflict(self, text: str, evidence: Sequence[str]) -> YearConflict | CountConflict | None:
+        """The year of ``text`` its evidence contradicts, else its count, where this checker
+        looks for each."""
+        year = year_conflict(text, evidence) if self.year_check else None
+        if year is None and self.count_check:
+            return count_conflict(text, evidence)
+        return year
 
     def _autocast(self) -> Any:
         return self._torch.autocast(self.device.split(":")[0], dtype=self._torch.bfloat16,

@@ -43,7 +43,15 @@ from favakit.inference.checker import shared_words
 from favakit.inference.year_check import year_conflict, year_spans
 from favakit.text import MONTHS, sentence_spans
 
-__all__ = ["Date", "date_fix", "dates_in", "evidence_dates", "role_year_fix", "year_fix"]
+__all__ = [
+    "Date",
+    "about_subject",
+    "date_fix",
+    "dates_in",
+    "evidence_dates",
+    "role_year_fix",
+    "year_fix",
+]
 
 _MONTH = r"(?:" + "|".join(rf"{m[:3]}(?:{m[3:]}|\.)?" for m in MONTHS) + r")"
 _DATE = re.compile(
@@ -228,7 +236,7 @@ def year_fix(
         return None
     named = shared_words(subject)
     if named and not any(
-        found.sentence in str(p.get("text", "")) and _names(named, found.sentence, p)
+        found.sentence in str(p.get("text", "")) and about_subject(named, found.sentence, p)
         for p in passages
     ):
         return None
@@ -257,7 +265,7 @@ def _role_years(body: str) -> list[tuple[int, int, str, str | None]]:
     return sorted(found)
 
 
-def _names(subject_words: set[str], sentence: str, passage: Mapping[str, Any]) -> bool:
+def about_subject(subject_words: set[str], sentence: str, passage: Mapping[str, Any]) -> bool:
     """Whether an evidence ``sentence`` of ``passage`` is about the subject: a word of it in the
     sentence or the passage's title ("He died in 1954." in the passage "Alan Turing")."""
     title = shared_words(str(passage.get("title", "")))
@@ -268,14 +276,14 @@ def _subject_role_years(
     passages: Sequence[Mapping[str, Any]], subject_words: set[str]
 ) -> dict[str | None, set[str]]:
     """The years the evidence gives the subject, by role (:func:`_role_years`, in evidence
-    sentences about the subject: :func:`_names`)."""
+    sentences about the subject: :func:`about_subject`)."""
     found: dict[str | None, set[str]] = {}
     for passage in passages:
         body = str(passage.get("text", ""))
         spans = sentence_spans(body)
         for start, _, year, role in _role_years(body):
             a, b = next(((x, y) for x, y in spans if x <= start < y), (0, len(body)))
-            if _names(subject_words, body[a:b], passage):
+            if about_subject(subject_words, body[a:b], passage):
                 found.setdefault(role, set()).add(year)
     return found
 
@@ -287,7 +295,7 @@ def role_year_fix(
     """``edit`` (a fix, deletion or flag, offsets in ``text``) as the fix of a birth or death
     year of its sentence (``born in 1912``, ``died in 1957``, ``passed away in 1957``: the role
     word nearest before the year) to the one year the evidence gives that role, where the
-    evidence names ``subject`` (:func:`_names`); None where ``edit`` holds no such year, the
+    evidence names ``subject`` (:func:`about_subject`); None where ``edit`` holds no such year, the
     evidence gives no year or several years for that role, or the sentence's own."""
     a, b = sentence
     named = shared_words(subject)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from favakit.contracts import Citation, EditResult, EditSpan
 from favakit.decompose import leading_name, resolve_pronouns
 from favakit.inference.checker import shared_words
+from favakit.inference.count_fix import count_fix
 from favakit.inference.date_fix import date_fix, role_year_fix, year_fix
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans
@@ -406,6 +407,7 @@ def gate_result(
                     date_fix(span, text, sentences[n], passages, subject)
                     or year_fix(span, text, sentences[n], passages, subject)
                     or role_year_fix(span, text, sentences[n], passages, subject)
+                    or count_fix(span, text, sentences[n], passages, subject)
                 )
                 if dated is not None:  # the evidence's own date: grounded as it is
                     whole_dates.append((dated["start"], dated["end"]))
@@ -425,10 +427,11 @@ def gate_result(
             year = (
                 year_fix(flag, text, (a, b), passages, subject)
                 or role_year_fix(flag, text, (a, b), passages, subject)
+                or count_fix(flag, text, (a, b), passages, subject)
                 if passages
                 else None
             )
-            if year is not None:  # a year the evidence gives otherwise: fixed, not flagged
+            if year is not None:  # a year or count the evidence gives otherwise: fixed
                 kept.append(cited(year, text[a:b], passages, text))
                 year_fixes += 1
                 continue
@@ -449,8 +452,8 @@ def gate_result(
             note += f" ({dropped} proposed edit(s) dropped)"
         notes.append(note)
     if year_fixes:
-        notes.append(f"{year_fixes} sentence(s) the evidence does not support had their year fixed "
-                     "from it")  # fmt: skip
+        notes.append(f"{year_fixes} sentence(s) the evidence does not support had their year or "
+                     "count fixed from it")  # fmt: skip
     if flagged:
         note = f"{flagged} sentence(s) the evidence does not support were flagged with no fix"
         if narrowed:

@@ -4,8 +4,9 @@ The encoder checkers read a number's form, not its value: the mpnet checker give
 paid $2000" P(supported) 0.003 against "... paid $2,000", and "1.5 million residents" 0.006
 against "a population of 1,500,000"; both are 0.99 once written alike. So before a checker reads a
 text, each number of the text that the evidence gives with the same value in another form
-(thousands separators, a scale word: "1.5 million", "1,500,000", "1500000") is written as the
-evidence writes it (:func:`evidence_forms`). Values must be equal: a rounded figure ("1.5
+(thousands separators, a scale word: "1.5 million", "1,500,000", "1500000"; words from eleven
+up: "twenty-three", "23") is written as the evidence writes it (:func:`evidence_forms`). Numbers
+up to ten are left as written: the checkers read "three" against "3" as the same already. Values must be equal: a rounded figure ("1.5
 million" for 1,523,000) is left to the model. A number that may be a year ("in 2000") is only
 rewritten where a currency sign precedes it on both sides or the same word follows it on both
 ("2000 people", "2,000 people"), so a year is never read as a count.
@@ -20,6 +21,8 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 from typing import NamedTuple
+
+from favakit.inference.number_words import spelled_numbers
 
 __all__ = ["NumberForm", "Quantity", "evidence_forms", "quantities"]
 
@@ -63,6 +66,17 @@ class NumberForm(NamedTuple):
                 f"\"{self.evidence_form}\"")  # fmt: skip
 
 
+def _in_words(text: str) -> list[Quantity]:
+    """The cardinal numbers from eleven up that ``text`` writes in words ("twenty-three")."""
+    return [Quantity(s.start, s.end, s.value, s.written)
+            for s in spelled_numbers(text) if not s.ordinal and s.value > 10]  # fmt: skip
+
+
+def _numbers(text: str) -> list[Quantity]:
+    """The numbers of ``text`` in digits and, from eleven up, in words, in order."""
+    return sorted(quantities(text) + _in_words(text))
+
+
 def quantities(text: str) -> list[Quantity]:
     """The numbers ``text`` writes in digits, with a scale word where one follows ("1.5
     million")."""
@@ -88,11 +102,11 @@ def _may_be_year(q: Quantity) -> bool:
 def evidence_forms(text: str, evidence: Sequence[str]) -> tuple[str, list[NumberForm]]:
     """``text`` with each number the evidence writes in another form written as the evidence
     writes it (module doc), and what was rewritten."""
-    given = [(q, passage) for passage in evidence for q in quantities(passage)
+    given = [(q, passage) for passage in evidence for q in _numbers(passage)
              if not _LEADING_ZERO.match(q.written)]  # fmt: skip
     written = {_plain(q.written) for q, _ in given}
     out, rewritten, at = [], [], 0
-    for q in quantities(text):
+    for q in _numbers(text):
         if _plain(q.written) in written or _LEADING_ZERO.match(q.written):
             continue
         for other, passage in given:

@@ -31,7 +31,9 @@ from favakit.text import MONTHS, STOPWORDS, split_sentences, undo_ptb
 __all__ = [
     "CONFLICT_SCORE",
     "YearConflict",
+    "content_words",
     "exact_years",
+    "negated",
     "numbers_in",
     "year_conflict",
     "year_spans",
@@ -101,7 +103,7 @@ def year_spans(text: str, year: str | None = None) -> list[tuple[int, int]]:
 def exact_years(sentence: str) -> list[str]:
     """The years a sentence gives as exact dates: not a decade, a bound or part of a name, and
     none where the sentence is negated (the rule leaves those to the model)."""
-    if _NEGATION.search(sentence):
+    if negated(sentence):
         return []
     found = []
     for m in _NUMBER.finditer(sentence):
@@ -117,7 +119,15 @@ def exact_years(sentence: str) -> list[str]:
     return found
 
 
-def _content_words(text: str) -> set[str]:
+def negated(sentence: str) -> bool:
+    """Whether a sentence is negated ("not", "never", "no longer", "-n't"): the rules leave those
+    to the model."""
+    return bool(_NEGATION.search(sentence))
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that carry its content: lower case, stopwords and single letters
+    aside."""
     return {w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
 
 
@@ -127,11 +137,11 @@ def year_conflict(text: str, evidence: Sequence[str]) -> YearConflict | None:
     given = [set(numbers_in(p)) for p in passages]
     sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
     for claim in split_sentences(undo_ptb(text)):
-        words = _content_words(claim)
+        words = content_words(claim)
         years = exact_years(claim)
         if not years or not words or not sentences:
             continue
-        shared, at, best = max(((len(words & _content_words(s)), i, s) for i, s in sentences),
+        shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
                                key=lambda t: t[0])  # fmt: skip
         new = [y for y in years if y not in given[at]]
         if not new or shared < max(2, len(words) / 2):

@@ -13,6 +13,9 @@ eval set) with the checker reading the text as written and as the rule rewrites 
   way (separators added or dropped; "X.Y million" where the value allows), a supported claim;
   and with the number's first digit changed and written another way, an unsupported one. The
   share of each the checker gets right, both ways;
+- ``in_words``: the same with a number from 11 to 999 written in digits in the evidence,
+  written in words in the claim ("23" -> "twenty-three"; one more, "twenty-four", for the
+  unsupported claim);
 - ``training_files`` (``--train-files``, no model): how often the rule rewrites a row of the
   training files, by label. Files of measuring-only sets are refused.
 
@@ -90,6 +93,45 @@ def reformatted(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def worded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per development row, at most one supported and one unsupported claim with a number
+    written in words (module doc)."""
+    from favakit.inference.number_forms import quantities
+    from favakit.inference.number_words import in_words
+    from favakit.text import split_sentences
+
+    out = []
+    for row in rows:
+        found = next(((s, q) for p in row["evidence"] for s in split_sentences(p)
+                      for q in quantities(s) if q.written.isdigit() and 11 <= q.value <= 998),
+                     None)  # fmt: skip
+        if not found:
+            continue
+        sentence, q = found
+        for n, label in ((int(q.value), "supported"), (int(q.value) + 1, "not_supported")):
+            text = sentence[: q.start] + in_words(n) + sentence[q.end :]
+            out.append({"id": row["id"], "source": row["source"], "text": text,
+                        "evidence": row["evidence"], "label": label})  # fmt: skip
+    return out
+
+
+def right_both_ways(
+    made: list[dict[str, Any]], plain: list[float], read: list[float], hit: list[bool], t: float
+) -> dict[str, dict[str, int]]:
+    """Per label, the claims, how many the rule rewrote, and how many the checker gets right
+    as written and with the evidence's forms."""
+    cells: dict[str, dict[str, int]] = defaultdict(
+        lambda: {"claims": 0, "as_written": 0, "evidence_forms": 0, "rewritten": 0}
+    )
+    for claim, a, b, h in zip(made, plain, read, hit, strict=True):
+        cell = cells[claim["label"]]
+        cell["claims"] += 1
+        cell["rewritten"] += h
+        cell["as_written"] += (a > t) == (claim["label"] == "supported")
+        cell["evidence_forms"] += (b > t) == (claim["label"] == "supported")
+    return dict(cells)
+
+
 def main() -> None:
     args = rule_parser(__doc__, "rewrites").parse_args()
 
@@ -129,20 +171,12 @@ def main() -> None:
     }
     print(json.dumps(report["verdicts"]), flush=True)
 
-    made = reformatted(rows)
-    plain, read, hit = both_ways(made)
-    cells: dict[str, dict[str, int]] = defaultdict(
-        lambda: {"claims": 0, "as_written": 0, "evidence_forms": 0, "rewritten": 0}
-    )
-    for claim, a, b, h in zip(made, plain, read, hit, strict=True):
-        cell = cells[claim["label"]]
-        cell["claims"] += 1
-        cell["rewritten"] += h
-        cell["as_written"] += (a > t) == (claim["label"] == "supported")
-        cell["evidence_forms"] += (b > t) == (claim["label"] == "supported")
-    report["reformatted"] = {"rows": len({c["id"] for c in made}), "right": dict(cells),
-                             "examples": made[:6]}  # fmt: skip
-    print(json.dumps(report["reformatted"]["right"]), flush=True)
+    for name, make in (("reformatted", reformatted), ("in_words", worded)):
+        made = make(rows)
+        cells = right_both_ways(made, *both_ways(made), t)
+        report[name] = {"rows": len({c["id"] for c in made}), "right": cells,
+                        "examples": made[:6]}  # fmt: skip
+        print(json.dumps({name: cells}), flush=True)
 
     if args.train_files:
         from favakit.inference.number_forms import evidence_forms

@@ -1,0 +1,53 @@
+"""A count the evidence contradicts, fixed from the evidence: "24 players" -> "23 players".
+
+Where the count rule beneath the checker (:func:`~favakit.inference.count_check.count_conflict`)
+finds a sentence's count contradicted, the matching evidence sentence gives exactly one other
+number counting the same word, and that sentence (or its passage's title) names the text's
+subject, an edit or flag holding the count becomes its fix: the count replaced by the evidence's
+number as the evidence writes it ("seventeenth" -> "16th"), typed ``entity``. As with years
+(:func:`~favakit.inference.date_fix.year_fix`), another person's article lends no numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from favakit.contracts import EditSpan
+from favakit.inference.checker import shared_words
+from favakit.inference.count_check import count_conflict
+from favakit.inference.date_fix import about_subject
+
+__all__ = ["count_fix"]
+
+
+def count_fix(
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    subject: str = "",
+) -> EditSpan | None:  # fmt: skip
+    """``edit`` (a fix, deletion or flag, offsets in ``text``) as the fix of its sentence's count
+    that the evidence contradicts (module doc); None where there is none, the evidence gives
+    several numbers for it, the count is written more than once in the sentence, ``edit`` does
+    not hold it, or ``subject`` is given and the evidence sentence is not about it."""
+    a, b = sentence
+    found = count_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
+    if found is None or len(found.evidence_numbers) != 1:
+        return None
+    named = shared_words(subject)
+    if named and not any(
+        found.sentence in str(p.get("text", "")) and about_subject(named, found.sentence, p)
+        for p in passages
+    ):
+        return None
+    where = [m.span() for m in re.finditer(rf"(?<![\w.,]){re.escape(found.written)}(?![\w])",
+                                           text[a:b])]  # fmt: skip
+    if len(where) != 1:
+        return None
+    start, end = a + where[0][0], a + where[0][1]
+    if not (edit["start"] <= start and end <= edit["end"]):
+        return None
+    fixed: EditSpan = {**edit, "type": "entity", "start": start, "end": end,
+                       "wrong": found.written, "right": found.evidence_numbers[0]}  # fmt: skip
+    fixed.pop("flagged", None)
+    return fixed

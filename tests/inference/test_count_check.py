@@ -1,0 +1,71 @@
+"""The count rule beneath the checker's score (inference/count_check.py): pure text, no model."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from favakit.inference.count_check import count_conflict, counts, rounds_to
+from favakit.inference.year_check import CONFLICT_SCORE
+
+TEAM = "The team had 23 players in its first season."
+
+
+def test_a_count_the_matching_evidence_sentence_gives_otherwise_is_contradicted() -> None:
+    found = count_conflict("The team had 24 players in its first season.", [TEAM])
+    assert found is not None
+    assert (found.written, found.counted, found.evidence_numbers) == ("24", "players", ("23",))
+    note = found.note()
+    assert "24 players" in note and "23" in note and str(CONFLICT_SCORE) in note
+
+
+def test_words_and_ordinals_are_read_by_value() -> None:
+    # a count written in words against digits, and a rank in words against a digit ordinal
+    assert count_conflict("The team had twenty-four players in its first season.", [TEAM])
+    rank = ["Abraham Lincoln was the 16th president of the United States."]
+    found = count_conflict(
+        "Abraham Lincoln was the seventeenth president of the United States.", rank
+    )
+    assert found is not None and found.evidence_numbers == ("16th",)
+    # the same value in another form is no conflict (the number form rule reads it)
+    assert count_conflict("The team had twenty-three players in its first season.", [TEAM]) is None
+    assert (
+        count_conflict("Abraham Lincoln was the sixteenth president of the United States.", rank)
+        is None
+    )
+
+
+def test_bounds_roundings_negations_and_other_words_are_left_to_the_model() -> None:
+    assert count_conflict("The team had more than 20 players in its first season.", [TEAM]) is None
+    assert count_conflict("The team had 20 or more players in its first season.", [TEAM]) is None
+    assert count_conflict("The team never had 24 players in its first season.", [TEAM]) is None
+    # a number counting another word, or the text's number given anywhere in the passage
+    assert count_conflict("The team had 24 coaches in its first season.", [TEAM]) is None
+    assert count_conflict("The team had 24 players in its first season.",
+                          [TEAM + " It had 24 players later."]) is None  # fmt: skip
+    # a rounded figure: "$800 million" of $823 million is left; of $873 million it is not
+    film = "The film grossed $823 million worldwide in 2019."
+    assert count_conflict("The film grossed $800 million worldwide in 2019.", [film]) is None
+    assert count_conflict("The film grossed $800 million worldwide in 2019.",
+                          [film.replace("823", "873")]) is not None  # fmt: skip
+
+
+def test_the_rule_needs_an_evidence_sentence_about_the_same_thing() -> None:
+    other = ["The orchestra had 23 players when it toured Europe in 1990."]
+    assert count_conflict("The team had 24 players in its first season.", other) is None
+
+
+def test_counts_are_numbers_followed_by_what_they_count() -> None:
+    # a year is the year rule's; "one of" counts nothing
+    got = counts("She paid $25 for 3 tickets to the 2nd show in 1999, one of many.")
+    assert [(c.written, c.counted, c.ordinal) for c in got] == [
+        ("25", "$", False),
+        ("3", "ticket", False),
+        ("2nd", "show", True),
+    ]
+
+
+def test_rounding_reads_the_last_non_zero_digit() -> None:
+    assert rounds_to(Decimal(823_000_000), Decimal(800_000_000))
+    assert rounds_to(Decimal(1_523_000), Decimal(1_500_000))
+    assert not rounds_to(Decimal(873_000_000), Decimal(800_000_000))
+    assert not rounds_to(Decimal(23), Decimal(24))

@@ -1,0 +1,53 @@
+"""Count fixes (inference/count_fix.py): a count the evidence contradicts becomes the evidence's
+number, in the gate too; never from another subject's article."""
+
+from __future__ import annotations
+
+from favakit.contracts import EditSpan
+from favakit.inference.count_fix import count_fix
+
+LINCOLN = {"title": "Abraham Lincoln", "text": "Abraham Lincoln was the 16th president of the "
+           "United States. He was born in Kentucky."}  # fmt: skip
+TEXT = "Abraham Lincoln was a lawyer. Abraham Lincoln was the seventeenth president of the United States."
+
+
+def _flag(text: str, sentence: tuple[int, int]) -> EditSpan:
+    a, b = sentence
+    return {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b], "right": text[a:b],
+            "flagged": True}  # fmt: skip
+
+
+def test_a_flag_holding_a_contradicted_count_becomes_its_fix() -> None:
+    second = (TEXT.index("Abraham Lincoln was the"), len(TEXT))
+    fixed = count_fix(_flag(TEXT, second), TEXT, second, [LINCOLN], "Abraham Lincoln")
+    assert fixed is not None and "flagged" not in fixed
+    assert (fixed["type"], fixed["wrong"], fixed["right"]) == ("entity", "seventeenth", "16th")
+    assert TEXT[fixed["start"] : fixed["end"]] == "seventeenth"
+
+
+def test_no_fix_from_another_subjects_article_or_where_the_edit_misses_the_count() -> None:
+    second = (TEXT.index("Abraham Lincoln was the"), len(TEXT))
+    other = {"title": "James Buchanan", "text": "James Buchanan was the 15th president of the "
+             "United States."}  # fmt: skip
+    assert count_fix(_flag(TEXT, second), TEXT, second, [other], "Abraham Lincoln") is None
+    at = TEXT.index("United")
+    elsewhere: EditSpan = {"type": "entity", "start": at, "end": at + 6, "wrong": "United",
+                           "right": "Confederate"}  # fmt: skip
+    assert count_fix(elsewhere, TEXT, second, [LINCOLN], "Abraham Lincoln") is None
+    right = TEXT.replace("seventeenth", "16th")
+    assert count_fix(_flag(right, second), right, second, [LINCOLN], "Abraham Lincoln") is None
+
+
+def test_the_gate_fixes_a_count_in_a_sentence_the_editor_left_alone() -> None:
+    from favakit.inference.gate_edits import gate_result
+
+    first, second = (
+        (0, TEXT.index(" Abraham Lincoln was the")),
+        (TEXT.index("Abraham Lincoln was the"), len(TEXT)),
+    )
+    result = {"original": TEXT, "corrected": TEXT, "edits": [], "evidence": [LINCOLN]}
+    gated = gate_result(result, [first, second], [0.9, 0.02], 0.12)  # type: ignore[arg-type]
+    assert gated["corrected"] == TEXT.replace("seventeenth", "16th")
+    (fix,) = gated["edits"]
+    assert fix["cites"]["sentence"].startswith("Abraham Lincoln was the 16th")
+    assert "had their year or count fixed" in gated["warnings"][-1]
