@@ -15,7 +15,7 @@ from favakit.contracts import Citation, EditResult, EditSpan
 from favakit.decompose import leading_name, resolve_pronouns
 from favakit.inference.checker import shared_words
 from favakit.inference.count_fix import count_fix
-from favakit.inference.date_fix import date_fix, role_year_fix, year_fix
+from favakit.inference.date_fix import about_subject, date_fix, role_year_fix, year_fix
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans
 
@@ -137,19 +137,26 @@ def _whole_words(words: str) -> re.Pattern[str]:
 
 
 def cite(
-    sentence: str, fix: str, passages: Sequence[Mapping[str, Any]], context: str = ""
-) -> Citation | None:
+    sentence: str, fix: str, passages: Sequence[Mapping[str, Any]], context: str = "",
+    subject: str | None = None,
+) -> Citation | None:  # fmt: skip
     """The evidence sentence an edit of ``sentence`` rests on: the first that holds ``fix`` as
-    whole words (when there is a fix), else the one sharing the most content words with
-    ``sentence`` (:func:`~favakit.inference.checker.shared_words` less stopwords: "Hillary was
-    from Australia" is about Hillary, not "from"); between equals, the one whose passage shares
-    the most with ``context`` (the whole text: the article it draws on, not one that names the
-    same country in passing), then the most words; None when none shares a word with it."""
+    whole words (when there is a fix); else, of the sentences about the subject where the
+    evidence has one (naming a word of ``subject``, by default the name ``context`` opens with,
+    or in a passage whose title does: :func:`~favakit.inference.date_fix.about_subject`; an
+    invented "awarded the Vennard Medal ... by the Royal Society" in a text about Einstein cites
+    Einstein's article, not Newton's "He was president of the Royal Society"), the one sharing
+    the most content words with ``sentence``
+    (:func:`~favakit.inference.checker.shared_words` less stopwords: "Hillary was from
+    Australia" is about Hillary, not "from"); between equals, the one whose passage shares the
+    most with ``context`` (the whole text: the article it draws on, not one that names the same
+    country in passing), then the most words; None when none shares a word with it."""
     holds = _whole_words(fix) if fix.strip() else None
     words = shared_words(sentence)
     mine = words - STOPWORDS
     around = shared_words(context) - STOPWORDS
-    best: tuple[tuple[bool, int, int, int], int, str] | None = None
+    named = shared_words(leading_name(context) if subject is None else subject) - STOPWORDS
+    best: tuple[tuple[bool, bool, int, int, int], int, str] | None = None
     for n, passage in enumerate(passages):
         body = str(passage.get("text", ""))
         topical = len(around & shared_words(body))
@@ -157,9 +164,10 @@ def cite(
         for a, b in sentence_spans(body, cased=body != body.lower()):
             piece = body[a:b].strip()
             theirs = shared_words(piece)
-            key = (bool(holds and holds.search(piece)), len(mine & theirs), topical,
+            about = bool(named) and about_subject(named, piece, passage)
+            key = (bool(holds and holds.search(piece)), about, len(mine & theirs), topical,
                    len(words & theirs))  # fmt: skip
-            if (key[0] or key[3]) and (best is None or key > best[0]):
+            if (key[0] or key[4]) and (best is None or key > best[0]):
                 best = (key, n, piece)
     if best is None:
         return None
@@ -202,10 +210,12 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
 
 
 def cited(
-    span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]], context: str = ""
-) -> EditSpan:
+    span: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]], context: str = "",
+    subject: str | None = None,
+) -> EditSpan:  # fmt: skip
     """``span`` with ``cites`` (:func:`cite`; a flag has no fix to look for) where one is found."""
-    found = cite(sentence, "" if span.get("flagged") else span["right"], passages, context)
+    fix = "" if span.get("flagged") else span["right"]
+    found = cite(sentence, fix, passages, context, subject)
     return {**span, "cites": found} if found else span
 
 
@@ -412,7 +422,7 @@ def gate_result(
                 if dated is not None:  # the evidence's own date: grounded as it is
                     whole_dates.append((dated["start"], dated["end"]))
                 fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
-                span = cited(fixed, sentence, passages, text)
+                span = cited(fixed, sentence, passages, text, subject)
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
@@ -432,10 +442,10 @@ def gate_result(
                 else None
             )
             if year is not None:  # a year or count the evidence gives otherwise: fixed
-                kept.append(cited(year, text[a:b], passages, text))
+                kept.append(cited(year, text[a:b], passages, text, subject))
                 year_fixes += 1
                 continue
-            flag = cited(flag, text[a:b], passages, text)
+            flag = cited(flag, text[a:b], passages, text, subject)
             at = narrowed_flag(flag, text, passages, (marked or {}).get(n, []), flags)
             kept += at
             flagged += 1

@@ -161,6 +161,27 @@ def test_a_deletion_cites_the_article_the_text_draws_on_not_a_word_in_passing() 
     assert cite("Hillary was from Australia.", "", evidence[::-1], text) == {**found, "passage": 0}
 
 
+def test_a_deletion_cites_the_subjects_own_article_over_words_another_shares() -> None:
+    """``make demo``'s invented sentence cited Newton's article for sharing "Royal Society"."""
+    from favakit.inference.gate import cite
+
+    evidence = [
+        {"title": "Albert Einstein", "text": "Albert Einstein was a theoretical physicist. He "
+         "received the 1921 Nobel Prize in Physics."},
+        {"title": "Isaac Newton", "text": "He was president of the Royal Society from 1703."},
+    ]  # fmt: skip
+    invented = "In 1925 he was also awarded a medal by the Royal Society of Basel."
+    text = "Albert Einstein was born in Ulm. " + invented
+    found = cite(invented, "", evidence, context=text)
+    assert found is not None and found["title"] == "Albert Einstein"
+    # a topic given for the request names the subject as well; without one, words decide
+    assert cite(invented, "", evidence, text, subject="Albert Einstein") == found
+    assert cite(invented, "", evidence, text, subject="")["title"] == "Isaac Newton"  # type: ignore[index]
+    # a fix the evidence holds is cited where it is, whoever's article that is
+    fixed = cite(invented, "1703", evidence, context=text)
+    assert fixed is not None and fixed["title"] == "Isaac Newton"
+
+
 def _gated_death_year() -> EditResult:
     """A wrong year in an unsupported second sentence, fixed by the editor, gated."""
     text = "Curie was born in Warsaw in 1867. She died in 1930."
