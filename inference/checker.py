@@ -274,8 +274,8 @@ class Checker:
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
     ) -> list[Checked]:
         """:meth:`score`'s figures, each with what the rules beneath the model found: the year
-        or count of the text its evidence contradicts (which capped the score) and the numbers read as
-        the evidence writes them (:meth:`reading_of`)."""
+        or count of the text its evidence contradicts (which capped the score) and the numbers
+        read as the evidence writes them (:meth:`reading_of`)."""
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         forms: list[list[NumberForm]] = []

@@ -6,10 +6,11 @@ against "a population of 1,500,000"; both are 0.99 once written alike. So before
 text, each number of the text that the evidence gives with the same value in another form
 (thousands separators, a scale word: "1.5 million", "1,500,000", "1500000"; words from eleven
 up: "twenty-three", "23") is written as the evidence writes it (:func:`evidence_forms`). Numbers
-up to ten are left as written: the checkers read "three" against "3" as the same already. Values must be equal: a rounded figure ("1.5
-million" for 1,523,000) is left to the model. A number that may be a year ("in 2000") is only
-rewritten where a currency sign precedes it on both sides or the same word follows it on both
-("2000 people", "2,000 people"), so a year is never read as a count.
+up to ten are left as written: the checkers read "three" against "3" as the same already.
+Values must be equal: a rounded figure ("1.5 million" for 1,523,000) is left to the model. A
+number that may be a year ("in 2000") is only rewritten where a currency sign precedes it on both
+sides or the same word follows it on both ("2000 people", "2,000 people"), so a year is never
+read as a count.
 
 The verdict says what was rewritten (:meth:`NumberForm.note`); the text itself, its edits and
 its spans are never changed.

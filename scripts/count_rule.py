@@ -69,8 +69,9 @@ def changed_counts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         new = moved(found[0].written) if found else None
         if not new or text.count(found[0].written) != 1:
             continue
+        moved_text = text.replace(found[0].written, new)
         out.append({"id": row["id"], "source": row["source"], "text": text,
-                    "moved": text.replace(found[0].written, new), "evidence": row["evidence"]})  # fmt: skip
+                    "moved": moved_text, "evidence": row["evidence"]})  # fmt: skip
     return out
 
 

@@ -8,7 +8,10 @@ from favakit.inference.count_fix import count_fix
 
 LINCOLN = {"title": "Abraham Lincoln", "text": "Abraham Lincoln was the 16th president of the "
            "United States. He was born in Kentucky."}  # fmt: skip
-TEXT = "Abraham Lincoln was a lawyer. Abraham Lincoln was the seventeenth president of the United States."
+TEXT = (
+    "Abraham Lincoln was a lawyer. Abraham Lincoln was the seventeenth president of the "
+    "United States."
+)
 
 
 def _flag(text: str, sentence: tuple[int, int]) -> EditSpan:

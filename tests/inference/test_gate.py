@@ -176,7 +176,8 @@ def test_a_deletion_cites_the_subjects_own_article_over_words_another_shares() -
     assert found is not None and found["title"] == "Albert Einstein"
     # a topic given for the request names the subject as well; without one, words decide
     assert cite(invented, "", evidence, text, subject="Albert Einstein") == found
-    assert cite(invented, "", evidence, text, subject="")["title"] == "Isaac Newton"  # type: ignore[index]
+    by_words = cite(invented, "", evidence, text, subject="")
+    assert by_words is not None and by_words["title"] == "Isaac Newton"
     # a fix the evidence holds is cited where it is, whoever's article that is
     fixed = cite(invented, "1703", evidence, context=text)
     assert fixed is not None and fixed["title"] == "Isaac Newton"
