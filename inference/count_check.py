@@ -65,9 +65,9 @@ class CountConflict(NamedTuple):
 
     def note(self) -> str:
         """What a verdict says of it."""
-        others = ", ".join(self.evidence_numbers)
-        counted = (f"{self.counted}{self.written}" if self.counted in _CURRENCY
-                   else f"{self.written} {self.counted}")  # fmt: skip
+        money = self.counted in _CURRENCY  # "$3000" where it says "$2,000"
+        others = ", ".join(f"{self.counted}{n}" if money else n for n in self.evidence_numbers)
+        counted = f"{self.counted}{self.written}" if money else f"{self.written} {self.counted}"
         return (f"count contradicted: the text says {counted} where the "
                 f"evidence says {others} (\"{self.sentence}\"); P(supported) at most "
                 f"{CONFLICT_SCORE}")  # fmt: skip

@@ -130,11 +130,46 @@ def test_a_number_the_evidence_writes_another_way_is_read_in_its_form() -> None:
     assert verdict["warnings"] == ['number read as the evidence writes it: "2000" as "2,000"']
     (wrong,) = verifier.verify([{"text": "The company paid $3000 for the license.",
                                  "evidence": evidence}])  # fmt: skip
-    assert wrong["supported"] is False and "warnings" not in wrong
+    # another amount: the count rule says so (inference/count_check.py)
+    assert wrong["supported"] is False
+    assert wrong["warnings"][0].startswith(
+        "count contradicted: the text says $3000 where the evidence says $2,000"
+    )
     checker = verifier.checker  # type: ignore[attr-defined]
     checker.number_forms = False
     ((raw, _),) = checker.score([claim], [evidence])
     assert raw <= checker.threshold  # what the model alone says
+
+
+def test_a_count_the_evidence_contradicts_caps_the_score_and_a_count_in_words_is_read() -> None:
+    """The MiniLM checker gives "101 floors" against "102 floors" 0.97 and "twenty-three
+    players" against "23 players" 0.97, but "102 floors" against "one hundred and two floors"
+    0.07: the count rule (inference/count_check.py) caps the first, the number forms
+    (inference/number_forms.py) read the last in the evidence's words; ``count_check: false``
+    in checker.json turns the count rule off."""
+    from favakit.inference.factory import open_verifier
+    from favakit.inference.year_check import CONFLICT_SCORE
+
+    verifier = open_verifier("checker", checker="checker")
+    evidence = ["The tower was finished in 1931 and has 102 floors above the ground."]
+    claim = "The tower was finished in 1931 and has 101 floors above the ground."
+    (verdict,) = verifier.verify([{"text": claim, "evidence": evidence}])
+    assert verdict["supported"] is False and verdict["score"] == CONFLICT_SCORE
+    (note,) = verdict["warnings"]
+    assert note.startswith(
+        "count contradicted: the text says 101 floors where the evidence says 102"
+    )
+    checker = verifier.checker  # type: ignore[attr-defined]
+    checker.count_check = False
+    ((raw, _),) = checker.score([claim], [evidence])
+    assert raw > checker.threshold  # what the model alone says
+    checker.count_check = True
+    worded = ["The tower was finished in 1931 and has one hundred and two floors above the ground."]
+    (right,) = verifier.verify([{"text": evidence[0], "evidence": worded}])
+    assert right["supported"] is True
+    assert right["warnings"] == [
+        'number read as the evidence writes it: "102" as "one hundred and two"'
+    ]
 
 
 def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
