@@ -7,7 +7,12 @@ text is contradicted here when a number it gives (digits, words or an ordinal; n
 bound such as "more than 20", or in a negated sentence) counts a word ("23 *players*", "16th
 *president*"), the evidence sentence sharing the most of its content words (at least half, and
 two) gives another number of the same kind counting the same word, and the passage holding that
-sentence never gives the text's number in any form. The checker then scores the text at most
+sentence never gives the text's number in any form. A summary's sentence draws on several
+evidence sentences and shares half its words with none: there, an evidence sentence counting
+the same word contradicts the count where the words around the two counts (:data:`AROUND` either
+side) share :data:`AROUND_SHARED` content words or more, and no passage gives the text's number
+("a promotion of *20%* off the first month for new clients" against "a promotion of 10% off
+the first month for new clients"). The checker then scores the text at most
 :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`CountConflict.note`).
 
 A count must count the same word on both sides: session 29 tried counts by the year rule alone
@@ -39,6 +44,10 @@ _BOUND_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|fewer|less|so)\b|plus\b|-?odd\b)", re.IGNORECASE)
+#: Words either side of a count read by the local match, and how many content words the two
+#: sides must share (chosen on the training files: session 31, docs/benchmarks.md).
+AROUND = 10
+AROUND_SHARED = 2
 _COUNTED = re.compile(r"\s*(%|[^\W\d_]+)")
 _CURRENCY = "$\u00a3\u20ac\u00a5"
 
@@ -52,6 +61,8 @@ class Count(NamedTuple):
     word: str
     ordinal: bool
     written: str
+    start: int
+    end: int
 
 
 class CountConflict(NamedTuple):
@@ -65,12 +76,19 @@ class CountConflict(NamedTuple):
 
     def note(self) -> str:
         """What a verdict says of it."""
-        money = self.counted in _CURRENCY  # "$3000" where it says "$2,000"
-        others = ", ".join(f"{self.counted}{n}" if money else n for n in self.evidence_numbers)
-        counted = f"{self.counted}{self.written}" if money else f"{self.written} {self.counted}"
-        return (f"count contradicted: the text says {counted} where the "
+        others = ", ".join(self._shown(n, alone=True) for n in self.evidence_numbers)
+        return (f"count contradicted: the text says {self._shown(self.written)} where the "
                 f"evidence says {others} (\"{self.sentence}\"); P(supported) at most "
                 f"{CONFLICT_SCORE}")  # fmt: skip
+
+    def _shown(self, number: str, alone: bool = False) -> str:
+        """``number`` with what it counts as a reader writes it: "$3000", "15%", "24 players"
+        (``alone``: the word left out, as the text's number says it)."""
+        if self.counted in _CURRENCY:
+            return f"{self.counted}{number}"
+        if self.counted == "%":
+            return f"{number}%"
+        return number if alone else f"{number} {self.counted}"
 
 
 def _stem(word: str) -> str:
@@ -113,12 +131,13 @@ def counts(sentence: str) -> list[Count]:
             continue
         before = sentence[:start].rstrip()
         if before and before[-1] in _CURRENCY:  # "$873 million": it counts dollars
-            out.append(Count(value, before[-1], before[-1], ordinal, written))
+            out.append(Count(value, before[-1], before[-1], ordinal, written, start, end))
             continue
         word = _COUNTED.match(sentence, end)
-        if not word or word.group(1).lower() in STOPWORDS or len(word.group(1)) < 2:
+        counted = word.group(1) if word else ""
+        if counted != "%" and (counted.lower() in STOPWORDS or len(counted) < 2):
             continue
-        out.append(Count(value, _stem(word.group(1)), word.group(1), ordinal, written))
+        out.append(Count(value, _stem(counted), counted, ordinal, written, start, end))
     return out
 
 
@@ -136,28 +155,79 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
     """The first count of ``text`` the evidence contradicts (module doc), or None."""
     passages = [undo_ptb(e) for e in evidence]
     sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
+    if not sentences:
+        return None
     given: dict[int, set[Decimal]] = {}
     for claim in split_sentences(undo_ptb(text)):
         mine = counts(claim)
-        words = content_words(claim)
-        if not mine or not words or not sentences:
+        if not mine:
             continue
-        shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
-                               key=lambda t: t[0])  # fmt: skip
-        if shared < max(2, len(words) / 2):
+        found = _sentence_match(claim, mine, passages, sentences, given)
+        if found is None:
+            if -1 not in given:
+                given[-1] = set().union(*(values_in(p) for p in passages))
+            found = _local_match(claim, mine, given[-1], sentences)
+        if found is not None:
+            return found
+    return None
+
+
+def _others(theirs: Sequence[Count], count: Count, claim_values: set[Decimal]) -> list[Count]:
+    """The counts of an evidence sentence that contradict ``count``: of the same kind, counting
+    the same word, a value the claim never gives and not one ``count`` rounds."""
+    return [c for c in theirs if c.counted == count.counted and c.ordinal == count.ordinal
+            and c.value not in claim_values and not rounds_to(c.value, count.value)]  # fmt: skip
+
+
+def _sentence_match(
+    claim: str, mine: list[Count], passages: list[str], sentences: list[tuple[int, str]],
+    given: dict[int, set[Decimal]],
+) -> CountConflict | None:  # fmt: skip
+    """A count of ``claim`` that the evidence sentence sharing the most of its content words (at
+    least half, and two) contradicts, where that sentence's passage never gives it."""
+    words = content_words(claim)
+    if not words:
+        return None
+    shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
+                           key=lambda t: t[0])  # fmt: skip
+    if shared < max(2, len(words) / 2):
+        return None
+    if at not in given:
+        given[at] = values_in(passages[at])
+    claim_values = values_in(claim)
+    theirs = counts(best)
+    for count in mine:
+        others = _others(theirs, count, claim_values)
+        if count.value not in given[at] and others:
+            return CountConflict(count.written, count.word,
+                                 tuple(dict.fromkeys(c.written for c in others)), best)  # fmt: skip
+    return None
+
+
+def _around(sentence: str, count: Count) -> set[str]:
+    """The content words within :data:`AROUND` words of ``count`` in ``sentence``, the word it
+    counts aside."""
+    before = sentence[: count.start].split()[-AROUND:]
+    after = sentence[count.end :].split()[:AROUND]
+    return content_words(" ".join(before + after)) - {count.counted, count.word.lower()}
+
+
+def _local_match(
+    claim: str, mine: list[Count], everywhere: set[Decimal], sentences: list[tuple[int, str]]
+) -> CountConflict | None:
+    """A count of ``claim`` that an evidence sentence contradicts where the words around the
+    two counts match (at least :data:`AROUND_SHARED` content words in common), though the
+    sentences as wholes do not (a summary's sentence draws on several), and that no passage
+    gives in any form."""
+    claim_values = values_in(claim)
+    for count in mine:
+        if count.value in everywhere:
             continue
-        if at not in given:
-            given[at] = values_in(passages[at])
-        claim_values = values_in(claim)
-        theirs = counts(best)
-        for count in mine:
-            if count.value in given[at]:
-                continue
-            others = tuple(dict.fromkeys(
-                c.written for c in theirs if c.counted == count.counted
-                and c.ordinal == count.ordinal and c.value not in claim_values
-                and not rounds_to(c.value, count.value)
-            ))  # fmt: skip
+        near = _around(claim, count)
+        for _, sentence in sentences:
+            others = [c for c in _others(counts(sentence), count, claim_values)
+                      if len(near & _around(sentence, c)) >= AROUND_SHARED]  # fmt: skip
             if others:
-                return CountConflict(count.written, count.word, others, best)
+                return CountConflict(count.written, count.word,
+                                     tuple(dict.fromkeys(c.written for c in others)), sentence)  # fmt: skip
     return None

@@ -69,3 +69,23 @@ def test_rounding_reads_the_last_non_zero_digit() -> None:
     assert rounds_to(Decimal(1_523_000), Decimal(1_500_000))
     assert not rounds_to(Decimal(873_000_000), Decimal(800_000_000))
     assert not rounds_to(Decimal(23), Decimal(24))
+
+
+def test_a_summary_sentence_is_matched_by_the_words_around_its_count() -> None:
+    """A summary's sentence draws on several evidence sentences, so none shares half of its
+    words; the words around the count still find the one it contradicts."""
+    evidence = [
+        "Thanks for calling BestInsurance. We have home, car and life plans. Right now there is "
+        "a promotion of 10% off the first month for new clients. Our agents can also help you "
+        "compare coverage."
+    ]  # fmt: skip
+    summary = ("A sales agent describes home, car and life insurance plans, helps compare coverage "
+               "and mentions a promotion of 20% off the first month for new clients.")  # fmt: skip
+    found = count_conflict(summary, evidence)
+    assert found is not None
+    assert (found.written, found.counted, found.evidence_numbers) == ("20", "%", ("10",))
+    assert found.sentence.startswith("Right now there is a promotion of 10%")
+    # the summary's own figure anywhere in the evidence, or nothing around the count in common
+    assert count_conflict(summary, [evidence[0] + " Returning clients get 20% off."]) is None
+    other = "A sales agent describes home, car and life insurance plans and a 20% rise in claims."
+    assert count_conflict(other, evidence) is None
