@@ -15,9 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from favakit.contracts import EditSpan
-from favakit.inference.checker import shared_words
 from favakit.inference.count_check import count_conflict
-from favakit.inference.date_fix import about_subject
+from favakit.inference.date_fix import lends_to, replaced
 
 __all__ = ["count_fix"]
 
@@ -34,11 +33,7 @@ def count_fix(
     found = count_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
     if found is None or len(found.evidence_numbers) != 1:
         return None
-    named = shared_words(subject)
-    if named and not any(
-        found.sentence in str(p.get("text", "")) and about_subject(named, found.sentence, p)
-        for p in passages
-    ):
+    if not lends_to(found.sentence, passages, subject):
         return None
     where = [m.span() for m in re.finditer(rf"(?<![\w.,]){re.escape(found.written)}(?![\w])",
                                            text[a:b])]  # fmt: skip
@@ -47,7 +42,4 @@ def count_fix(
     start, end = a + where[0][0], a + where[0][1]
     if not (edit["start"] <= start and end <= edit["end"]):
         return None
-    fixed: EditSpan = {**edit, "type": "entity", "start": start, "end": end,
-                       "wrong": found.written, "right": found.evidence_numbers[0]}  # fmt: skip
-    fixed.pop("flagged", None)
-    return fixed
+    return replaced(edit, start, end, found.written, found.evidence_numbers[0])

@@ -49,6 +49,8 @@ __all__ = [
     "date_fix",
     "dates_in",
     "evidence_dates",
+    "lends_to",
+    "replaced",
     "role_year_fix",
     "year_fix",
 ]
@@ -234,19 +236,30 @@ def year_fix(
     found = year_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
     if found is None or len(found.evidence_years) != 1:
         return None
-    named = shared_words(subject)
-    if named and not any(
-        found.sentence in str(p.get("text", "")) and about_subject(named, found.sentence, p)
-        for p in passages
-    ):
+    if not lends_to(found.sentence, passages, subject):
         return None
     for start, end in ((a + s, a + e) for s, e in year_spans(text[a:b], found.year)):
         if edit["start"] <= start and end <= edit["end"]:
-            fixed: EditSpan = {**edit, "type": "entity", "start": start, "end": end,
-                               "wrong": found.year, "right": found.evidence_years[0]}  # fmt: skip
-            fixed.pop("flagged", None)
-            return fixed
+            return replaced(edit, start, end, found.year, found.evidence_years[0])
     return None
+
+
+def lends_to(sentence: str, passages: Sequence[Mapping[str, Any]], subject: str) -> bool:
+    """Whether the evidence ``sentence`` may lend a fix to a text about ``subject``: no subject
+    is given, or a passage holding the sentence is about it (:func:`about_subject`)."""
+    named = shared_words(subject)
+    return not named or any(
+        sentence in str(p.get("text", "")) and about_subject(named, sentence, p) for p in passages
+    )
+
+
+def replaced(edit: EditSpan, start: int, end: int, wrong: str, right: str) -> EditSpan:
+    """``edit`` as the fix of ``wrong`` (the text's ``[start, end)``) to ``right``, typed
+    ``entity``; a flag no longer."""
+    fixed: EditSpan = {**edit, "type": "entity", "start": start, "end": end, "wrong": wrong,
+                       "right": right}  # fmt: skip
+    fixed.pop("flagged", None)
+    return fixed
 
 
 def _role_years(body: str) -> list[tuple[int, int, str, str | None]]:
@@ -307,7 +320,4 @@ def role_year_fix(
     values = _subject_role_years(passages, named).get(role, set())
     if len(values) != 1 or year in values:
         return None
-    fixed: EditSpan = {**edit, "type": "entity", "start": a + start, "end": a + end,
-                       "wrong": year, "right": next(iter(values))}  # fmt: skip
-    fixed.pop("flagged", None)
-    return fixed
+    return replaced(edit, a + start, a + end, year, next(iter(values)))
