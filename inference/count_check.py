@@ -33,7 +33,16 @@ from favakit.inference.number_words import digit_ordinals, spelled_numbers
 from favakit.inference.year_check import CONFLICT_SCORE, content_words, negated
 from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
-__all__ = ["CountConflict", "count_conflict", "counts"]
+__all__ = [
+    "AROUND",
+    "AROUND_SHARED",
+    "Count",
+    "CountConflict",
+    "count_conflict",
+    "counts",
+    "rounds_to",
+    "values_in",
+]
 
 _YEAR_LIKE = re.compile(r"(?:1\d|20)\d\d")
 _BOUND_BEFORE = re.compile(
