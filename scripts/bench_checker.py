@@ -62,6 +62,14 @@ def sample(rows: list[dict[str, Any]], per_label: int, seed: int = 0) -> list[di
     return sorted(picked, key=lambda r: r["id"])
 
 
+_READING_NOTES = ("evidence read in ", "evidence cut")
+
+
+def _read_in_pieces(verdict: dict[str, Any]) -> bool:
+    """Whether a verdict says its evidence was read in pieces or cut to fit."""
+    return any(w.startswith(_READING_NOTES) for w in verdict.get("warnings", []))
+
+
 def measure(verifier: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     from favakit.contracts import EditRequest
 
@@ -78,7 +86,10 @@ def measure(verifier: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
         "auc": auc(human, [float(v["score"]) for v in verdicts]),
         "supported_share": round(sum(judged) / len(judged), 4),
         "claims_per_s": round(len(rows) / seconds, 3),
-        "pieced": sum(bool(v.get("warnings")) for v in verdicts),
+        # evidence read in pieces or cut to fit (the checker's reading notes), and verdicts
+        # with any note (the year, count and number-form rules' included)
+        "pieced": sum(_read_in_pieces(v) for v in verdicts),
+        "with_warnings": sum(bool(v.get("warnings")) for v in verdicts),
     }
 
 

@@ -48,3 +48,24 @@ def test_each_judge_is_timed_in_both_ways_every_round(
         assert len(r["claims_per_s_each_round"]) == 2
         assert min(r["claims_per_s_each_round"]) <= r["claims_per_s"]
         assert r["claims_per_s"] <= max(r["claims_per_s_each_round"])
+
+
+def test_pieced_counts_evidence_read_in_pieces_not_every_note(
+    bench_script: Callable[[str], ModuleType],
+) -> None:
+    """A rule's note (here the count rule's) is a warning too; ``pieced`` counts only the
+    reading notes, ``with_warnings`` all (the real MiniLM checker)."""
+    from favakit.inference.factory import open_verifier
+
+    bench = bench_script("bench_checker")
+    checker = open_verifier("checker", checker="checker")
+    long = " ".join(f"Sentence {i} says that the city of Lund has a cathedral." for i in range(60))
+    rows = [
+        {"text": "The team had 24 players.", "evidence": ["The team had 23 players."],
+         "label": "not_supported"},
+        {"text": "Lund has a cathedral.", "evidence": [long], "label": "supported"},
+        {"text": "Lund has a cathedral.", "evidence": ["Lund has a cathedral."],
+         "label": "supported"},
+    ]  # fmt: skip
+    got = bench.measure(checker, rows)
+    assert (got["pieced"], got["with_warnings"]) == (1, 2)
