@@ -166,16 +166,18 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
     sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
     if not sentences:
         return None
-    given: dict[int, set[Decimal]] = {}
+    given: dict[int, set[Decimal]] = {}  # the values each passage gives, read once
+    everywhere: set[Decimal] | None = None  # the values any passage gives
     for claim in split_sentences(undo_ptb(text)):
         mine = counts(claim)
         if not mine:
             continue
-        found = _sentence_match(claim, mine, passages, sentences, given)
+        claim_values = values_in(claim)
+        found = _sentence_match(claim, mine, claim_values, passages, sentences, given)
         if found is None:
-            if -1 not in given:
-                given[-1] = set().union(*(values_in(p) for p in passages))
-            found = _local_match(claim, mine, given[-1], sentences)
+            if everywhere is None:
+                everywhere = set().union(*(values_in(p) for p in passages))
+            found = _local_match(claim, mine, claim_values, everywhere, sentences)
         if found is not None:
             return found
     return None
@@ -189,8 +191,8 @@ def _others(theirs: Sequence[Count], count: Count, claim_values: set[Decimal]) -
 
 
 def _sentence_match(
-    claim: str, mine: list[Count], passages: list[str], sentences: list[tuple[int, str]],
-    given: dict[int, set[Decimal]],
+    claim: str, mine: list[Count], claim_values: set[Decimal], passages: list[str],
+    sentences: list[tuple[int, str]], given: dict[int, set[Decimal]],
 ) -> CountConflict | None:  # fmt: skip
     """A count of ``claim`` that the evidence sentence sharing the most of its content words (at
     least half, and two) contradicts, where that sentence's passage never gives it."""
@@ -203,7 +205,6 @@ def _sentence_match(
         return None
     if at not in given:
         given[at] = values_in(passages[at])
-    claim_values = values_in(claim)
     theirs = counts(best)
     for count in mine:
         others = _others(theirs, count, claim_values)
@@ -222,19 +223,21 @@ def _around(sentence: str, count: Count) -> set[str]:
 
 
 def _local_match(
-    claim: str, mine: list[Count], everywhere: set[Decimal], sentences: list[tuple[int, str]]
-) -> CountConflict | None:
+    claim: str, mine: list[Count], claim_values: set[Decimal], everywhere: set[Decimal],
+    sentences: list[tuple[int, str]],
+) -> CountConflict | None:  # fmt: skip
     """A count of ``claim`` that an evidence sentence contradicts where the words around the
     two counts match (at least :data:`AROUND_SHARED` content words in common), though the
     sentences as wholes do not (a summary's sentence draws on several), and that no passage
     gives in any form."""
-    claim_values = values_in(claim)
+    theirs: list[list[Count]] = []  # each evidence sentence's counts, read on first need
     for count in mine:
         if count.value in everywhere:
             continue
         near = _around(claim, count)
-        for _, sentence in sentences:
-            others = [c for c in _others(counts(sentence), count, claim_values)
+        theirs = theirs or [counts(sentence) for _, sentence in sentences]
+        for (_, sentence), its in zip(sentences, theirs, strict=True):
+            others = [c for c in _others(its, count, claim_values)
                       if len(near & _around(sentence, c)) >= AROUND_SHARED]  # fmt: skip
             if others:
                 return CountConflict(count.written, count.word,

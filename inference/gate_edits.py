@@ -377,6 +377,21 @@ def evidence_swap(edit: EditSpan, passages: Sequence[Mapping[str, Any]]) -> bool
     return any(has_right.search(b) for b in bodies) and not any(has_wrong.search(b) for b in bodies)
 
 
+def number_fix(
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    subject: str,
+) -> EditSpan | None:  # fmt: skip
+    """``edit`` as the fix of a year or count of its sentence that the evidence gives otherwise
+    (:func:`~favakit.inference.date_fix.year_fix`, then
+    :func:`~favakit.inference.date_fix.role_year_fix`, then
+    :func:`~favakit.inference.count_fix.count_fix`), or None."""
+    return (
+        year_fix(edit, text, sentence, passages, subject)
+        or role_year_fix(edit, text, sentence, passages, subject)
+        or count_fix(edit, text, sentence, passages, subject)
+    )
+
+
 def gate_result(
     result: EditResult, sentences: Sequence[tuple[int, int]], scores: Sequence[float],
     threshold: float, flag_unsupported: bool = True, keep_evidence_swaps: bool = False,
@@ -413,13 +428,10 @@ def gate_result(
                 span = _whole_sentence_deletion(span, sentences[n], text)
             sentence = text[slice(*sentences[n])]
             if passages:
-                dated = (
-                    date_fix(span, text, sentences[n], passages, subject)
-                    or year_fix(span, text, sentences[n], passages, subject)
-                    or role_year_fix(span, text, sentences[n], passages, subject)
-                    or count_fix(span, text, sentences[n], passages, subject)
+                dated = date_fix(span, text, sentences[n], passages, subject) or number_fix(
+                    span, text, sentences[n], passages, subject
                 )
-                if dated is not None:  # the evidence's own date: grounded as it is
+                if dated is not None:  # the evidence's own date or number: grounded as it is
                     whole_dates.append((dated["start"], dated["end"]))
                 fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
                 span = cited(fixed, sentence, passages, text, subject)
@@ -427,23 +439,17 @@ def gate_result(
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
     checked_flags(flags)
-    flagged = narrowed = year_fixes = 0
+    flagged = narrowed = number_fixes = 0
     if flag_unsupported:
         for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
             if score > threshold or n in edited or not text[a:b].strip():
                 continue
             flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
                               "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
-            year = (
-                year_fix(flag, text, (a, b), passages, subject)
-                or role_year_fix(flag, text, (a, b), passages, subject)
-                or count_fix(flag, text, (a, b), passages, subject)
-                if passages
-                else None
-            )
-            if year is not None:  # a year or count the evidence gives otherwise: fixed
-                kept.append(cited(year, text[a:b], passages, text, subject))
-                year_fixes += 1
+            number = number_fix(flag, text, (a, b), passages, subject) if passages else None
+            if number is not None:  # a year or count the evidence gives otherwise: fixed
+                kept.append(cited(number, text[a:b], passages, text, subject))
+                number_fixes += 1
                 continue
             flag = cited(flag, text[a:b], passages, text, subject)
             at = narrowed_flag(flag, text, passages, (marked or {}).get(n, []), flags)
@@ -461,8 +467,8 @@ def gate_result(
         if dropped:
             note += f" ({dropped} proposed edit(s) dropped)"
         notes.append(note)
-    if year_fixes:
-        notes.append(f"{year_fixes} sentence(s) the evidence does not support had their year or "
+    if number_fixes:
+        notes.append(f"{number_fixes} sentence(s) the evidence does not support had their year or "
                      "count fixed from it")  # fmt: skip
     if flagged:
         note = f"{flagged} sentence(s) the evidence does not support were flagged with no fix"

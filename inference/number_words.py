@@ -37,7 +37,7 @@ _ORDINAL_UNITS = {w: n for n, w in enumerate(ORDINAL_UNITS)}
 _ORDINAL_TENS = {w[:-1] + "ieth": n for w, n in _TENS.items()}
 _ORDINAL_SCALES = {"hundredth": 100} | {w + "th": n for w, n in _SCALES.items()}
 _WORD = re.compile(r"[A-Za-z]+")
-_JOINER = re.compile(r"(?:\s+|-|\s*-\s*)")
+_JOINER = re.compile(r"\s+|\s*-\s*")
 _DIGIT_ORDINAL = re.compile(r"(?<![\w.,])(\d+)(st|nd|rd|th)\b", re.IGNORECASE)
 
 
@@ -110,7 +110,7 @@ def _read_from(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Sp
     while True:
         if kind in {"unit", "tens", "ord_unit", "ord_tens"}:
             current += value
-        elif kind in {"hundred"}:
+        elif kind == "hundred":
             current = max(current, 1) * 100
         elif kind in {"scale", "ord_scale"}:
             total += max(current, 1) * value
@@ -118,12 +118,11 @@ def _read_from(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Sp
         ordinal = kind.startswith("ord_")
         if kind != "and":
             end = words[j][1]
-        last = kind.removeprefix("ord_") if not ordinal else ""
         if ordinal or j + 1 >= len(words) or not _joined(text, words[j], words[j + 1]):
-            break
+            break  # an ordinal ends a number ("twenty-first")
         nxt = words[j + 1][2].lower()
         following = ("and", 0) if nxt == "and" else _kind(nxt)
-        if following is None or following[0] not in _NEXT.get(last, set()):
+        if following is None or following[0] not in _NEXT[kind]:
             break
         if following[0] == "and" and (
             j + 2 >= len(words)
