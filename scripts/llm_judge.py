@@ -237,6 +237,7 @@ def train(args: argparse.Namespace) -> None:
     planned = len(plan) * args.epochs
     model.train()
     step, seen, micro, skipped, t0 = 0, 0, 1, 0, time.time()
+    t10 = t0
     losses: list[float] = []
     done = False
     for epoch in range(args.epochs):
@@ -244,9 +245,12 @@ def train(args: argparse.Namespace) -> None:
             if time.time() - t0 > args.train_seconds:
                 done = True
                 break
-            if step == 20:  # re-plan the schedule on the measured pace
-                per_step = (time.time() - t0) / 20
-                planned = min(planned, int(args.train_seconds / per_step))
+            if step == 10:
+                t10 = time.time()
+            if step == 30:  # re-plan the schedule on the pace after warm-up (steps 10-30)
+                per_step = (time.time() - t10) / 20
+                left = args.train_seconds - (time.time() - t0)
+                planned = min(planned, step + int(left / per_step))
             frac = step / max(1, planned)
             lr = args.lr * min(1.0, (step + 1) / 20) * max(0.1, 1.0 - frac)
             for g in opt.param_groups:
