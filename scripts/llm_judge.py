@@ -581,6 +581,9 @@ def main() -> None:
         "--write", action="store_true", help="store the chosen band in the checker's checker.json"
     )
     args = ap.parse_args()
+    if args.step == "train":  # needs torch, transformers and peft only: a bare GPU machine runs it
+        train(args)
+        return
     from favakit.errors import UsageError
 
     try:
