@@ -107,7 +107,7 @@ REPAIRS: dict[str, str] = {
     "part_outside_type": "a `<mark>`/`<delete>` outside any type tag: its wrong text was kept "
     "as plain text and its correction dropped",
     "duplicate_part": "a second `<mark>` (or `<delete>`) in one type tag started a new edit of "
-    "the same type",
+    "the same type (a correction between two wrong texts went with the second)",
     "text_beside_parts": "text inside a type tag but outside its `<mark>`/`<delete>` was moved "
     "out of the edit as plain text",
     "whitespace_between_parts": "whitespace between a type tag and its parts was dropped",
@@ -620,8 +620,10 @@ class _Parser:
                 if self.roles[kind] in self.parts:
                     self.repair("duplicate_part", tok.pos, f"a second <{kind}> in <{self.typ}>")
                     typ = self.typ
+                    ahead = self.correction_ahead(self.roles[kind])
                     self.finish_type(tok.pos)
                     self.typ, self.typ_pos = typ, tok.pos
+                    self.parts.update(ahead)
                 self.absorb_pending(tok.pos)
             self.part, self.part_pos, self.part_buf = kind, tok.pos, []
             return
@@ -637,6 +639,15 @@ class _Parser:
             self.pending = []
         else:
             self.repair("orphan_close", tok.pos, f"</{kind}> closes nothing")
+
+    def correction_ahead(self, role: Role) -> dict[Role, str]:
+        """As a second wrong text opens in one type tag after a wrong text and then a correction
+        (``<delete>A</delete><mark>M</mark><delete>B</delete>``), the correction, taken out of
+        the parts: it goes with the wrong text that follows it, since a correction comes first
+        in both views (A is deleted, B becomes M). Else nothing."""
+        if role == "wrong" and list(self.parts) == ["wrong", "right"]:
+            return {"right": self.parts.pop("right")}
+        return {}
 
     def absorb_pending(self, pos: int) -> None:
         """Text met inside a type tag as a part opens: whitespace goes, words move out.

@@ -173,7 +173,7 @@ def align(source: str, output: str, keep_bare: bool = False) -> tuple[Alignment,
         if s is None or e is None or s < cursor or source[s:e] != edit.wrong:
             result.unplaced += 1
             continue
-        right = edit.wrong if (edit.bare and keep_bare) else edit.right
+        right = edit.wrong if (edit.bare and keep_bare) else _fitted(edit.right, source, s, e)
         result.edits.append(edit_span(edit.type, s, e, edit.wrong, right))
         out.append(source[cursor:s])
         if right:
@@ -188,6 +188,16 @@ def align(source: str, output: str, keep_bare: bool = False) -> tuple[Alignment,
         for i1, i2, j1, j2 in diffs
     ]
     return result, repairs
+
+
+def _fitted(right: str, source: str, start: int, end: int) -> str:
+    """A correction without the spaces that would double the text's own on either side: the
+    model's ``<mark> Liverpool</mark>`` for "formed in Manchester in" is "Liverpool"."""
+    if right[:1].isspace() and (start == 0 or source[start - 1].isspace()):
+        right = right.lstrip()
+    if right[-1:].isspace() and (end == len(source) or source[end].isspace()):
+        right = right.rstrip()
+    return right
 
 
 def _close_gap(out: list[str], source: str, end: int) -> int:

@@ -327,16 +327,37 @@ def marked_words(
 
 
 def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: str) -> EditSpan:
-    """A deletion that leaves at most two words of its sentence deletes the whole sentence: a
-    remnant such as "1970s." (of "He has appeared ... which began in the late 1970s.") is not a
-    sentence. Other edits pass as they are."""
+    """A deletion that leaves at most two words of its sentence, or only its end
+    (:func:`opening_cut`), deletes the whole sentence: a remnant such as "1970s." (of "He has
+    appeared ... which began in the late 1970s.") is not a sentence. Other edits pass as they
+    are."""
     a, b = sentence
     if span["right"] or span.get("flagged") or not text[a:b].strip():
         return span
+    if (span["start"], span["end"]) == (a, b):
+        return span
     left = text[a : span["start"]] + " " + text[span["end"] : b]
-    if len(WORD.findall(left)) > 2 or (span["start"], span["end"]) == (a, b):
+    if len(WORD.findall(left)) > 2 and not opening_cut(span, sentence, text):
         return span
     return {**span, "start": a, "end": b, "wrong": text[a:b]}
+
+
+def opening_cut(span: EditSpan, sentence: tuple[int, int], text: str) -> bool:
+    """Whether ``span`` deletes its sentence's opening words up to the middle of a clause,
+    leaving a remnant that is no sentence: "He is best known for his work on | direct current
+    systems." (what is left starts in lower case, and the deleted words do not end at a comma,
+    semicolon or colon)."""
+    a, b = sentence
+    opening = a + len(text[a:b]) - len(text[a:b].lstrip())
+    rest = text[span["end"] : b].strip()
+    return (
+        not span["right"]
+        and not span.get("flagged")
+        and span["start"] <= opening < span["end"]
+        and bool(rest)
+        and rest[:1].islower()
+        and not text[span["start"] : span["end"]].rstrip().endswith((",", ";", ":"))
+    )
 
 
 def _one_fix_per_date(
@@ -411,7 +432,7 @@ def gate_result(
     subject = subject_of(topic, text)
     passages = result.get("evidence", [])
     kept: list[EditSpan] = []
-    dropped = 0
+    dropped = openings = 0
     edited: set[int] = set()
     whole_dates: list[tuple[int, int]] = []
     where = [sentence_of(sentences, e["start"], e["end"]) for e in result.get("edits", [])]
@@ -426,6 +447,9 @@ def gate_result(
             edited.add(n)
             if per_sentence[n] == 1:  # the only edit there
                 span = _whole_sentence_deletion(span, sentences[n], text)
+            elif opening_cut(span, sentences[n], text):
+                openings += 1  # it would leave the sentence's other edits no sentence
+                continue
             sentence = text[slice(*sentences[n])]
             if passages:
                 dated = date_fix(span, text, sentences[n], passages, subject) or number_fix(
@@ -467,6 +491,9 @@ def gate_result(
         if dropped:
             note += f" ({dropped} proposed edit(s) dropped)"
         notes.append(note)
+    if openings:
+        notes.append(f"{openings} deletion(s) of a sentence's opening words dropped: the rest "
+                     "of the sentence, edited, would not stand as a sentence")  # fmt: skip
     if number_fixes:
         notes.append(f"{number_fixes} sentence(s) the evidence does not support had their year or "
                      "count fixed from it")  # fmt: skip

@@ -61,6 +61,22 @@ def test_align_tolerates_whitespace_and_tidies_deletions() -> None:
     assert kept.corrected == "It was big. Very big."  # keep_bare, as FAVA's code does
 
 
+def test_align_drops_the_spaces_a_correction_would_double() -> None:
+    # the shipped editor wrote "<mark> Liverpool</mark>": "formed in  Liverpool" before this
+    text = "The Beatles were formed in Manchester in 1960."
+    got, _ = align(
+        text, "The Beatles were formed in <entity><mark> Liverpool </mark><delete>Manchester"
+        "</delete></entity> in 1960.",
+    )  # fmt: skip
+    assert got.edits[0]["right"] == "Liverpool"
+    assert got.corrected == "The Beatles were formed in Liverpool in 1960."
+    # a space the text does not have on that side stays: "1960s" -> "1960 s" is the model's
+    kept, _ = align(
+        "in the 1960s.", "in the <entity><mark>1950 </mark><delete>1960</delete></entity>s."
+    )
+    assert kept.edits[0]["right"] == "1950 "
+
+
 @given(st.text(alphabet="ab .!?\n", max_size=300), st.integers(1, 40))
 def test_windows_cover_every_character_once(text: str, size: int) -> None:
     windows = split_windows(text, size)

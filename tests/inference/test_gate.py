@@ -315,6 +315,38 @@ def test_a_deletion_that_leaves_a_remnant_takes_the_whole_sentence() -> None:
     assert "1970s" not in kept["corrected"] and ", ." not in kept["corrected"]
 
 
+def test_a_deletion_of_a_sentences_opening_words_leaves_no_fragment() -> None:
+    """What the shipped editor did to "He is best known for his work on direct current systems.":
+    it deleted "He is best known for his work on " and fixed "direct current" -> "alternating
+    current", leaving "alternating current systems." on its own. Beside a fix such a deletion is
+    dropped; alone, it takes the whole sentence. A deletion ending at a comma leaves a clause."""
+    text = ("Tesla worked for Edison. He is best known for his work on direct current systems. "
+            "He died in 1943.")  # fmt: skip
+    opening, wrong = text.index("He is best"), text.index("direct current")
+
+    def edit(start: int, end: int, right: str) -> EditSpan:
+        return {"type": "unverifiable", "start": start, "end": end, "wrong": text[start:end],
+                "right": right}  # fmt: skip
+
+    fixed = gate_result({"original": text, "corrected": "", "edits": [
+        edit(opening, wrong, ""), edit(wrong, wrong + 14, "alternating current")]},
+        sentence_spans(text), [0.9, 0.1, 0.9], threshold=0.5)  # fmt: skip
+    assert fixed["corrected"] == (
+        "Tesla worked for Edison. He is best known for his work on alternating current systems. "
+        "He died in 1943."
+    )
+    assert [e["wrong"] for e in fixed["edits"]] == ["direct current"]
+    assert any("opening words dropped" in w for w in fixed["warnings"])
+    alone = gate_result({"original": text, "corrected": "", "edits": [edit(opening, wrong, "")]},
+                        sentence_spans(text), [0.9, 0.1, 0.9], threshold=0.5)  # fmt: skip
+    assert alone["corrected"] == "Tesla worked for Edison. He died in 1943."
+    comma = "In 1925, he won a medal. He died in 1943."
+    clause: EditResult = {"original": comma, "corrected": "", "edits": [
+        {"type": "invented", "start": 0, "end": 9, "wrong": "In 1925, ", "right": ""}]}  # fmt: skip
+    kept = gate_result(clause, sentence_spans(comma), [0.1, 0.9], threshold=0.5)
+    assert kept["edits"][0]["wrong"] == "In 1925, "
+
+
 class _ByText:
     """The gate's judge as a table (the :class:`SentenceScorer` contract): P(supported) of a
     sentence by its text, 0 for any other; it records what it was asked. The rule under test is
