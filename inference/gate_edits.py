@@ -342,21 +342,25 @@ def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: st
     return {**span, "start": a, "end": b, "wrong": text[a:b]}
 
 
+_OPENING_WORDS = 4  # a shorter opening ("In fact", "Sadly") is an aside, not the sentence's core
+
+
 def opening_cut(span: EditSpan, sentence: tuple[int, int], text: str) -> bool:
     """Whether ``span`` deletes its sentence's opening words up to the middle of a clause,
     leaving a remnant that is no sentence: "He is best known for his work on | direct current
-    systems." (what is left starts in lower case, and the deleted words do not end at a comma,
-    semicolon or colon)."""
+    systems." (four words or more, what is left starts in lower case, and the deleted words do
+    not end at a comma, semicolon or colon)."""
     a, b = sentence
     opening = a + len(text[a:b]) - len(text[a:b].lstrip())
+    deleted = text[span["start"] : span["end"]]
     rest = text[span["end"] : b].strip()
     return (
         not span["right"]
         and not span.get("flagged")
         and span["start"] <= opening < span["end"]
-        and bool(rest)
+        and len(WORD.findall(deleted)) >= _OPENING_WORDS
         and rest[:1].islower()
-        and not text[span["start"] : span["end"]].rstrip().endswith((",", ";", ":"))
+        and not deleted.rstrip().endswith((",", ";", ":"))
     )
 
 

@@ -345,6 +345,10 @@ def test_a_deletion_of_a_sentences_opening_words_leaves_no_fragment() -> None:
         {"type": "invented", "start": 0, "end": 9, "wrong": "In 1925, ", "right": ""}]}  # fmt: skip
     kept = gate_result(clause, sentence_spans(comma), [0.1, 0.9], threshold=0.5)
     assert kept["edits"][0]["wrong"] == "In 1925, "
+    aside = "In fact he won a medal. He died in 1943."
+    short: EditResult = {"original": aside, "corrected": "", "edits": [
+        {"type": "subjective", "start": 0, "end": 8, "wrong": "In fact ", "right": ""}]}  # fmt: skip
+    assert gate_result(short, sentence_spans(aside), [0.1, 0.9], 0.5)["edits"][0]["end"] == 8
 
 
 class _ByText:
