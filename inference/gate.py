@@ -74,6 +74,7 @@ from favakit.inference.gate_edits import (
     checked_flags,
     cite,
     evidence_swap,
+    flag_words_beside,
     gate_result,
     grounded_fix,
     marked_words,
@@ -82,8 +83,8 @@ from favakit.inference.gate_edits import (
 
 __all__ = [
     "FLAG_SPANS", "GateSettings", "GatedEditor", "JudgeScorer", "SentenceScorer", "check_edits",
-    "cite", "evidence_swap", "gate_result", "grounded_fix", "marked_words", "sentence_scores",
-    "verify_deletions", "verify_fixes",
+    "cite", "evidence_swap", "flag_words_beside", "gate_result", "grounded_fix", "marked_words",
+    "sentence_scores", "verify_deletions", "verify_fixes",
 ]  # fmt: skip
 
 
@@ -167,4 +168,8 @@ class GatedEditor:
         ]
         if self.check_fixes:
             gated = check_edits(self.checker, gated, topics, self.threshold, self.flags)
+        if self.flag_unsupported and self.flags == "words":
+            gated = [
+                r if s is None else flag_words_beside(r) for r, s in zip(gated, scored, strict=True)
+            ]
         return gated

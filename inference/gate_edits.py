@@ -24,6 +24,7 @@ from favakit.text import STOPWORDS, sentence_spans
 __all__ = [
     "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "Questions", "SentenceScorer", "WordMarker",
     "as_flag", "checked_flags", "cite", "cited", "decontextualized", "evidence_swap",
+    "flag_words_beside",
     "gate_result", "grounded_fix", "is_fix", "marked_words", "narrowed_flag", "sentence_of",
     "sentence_scores", "subject_of", "unsupported_words",
 ]  # fmt: skip
@@ -290,6 +291,32 @@ def narrowed_flag(
                     text)  # fmt: skip
     return [{**flag, "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]}
             for a, b in words] or [flag]  # fmt: skip
+
+
+def flag_words_beside(result: EditResult) -> EditResult:
+    """``result`` with, in each sentence that holds a flag, the runs of its words the evidence
+    never uses (:func:`unsupported_words`) flagged too, where no edit is: an editor's fix that
+    the evidence does not ground is flagged at the editor's words ("Fleming *won* the Nobel
+    Prize in Physics"), and the wrong word is often another ("Physics"). Each added flag has
+    the type, score and citation of its sentence's first flag. Chosen on the development
+    split's span rows (docs/benchmarks.md, session 32)."""
+    text, edits = result["original"], result.get("edits", [])
+    passages = result.get("evidence", [])
+    spans = sentence_spans(text)
+    first: dict[int, EditSpan] = {}
+    for e in edits:
+        n = sentence_of(spans, e["start"], e["end"])
+        if e.get("flagged") and n is not None:
+            first.setdefault(n, e)
+    added: list[EditSpan] = []
+    for n, flag in sorted(first.items()):
+        for a, b in unsupported_words(text, spans[n], passages) if passages else []:
+            if any(e["start"] < b and a < e["end"] for e in [*edits, *added]):
+                continue
+            added.append({**flag, "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]})
+    if not added:
+        return result
+    return {**result, "edits": sorted([*edits, *added], key=lambda e: (e["start"], e["end"]))}
 
 
 def marked_words(

@@ -601,6 +601,35 @@ def test_the_token_heads_words_are_flagged_beside_the_words_the_evidence_never_u
         assert len(judge.marked) == asked and got["corrected"] == text
 
 
+def test_a_flagged_sentence_is_flagged_too_at_the_words_the_evidence_never_uses() -> None:
+    """An editor's fix the evidence does not ground becomes a flag at the editor's words; the
+    sentence's words the evidence never uses are flagged beside it (chosen on the development
+    split's span rows), where no edit is, with that flag's type, score and citation."""
+    from favakit.inference.gate import flag_words_beside
+
+    text = "Fleming discovered penicillin in 1928. Fleming won the Nobel Prize in Physics in 1945."
+    evidence = [{"title": "Penicillin", "text": "Penicillin was discovered by Alexander Fleming "
+                 "in 1928. Fleming, Florey and Chain shared the Nobel Prize in Physiology or "
+                 "Medicine in 1945."}]  # fmt: skip
+    won = text.index("won")
+    flag: EditSpan = {"type": "relation", "start": won, "end": won + 3, "wrong": "won",
+                      "right": "won", "flagged": True, "checker_score": 0.02}  # fmt: skip
+    result: EditResult = {
+        "original": text,
+        "corrected": text,
+        "edits": [flag],
+        "evidence": evidence,
+    }
+    got = flag_words_beside(result)
+    assert [(e["wrong"], e["type"], e["checker_score"]) for e in got["edits"]] == [
+        ("won", "relation", 0.02), ("Physics", "relation", 0.02)]  # fmt: skip
+    assert got["corrected"] == text  # flags change no text
+    # a sentence with no flag, or a result with no evidence, is left as it is
+    fix: EditSpan = {**flag, "right": "shared", "flagged": False}
+    assert flag_words_beside({**result, "edits": [fix]})["edits"] == [fix]
+    assert flag_words_beside({**result, "evidence": []}) == {**result, "evidence": []}
+
+
 def test_a_fix_the_sentence_does_not_need_is_dropped() -> None:
     from favakit.inference.gate_checks import drop_unneeded_fixes
 
