@@ -166,9 +166,9 @@ class GatedEditor:
             r if s is None else self._gated(r, s, t, m)
             for r, s, t, m in zip(results, scored, topics, marks, strict=True)
         ]
-        if self.check_fixes:
-            gated = check_edits(self.checker, gated, topics, self.threshold, self.flags)
-        if self.flag_unsupported and self.flags == "words":
+        if self.check_fixes:  # last, the words beside each flag (flags="words")
+            return check_edits(self.checker, gated, topics, self.threshold, self.flags)
+        if self.flags == "words":
             gated = [
                 r if s is None else flag_words_beside(r) for r, s in zip(gated, scored, strict=True)
             ]

@@ -19,6 +19,7 @@ from favakit.inference.gate_edits import (
     as_flag,
     cited,
     decontextualized,
+    flag_words_beside,
     is_fix,
     narrowed_flag,
     sentence_of,
@@ -303,12 +304,18 @@ def drop_unneeded_fixes(
 
 def check_edits(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
-    threshold: float, flags: str = "words",
+    threshold: float, flags: str = "words", words_beside: bool = True,
 ) -> list[EditResult]:  # fmt: skip
     """The second look at gated results, in the order the default pipeline takes it: deletions
     checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then the fixes a
     sentence does not need dropped (:func:`drop_unneeded_fixes`); ``flags`` as the gate flags
-    (:data:`~favakit.inference.gate_edits.FLAG_SPANS`)."""
+    (:data:`~favakit.inference.gate_edits.FLAG_SPANS`); with ``flags="words"``, last, each
+    flagged sentence's words the evidence never uses flagged too
+    (:func:`~favakit.inference.gate_edits.flag_words_beside`; ``words_beside=False`` leaves
+    that out, to measure it)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
     fixed = verify_fixes(checker, checked, topics, threshold, flags)
-    return drop_unneeded_fixes(checker, fixed, topics, threshold)
+    done = drop_unneeded_fixes(checker, fixed, topics, threshold)
+    if flags == "words" and words_beside:
+        return [flag_words_beside(r) for r in done]
+    return done

@@ -14,6 +14,12 @@ training data only, two ways:
 - ``oracle``: every unsupported span row of ``train_spans/``, with the sentences that hold
   marked words taken as the flagged ones (no model: the narrowing rule alone, on 20x the rows).
 
+With ``--editor CACHE``, also ``beside``: the default pipeline (the shipped editor behind the
+gate, its fixes and deletions checked) on the same development rows, flagged as before session
+32 and with :func:`~favakit.inference.gate_edits.flag_words_beside` (a flagged sentence's words
+the evidence never uses flagged too). The gated results before that step are cached in CACHE
+(JSONL, by row id): the editor's run takes about 15 minutes on 2 cores, a rerun nothing.
+
 Nothing from ``eval/`` or ``eval_spans/`` is read.
 
     python scripts/flag_spans.py --real ../shared/data/real \
@@ -99,6 +105,9 @@ def main() -> None:
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
     ap.add_argument("--rows", type=Path, required=True, help="development rows (dev_rows.jsonl)")
     ap.add_argument("--checker", default="auto", help="the gate's checker (default: auto)")
+    ap.add_argument("--editor", type=Path, default=None, metavar="CACHE",
+                    help="also the default pipeline, without and with the words beside its "
+                    "flags (its results cached in CACHE)")  # fmt: skip
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
@@ -137,8 +146,53 @@ def main() -> None:
                           seconds=round(time.perf_counter() - t0, 1))  # fmt: skip
     report["dev"] = compare(rows, gold, scored, at, marks)
     print(json.dumps({"dev": report["dev"]}), flush=True)
+    if args.editor:
+        report["beside"] = beside(rows, gold, checker, args.editor)
+        print(json.dumps({"beside": report["beside"]}), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+
+
+def beside(
+    rows: list[dict[str, Any]], gold: list[set[int]], checker: Any, cache: Path
+) -> dict[str, Any]:
+    """Character P/R/F1 of the default pipeline's edits and flags on ``rows``, without and
+    with :func:`~favakit.inference.gate_edits.flag_words_beside` (see the module)."""
+    from favakit.inference.factory import open_editor
+    from favakit.inference.gate import check_edits, flag_words_beside, gate_result, sentence_scores
+    from favakit.inference.gate_edits import marked_words
+
+    done = {}
+    if cache.exists():
+        done = {r["id"]: r["result"] for r in map(json.loads, cache.open(encoding="utf-8"))}
+    todo = [r for r in rows if r["id"] not in done]
+    if todo:  # GatedEditor.edit_many's steps, stopping before the words beside
+        results = open_editor().edit_many(
+            [{"text": r["text"], "evidence": r["evidence"]} for r in todo]
+        )
+        at, topics = checker.gate_threshold, [None] * len(todo)
+        scored = sentence_scores(checker, results, topics)
+        marks = marked_words(checker, results, scored, at)
+        gated = [x if s is None else gate_result(x, *s, at, marked=m)
+                 for x, s, m in zip(results, scored, marks, strict=True)]  # fmt: skip
+        gated = check_edits(checker, gated, topics, at, words_beside=False)
+        with cache.open("a", encoding="utf-8") as fh:
+            for r, x in zip(todo, gated, strict=True):
+                done[r["id"]] = x
+                fh.write(json.dumps({"id": r["id"], "result": x}) + "\n")
+    before = [done[r["id"]] for r in rows]
+    out: dict[str, Any] = {}
+    for name, results in (
+        ("before", before),
+        ("words_beside", [flag_words_beside(x) for x in before]),
+    ):
+        pred = [_chars(r["text"], [(e["start"], e["end"]) for e in x["edits"]])
+                for r, x in zip(rows, results, strict=True)]  # fmt: skip
+        out[name] = {family: prf([gold[i] for i in keep], [pred[i] for i in keep]) | {"rows": len(keep)}
+                     for family in ("all", "wice", "summedits")
+                     if (keep := [i for i, r in enumerate(rows)
+                                  if family == "all" or r["source"].startswith(family)])}  # fmt: skip
+    return out
 
 
 if __name__ == "__main__":
