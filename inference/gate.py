@@ -168,8 +168,6 @@ class GatedEditor:
         ]
         if self.check_fixes:  # last, the words beside each flag (flags="words")
             return check_edits(self.checker, gated, topics, self.threshold, self.flags)
-        if self.flags == "words":
-            gated = [
-                r if s is None else flag_words_beside(r) for r, s in zip(gated, scored, strict=True)
-            ]
+        if self.flags == "words":  # a result without evidence comes back as it is
+            gated = [flag_words_beside(r) for r in gated]
         return gated

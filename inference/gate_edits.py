@@ -24,9 +24,8 @@ from favakit.text import STOPWORDS, sentence_spans
 __all__ = [
     "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "Questions", "SentenceScorer", "WordMarker",
     "as_flag", "checked_flags", "cite", "cited", "decontextualized", "evidence_swap",
-    "flag_words_beside",
-    "gate_result", "grounded_fix", "is_fix", "marked_words", "narrowed_flag", "sentence_of",
-    "sentence_scores", "subject_of", "unsupported_words",
+    "flag_words_beside", "gate_result", "grounded_fix", "is_fix", "marked_words",
+    "narrowed_flag", "sentence_of", "sentence_scores", "subject_of", "unsupported_words",
 ]  # fmt: skip
 
 #: What an unsupported sentence the editor left alone is flagged at: ``words`` (the runs of
@@ -302,6 +301,8 @@ def flag_words_beside(result: EditResult) -> EditResult:
     split's span rows (docs/benchmarks.md, session 32)."""
     text, edits = result["original"], result.get("edits", [])
     passages = result.get("evidence", [])
+    if not passages:
+        return result
     spans = sentence_spans(text)
     first: dict[int, EditSpan] = {}
     for e in edits:
@@ -310,7 +311,7 @@ def flag_words_beside(result: EditResult) -> EditResult:
             first.setdefault(n, e)
     added: list[EditSpan] = []
     for n, flag in sorted(first.items()):
-        for a, b in unsupported_words(text, spans[n], passages) if passages else []:
+        for a, b in unsupported_words(text, spans[n], passages):
             if any(e["start"] < b and a < e["end"] for e in [*edits, *added]):
                 continue
             added.append({**flag, "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]})

@@ -77,6 +77,14 @@ def flagged_chars(row: dict[str, Any], sentences: list[tuple[int, int]], scores:
     return _chars(row["text"], [(e["start"], e["end"]) for e in gated["edits"]])
 
 
+def families(rows: list[dict[str, Any]]) -> list[tuple[str, list[int]]]:
+    """The rows' indices over all rows and per source family (wice, summedits) that has any."""
+    out = [(family, [i for i, r in enumerate(rows)
+                     if family == "all" or r["source"].startswith(family)])
+           for family in ("all", "wice", "summedits")]  # fmt: skip
+    return [(family, keep) for family, keep in out if keep]
+
+
 def compare(rows: list[dict[str, Any]], gold: list[set[int]],
             scored: list[tuple[list[tuple[int, int]], list[float]]], threshold: float,
             marks: list[dict[int, list[tuple[int, int]]]] | None = None) -> dict[str, Any]:  # fmt: skip
@@ -88,10 +96,7 @@ def compare(rows: list[dict[str, Any]], gold: list[set[int]],
     if marks is not None:
         rules.append(("words+tokens", "words", True))
     out: dict[str, Any] = {}
-    for family in ("all", "wice", "summedits"):
-        keep = [i for i, r in enumerate(rows) if family == "all" or r["source"].startswith(family)]
-        if not keep:
-            continue
+    for family, keep in families(rows):
         out[family] = {"rows": len(keep)}
         for name, flags, marked in rules:
             pred = [flagged_chars(rows[i], *scored[i], threshold, flags,
@@ -159,8 +164,13 @@ def beside(
     """Character P/R/F1 of the default pipeline's edits and flags on ``rows``, without and
     with :func:`~favakit.inference.gate_edits.flag_words_beside` (see the module)."""
     from favakit.inference.factory import open_editor
-    from favakit.inference.gate import check_edits, flag_words_beside, gate_result, sentence_scores
-    from favakit.inference.gate_edits import marked_words
+    from favakit.inference.gate import (
+        check_edits,
+        flag_words_beside,
+        gate_result,
+        marked_words,
+        sentence_scores,
+    )
 
     done = {}
     if cache.exists():
@@ -181,17 +191,14 @@ def beside(
                 done[r["id"]] = x
                 fh.write(json.dumps({"id": r["id"], "result": x}) + "\n")
     before = [done[r["id"]] for r in rows]
+    variants = {"before": before, "words_beside": [flag_words_beside(x) for x in before]}
     out: dict[str, Any] = {}
-    for name, results in (
-        ("before", before),
-        ("words_beside", [flag_words_beside(x) for x in before]),
-    ):
-        pred = [_chars(r["text"], [(e["start"], e["end"]) for e in x["edits"]])
-                for r, x in zip(rows, results, strict=True)]  # fmt: skip
-        out[name] = {family: prf([gold[i] for i in keep], [pred[i] for i in keep]) | {"rows": len(keep)}
-                     for family in ("all", "wice", "summedits")
-                     if (keep := [i for i, r in enumerate(rows)
-                                  if family == "all" or r["source"].startswith(family)])}  # fmt: skip
+    for family, keep in families(rows):
+        out[family] = {"rows": len(keep)}
+        for name, got in variants.items():
+            pred = [_chars(rows[i]["text"], [(e["start"], e["end"]) for e in got[i]["edits"]])
+                    for i in keep]  # fmt: skip
+            out[family][name] = prf([gold[i] for i in keep], pred)
     return out
 
 
