@@ -20,7 +20,11 @@ The rule, sentence by sentence:
   takes the one differing number of the closest evidence sentence; any other fix becomes a
   flag, since the editor wrote words the evidence does not hold (deletions stay deletions, and
   a deletion that leaves at most two words of its sentence, the only edit there, takes the
-  whole sentence: a remnant such as "1970s." is not a sentence);
+  whole sentence: a remnant such as "1970s." is not a sentence). An edit that rewrites a clause
+  (five words or more) into a fragment of at most half as many words
+  (:func:`~favakit.inference.gate_edits.collapsed_fix`), or deletes a clause whose words the
+  evidence mostly uses (:func:`~favakit.inference.gate_edits.backed_deletion`), becomes a flag:
+  the error is in a word or two there, not the whole clause;
 * **unsupported**, without any edit: it is flagged (type ``unverifiable``, no fix offered, the
   text unchanged), so a wrong sentence the editor missed is still reported: at the runs of
   words the evidence never uses (:func:`~favakit.inference.gate_edits.unsupported_words`:
@@ -43,6 +47,10 @@ The rule, sentence by sentence:
   favakit's rules: list items, relative clauses) is supported; otherwise it becomes a flag (at
   its words the evidence never uses, as above), so a sentence that also holds a supported fact
   is reported, not deleted.
+* **flags at words** (``flags="words"``, last): a flag of five words or more is narrowed to its
+  words the evidence never uses (:func:`~favakit.inference.gate_edits.flag_clauses_at_words`,
+  whole when there are none), and each sentence holding a flag is flagged at its other words
+  the evidence never uses as well (:func:`~favakit.inference.gate_edits.flag_words_beside`).
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -74,6 +82,7 @@ from favakit.inference.gate_edits import (
     checked_flags,
     cite,
     evidence_swap,
+    flag_clauses_at_words,
     flag_words_beside,
     gate_result,
     grounded_fix,
@@ -169,5 +178,5 @@ class GatedEditor:
         if self.check_fixes:  # last, the words beside each flag (flags="words")
             return check_edits(self.checker, gated, topics, self.threshold, self.flags)
         if self.flags == "words":  # a result without evidence comes back as it is
-            gated = [flag_words_beside(r) for r in gated]
+            gated = [flag_words_beside(flag_clauses_at_words(r)) for r in gated]
         return gated

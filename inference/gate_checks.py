@@ -19,6 +19,7 @@ from favakit.inference.gate_edits import (
     as_flag,
     cited,
     decontextualized,
+    flag_clauses_at_words,
     flag_words_beside,
     is_fix,
     narrowed_flag,
@@ -310,12 +311,14 @@ def check_edits(
     checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then the fixes a
     sentence does not need dropped (:func:`drop_unneeded_fixes`); ``flags`` as the gate flags
     (:data:`~favakit.inference.gate_edits.FLAG_SPANS`); with ``flags="words"``, last, each
-    flagged sentence's words the evidence never uses flagged too
+    flag of a clause or more narrowed to its words the evidence never uses
+    (:func:`~favakit.inference.gate_edits.flag_clauses_at_words`), then each flagged sentence's
+    words the evidence never uses flagged too
     (:func:`~favakit.inference.gate_edits.flag_words_beside`; ``words_beside=False`` leaves
-    that out, to measure it)."""
+    both out, to measure them)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
     fixed = verify_fixes(checker, checked, topics, threshold, flags)
     done = drop_unneeded_fixes(checker, fixed, topics, threshold)
     if flags == "words" and words_beside:
-        return [flag_words_beside(r) for r in done]
+        return [flag_words_beside(flag_clauses_at_words(r)) for r in done]
     return done

@@ -15,10 +15,11 @@ training data only, two ways:
   marked words taken as the flagged ones (no model: the narrowing rule alone, on 20x the rows).
 
 With ``--editor CACHE``, also ``beside``: the default pipeline (the shipped editor behind the
-gate, its fixes and deletions checked) on the same development rows, flagged as before session
-32 and with :func:`~favakit.inference.gate_edits.flag_words_beside` (a flagged sentence's words
-the evidence never uses flagged too). The gated results before that step are cached in CACHE
-(JSONL, by row id): the editor's run takes about 15 minutes on 2 cores, a rerun nothing.
+gate, its fixes and deletions checked) on the same development rows, as it runs now and with
+the gate's steps as they were before session 32 (without
+:func:`~favakit.inference.gate_edits.flag_words_beside`). The editor's raw results are cached in
+CACHE (JSONL, by row id): the editor's run takes about 15 minutes on 2 cores, a rerun only the
+checker's (about 3 minutes).
 
 Nothing from ``eval/`` or ``eval_spans/`` is read.
 
@@ -158,15 +159,31 @@ def main() -> None:
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
 
 
+class _Replay:
+    """An editor that answers each text with the result cached for it (the shipped editor's
+    raw output), so the gate's steps can be measured again without the editor's run."""
+
+    model = "the shipped editor (cached)"
+
+    def __init__(self, raw: dict[str, Any]) -> None:
+        self.raw = raw
+
+    def edit_many(self, requests: list[Any]) -> list[Any]:
+        return [self.raw[r.text] for r in requests]  # EditRequests, as GatedEditor passes
+
+
 def beside(
     rows: list[dict[str, Any]], gold: list[set[int]], checker: Any, cache: Path
 ) -> dict[str, Any]:
-    """Character P/R/F1 of the default pipeline's edits and flags on ``rows``, without and
-    with :func:`~favakit.inference.gate_edits.flag_words_beside` (see the module)."""
+    """Character P/R/F1 of the default pipeline's edits and flags on ``rows`` (the shipped
+    editor behind :class:`~favakit.inference.gate.GatedEditor`, as ``favakit edit`` runs it),
+    and of the same steps before session 32 (without
+    :func:`~favakit.inference.gate_edits.flag_words_beside`). The editor's raw results are
+    cached in CACHE (JSONL, by row id)."""
     from favakit.inference.factory import open_editor
     from favakit.inference.gate import (
+        GatedEditor,
         check_edits,
-        flag_words_beside,
         gate_result,
         marked_words,
         sentence_scores,
@@ -174,24 +191,33 @@ def beside(
 
     done = {}
     if cache.exists():
-        done = {r["id"]: r["result"] for r in map(json.loads, cache.open(encoding="utf-8"))}
+        done = {r["id"]: r["raw"] for r in map(json.loads, cache.open(encoding="utf-8"))
+                if "raw" in r}  # session 32's caches held gated results: run again  # fmt: skip
     todo = [r for r in rows if r["id"] not in done]
-    if todo:  # GatedEditor.edit_many's steps, stopping before the words beside
-        results = open_editor().edit_many(
-            [{"text": r["text"], "evidence": r["evidence"]} for r in todo]
-        )
-        at, topics = checker.gate_threshold, [None] * len(todo)
-        scored = sentence_scores(checker, results, topics)
-        marks = marked_words(checker, results, scored, at)
-        gated = [x if s is None else gate_result(x, *s, at, marked=m)
-                 for x, s, m in zip(results, scored, marks, strict=True)]  # fmt: skip
-        gated = check_edits(checker, gated, topics, at, words_beside=False)
+    if todo:
+        editor = open_editor()
         with cache.open("a", encoding="utf-8") as fh:
-            for r, x in zip(todo, gated, strict=True):
-                done[r["id"]] = x
-                fh.write(json.dumps({"id": r["id"], "result": x}) + "\n")
-    before = [done[r["id"]] for r in rows]
-    variants = {"before": before, "words_beside": [flag_words_beside(x) for x in before]}
+            for k in range(0, len(todo), 8):  # in parts, so a stopped run keeps what it did
+                part = todo[k : k + 8]
+                raw = editor.edit_many([{"text": r["text"], "evidence": r["evidence"]}
+                                        for r in part])  # fmt: skip
+                for r, x in zip(part, raw, strict=True):
+                    done[r["id"]] = x
+                    fh.write(json.dumps({"id": r["id"], "raw": x}) + "\n")
+                fh.flush()
+    raw = [done[r["id"]] for r in rows]
+    at, topics = checker.gate_threshold, [None] * len(rows)
+    scored = sentence_scores(checker, raw, topics)
+    marks = marked_words(checker, raw, scored, at)
+    gated = [x if s is None else gate_result(x, *s, at, marked=m)
+             for x, s, m in zip(raw, scored, marks, strict=True)]  # fmt: skip
+    replay = _Replay({r["text"]: x for r, x in zip(rows, raw, strict=True)})
+    variants = {
+        "before_s32": check_edits(checker, gated, topics, at, words_beside=False),
+        "default": GatedEditor(replay, checker).edit_many(  # type: ignore[arg-type]
+            [{"text": r["text"], "evidence": r["evidence"]} for r in rows]
+        ),
+    }
     out: dict[str, Any] = {}
     for family, keep in families(rows):
         out[family] = {"rows": len(keep)}

@@ -663,3 +663,62 @@ def test_a_fix_the_sentence_does_not_need_is_dropped() -> None:
     single: EditResult = {**result, "edits": [edits[1]]}
     lone = _ByText({})
     assert drop_unneeded_fixes(lone, [single], [None], 0.5) == [single] and lone.asked == []
+
+
+def test_a_clause_rewritten_into_a_fragment_is_flagged_at_its_unbacked_words() -> None:
+    """What the shipped editor did to a dialogue's summary on the development split: it replaced
+    "A sales agent from BestInsuranceXYZ contacts a potential customer" with the speaker label
+    "Sales Agent", a fragment the evidence holds. Such an edit is no fix: it becomes a flag, and
+    the flag is narrowed to the words the evidence never uses. A one-word fix stands."""
+    from favakit.inference.gate import flag_clauses_at_words
+    from favakit.inference.gate_edits import collapsed_fix
+
+    text = ("A sales agent from BestInsuranceXYZ contacts a potential customer about a bus plan. "
+            "The client agrees.")  # fmt: skip
+    evidence = [{"title": "", "text": "Sales Agent: Hello, this is BestInsuranceXYZ. I would "
+                 "like to tell you about our railway plan. Client: I agree, send it."}]  # fmt: skip
+    clause = text.index(" about")
+    rewrite: EditSpan = {"type": "entity", "start": 0, "end": clause, "wrong": text[:clause],
+                         "right": "Sales Agent"}  # fmt: skip
+    bus = text.index("bus")
+    swap: EditSpan = {"type": "entity", "start": bus, "end": bus + 3, "wrong": "bus",
+                      "right": "railway"}  # fmt: skip
+    assert collapsed_fix(rewrite) and not collapsed_fix(swap)
+    result: EditResult = {"original": text, "corrected": "", "edits": [rewrite, swap],
+                          "evidence": evidence}  # fmt: skip
+    gated = gate_result(result, sentence_spans(text), [0.1, 0.9], threshold=0.5)
+    assert gated["corrected"] == text.replace("bus", "railway")
+    flag = gated["edits"][0]
+    assert flag["flagged"] and flag["wrong"] == text[:clause]
+    assert any("rewritten into a fragment" in w for w in gated["warnings"])
+    narrowed = flag_clauses_at_words(gated)
+    assert [e["wrong"] for e in narrowed["edits"]] == ["contacts", "potential customer", "bus"]
+    assert narrowed["edits"][0]["flagged"] and not narrowed["edits"][-1].get("flagged")
+
+
+def test_a_deleted_sentence_the_evidence_mostly_backs_is_flagged_not_deleted() -> None:
+    """A summary's sentence that restates its source with one word changed ("tells the client
+    about the *life* insurance"): deleting it takes the whole sentence for one wrong word. Where the
+    runs of words the evidence never uses cover under 30% of a deleted clause it is flagged
+    instead, at those words; an invented sentence (its words not in the evidence) is deleted."""
+    from favakit.inference.gate import flag_clauses_at_words
+    from favakit.inference.gate_edits import backed_deletion
+
+    text = ("The agent conducts a questionnaire with the client and tells the client about the "
+            "life insurance offer. He also owns three racing yachts in Monaco.")  # fmt: skip
+    evidence = [{"title": "", "text": "Agent: Let us do a short questionnaire. Client: Fine. "
+                 "Agent: I will tell you about our health insurance offer."}]  # fmt: skip
+    first, second = sentence_spans(text)
+
+    def deletion(span: tuple[int, int]) -> EditSpan:
+        return {"type": "invented", "start": span[0], "end": span[1],
+                "wrong": text[span[0] : span[1]], "right": ""}  # fmt: skip
+
+    assert backed_deletion(deletion(first), text, evidence)
+    assert not backed_deletion(deletion(second), text, evidence)
+    assert not backed_deletion(deletion(first), text, [])  # no evidence: nothing to weigh
+    result: EditResult = {"original": text, "corrected": "",
+                          "edits": [deletion(first), deletion(second)], "evidence": evidence}  # fmt: skip
+    gated = flag_clauses_at_words(gate_result(result, [first, second], [0.1, 0.1], 0.5))
+    assert gated["corrected"] == text[first[0] : first[1]]  # the invented sentence deleted
+    assert [e["wrong"] for e in gated["edits"] if e.get("flagged")] == ["conducts", "life"]
