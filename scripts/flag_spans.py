@@ -15,8 +15,9 @@ training data only, two ways:
   marked words taken as the flagged ones (no model: the narrowing rule alone, on 20x the rows).
 
 With ``--editor CACHE``, also ``beside``: the default pipeline (the shipped editor behind the
-gate, its fixes and deletions checked) on the same development rows, as it runs now and with
-the gate's steps as they were before session 32 (without
+gate, its fixes and deletions checked) on the same development rows, as it runs now and
+without its last steps at words (``check_edits(..., words_beside=False)``: no
+:func:`~favakit.inference.gate_edits.flag_clauses_at_words`, no
 :func:`~favakit.inference.gate_edits.flag_words_beside`). The editor's raw results are cached in
 CACHE (JSONL, by row id): the editor's run takes about 15 minutes on 2 cores, a rerun only the
 checker's (about 3 minutes).
@@ -177,9 +178,8 @@ def beside(
 ) -> dict[str, Any]:
     """Character P/R/F1 of the default pipeline's edits and flags on ``rows`` (the shipped
     editor behind :class:`~favakit.inference.gate.GatedEditor`, as ``favakit edit`` runs it),
-    and of the same steps before session 32 (without
-    :func:`~favakit.inference.gate_edits.flag_words_beside`). The editor's raw results are
-    cached in CACHE (JSONL, by row id)."""
+    and without its last steps at words (see the module). The editor's raw results are cached
+    in CACHE (JSONL, by row id)."""
     from favakit.inference.factory import open_editor
     from favakit.inference.gate import (
         GatedEditor,
@@ -213,7 +213,7 @@ def beside(
              for x, s, m in zip(raw, scored, marks, strict=True)]  # fmt: skip
     replay = _Replay({r["text"]: x for r, x in zip(rows, raw, strict=True)})
     variants = {
-        "before_s32": check_edits(checker, gated, topics, at, words_beside=False),
+        "without_words_steps": check_edits(checker, gated, topics, at, words_beside=False),
         "default": GatedEditor(replay, checker).edit_many(  # type: ignore[arg-type]
             [{"text": r["text"], "evidence": r["evidence"]} for r in rows]
         ),
