@@ -82,8 +82,8 @@ from favakit.inference.gate_edits import (
     checked_flags,
     cite,
     evidence_swap,
-    flag_clauses_at_words,
     flag_words_beside,
+    flags_at_words,
     gate_result,
     grounded_fix,
     marked_words,
@@ -178,5 +178,5 @@ class GatedEditor:
         if self.check_fixes:  # last, the words beside each flag (flags="words")
             return check_edits(self.checker, gated, topics, self.threshold, self.flags)
         if self.flags == "words":  # a result without evidence comes back as it is
-            gated = [flag_words_beside(flag_clauses_at_words(r)) for r in gated]
+            gated = [flags_at_words(r) for r in gated]
         return gated

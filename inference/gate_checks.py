@@ -19,8 +19,7 @@ from favakit.inference.gate_edits import (
     as_flag,
     cited,
     decontextualized,
-    flag_clauses_at_words,
-    flag_words_beside,
+    flags_at_words,
     is_fix,
     narrowed_flag,
     sentence_of,
@@ -305,20 +304,17 @@ def drop_unneeded_fixes(
 
 def check_edits(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
-    threshold: float, flags: str = "words", words_beside: bool = True,
+    threshold: float, flags: str = "words",
 ) -> list[EditResult]:  # fmt: skip
     """The second look at gated results, in the order the default pipeline takes it: deletions
     checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then the fixes a
     sentence does not need dropped (:func:`drop_unneeded_fixes`); ``flags`` as the gate flags
-    (:data:`~favakit.inference.gate_edits.FLAG_SPANS`); with ``flags="words"``, last, each
-    flag of a clause or more narrowed to its words the evidence never uses
-    (:func:`~favakit.inference.gate_edits.flag_clauses_at_words`), then each flagged sentence's
-    words the evidence never uses flagged too
-    (:func:`~favakit.inference.gate_edits.flag_words_beside`; ``words_beside=False`` leaves
-    both out, to measure them)."""
+    (:data:`~favakit.inference.gate_edits.FLAG_SPANS`); with ``flags="words"``, last, the flags
+    at words (:func:`~favakit.inference.gate_edits.flags_at_words`: long flags narrowed, and the
+    words beside each flag)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
     fixed = verify_fixes(checker, checked, topics, threshold, flags)
     done = drop_unneeded_fixes(checker, fixed, topics, threshold)
-    if flags == "words" and words_beside:
-        return [flag_words_beside(flag_clauses_at_words(r)) for r in done]
+    if flags == "words":
+        return [flags_at_words(r) for r in done]
     return done

@@ -25,6 +25,7 @@ __all__ = [
     "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "Questions", "SentenceScorer", "WordMarker",
     "as_flag", "backed_deletion", "checked_flags", "cite", "cited", "collapsed_fix",
     "decontextualized", "evidence_swap", "flag_clauses_at_words", "flag_words_beside",
+    "flags_at_words",
     "gate_result", "grounded_fix", "is_fix", "marked_words", "narrowed_flag", "sentence_of",
     "sentence_scores", "subject_of", "unsupported_words",
 ]  # fmt: skip
@@ -435,15 +436,21 @@ def flag_clauses_at_words(result: EditResult) -> EditResult:
     over a whole sentence ("The document is a transcript of a 15-minute self-guided meditation
     aid ...") is flagged where the evidence does not back it."""
     passages = result.get("evidence", [])
-    edits = result.get("edits", [])
-    long = [e for e in edits if e.get("flagged") and len(WORD.findall(e["wrong"])) >= _CLAUSE]
-    if not passages or not long:
+    if not passages:
         return result
     text = result["original"]
     out: list[EditSpan] = []
-    for e in edits:
-        out += narrowed_flag(e, text, passages) if any(e is f for f in long) else [e]
+    for e in result.get("edits", []):
+        long = e.get("flagged") and len(WORD.findall(e["wrong"])) >= _CLAUSE
+        out += narrowed_flag(e, text, passages) if long else [e]
     return {**result, "edits": sorted(out, key=lambda e: (e["start"], e["end"]))}
+
+
+def flags_at_words(result: EditResult) -> EditResult:
+    """The gate's last step with ``flags="words"``: long flags narrowed to their words
+    (:func:`flag_clauses_at_words`), then each flagged sentence's words the evidence never uses
+    flagged too (:func:`flag_words_beside`). A result without evidence comes back as it is."""
+    return flag_words_beside(flag_clauses_at_words(result))
 
 
 def _one_fix_per_date(
@@ -539,7 +546,7 @@ def gate_result(
             sentence = text[slice(*sentences[n])]
             rewritten = collapsed_fix(span) or backed_deletion(span, text, passages)
             if rewritten:
-                span = as_flag(span)  # narrowed at the end (flag_clauses_at_words)
+                span = as_flag(span)  # narrowed at the end (flags_at_words)
             if passages:
                 dated = date_fix(span, text, sentences[n], passages, subject) or number_fix(
                     span, text, sentences[n], passages, subject
@@ -548,7 +555,8 @@ def gate_result(
                     whole_dates.append((dated["start"], dated["end"]))
                 fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
                 span = cited(fixed, sentence, passages, text, subject)
-            rewrites += rewritten and bool(span.get("flagged"))  # not when a date fixed it
+            if rewritten and span.get("flagged"):  # not when a date rule fixed it after all
+                rewrites += 1
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)

@@ -15,10 +15,8 @@ training data only, two ways:
   marked words taken as the flagged ones (no model: the narrowing rule alone, on 20x the rows).
 
 With ``--editor CACHE``, also ``beside``: the default pipeline (the shipped editor behind the
-gate, its fixes and deletions checked) on the same development rows, as it runs now and
-without its last steps at words (``check_edits(..., words_beside=False)``: no
-:func:`~favakit.inference.gate_edits.flag_clauses_at_words`, no
-:func:`~favakit.inference.gate_edits.flag_words_beside`). The editor's raw results are cached in
+gate, its fixes and deletions checked, as ``favakit edit`` runs it) on the same development
+rows. The editor's raw results are cached in
 CACHE (JSONL, by row id): the editor's run takes about 15 minutes on 2 cores, a rerun only the
 checker's (about 3 minutes).
 
@@ -40,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_checker import _chars, prf
+from bench_editor import _Replay
 from bench_gate import scored_sentences
 
 SPAN_FILES = ("train_spans/summedits.jsonl", "train_spans/wice_tokens.jsonl")
@@ -113,8 +112,8 @@ def main() -> None:
     ap.add_argument("--rows", type=Path, required=True, help="development rows (dev_rows.jsonl)")
     ap.add_argument("--checker", default="auto", help="the gate's checker (default: auto)")
     ap.add_argument("--editor", type=Path, default=None, metavar="CACHE",
-                    help="also the default pipeline, without and with the words beside its "
-                    "flags (its results cached in CACHE)")  # fmt: skip
+                    help="also the default pipeline (the editor's raw results cached in "
+                    "CACHE)")  # fmt: skip
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
@@ -160,34 +159,14 @@ def main() -> None:
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
 
 
-class _Replay:
-    """An editor that answers each text with the result cached for it (the shipped editor's
-    raw output), so the gate's steps can be measured again without the editor's run."""
-
-    model = "the shipped editor (cached)"
-
-    def __init__(self, raw: dict[str, Any]) -> None:
-        self.raw = raw
-
-    def edit_many(self, requests: list[Any]) -> list[Any]:
-        return [self.raw[r.text] for r in requests]  # EditRequests, as GatedEditor passes
-
-
 def beside(
     rows: list[dict[str, Any]], gold: list[set[int]], checker: Any, cache: Path
 ) -> dict[str, Any]:
     """Character P/R/F1 of the default pipeline's edits and flags on ``rows`` (the shipped
-    editor behind :class:`~favakit.inference.gate.GatedEditor`, as ``favakit edit`` runs it),
-    and without its last steps at words (see the module). The editor's raw results are cached
-    in CACHE (JSONL, by row id)."""
+    editor behind :class:`~favakit.inference.gate.GatedEditor`, as ``favakit edit`` runs it).
+    The editor's raw results are cached in CACHE (JSONL, by row id)."""
     from favakit.inference.factory import open_editor
-    from favakit.inference.gate import (
-        GatedEditor,
-        check_edits,
-        gate_result,
-        marked_words,
-        sentence_scores,
-    )
+    from favakit.inference.gate import GatedEditor
 
     done = {}
     if cache.exists():
@@ -205,26 +184,15 @@ def beside(
                     done[r["id"]] = x
                     fh.write(json.dumps({"id": r["id"], "raw": x}) + "\n")
                 fh.flush()
-    raw = [done[r["id"]] for r in rows]
-    at, topics = checker.gate_threshold, [None] * len(rows)
-    scored = sentence_scores(checker, raw, topics)
-    marks = marked_words(checker, raw, scored, at)
-    gated = [x if s is None else gate_result(x, *s, at, marked=m)
-             for x, s, m in zip(raw, scored, marks, strict=True)]  # fmt: skip
-    replay = _Replay({r["text"]: x for r, x in zip(rows, raw, strict=True)})
-    variants = {
-        "without_words_steps": check_edits(checker, gated, topics, at, words_beside=False),
-        "default": GatedEditor(replay, checker).edit_many(  # type: ignore[arg-type]
-            [{"text": r["text"], "evidence": r["evidence"]} for r in rows]
-        ),
-    }
+    replay = _Replay([done[r["id"]] for r in rows], "the shipped editor (cached)")
+    got = GatedEditor(replay, checker).edit_many(  # type: ignore[arg-type]
+        [{"text": r["text"], "evidence": r["evidence"]} for r in rows]
+    )
     out: dict[str, Any] = {}
     for family, keep in families(rows):
-        out[family] = {"rows": len(keep)}
-        for name, got in variants.items():
-            pred = [_chars(rows[i]["text"], [(e["start"], e["end"]) for e in got[i]["edits"]])
-                    for i in keep]  # fmt: skip
-            out[family][name] = prf([gold[i] for i in keep], pred)
+        pred = [_chars(rows[i]["text"], [(e["start"], e["end"]) for e in got[i]["edits"]])
+                for i in keep]  # fmt: skip
+        out[family] = {"rows": len(keep), "default": prf([gold[i] for i in keep], pred)}
     return out
 
 

@@ -48,7 +48,7 @@ def test_the_default_pipeline_is_measured_again_from_the_editors_cached_output(
     """``--editor CACHE``: with every row's raw editor result cached no editor is loaded; the
     whole gate (GatedEditor) runs on the cached result. The cached editor rewrote the wrong
     clause into "Paris": the gate flags it, narrowed to "Lisbon", the word the evidence never
-    uses; without the gate's last steps at words the whole clause stays flagged."""
+    uses."""
     flag_spans = bench_script("flag_spans")
     text = "Curie was born in Warsaw. She moved to Lisbon in 1891."
     row = {"id": "r1", "source": "summedits_news", "text": text, "label": "not_supported",
@@ -64,5 +64,4 @@ def test_the_default_pipeline_is_measured_again_from_the_editors_cached_output(
     gold = flag_spans.marked(row)
     report = flag_spans.beside([row], [gold], _Table(), cache)
     assert report["all"]["default"] == {"precision": 1.0, "recall": 1.0, "f1": 1.0}
-    flagged = len(text[clause:-1].replace(" ", ""))  # the clause's characters, spaces not counted
-    assert report["all"]["without_words_steps"]["precision"] == round(6 / flagged, 4)
+    assert report["summedits"]["rows"] == 1 and "wice" not in report

@@ -670,8 +670,7 @@ def test_a_clause_rewritten_into_a_fragment_is_flagged_at_its_unbacked_words() -
     "A sales agent from BestInsuranceXYZ contacts a potential customer" with the speaker label
     "Sales Agent", a fragment the evidence holds. Such an edit is no fix: it becomes a flag, and
     the flag is narrowed to the words the evidence never uses. A one-word fix stands."""
-    from favakit.inference.gate import flag_clauses_at_words
-    from favakit.inference.gate_edits import collapsed_fix
+    from favakit.inference.gate_edits import collapsed_fix, flag_clauses_at_words
 
     text = ("A sales agent from BestInsuranceXYZ contacts a potential customer about a bus plan. "
             "The client agrees.")  # fmt: skip
@@ -701,8 +700,7 @@ def test_a_deleted_sentence_the_evidence_mostly_backs_is_flagged_not_deleted() -
     about the *life* insurance"): deleting it takes the whole sentence for one wrong word. Where the
     runs of words the evidence never uses cover under 30% of a deleted clause it is flagged
     instead, at those words; an invented sentence (its words not in the evidence) is deleted."""
-    from favakit.inference.gate import flag_clauses_at_words
-    from favakit.inference.gate_edits import backed_deletion
+    from favakit.inference.gate_edits import backed_deletion, flag_clauses_at_words
 
     text = ("The agent conducts a questionnaire with the client and tells the client about the "
             "life insurance offer. He also owns three racing yachts in Monaco.")  # fmt: skip
