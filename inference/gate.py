@@ -47,10 +47,15 @@ The rule, sentence by sentence:
   favakit's rules: list items, relative clauses) is supported; otherwise it becomes a flag (at
   its words the evidence never uses, as above), so a sentence that also holds a supported fact
   is reported, not deleted.
-* **flags at words** (``flags="words"``, last): a flag of five words or more is narrowed to its
-  words the evidence never uses (:func:`~favakit.inference.gate_edits.flag_clauses_at_words`,
-  whole when there are none), and each sentence holding a flag is flagged at its other words
-  the evidence never uses as well (:func:`~favakit.inference.gate_edits.flag_words_beside`).
+* **flags at words** (``flags="words"``, last): a sentence whose every edit became a flag is
+  flagged as an unsupported sentence the editor left alone is, at the words the evidence never
+  uses and those the token head marks
+  (:func:`~favakit.inference.gate_edits.flag_sentences_at_words`; the editor's flags stay where
+  there are none): a taken-back fix says the sentence is wrong, not where. Then a flag of five
+  words or more is narrowed to its words the evidence never uses
+  (:func:`~favakit.inference.gate_edits.flag_clauses_at_words`, whole when there are none), and
+  each sentence holding a flag is flagged at its other words the evidence never uses as well
+  (:func:`~favakit.inference.gate_edits.flag_words_beside`).
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -87,6 +92,7 @@ from favakit.inference.gate_edits import (
     gate_result,
     grounded_fix,
     marked_words,
+    marks_in_flagged_sentences,
     sentence_scores,
 )
 
@@ -175,8 +181,9 @@ class GatedEditor:
             r if s is None else self._gated(r, s, t, m)
             for r, s, t, m in zip(results, scored, topics, marks, strict=True)
         ]
-        if self.check_fixes:  # last, the words beside each flag (flags="words")
-            return check_edits(self.checker, gated, topics, self.threshold, self.flags)
-        if self.flags == "words":  # a result without evidence comes back as it is
-            gated = [flags_at_words(r) for r in gated]
+        if self.check_fixes:
+            gated = check_edits(self.checker, gated, topics, self.threshold, self.flags)
+        if self.flags == "words":  # last; a result without evidence comes back as it is
+            marks = marks_in_flagged_sentences(self.checker, gated, marks)
+            gated = [flags_at_words(r, m) for r, m in zip(gated, marks, strict=True)]
         return gated

@@ -19,7 +19,6 @@ from favakit.inference.gate_edits import (
     as_flag,
     cited,
     decontextualized,
-    flags_at_words,
     is_fix,
     narrowed_flag,
     sentence_of,
@@ -309,12 +308,8 @@ def check_edits(
     """The second look at gated results, in the order the default pipeline takes it: deletions
     checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then the fixes a
     sentence does not need dropped (:func:`drop_unneeded_fixes`); ``flags`` as the gate flags
-    (:data:`~favakit.inference.gate_edits.FLAG_SPANS`); with ``flags="words"``, last, the flags
-    at words (:func:`~favakit.inference.gate_edits.flags_at_words`: long flags narrowed, and the
-    words beside each flag)."""
+    (:data:`~favakit.inference.gate_edits.FLAG_SPANS`). The flags at words come after
+    (:func:`~favakit.inference.gate_edits.flags_at_words`)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
     fixed = verify_fixes(checker, checked, topics, threshold, flags)
-    done = drop_unneeded_fixes(checker, fixed, topics, threshold)
-    if flags == "words":
-        return [flags_at_words(r) for r in done]
-    return done
+    return drop_unneeded_fixes(checker, fixed, topics, threshold)

@@ -24,9 +24,9 @@ from favakit.text import STOPWORDS, sentence_spans
 __all__ = [
     "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "Questions", "SentenceScorer", "WordMarker",
     "as_flag", "backed_deletion", "checked_flags", "cite", "cited", "collapsed_fix",
-    "decontextualized", "evidence_swap", "flag_clauses_at_words", "flag_words_beside",
-    "flags_at_words",
-    "gate_result", "grounded_fix", "is_fix", "marked_words", "narrowed_flag", "sentence_of",
+    "decontextualized", "evidence_swap", "flag_clauses_at_words", "flag_sentences_at_words",
+    "flag_words_beside", "flagged_sentences", "flags_at_words", "gate_result", "grounded_fix",
+    "is_fix", "marked_words", "marks_in_flagged_sentences", "narrowed_flag", "sentence_of",
     "sentence_scores", "subject_of", "unsupported_words",
 ]  # fmt: skip
 
@@ -330,12 +330,7 @@ def marked_words(
     :data:`TOKEN_THRESHOLD`; :class:`WordMarker`) in each sentence the gate will flag: scored at
     or below ``threshold`` and holding no edit. By sentence index, as spans of the result's
     text; empty for a judge with no token head (the tuned Qwen judge) or a result not scored."""
-    out: list[dict[int, list[tuple[int, int]]]] = [{} for _ in results]
-    if not getattr(judge, "marks_words", False):
-        return out
-    asks: list[tuple[int, int, int]] = []  # (result, sentence, where the sentence starts)
-    texts: list[str] = []
-    evidence: list[list[str]] = []
+    asks: list[tuple[int, int, tuple[int, int]]] = []  # (result, sentence, its span)
     for i, (result, s) in enumerate(zip(results, scored, strict=True)):
         if s is None:
             continue
@@ -344,16 +339,82 @@ def marked_words(
         edited = {sentence_of(spans, e["start"], e["end"]) for e in result.get("edits", [])}
         for n, ((a, b), p) in enumerate(zip(spans, scores, strict=True)):
             if p <= threshold and n not in edited and text[a:b].strip():
-                asks.append((i, n, a))
-                texts.append(text[a:b])
-                evidence.append([str(e.get("text", "")) for e in result.get("evidence", [])])
-    if not asks:
+                asks.append((i, n, (a, b)))
+    return _token_marks(judge, results, asks)
+
+
+def _token_marks(
+    judge: SentenceScorer, results: Sequence[EditResult],
+    asks: Sequence[tuple[int, int, tuple[int, int]]],
+) -> list[dict[int, list[tuple[int, int]]]]:  # fmt: skip
+    """The words ``judge``'s token head marks in each asked sentence ``(result, sentence index,
+    its span)``, by result and sentence index, in one batch; empty for a judge with none."""
+    out: list[dict[int, list[tuple[int, int]]]] = [{} for _ in results]
+    if not asks or not getattr(judge, "marks_words", False):
         return out
     marker: WordMarker = judge  # type: ignore[assignment]
+    texts = [results[i]["original"][a:b] for i, _, (a, b) in asks]
+    evidence = [[str(e.get("text", "")) for e in results[i].get("evidence", [])]
+                for i, _, _ in asks]  # fmt: skip
     found = marker.unsupported_spans(texts, evidence, TOKEN_THRESHOLD)
-    for (i, n, a), words in zip(asks, found, strict=True):
+    for (i, n, (a, _)), words in zip(asks, found, strict=True):
         out[i][n] = [(a + s, a + e) for s, e, _ in words]
     return out
+
+
+def flagged_sentences(result: EditResult) -> dict[int, list[EditSpan]]:
+    """The sentences of ``result``'s text (by index) whose every edit is a flag, with those
+    flags; {} for a result without evidence."""
+    if not result.get("evidence"):
+        return {}
+    spans = sentence_spans(result["original"])
+    held: dict[int, list[EditSpan]] = {}
+    for e in result.get("edits", []):
+        n = sentence_of(spans, e["start"], e["end"])
+        if n is not None:
+            held.setdefault(n, []).append(e)
+    return {n: es for n, es in held.items() if all(e.get("flagged") for e in es)}
+
+
+def marks_in_flagged_sentences(
+    judge: SentenceScorer, results: Sequence[EditResult],
+    known: Sequence[Mapping[int, Sequence[tuple[int, int]]]],
+) -> list[dict[int, list[tuple[int, int]]]]:  # fmt: skip
+    """``known`` (:func:`marked_words`, by result and sentence index) with the words the token
+    head marks in every other sentence that holds only flags (:func:`flagged_sentences`): those
+    the editor's fixes and deletions became, which :func:`flag_sentences_at_words` flags
+    again."""
+    spans = [sentence_spans(r["original"]) for r in results]
+    asks = [(i, n, spans[i][n]) for i, r in enumerate(results)
+            for n in flagged_sentences(r) if n not in known[i]]  # fmt: skip
+    more = _token_marks(judge, results, asks)
+    return [{**{n: list(s) for n, s in k.items()}, **m}
+            for k, m in zip(known, more, strict=True)]  # fmt: skip
+
+
+def flag_sentences_at_words(
+    result: EditResult, marked: Mapping[int, Sequence[tuple[int, int]]] | None = None
+) -> EditResult:
+    """``result`` with each sentence whose every edit is a flag (:func:`flagged_sentences`: a
+    fix or deletion the gate or its checks took back) flagged as the gate flags an unsupported
+    sentence the editor left alone: at the words the evidence never uses and those ``marked``
+    gives for the sentence's index (:func:`narrowed_flag`), each flag with the type, score and
+    citation of the sentence's first. The editor's flags stay where neither marks any word. A
+    taken-back fix says the sentence is wrong, not where (chosen on the development split's
+    span rows: docs/benchmarks.md, session 34)."""
+    flagged = flagged_sentences(result)
+    if not flagged:
+        return result
+    text, passages = result["original"], result.get("evidence", [])
+    spans = sentence_spans(text)
+    replaced = {id(e) for es in flagged.values() for e in es}
+    out = [e for e in result.get("edits", []) if id(e) not in replaced]
+    for n, flags in flagged.items():
+        a, b = spans[n]
+        whole: EditSpan = {**flags[0], "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]}
+        at = narrowed_flag(whole, text, passages, (marked or {}).get(n, []))
+        out += flags if at == [whole] else at
+    return {**result, "edits": sorted(out, key=lambda e: (e["start"], e["end"]))}
 
 
 def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: str) -> EditSpan:
@@ -446,11 +507,15 @@ def flag_clauses_at_words(result: EditResult) -> EditResult:
     return {**result, "edits": sorted(out, key=lambda e: (e["start"], e["end"]))}
 
 
-def flags_at_words(result: EditResult) -> EditResult:
-    """The gate's last step with ``flags="words"``: long flags narrowed to their words
+def flags_at_words(
+    result: EditResult, marked: Mapping[int, Sequence[tuple[int, int]]] | None = None
+) -> EditResult:
+    """The gate's last step with ``flags="words"``: each sentence holding only flags flagged
+    again at its words (:func:`flag_sentences_at_words`, with the token head's ``marked`` words
+    by sentence index: :func:`marks_in_flagged_sentences`), long flags narrowed to their words
     (:func:`flag_clauses_at_words`), then each flagged sentence's words the evidence never uses
     flagged too (:func:`flag_words_beside`). A result without evidence comes back as it is."""
-    return flag_words_beside(flag_clauses_at_words(result))
+    return flag_words_beside(flag_clauses_at_words(flag_sentences_at_words(result, marked)))
 
 
 def _one_fix_per_date(

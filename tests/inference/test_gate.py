@@ -720,3 +720,44 @@ def test_a_deleted_sentence_the_evidence_mostly_backs_is_flagged_not_deleted() -
     gated = flag_clauses_at_words(gate_result(result, [first, second], [0.1, 0.1], 0.5))
     assert gated["corrected"] == text[first[0] : first[1]]  # the invented sentence deleted
     assert [e["wrong"] for e in gated["edits"] if e.get("flagged")] == ["conducts", "life"]
+
+
+def test_a_sentence_whose_fix_was_taken_back_is_flagged_where_the_gate_flags() -> None:
+    """A fix the evidence does not ground becomes a flag at the editor's words, which say the
+    sentence is wrong, not where: such a sentence is flagged as one the editor left alone, at
+    the words the evidence never uses and those the token head marks (chosen on the development
+    split's span rows); the editor's flag stays when neither marks a word."""
+    from favakit.inference.gate import GatedEditor
+    from favakit.inference.gate_edits import flag_sentences_at_words
+
+    text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in Oslo."
+    nobel = text.index("Nobel Prize")
+    fix: EditSpan = {"type": "entity", "start": nobel, "end": nobel + 11,
+                     "wrong": "Nobel Prize", "right": "Peace Prize"}  # fmt: skip
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            return [{"original": r.text, "corrected": r.text, "edits": [fix],
+                     "evidence": EVIDENCE} for r in requests]  # fmt: skip
+
+    judge = _Marker({"Curie was born in Warsaw in 1867.": 0.9}, ["Chemistry"])
+    gated_editor = GatedEditor(Editor(), judge, check_fixes=False)  # type: ignore[arg-type]
+    [got] = gated_editor.edit_many([{"text": text, "evidence": [e["text"] for e in EVIDENCE]}])
+    # "Peace" is nowhere in the evidence: no fix; flagged at "Chemistry" (marked) and "Oslo"
+    assert [(e["wrong"], e["type"], e.get("flagged")) for e in got["edits"]] == [
+        ("Chemistry", "entity", True), ("Oslo", "entity", True)]  # fmt: skip
+    assert got["corrected"] == text and judge.marked == [text[text.index("She") :]]
+    # where the evidence backs every word and nothing is marked, the editor's flag stays
+    backed = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry."
+    flag: EditSpan = {**fix, "right": "Nobel Prize", "flagged": True}
+    result: EditResult = {"original": backed, "corrected": backed, "edits": [flag],
+                          "evidence": EVIDENCE}  # fmt: skip
+    assert flag_sentences_at_words(result)["edits"] == [flag]
+    # a sentence that also holds a fix is not the gate's to flag again
+    year = backed.index("1867")
+    mixed: EditResult = {**result, "original": text, "edits": [
+        {"type": "entity", "start": year, "end": year + 4, "wrong": "1867", "right": "1868"},
+        {**flag, "start": year - 3, "end": year - 1, "wrong": "in", "right": "in"}]}  # fmt: skip
+    assert flag_sentences_at_words(mixed)["edits"] == mixed["edits"]
