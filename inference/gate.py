@@ -27,9 +27,9 @@ The rule, sentence by sentence:
   the error is in a word or two there, not the whole clause;
 * **unsupported**, without any edit: it is flagged (type ``unverifiable``, no fix offered, the
   text unchanged), so a wrong sentence the editor missed is still reported: at the runs of
-  words the evidence never uses (:func:`~favakit.inference.gate_edits.unsupported_words`:
+  words the evidence never uses (:func:`~favakit.inference.gate_words.unsupported_words`:
   "moved to **Lisbon** in 1950") and the words the checker's token head marks unsupported
-  (:func:`~favakit.inference.gate_edits.marked_words`), or whole when there are none (a
+  (:func:`~favakit.inference.gate_words.marked_words`), or whole when there are none (a
   swapped relation, a negation, where the token head marks nothing). ``flags="sentences"`` (``--gate-flags sentences``) flags every
   such sentence whole. Nothing is deleted on the checker's word alone. ``flag_unsupported=False``
   turns this off.
@@ -50,12 +50,12 @@ The rule, sentence by sentence:
 * **flags at words** (``flags="words"``, last): a sentence whose every edit became a flag is
   flagged as an unsupported sentence the editor left alone is, at the words the evidence never
   uses and those the token head marks
-  (:func:`~favakit.inference.gate_edits.flag_sentences_at_words`; the editor's flags stay where
+  (:func:`~favakit.inference.gate_words.flag_sentences_at_words`; the editor's flags stay where
   there are none): a taken-back fix says the sentence is wrong, not where. Then a flag of five
   words or more is narrowed to its words the evidence never uses
-  (:func:`~favakit.inference.gate_edits.flag_clauses_at_words`, whole when there are none), and
+  (:func:`~favakit.inference.gate_words.flag_clauses_at_words`, whole when there are none), and
   each sentence holding a flag is flagged at its other words the evidence never uses as well
-  (:func:`~favakit.inference.gate_edits.flag_words_beside`).
+  (:func:`~favakit.inference.gate_words.flag_words_beside`).
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -69,8 +69,9 @@ left alone and the edits dropped. Texts with no evidence at all are not gated (t
 nothing to read).
 
 The rule for one text is :mod:`favakit.inference.gate_edits` (scores, then edits by sentence,
-citations); the second look at fixes and deletions is :mod:`favakit.inference.gate_checks`. This
-module joins them to an editor and a judge and exports what both offer.
+citations); where its flags go (at words) is :mod:`favakit.inference.gate_words`; the second look
+at fixes and deletions is :mod:`favakit.inference.gate_checks`. This module joins them to an
+editor and a judge and exports what they offer.
 """
 
 from __future__ import annotations
@@ -82,18 +83,20 @@ from typing import Any
 from favakit.contracts import EditInput, Editor, EditResult, Verifier, as_request
 from favakit.inference.gate_checks import check_edits, verify_deletions, verify_fixes
 from favakit.inference.gate_edits import (
-    FLAG_SPANS,
     SentenceScorer,
-    checked_flags,
     cite,
     evidence_swap,
-    flag_words_beside,
-    flags_at_words,
     gate_result,
     grounded_fix,
+    sentence_scores,
+)
+from favakit.inference.gate_words import (
+    FLAG_SPANS,
+    checked_flags,
+    flag_words_beside,
+    flags_at_words,
     marked_words,
     marks_in_flagged_sentences,
-    sentence_scores,
 )
 
 __all__ = [

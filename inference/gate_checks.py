@@ -13,17 +13,15 @@ from collections.abc import Sequence
 from favakit.contracts import EditResult, EditSpan
 from favakit.decompose import RuleFactSplitter
 from favakit.inference.gate_edits import (
-    WORD,
     Questions,
     SentenceScorer,
     as_flag,
     cited,
     decontextualized,
     is_fix,
-    narrowed_flag,
-    sentence_of,
     subject_of,
 )
+from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
@@ -56,7 +54,7 @@ def _rest_flags(
 ) -> list[EditSpan]:
     """Flags (no fix) on what follows a checked clause in its sentence, which the checker does
     not find supported (at its words the evidence never uses with ``flags="words"``,
-    :func:`~favakit.inference.gate_edits.narrowed_flag`); none when nothing is left there or an
+    :func:`~favakit.inference.gate_words.narrowed_flag`); none when nothing is left there or an
     edit already covers some of it."""
     original = result["original"]
     rest = original[clause_end : sentence[1]]
@@ -203,7 +201,7 @@ def verify_deletions(
     three) is supported. Otherwise the deletion becomes a flag (no fix, the text kept): a
     sentence that also says something the evidence supports is reported, not deleted (at its
     words the evidence never uses with ``flags="words"``,
-    :func:`~favakit.inference.gate_edits.narrowed_flag`). A warning counts them."""
+    :func:`~favakit.inference.gate_words.narrowed_flag`). A warning counts them."""
     facts = Questions()  # key: (result, edit)
     for i, result in enumerate(results):
         passages = result.get("evidence", [])
@@ -308,8 +306,8 @@ def check_edits(
     """The second look at gated results, in the order the default pipeline takes it: deletions
     checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then the fixes a
     sentence does not need dropped (:func:`drop_unneeded_fixes`); ``flags`` as the gate flags
-    (:data:`~favakit.inference.gate_edits.FLAG_SPANS`). The flags at words come after
-    (:func:`~favakit.inference.gate_edits.flags_at_words`)."""
+    (:data:`~favakit.inference.gate_words.FLAG_SPANS`). The flags at words come after
+    (:func:`~favakit.inference.gate_words.flags_at_words`)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
     fixed = verify_fixes(checker, checked, topics, threshold, flags)
     return drop_unneeded_fixes(checker, fixed, topics, threshold)

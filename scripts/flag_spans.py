@@ -2,7 +2,7 @@
 
 The gate (:func:`favakit.inference.gate_edits.gate_result`) flags such a sentence either whole
 (``flags="sentences"``) or at the runs of words the evidence never uses (``flags="words"``,
-:func:`~favakit.inference.gate_edits.unsupported_words`). This compares the two by character
+:func:`~favakit.inference.gate_words.unsupported_words`). This compares the two by character
 precision, recall and F1 against the unsupported words that real span rows mark (WiCE's
 unsupported tokens; the words of an edited SummEdits summary that differ from its original), on
 training data only, two ways:
@@ -70,7 +70,7 @@ def flagged_chars(row: dict[str, Any], sentences: list[tuple[int, int]], scores:
                   threshold: float, flags: str,
                   marked: dict[int, list[tuple[int, int]]] | None = None) -> set[int]:  # fmt: skip
     """The characters the gate flags in ``row``'s text with nothing edited (``marked``: the
-    token head's words by sentence, :func:`~favakit.inference.gate_edits.marked_words`)."""
+    token head's words by sentence, :func:`~favakit.inference.gate_words.marked_words`)."""
     from favakit.inference.gate_edits import gate_result
 
     gated = gate_result(as_result(row), sentences, scores, threshold, flags=flags,  # type: ignore[arg-type]
@@ -138,7 +138,7 @@ def main() -> None:
 
     # dev: the development rows that are span rows, flagged where the gate's checker says
     from favakit.inference.factory import open_gate
-    from favakit.inference.gate_edits import marked_words
+    from favakit.inference.gate_words import marked_words
 
     dev_ids = [json.loads(line)["id"] for line in args.rows.open(encoding="utf-8")]
     rows = [span_rows[i] for i in dev_ids if i in span_rows and marked(span_rows[i]) is not None]

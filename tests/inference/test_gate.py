@@ -7,7 +7,7 @@ import pytest
 
 from favakit.contracts import EditResult, EditSpan
 from favakit.inference.gate import gate_result
-from favakit.inference.gate_edits import unsupported_words
+from favakit.inference.gate_words import unsupported_words
 from favakit.text import sentence_spans
 
 TEXT = "Curie was born in Warsaw in 1867. She won the Nobel Prize in 1921, and a medal."
@@ -670,7 +670,8 @@ def test_a_clause_rewritten_into_a_fragment_is_flagged_at_its_unbacked_words() -
     "A sales agent from BestInsuranceXYZ contacts a potential customer" with the speaker label
     "Sales Agent", a fragment the evidence holds. Such an edit is no fix: it becomes a flag, and
     the flag is narrowed to the words the evidence never uses. A one-word fix stands."""
-    from favakit.inference.gate_edits import collapsed_fix, flag_clauses_at_words
+    from favakit.inference.gate_edits import collapsed_fix
+    from favakit.inference.gate_words import flag_clauses_at_words
 
     text = ("A sales agent from BestInsuranceXYZ contacts a potential customer about a bus plan. "
             "The client agrees.")  # fmt: skip
@@ -700,7 +701,8 @@ def test_a_deleted_sentence_the_evidence_mostly_backs_is_flagged_not_deleted() -
     about the *life* insurance"): deleting it takes the whole sentence for one wrong word. Where the
     runs of words the evidence never uses cover under 30% of a deleted clause it is flagged
     instead, at those words; an invented sentence (its words not in the evidence) is deleted."""
-    from favakit.inference.gate_edits import backed_deletion, flag_clauses_at_words
+    from favakit.inference.gate_edits import backed_deletion
+    from favakit.inference.gate_words import flag_clauses_at_words
 
     text = ("The agent conducts a questionnaire with the client and tells the client about the "
             "life insurance offer. He also owns three racing yachts in Monaco.")  # fmt: skip
@@ -728,7 +730,7 @@ def test_a_sentence_whose_fix_was_taken_back_is_flagged_where_the_gate_flags() -
     the words the evidence never uses and those the token head marks (chosen on the development
     split's span rows); the editor's flag stays when neither marks a word."""
     from favakit.inference.gate import GatedEditor
-    from favakit.inference.gate_edits import flag_sentences_at_words
+    from favakit.inference.gate_words import flag_sentences_at_words
 
     text = "Curie was born in Warsaw in 1867. She won the Nobel Prize in Chemistry in Oslo."
     nobel = text.index("Nobel Prize")

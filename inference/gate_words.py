@@ -1,0 +1,287 @@
+"""Where the gate flags (:mod:`favakit.inference.gate`): at the words of a sentence the evidence
+never uses (:func:`unsupported_words`) and the words the checker's token head marks
+(:func:`marked_words`), not over whole sentences. The gate's rule places its own flags here
+(:func:`narrowed_flag`); its last step (:func:`flags_at_words`) places the flags the editor's
+fixes and deletions became. Below :mod:`~favakit.inference.gate_edits`, which imports it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from favakit.contracts import EditResult, EditSpan
+from favakit.text import STOPWORDS, sentence_spans
+
+__all__ = [
+    "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "checked_flags",
+    "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside", "flagged_sentences",
+    "flags_at_words", "marked_words", "marks_in_flagged_sentences", "narrowed_flag",
+    "sentence_of", "unsupported_words",
+]  # fmt: skip
+
+
+#: What an unsupported sentence the editor left alone is flagged at: ``words`` (the runs of
+#: words the evidence never uses, :func:`unsupported_words`, and those the checker's token head
+#: marks, :func:`marked_words`; the whole sentence when there are none) or ``sentences`` (the
+#: whole sentence).
+FLAG_SPANS = ("words", "sentences")
+
+
+#: P(unsupported) above which a word the checker's token head marks is flagged too, beside the
+#: words the evidence never uses (chosen on the development split's span rows)
+TOKEN_THRESHOLD = 0.3
+
+
+def checked_flags(flags: str) -> str:
+    """``flags`` when it is one of :data:`FLAG_SPANS`; else a ValueError that names them."""
+    if flags not in FLAG_SPANS:
+        raise ValueError(f"flags must be one of {', '.join(FLAG_SPANS)}, not {flags!r}")
+    return flags
+
+
+class WordMarker(Protocol):
+    """A judge that can also mark the unsupported words of a text (the encoder
+    :class:`~favakit.inference.checker.Checker` with a token head): ``(start, end, P)`` spans."""
+
+    marks_words: bool
+
+    def unsupported_spans(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]], threshold: float = 0.5
+    ) -> list[list[tuple[int, int, float]]]: ...
+
+
+WORD = re.compile(r"\w+")
+
+
+_WORD_FORM = re.compile(r"\w+(?:'\w+)?")
+# endings taken off before words are compared ("studies", "studied" -> "study"; "moves",
+# "moved", "moving" -> "mov"), the first that fits, leaving at least three letters
+_ENDINGS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", ""))
+_STEM = 7  # letters a word is compared by, after its ending (chosen on the development split)
+
+
+def _form(word: str) -> str:
+    """How :func:`unsupported_words` compares a word: lower-cased, without a possessive "'s"
+    and one of :data:`_ENDINGS`, its first :data:`_STEM` letters."""
+    word = word.lower().removesuffix("'s")
+    for ending, instead in _ENDINGS:
+        if word.endswith(ending) and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)] + instead
+            break
+    return word[:_STEM]
+
+
+def unsupported_words(
+    text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]]
+) -> list[tuple[int, int]]:
+    """The character spans of the sentence ``text[a:b]``'s content words (not
+    :data:`~favakit.text.STOPWORDS`) that no passage uses, compared by :func:`_form`, with
+    neighbouring ones joined into one span ("Paris, France"). [] when the evidence uses every
+    content word (an error of relation or negation: "not", "before" and "after" are not content
+    words), where the whole sentence is the span to flag."""
+    seen = {_form(w) for p in passages for w in _WORD_FORM.findall(str(p.get("text", "")))}
+    a, b = sentence
+    spans: list[tuple[int, int]] = []
+    last = -2  # the index of the last unsupported word
+    for i, m in enumerate(_WORD_FORM.finditer(text, a, b)):
+        if m.group().lower() in STOPWORDS or _form(m.group()) in seen:
+            continue
+        if spans and i == last + 1:
+            spans[-1] = (spans[-1][0], m.end())
+        else:
+            spans.append((m.start(), m.end()))
+        last = i
+    return spans
+
+
+def _joined(spans: Sequence[tuple[int, int]], text: str) -> list[tuple[int, int]]:
+    """``spans`` in order, those that overlap or have only spaces and commas between them
+    joined into one."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(spans):
+        if out and not text[out[-1][1] : a].strip(" ,"):
+            out[-1] = (out[-1][0], max(b, out[-1][1]))
+        else:
+            out.append((a, b))
+    return out
+
+
+def narrowed_flag(
+    flag: EditSpan, text: str, passages: Sequence[Mapping[str, Any]],
+    marked: Sequence[tuple[int, int]] = (), flags: str = "words",
+) -> list[EditSpan]:  # fmt: skip
+    """``flag`` (a sentence or clause of ``text`` flagged with no fix) as the gate reports it:
+    with ``flags="words"``, one flag (the same type, score and citation) per run of its words the
+    evidence never uses (:func:`unsupported_words`) or ``marked`` gives; as it is when there are
+    none, or with ``flags="sentences"``."""
+    if checked_flags(flags) == "sentences":
+        return [flag]
+    words = _joined([*unsupported_words(text, (flag["start"], flag["end"]), passages),
+                     *(s for s in marked if flag["start"] <= s[0] and s[1] <= flag["end"])],
+                    text)  # fmt: skip
+    return [{**flag, "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]}
+            for a, b in words] or [flag]  # fmt: skip
+
+
+def flag_words_beside(result: EditResult) -> EditResult:
+    """``result`` with, in each sentence that holds a flag, the runs of its words the evidence
+    never uses (:func:`unsupported_words`) flagged too, where no edit is: an editor's fix that
+    the evidence does not ground is flagged at the editor's words ("Fleming *won* the Nobel
+    Prize in Physics"), and the wrong word is often another ("Physics"). Each added flag has
+    the type, score and citation of its sentence's first flag. Chosen on the development
+    split's span rows (docs/benchmarks.md, session 32)."""
+    text, edits = result["original"], result.get("edits", [])
+    passages = result.get("evidence", [])
+    if not passages:
+        return result
+    spans = sentence_spans(text)
+    first: dict[int, EditSpan] = {}
+    for e in edits:
+        n = sentence_of(spans, e["start"], e["end"])
+        if e.get("flagged") and n is not None:
+            first.setdefault(n, e)
+    added: list[EditSpan] = []
+    for n, flag in sorted(first.items()):
+        for a, b in unsupported_words(text, spans[n], passages):
+            if any(e["start"] < b and a < e["end"] for e in [*edits, *added]):
+                continue
+            added.append({**flag, "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]})
+    if not added:
+        return result
+    return {**result, "edits": sorted([*edits, *added], key=lambda e: (e["start"], e["end"]))}
+
+
+def marked_words(
+    judge: object, results: Sequence[EditResult],
+    scored: Sequence[tuple[Sequence[tuple[int, int]], Sequence[float]] | None], threshold: float,
+) -> list[dict[int, list[tuple[int, int]]]]:  # fmt: skip
+    """For each result, the words its judge's token head marks unsupported (P above
+    :data:`TOKEN_THRESHOLD`; :class:`WordMarker`) in each sentence the gate will flag: scored at
+    or below ``threshold`` and holding no edit. By sentence index, as spans of the result's
+    text; empty for a judge with no token head (the tuned Qwen judge) or a result not scored."""
+    asks: list[tuple[int, int, tuple[int, int]]] = []  # (result, sentence, its span)
+    for i, (result, s) in enumerate(zip(results, scored, strict=True)):
+        if s is None:
+            continue
+        spans, scores = s
+        text = result["original"]
+        edited = {sentence_of(spans, e["start"], e["end"]) for e in result.get("edits", [])}
+        for n, ((a, b), p) in enumerate(zip(spans, scores, strict=True)):
+            if p <= threshold and n not in edited and text[a:b].strip():
+                asks.append((i, n, (a, b)))
+    return _token_marks(judge, results, asks)
+
+
+def _token_marks(
+    judge: object, results: Sequence[EditResult],
+    asks: Sequence[tuple[int, int, tuple[int, int]]],
+) -> list[dict[int, list[tuple[int, int]]]]:  # fmt: skip
+    """The words ``judge``'s token head marks in each asked sentence ``(result, sentence index,
+    its span)``, by result and sentence index, in one batch; empty for a judge with none."""
+    out: list[dict[int, list[tuple[int, int]]]] = [{} for _ in results]
+    if not asks or not getattr(judge, "marks_words", False):
+        return out
+    marker: WordMarker = judge  # type: ignore[assignment]
+    texts = [results[i]["original"][a:b] for i, _, (a, b) in asks]
+    evidence = [[str(e.get("text", "")) for e in results[i].get("evidence", [])]
+                for i, _, _ in asks]  # fmt: skip
+    found = marker.unsupported_spans(texts, evidence, TOKEN_THRESHOLD)
+    for (i, n, (a, _)), words in zip(asks, found, strict=True):
+        out[i][n] = [(a + s, a + e) for s, e, _ in words]
+    return out
+
+
+def flagged_sentences(result: EditResult) -> dict[int, list[EditSpan]]:
+    """The sentences of ``result``'s text (by index) whose every edit is a flag, with those
+    flags; {} for a result without evidence."""
+    if not result.get("evidence"):
+        return {}
+    spans = sentence_spans(result["original"])
+    held: dict[int, list[EditSpan]] = {}
+    for e in result.get("edits", []):
+        n = sentence_of(spans, e["start"], e["end"])
+        if n is not None:
+            held.setdefault(n, []).append(e)
+    return {n: es for n, es in held.items() if all(e.get("flagged") for e in es)}
+
+
+def marks_in_flagged_sentences(
+    judge: object, results: Sequence[EditResult],
+    known: Sequence[Mapping[int, Sequence[tuple[int, int]]]],
+) -> list[dict[int, list[tuple[int, int]]]]:  # fmt: skip
+    """``known`` (:func:`marked_words`, by result and sentence index) with the words the token
+    head marks in every other sentence that holds only flags (:func:`flagged_sentences`): those
+    the editor's fixes and deletions became, which :func:`flag_sentences_at_words` flags
+    again."""
+    spans = [sentence_spans(r["original"]) for r in results]
+    asks = [(i, n, spans[i][n]) for i, r in enumerate(results)
+            for n in flagged_sentences(r) if n not in known[i]]  # fmt: skip
+    more = _token_marks(judge, results, asks)
+    return [{**{n: list(s) for n, s in k.items()}, **m}
+            for k, m in zip(known, more, strict=True)]  # fmt: skip
+
+
+def flag_sentences_at_words(
+    result: EditResult, marked: Mapping[int, Sequence[tuple[int, int]]] | None = None
+) -> EditResult:
+    """``result`` with each sentence whose every edit is a flag (:func:`flagged_sentences`: a
+    fix or deletion the gate or its checks took back) flagged as the gate flags an unsupported
+    sentence the editor left alone: at the words the evidence never uses and those ``marked``
+    gives for the sentence's index (:func:`narrowed_flag`), each flag with the type, score and
+    citation of the sentence's first. The editor's flags stay where neither marks any word. A
+    taken-back fix says the sentence is wrong, not where (chosen on the development split's
+    span rows: docs/benchmarks.md, session 34)."""
+    flagged = flagged_sentences(result)
+    if not flagged:
+        return result
+    text, passages = result["original"], result.get("evidence", [])
+    spans = sentence_spans(text)
+    replaced = {id(e) for es in flagged.values() for e in es}
+    out = [e for e in result.get("edits", []) if id(e) not in replaced]
+    for n, flags in flagged.items():
+        a, b = spans[n]
+        whole: EditSpan = {**flags[0], "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]}
+        at = narrowed_flag(whole, text, passages, (marked or {}).get(n, []))
+        out += flags if at == [whole] else at
+    return {**result, "edits": sorted(out, key=lambda e: (e["start"], e["end"]))}
+
+
+CLAUSE = 5  # words: an edit this long rewrites a clause, not a name or a word
+
+
+def flag_clauses_at_words(result: EditResult) -> EditResult:
+    """``result`` with each flag of :data:`CLAUSE` words or more narrowed to the runs of its
+    words the evidence never uses (:func:`narrowed_flag`; kept whole when there are none), as
+    the gate flags an unsupported sentence the editor left alone: a fix or deletion taken back
+    over a whole sentence ("The document is a transcript of a 15-minute self-guided meditation
+    aid ...") is flagged where the evidence does not back it."""
+    passages = result.get("evidence", [])
+    if not passages:
+        return result
+    text = result["original"]
+    out: list[EditSpan] = []
+    for e in result.get("edits", []):
+        long = e.get("flagged") and len(WORD.findall(e["wrong"])) >= CLAUSE
+        out += narrowed_flag(e, text, passages) if long else [e]
+    return {**result, "edits": sorted(out, key=lambda e: (e["start"], e["end"]))}
+
+
+def flags_at_words(
+    result: EditResult, marked: Mapping[int, Sequence[tuple[int, int]]] | None = None
+) -> EditResult:
+    """The gate's last step with ``flags="words"``: each sentence holding only flags flagged
+    again at its words (:func:`flag_sentences_at_words`, with the token head's ``marked`` words
+    by sentence index: :func:`marks_in_flagged_sentences`), long flags narrowed to their words
+    (:func:`flag_clauses_at_words`), then each flagged sentence's words the evidence never uses
+    flagged too (:func:`flag_words_beside`). A result without evidence comes back as it is."""
+    return flag_words_beside(flag_clauses_at_words(flag_sentences_at_words(result, marked)))
+
+
+def sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:
+    """The index of the sentence that holds ``[start, end)`` (an edit across two sentences
+    belongs to the first); None outside every sentence."""
+    for n, (a, b) in enumerate(spans):
+        if a <= start < b or (start == end and a <= start <= b):
+            return n
+    return None
