@@ -3,8 +3,8 @@ evidence how to fix them, and every edit says which evidence it rests on.
 
 Any :class:`~favakit.contracts.Editor` proposes edits for the whole text (it also retrieves the
 evidence when the request has none). :class:`GatedEditor` then splits the text into sentences,
-decontextualizes each where the rule can (a leading "He"/"She"/"It" and "his"/"her" replaced by
-the request's ``topic``, else by the name the text opens with) and scores each against the
+decontextualizes each where the rule can (an opening "He" or "She" replaced by the request's
+``topic``, else by the name the text opens with) and scores each against the
 result's evidence with the encoder checker (P(supported), evidence
 read in pieces, the best piece counts), or with any other judge behind the
 :class:`SentenceScorer` contract (:class:`JudgeScorer`: the tuned Qwen judge, ``--gate qwen``).

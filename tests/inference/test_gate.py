@@ -763,3 +763,22 @@ def test_a_sentence_whose_fix_was_taken_back_is_flagged_where_the_gate_flags() -
         {"type": "entity", "start": year, "end": year + 4, "wrong": "1867", "right": "1868"},
         {**flag, "start": year - 3, "end": year - 1, "wrong": "in", "right": "in"}]}  # fmt: skip
     assert flag_sentences_at_words(mixed)["edits"] == mixed["edits"]
+
+
+def test_only_an_opening_he_or_she_is_resolved_before_scoring() -> None:
+    """The gate scores "She won ..." as "Marie Curie won ..." (a bio's pronoun), but leaves "It",
+    "They" and possessives, and any pronoun when the text opens with no name: in summaries the
+    opening words are rarely what a pronoun means (chosen on the development split)."""
+    from favakit.inference.gate_edits import decontextualized
+
+    bio = "Marie Curie was a chemist. She won the Nobel Prize. Her husband was Pierre."
+    assert (
+        decontextualized("She won the Nobel Prize.", None, bio)
+        == "Marie Curie won the Nobel Prize."
+    )
+    assert decontextualized("He won it.", "Pierre Curie", bio) == "Pierre Curie won it."
+    for kept in ("Her husband was Pierre.", "It grew.", "They met in Paris.", "Shell grew."):
+        assert decontextualized(kept, None, bio) == kept
+    summary = "Q3 revenue rose 5%. He expects growth."
+    assert decontextualized("He expects growth.", None, summary) == "He expects growth."
+    assert decontextualized("She left.", None, "in 2020 she left.") == "She left."
