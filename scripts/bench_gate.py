@@ -8,9 +8,10 @@ sentences dropped) and the default rule (``checker+flags``: also an unsupported 
 edit flagged, at the words the evidence never uses and those the checker's token head marks;
 ``checker+flags:sentences``: flagged whole),
 at the checker's gate threshold and at any ``--thresholds`` given; and the whole default
-pipeline (``default``: the default rule, then deletions and fixes checked, as ``favakit edit``
-does, :class:`favakit.inference.gate.GatedEditor`; ``default:sentences`` with whole-sentence
-flags). A claim is *flagged* when
+pipeline (``default``: :class:`favakit.inference.gate.GatedEditor` itself over the same editor
+results, sentences scored as ``favakit edit`` scores them, then deletions and fixes checked and
+flags placed at words; ``default:sentences`` with whole-sentence flags). The other variants
+score each sentence as it stands. A claim is *flagged* when
 its result has any edit or flag. Reported per set and editor, ungated and gated: the share of
 supported claims left alone, the share of unsupported claims flagged, their mean (balanced
 accuracy) and seconds per claim; and where the set marks the unsupported words, the character
