@@ -20,9 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["RuleFactSplitter", "fact_coverage", "leading_name", "resolve_pronouns"]
+__all__ = [
+    "RuleFactSplitter", "fact_coverage", "leading_name", "resolve_opening_person",
+    "resolve_pronouns",
+]  # fmt: skip
 
 _PRONOUN = re.compile(r"^(He|She|They|It)\b", re.IGNORECASE)
+_OPENING_PERSON = re.compile(r"^(\s*)(?:He|She)\b")
 _POSSESSIVE = re.compile(r"\b(his|her|their|its)\b(?=\s+\w)", re.IGNORECASE)
 _RELATIVE = re.compile(r",\s+(which|who|whose|where)\s+", re.IGNORECASE)
 _QUOTED = re.compile(r"[\"“]([^\"”]+?)[,.]?[\"”]")
@@ -41,6 +45,14 @@ def resolve_pronouns(sentence: str, topic: str) -> str:
     out = _PRONOUN.sub(topic, sentence, count=1)
     out = re.sub(r"\b(he|she|him)\b", topic, out)
     return _POSSESSIVE.sub(lambda m: _possessive(topic), out)
+
+
+def resolve_opening_person(sentence: str, topic: str) -> str:
+    """Only an opening "He" or "She" replaced by the topic ("She won ..." -> "Marie Curie won
+    ..."): the narrow form of :func:`resolve_pronouns`, for text that need not be a bio."""
+    if not topic:
+        return sentence
+    return _OPENING_PERSON.sub(lambda m: m.group(1) + topic, sentence, count=1)
 
 
 _NAME = re.compile(r"^(?:The\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|von|van|the)\s+)?[A-Z][\w'.-]*)*)")

@@ -187,6 +187,6 @@ class GatedEditor:
         if self.check_fixes:
             gated = check_edits(self.checker, gated, topics, self.threshold, self.flags)
         if self.flags == "words":  # last; a result without evidence comes back as it is
-            marks = marks_in_flagged_sentences(self.checker, gated, marks)
-            gated = [flags_at_words(r, m) for r, m in zip(gated, marks, strict=True)]
+            flagged = marks_in_flagged_sentences(self.checker, gated, marks)
+            gated = [flags_at_words(r, m) for r, m in zip(gated, flagged, strict=True)]
         return gated

@@ -209,7 +209,7 @@ def flagged_sentences(result: EditResult) -> dict[int, list[EditSpan]]:
 def marks_in_flagged_sentences(
     judge: object, results: Sequence[EditResult],
     known: Sequence[Mapping[int, Sequence[tuple[int, int]]]],
-) -> list[dict[int, list[tuple[int, int]]]]:  # fmt: skip
+) -> list[dict[int, Sequence[tuple[int, int]]]]:  # fmt: skip
     """``known`` (:func:`marked_words`, by result and sentence index) with the words the token
     head marks in every other sentence that holds only flags (:func:`flagged_sentences`): those
     the editor's fixes and deletions became, which :func:`flag_sentences_at_words` flags
@@ -218,8 +218,7 @@ def marks_in_flagged_sentences(
     asks = [(i, n, spans[i][n]) for i, r in enumerate(results)
             for n in flagged_sentences(r) if n not in known[i]]  # fmt: skip
     more = _token_marks(judge, results, asks)
-    return [{**{n: list(s) for n, s in k.items()}, **m}
-            for k, m in zip(known, more, strict=True)]  # fmt: skip
+    return [{**k, **m} for k, m in zip(known, more, strict=True)]
 
 
 def flag_sentences_at_words(
@@ -237,8 +236,8 @@ def flag_sentences_at_words(
         return result
     text, passages = result["original"], result.get("evidence", [])
     spans = sentence_spans(text)
-    replaced = {id(e) for es in flagged.values() for e in es}
-    out = [e for e in result.get("edits", []) if id(e) not in replaced]
+    out = [e for e in result.get("edits", [])
+           if sentence_of(spans, e["start"], e["end"]) not in flagged]  # fmt: skip
     for n, flags in flagged.items():
         a, b = spans[n]
         whole: EditSpan = {**flags[0], "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]}
