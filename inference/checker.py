@@ -50,6 +50,7 @@ from favakit.errors import UsageError
 from favakit.inference.count_check import CountConflict, count_conflict
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.int8 import pack_int8, unpack_int8
+from favakit.inference.name_check import NameConflict, name_conflict
 from favakit.inference.number_forms import NumberForm, evidence_forms
 from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
 from favakit.text import split_sentences, undo_ptb
@@ -171,14 +172,18 @@ def unpack_checker(folder: str | Path, out: str | Path) -> str:
     return unpack_int8(folder, out)
 
 
+#: What a rule beneath the model found the evidence contradicts (it caps the score).
+Conflict = YearConflict | CountConflict | NameConflict
+
+
 class Checked(NamedTuple):
     """A text's score (P(supported)), the passes it took, and what the rules beneath the model
-    found: the year or count its evidence contradicts (which capped the score), the numbers
+    found: the year, count or name its evidence contradicts (which capped the score), the numbers
     read as the evidence writes them."""
 
     score: float
     passes: int
-    conflict: YearConflict | CountConflict | None
+    conflict: Conflict | None
     forms: list[NumberForm]
 
     def notes(self) -> list[str]:
@@ -223,6 +228,8 @@ class Checker:
         self.year_check = bool(self.config.get("year_check", True))
         # so does a count the evidence contradicts (count_check.py); "count_check": false
         self.count_check = bool(self.config.get("count_check", True))
+        # and a name the evidence contradicts (name_check.py); "name_check": false
+        self.name_check = bool(self.config.get("name_check", True))
         # a number the evidence writes another way is read in its form (number_forms.py);
         # "number_forms": false in checker.json reads the text as written
         self.number_forms = bool(self.config.get("number_forms", True))
@@ -267,7 +274,7 @@ class Checker:
         """(P(supported), passes read) per text: one pass over the evidence cut to the sentences
         closest to the text (``selected``), or the best of its pieces' scores (``pieces``); at
         most :data:`~favakit.inference.year_check.CONFLICT_SCORE` where the evidence contradicts
-        a year or a count of the text (:meth:`conflict`)."""
+        a year, a count or a name of the text (:meth:`conflict`)."""
         return [(c.score, c.passes) for c in self.checked_scores(texts, evidence)]
 
     def checked_scores(
@@ -305,13 +312,15 @@ class Checker:
         does so."""
         return evidence_forms(text, evidence) if self.number_forms else (text, [])
 
-    def conflict(self, text: str, evidence: Sequence[str]) -> YearConflict | CountConflict | None:
-        """The year of ``text`` its evidence contradicts, else its count, where this checker
-        looks for each."""
-        year = year_conflict(text, evidence) if self.year_check else None
-        if year is None and self.count_check:
-            return count_conflict(text, evidence)
-        return year
+    def conflict(self, text: str, evidence: Sequence[str]) -> Conflict | None:
+        """The year of ``text`` its evidence contradicts, else its count, else a name, where
+        this checker looks for each."""
+        found: Conflict | None = year_conflict(text, evidence) if self.year_check else None
+        if found is None and self.count_check:
+            found = count_conflict(text, evidence)
+        if found is None and self.name_check:
+            found = name_conflict(text, evidence)
+        return found
 
     def _autocast(self) -> Any:
         return self._torch.autocast(self.device.split(":")[0], dtype=self._torch.bfloat16,

@@ -24,6 +24,7 @@ from favakit.inference.gate_words import (
     sentence_of,
     unsupported_words,
 )
+from favakit.inference.name_fix import name_fix
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans
 
@@ -299,15 +300,49 @@ def number_fix(
     edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
     subject: str,
 ) -> EditSpan | None:  # fmt: skip
-    """``edit`` as the fix of a year or count of its sentence that the evidence gives otherwise
-    (:func:`~favakit.inference.date_fix.year_fix`, then
+    """``edit`` as the fix of a year, count or name of its sentence that the evidence gives
+    otherwise (:func:`~favakit.inference.date_fix.year_fix`, then
     :func:`~favakit.inference.date_fix.role_year_fix`, then
-    :func:`~favakit.inference.count_fix.count_fix`), or None."""
+    :func:`~favakit.inference.count_fix.count_fix`, then
+    :func:`~favakit.inference.name_fix.name_fix`), or None."""
     return (
         year_fix(edit, text, sentence, passages, subject)
         or role_year_fix(edit, text, sentence, passages, subject)
         or count_fix(edit, text, sentence, passages, subject)
+        or name_fix(edit, text, sentence, passages, subject)
     )
+
+
+def _fixed_where_only_flagged(
+    kept: list[EditSpan], sentences: Sequence[tuple[int, int]], text: str,
+    passages: Sequence[Mapping[str, Any]], subject: str,
+) -> tuple[list[EditSpan], int]:  # fmt: skip
+    """``kept`` with the flags of each sentence whose every edit is a flag (no fix) replaced by
+    the sentence's year, count or name fix (:func:`number_fix` of the whole sentence) where it
+    has one: the editor flagged other words ("flows from" where "the Pacific Ocean" is wrong).
+    Also the number of sentences so fixed."""
+    if not passages:
+        return kept, 0
+    by_sentence: dict[int, list[EditSpan]] = {}
+    for edit in kept:
+        n = sentence_of(sentences, edit["start"], edit["end"])
+        if n is not None:
+            by_sentence.setdefault(n, []).append(edit)
+    fixes: dict[int, EditSpan] = {}
+    for n, edits in by_sentence.items():
+        if not all(e.get("flagged") for e in edits):
+            continue
+        a, b = sentences[n]
+        whole: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
+                           "right": text[a:b], "flagged": True,
+                           "checker_score": edits[0].get("checker_score", 0.0)}  # fmt: skip
+        fixed = number_fix(whole, text, (a, b), passages, subject)
+        if fixed is not None:
+            fixes[n] = cited(fixed, text[a:b], passages, text, subject)
+    if not fixes:
+        return kept, 0
+    out = [e for e in kept if sentence_of(sentences, e["start"], e["end"]) not in fixes]
+    return out + list(fixes.values()), len(fixes)
 
 
 def gate_result(
@@ -366,8 +401,9 @@ def gate_result(
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
+    kept, number_fixes = _fixed_where_only_flagged(kept, sentences, text, passages, subject)
     checked_flags(flags)
-    flagged = narrowed = number_fixes = 0
+    flagged = narrowed = 0
     if flag_unsupported:
         for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
             if score > threshold or n in edited or not text[a:b].strip():
@@ -375,7 +411,7 @@ def gate_result(
             flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
                               "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
             number = number_fix(flag, text, (a, b), passages, subject) if passages else None
-            if number is not None:  # a year or count the evidence gives otherwise: fixed
+            if number is not None:  # a year, count or name the evidence gives otherwise: fixed
                 kept.append(cited(number, text[a:b], passages, text, subject))
                 number_fixes += 1
                 continue
@@ -402,8 +438,8 @@ def gate_result(
         notes.append(f"{rewrites} edit(s) flagged with no fix: a clause rewritten into a fragment, "
                      "or a deletion of words the evidence mostly uses")  # fmt: skip
     if number_fixes:
-        notes.append(f"{number_fixes} sentence(s) the evidence does not support had their year or "
-                     "count fixed from it")  # fmt: skip
+        notes.append(f"{number_fixes} sentence(s) the evidence does not support had their year, "
+                     "count or name fixed from it")  # fmt: skip
     if flagged:
         note = f"{flagged} sentence(s) the evidence does not support were flagged with no fix"
         if narrowed:

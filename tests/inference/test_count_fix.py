@@ -53,4 +53,4 @@ def test_the_gate_fixes_a_count_in_a_sentence_the_editor_left_alone() -> None:
     assert gated["corrected"] == TEXT.replace("seventeenth", "16th")
     (fix,) = gated["edits"]
     assert fix["cites"]["sentence"].startswith("Abraham Lincoln was the 16th")
-    assert "had their year or count fixed" in gated["warnings"][-1]
+    assert "had their year, count or name fixed" in gated["warnings"][-1]

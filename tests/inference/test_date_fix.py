@@ -149,7 +149,7 @@ def test_the_gate_fixes_a_contradicted_year_the_editor_left_alone_or_deleted() -
     fixed_alone = gate_result({"original": NOBEL, "corrected": NOBEL, "edits": [], "evidence": [CURIE]},  # type: ignore[typeddict-item]
                               [first, second], [0.02, 0.02], 0.12)  # fmt: skip
     assert fixed_alone["warnings"] == [
-        "1 sentence(s) the evidence does not support had their year or count fixed from it",
+        "1 sentence(s) the evidence does not support had their year, count or name fixed from it",
         "1 sentence(s) the evidence does not support were flagged with no fix (1 at the words "
         "the evidence does not back)",
     ]

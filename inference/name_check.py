@@ -1,0 +1,145 @@
+"""A name the evidence contradicts: a rule beneath the checker's score.
+
+The encoder checkers read "The Amazon River flows from the Andes to the Pacific Ocean" against
+"... from the Andes Mountains to the Atlantic Ocean" as supported, and "Its four largest moons are
+Io, Europa, Ganymede and Titan" against "... and Callisto": a name the evidence never gives, in
+a sentence the evidence otherwise matches, looks like a paraphrase to them. A sentence of the
+text is contradicted here when the evidence sentence sharing the most of its content words (at
+least half of them, and two; as :mod:`~favakit.inference.year_check` matches) lines up with it
+word by word except for one stretch where:
+
+- the text has one to three words, every one a name (capitalised, not the sentence's first word,
+  not an all-capitals abbreviation, not a stopword, not a broad region such as "Europe" or "New
+  England", which a text names where the evidence names a place inside it);
+- the evidence has one to six words, names and stopwords only ("the Tibet region of China" is
+  not: "region"), at least one of them a name the text never uses;
+- none of the text's names is in the passage holding that sentence, nor a spelling of one of its
+  words (accents, a possessive "'s", one a prefix of the other, or 80% of the letters alike:
+  "Vasquez"/"Vázquez", "Comic-Con"/"Comic").
+
+Negated sentences are left to the model. The checker then scores the text at most
+:data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`NameConflict.note`).
+
+Chosen on training data only (``scripts/name_rule.py``; docs/benchmarks.md, session 35): on every
+row of the training files it fires on 190 unsupported rows and 12 supported ones (FEVER rows
+naming a region where the evidence names a place in it made most of the first version's 160).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+from typing import NamedTuple
+
+from favakit.inference.year_check import CONFLICT_SCORE, content_words, negated
+from favakit.text import STOPWORDS, split_sentences, undo_ptb
+
+__all__ = ["NameConflict", "name_conflict", "names_alike"]
+
+_TOKEN = re.compile(r"\w+(?:[-'\u2019.]\w+)*")
+#: Places a text names where the evidence names a place inside them ("is in Europe" against
+#: "in the United Kingdom"): left to the model.
+BROAD_REGIONS = frozenset({
+    "africa", "america", "americas", "antarctica", "arctic", "asia", "australasia", "balkans",
+    "britain", "british", "caribbean", "england", "english", "eurasia", "europe", "hemisphere",
+    "kingdom", "mediterranean", "middle", "midwest", "oceania", "scandinavia",
+})  # fmt: skip
+_MOST_TEXT_WORDS, _MOST_EVIDENCE_WORDS = 3, 6
+
+
+class NameConflict(NamedTuple):
+    """The text's name, the evidence's words in its place, the evidence sentence."""
+
+    written: str
+    evidence_words: str
+    sentence: str
+
+    def note(self) -> str:
+        """What a verdict says of it."""
+        return (f"name contradicted: the text says {self.written} where the evidence says "
+                f"{self.evidence_words} (\"{self.sentence}\"); P(supported) at most "
+                f"{CONFLICT_SCORE}")  # fmt: skip
+
+
+def _tokens(sentence: str) -> list[re.Match[str]]:
+    return list(_TOKEN.finditer(sentence))
+
+
+def _stretch(sentence: str, tokens: Sequence[re.Match[str]]) -> str:
+    """The words of ``sentence`` from the first of ``tokens`` to the last, as it writes them."""
+    return sentence[tokens[0].start() : tokens[-1].end()]
+
+
+def _is_name(word: str, first: bool) -> bool:
+    return (not first and word[0].isupper() and not word.isupper()
+            and word.lower() not in STOPWORDS)  # fmt: skip
+
+
+def _folded(word: str) -> str:
+    """Lower case, accents and a possessive "'s" dropped."""
+    plain = unicodedata.normalize("NFKD", word.lower())
+    plain = "".join(c for c in plain if not unicodedata.combining(c))
+    return re.sub(r"['\u2019]s$", "", plain)
+
+
+def names_alike(a: str, b: str) -> bool:
+    """Whether two words may spell one name: equal once folded (:func:`_folded`), one a prefix
+    of the other (four letters or more), or 80% of their letters alike."""
+    a, b = _folded(a), _folded(b)
+    if a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))):
+        return True
+    return SequenceMatcher(None, a, b).ratio() >= 0.8
+
+
+def _broad(words: Sequence[str]) -> bool:
+    return any(w.lower() in BROAD_REGIONS for w in words)
+
+
+def _swapped(claim: str, sentence: str, passage: str) -> NameConflict | None:
+    """The stretch where ``claim`` names what ``sentence`` (of ``passage``) names otherwise."""
+    mine_at, theirs_at = _tokens(claim), _tokens(sentence)
+    mine, theirs = [m.group() for m in mine_at], [m.group() for m in theirs_at]
+    claim_words = {_folded(w) for w in mine}
+    passage_words = {m.group() for m in _tokens(passage)}
+    matcher = SequenceMatcher(None, [w.lower() for w in mine], [w.lower() for w in theirs],
+                              autojunk=False)  # fmt: skip
+    for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op != "replace" or a2 - a1 > _MOST_TEXT_WORDS or b2 - b1 > _MOST_EVIDENCE_WORDS:
+            continue
+        written, given = mine[a1:a2], theirs[b1:b2]
+        if not all(_is_name(w, k == 0) for k, w in enumerate(written, a1)) or _broad(written):
+            continue
+        if not all(_is_name(w, k == 0) or w.lower() in STOPWORDS
+                   for k, w in enumerate(given, b1)):  # fmt: skip
+            continue
+        if not any(_is_name(w, k == 0) and _folded(w) not in claim_words
+                   for k, w in enumerate(given, b1)):  # fmt: skip
+            continue
+        if any(names_alike(w, p) for w in written for p in passage_words | set(given)):
+            continue
+        return NameConflict(_stretch(claim, mine_at[a1:a2]), _stretch(sentence, theirs_at[b1:b2]),
+                            sentence)  # fmt: skip
+    return None
+
+
+def name_conflict(text: str, evidence: Sequence[str]) -> NameConflict | None:
+    """The first sentence of ``text`` with a name its evidence contradicts (module doc), or
+    None."""
+    passages = [undo_ptb(e) for e in evidence]
+    sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
+    if not sentences:
+        return None
+    for claim in split_sentences(undo_ptb(text)):
+        words = content_words(claim)
+        if not words or negated(claim):
+            continue
+        shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
+                               key=lambda t: t[0])  # fmt: skip
+        if shared < max(2, len(words) / 2):
+            continue
+        found = _swapped(claim, best, passages[at])
+        if found is not None:
+            return found
+    return None

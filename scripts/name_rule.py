@@ -1,0 +1,115 @@
+"""Measure the name rule beneath the checker's score on the development split (training data).
+
+The rule (:mod:`favakit.inference.name_check`) caps a text's P(supported) where the evidence
+sentence that matches it names something else in the place of a name the evidence never gives
+("to the Pacific Ocean" against "to the Atlantic Ocean"). This scores the development rows
+(``scripts/llm_judge.py data``: carved from ``train/`` and ``train_spans/`` by source, never an
+eval set) with the checker as it ships less the name rule, then applies the rule:
+
+- ``verdicts``: every row at the checker's verdict threshold: how many rows the rule fires on,
+  their labels and the model's decisions, and the mean per-source balanced accuracy without and
+  with it;
+- ``gate`` (``--gate``): each row's sentences scored as the gate scores them, a row flagged when
+  one sentence is at or under the gate threshold: left alone / flagged (per-source means);
+- ``training_files`` (``--train-files``, no model): how often the rule fires on every row of
+  the training files, by label, with the supported rows it fires on (what the rule's exceptions
+  were chosen by). Files of measuring-only sets are refused.
+
+    python scripts/name_rule.py --rows runs/judge_data/dev_rows.jsonl --checker mpnet --gate \
+        --train-files '../shared/data/real/train/*.jsonl,../shared/data/real/train_spans/*.jsonl' \
+        --out docs/results/name_rule_DATE.json
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_gate import scored_sentences
+from year_rule import firings, per_source, rows_and_checker, rule_parser, write_report
+
+
+def supported_firings(files: str) -> list[dict[str, str]]:
+    """The supported training rows the rule fires on: text, its name, the evidence's words."""
+    import glob
+
+    from favakit.inference.name_check import name_conflict
+    from favakit.training.pairs import read_pairs
+
+    out = []
+    for pattern in files.split(","):
+        for path in sorted(glob.glob(pattern.strip())):
+            for pair in read_pairs(path):  # refuses eval/ and eval_spans/
+                hit = name_conflict(pair.text, list(pair.evidence)) if pair.label else None
+                if hit is not None:
+                    out.append({"file": Path(path).name, "text": pair.text,
+                                "name": hit.written, "evidence": hit.evidence_words})  # fmt: skip
+    return out
+
+
+def main() -> None:
+    ap = rule_parser(__doc__, "firings")
+    ap.add_argument("--gate", action="store_true", help="also the gate's figures (slower)")
+    args = ap.parse_args()
+
+    from favakit.inference.checker import Checker
+    from favakit.inference.name_check import name_conflict
+
+    def fires(text: str, evidence: list[str]) -> bool:
+        return name_conflict(text, evidence) is not None
+
+    rows, folder = rows_and_checker(args)
+    checker = Checker(folder)
+    checker.name_check = False  # the model and the number rules alone; the rule is applied below
+    started = time.time()
+    report: dict[str, Any] = {"checker": checker.name, "rows": len(rows)}
+    t = checker.threshold
+
+    scores = [p for p, _ in checker.score([r["text"] for r in rows], [r["evidence"] for r in rows])]
+    fired = [fires(r["text"], r["evidence"]) for r in rows]
+    fired_rows: dict[str, int] = {}
+    for row, p, hit in zip(rows, scores, fired, strict=True):
+        if hit:
+            key = f"{row['label']}, model {'supported' if p > t else 'not_supported'}"
+            fired_rows[key] = fired_rows.get(key, 0) + 1
+    report["verdicts"] = {
+        "threshold": t,
+        "fired": sum(fired),
+        "fired_rows": fired_rows,
+        "model_alone": per_source(rows, lambda i: scores[i] > t),
+        "with_rule": per_source(rows, lambda i: scores[i] > t and not fired[i]),
+    }
+    print(json.dumps(report["verdicts"]), flush=True)
+
+    if args.gate:
+        gate = Checker(folder, role="gate")
+        gate.name_check = False
+        g = gate.gate_threshold
+        per_row = scored_sentences(gate, rows)
+        model_flags = [any(p <= g for p in ps) for _, ps in per_row]
+        rule_flags = [
+            any(p <= g or fires(row["text"][a:b], row["evidence"])
+                for (a, b), p in zip(spans, ps, strict=True))
+            for row, (spans, ps) in zip(rows, per_row, strict=True)
+        ]  # fmt: skip
+        report["gate"] = {
+            "threshold": g,
+            "model_alone": per_source(rows, lambda i: not model_flags[i]),
+            "with_rule": per_source(rows, lambda i: not rule_flags[i]),
+        }
+        print(json.dumps(report["gate"]), flush=True)
+
+    if args.train_files:
+        report["training_files"] = firings(args.train_files, fires)
+        report["training_supported_fired"] = supported_firings(args.train_files)
+        print(json.dumps(report["training_files"]), flush=True)
+
+    write_report(report, started, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,70 @@
+"""The name rule beneath the checker's score (inference/name_check.py): pure text, no model."""
+
+from __future__ import annotations
+
+from favakit.inference.name_check import name_conflict, names_alike
+from favakit.inference.year_check import CONFLICT_SCORE
+
+AMAZON = (
+    "The Amazon River flows across South America from the Andes Mountains to the Atlantic Ocean. "
+    "Most of its course runs through Brazil."
+)
+JUPITER = "Jupiter's four largest moons are Io, Europa, Ganymede and Callisto."
+
+
+def test_a_name_the_matching_evidence_sentence_gives_otherwise_is_contradicted() -> None:
+    found = name_conflict("The Amazon River flows from the Andes to the Pacific Ocean.", [AMAZON])
+    assert found is not None
+    assert (found.written, found.evidence_words) == ("Pacific", "Atlantic")
+    assert found.sentence.endswith("to the Atlantic Ocean.")
+    note = found.note()
+    assert note.startswith("name contradicted: the text says Pacific where the evidence says "
+                           "Atlantic") and str(CONFLICT_SCORE) in note  # fmt: skip
+    moons = name_conflict("Its four largest moons are Io, Europa, Ganymede and Titan.", [JUPITER])
+    assert moons is not None and (moons.written, moons.evidence_words) == ("Titan", "Callisto")
+    # the supported sentences are not
+    assert (
+        name_conflict("The Amazon River flows from the Andes to the Atlantic Ocean.", [AMAZON])
+        is None
+    )
+    assert name_conflict("Most of its course runs through Brazil.", [AMAZON]) is None
+
+
+def test_a_name_the_passage_gives_elsewhere_is_left_to_the_model() -> None:
+    # the text's name is in the passage: it may be right in another way ("Buzz Aldrin ...")
+    both = AMAZON + " It does not reach the Pacific Ocean."
+    assert (
+        name_conflict("The Amazon River flows from the Andes to the Pacific Ocean.", [both]) is None
+    )
+
+
+def test_regions_spellings_abbreviations_negations_and_loose_matches_are_left_alone() -> None:
+    uk = ["Danger UXB is a British television series shown on ITV in the United Kingdom."]
+    # a broad region where the evidence names a place inside it
+    assert (
+        name_conflict("Danger UXB is a British television series shown on ITV in Europe.", uk)
+        is None
+    )
+    coronado = ["Francisco Vázquez de Coronado was a Spanish conquistador and explorer."]
+    assert name_conflict("Francisco Vasquez de Coronado was a Spanish conquistador and explorer.",
+                         coronado) is None  # fmt: skip
+    # an abbreviation, a negated sentence, a sentence's first word
+    assert name_conflict("Danger UXB is a British television series shown on BBC in the United "
+                         "Kingdom.", uk) is None  # fmt: skip
+    assert name_conflict("The Amazon River does not flow to the Pacific Ocean.", [AMAZON]) is None
+    assert name_conflict("Titan, Io, Europa and Ganymede are the largest moons.", [JUPITER]) is None
+    # the evidence's words are not names alone: "the Tibet region of China"
+    border = ["It lies in the Himalayas on the border between Nepal and the Tibet region of China."]
+    assert (
+        name_conflict("It lies in the Himalayas on the border between Nepal and India.", border)
+        is None
+    )
+    # too few words shared with any evidence sentence
+    assert name_conflict("She died in Bath in 1817.", ["She died in Winchester in 1817."]) is None
+    assert name_conflict("Anything at all.", []) is None
+
+
+def test_names_alike() -> None:
+    assert names_alike("Vasquez", "Vázquez") and names_alike("Tolkien's", "Tolkien")
+    assert names_alike("Comic-Con", "Comic") and names_alike("America", "American")
+    assert not names_alike("Pacific", "Atlantic") and not names_alike("Titan", "Callisto")
