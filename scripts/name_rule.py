@@ -9,6 +9,11 @@ eval set) with the checker as it ships less the name rule, then applies the rule
 - ``verdicts``: every row at the checker's verdict threshold: how many rows the rule fires on,
   their labels and the model's decisions, and the mean per-source balanced accuracy without and
   with it;
+- ``swapped_names``: every supported row whose text gives a name its evidence also gives, that
+  name (the first one) swapped for a name from another row's evidence that this row's evidence
+  never gives (a contradiction made by rule on real text, seeded); and the row as it stands. The
+  share of the swapped claims rejected and of the rows as they stand kept, by the model alone
+  and with the rule;
 - ``gate`` (``--gate``): each row's sentences scored as the gate scores them, a row flagged when
   one sentence is at or under the gate threshold: left alone / flagged (per-source means);
 - ``training_files`` (``--train-files``, no model): how often the rule fires on every row of
@@ -51,6 +56,46 @@ def supported_firings(files: str) -> list[dict[str, str]]:
     return out
 
 
+def swapped_names(rows: list[dict[str, Any]], seed: int = 0) -> list[dict[str, Any]]:
+    """Per supported row, its text with its first name that the evidence also gives swapped for
+    another row's name (module doc)."""
+    import random
+    import re
+
+    from favakit.inference.name_check import _is_name, names_alike
+    from favakit.text import undo_ptb
+
+    def names(text: str) -> list[str]:
+        words = re.findall(r"\w+(?:[-'.]\w+)*", text)
+        return [w for k, w in enumerate(words) if _is_name(w, k == 0) and len(w) > 3]
+
+    bodies = [undo_ptb(e) for row in rows for e in row["evidence"]]
+    lower = {w for b in bodies for w in re.findall(r"\w+", b) if w.islower()}
+    # names only: words the evidence never writes in lower case ("Produced" is not one)
+    pool = sorted({n for b in bodies for n in names(b) if n.lower() not in lower})
+    rng = random.Random(f"names:{seed}")
+    out = []
+    for row in rows:
+        if row["label"] != "supported":
+            continue
+        text = undo_ptb(row["text"])
+        evidence = " ".join(undo_ptb(e) for e in row["evidence"])
+        given = set(re.findall(r"\w+", evidence))
+        found = [n for n in names(text) if n in given]
+        if not found:
+            continue
+        for _ in range(50):
+            other = rng.choice(pool)
+            if other not in given and not names_alike(other, found[0]):
+                break
+        else:
+            continue
+        swapped = re.sub(rf"(?<!\w){re.escape(found[0])}(?!\w)", other, text)
+        out.append({"id": row["id"], "text": text, "swapped": swapped,
+                    "evidence": row["evidence"]})  # fmt: skip
+    return out
+
+
 def main() -> None:
     ap = rule_parser(__doc__, "firings")
     ap.add_argument("--gate", action="store_true", help="also the gate's figures (slower)")
@@ -84,6 +129,27 @@ def main() -> None:
         "with_rule": per_source(rows, lambda i: scores[i] > t and not fired[i]),
     }
     print(json.dumps(report["verdicts"]), flush=True)
+
+    claims = swapped_names(rows)
+    as_is = checker.score([c["text"] for c in claims], [c["evidence"] for c in claims])
+    changed = checker.score([c["swapped"] for c in claims], [c["evidence"] for c in claims])
+    rule_kept = [not fires(c["text"], c["evidence"]) for c in claims]
+    rule_caught = [fires(c["swapped"], c["evidence"]) for c in claims]
+    report["swapped_names"] = {
+        "claims": len(claims),
+        "swapped_rejected": {
+            "model": sum(p <= t for p, _ in changed),
+            "with_rule": sum(
+                p <= t or hit for (p, _), hit in zip(changed, rule_caught, strict=True)
+            ),
+        },
+        "as_is_kept": {
+            "model": sum(p > t for p, _ in as_is),
+            "with_rule": sum(p > t and ok for (p, _), ok in zip(as_is, rule_kept, strict=True)),
+        },
+        "examples": [{"text": c["text"], "swapped": c["swapped"]} for c in claims[:8]],
+    }
+    print(json.dumps(report["swapped_names"]), flush=True)
 
     if args.gate:
         gate = Checker(folder, role="gate")

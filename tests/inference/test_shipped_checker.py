@@ -172,6 +172,33 @@ def test_a_count_the_evidence_contradicts_caps_the_score_and_a_count_in_words_is
     ]
 
 
+def test_a_name_the_evidence_contradicts_caps_the_score() -> None:
+    """The mpnet checker reads "to the Pacific Ocean" against "to the Atlantic Ocean" as supported:
+    the name rule (inference/name_check.py) caps the score and says why; ``name_check: false`` in
+    checker.json leaves the model's score alone."""
+    from favakit.inference.factory import open_verifier
+    from favakit.inference.year_check import CONFLICT_SCORE
+
+    verifier = open_verifier("checker", checker="checker")
+    evidence = ["The Amazon River flows across South America from the Andes Mountains to the "
+                "Atlantic Ocean. Most of its course runs through Brazil."]  # fmt: skip
+    claim = "The Amazon River flows from the Andes to the Pacific Ocean."
+    (verdict,) = verifier.verify([{"text": claim, "evidence": evidence}])
+    assert verdict["supported"] is False and verdict["score"] == CONFLICT_SCORE
+    (note,) = verdict["warnings"]
+    assert note.startswith("name contradicted: the text says Pacific where the evidence says "
+                           "Atlantic")  # fmt: skip
+    (right,) = verifier.verify(
+        [{"text": claim.replace("Pacific", "Atlantic"), "evidence": evidence}]
+    )
+    assert right["supported"] is True and "warnings" not in right
+    checker = verifier.checker  # type: ignore[attr-defined]
+    checker.name_check = False
+    ((raw, _),) = checker.score([claim], [evidence])
+    assert raw == pytest.approx(checker.score_pairs([(claim, " ".join(evidence))])[0], abs=1e-6)
+    assert raw > CONFLICT_SCORE  # what the model alone says
+
+
 def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
     """`favakit serve --verify-judge checker`: /v1/verify over loopback, answered by the
     shipped checker loaded beside the editor being served."""
