@@ -296,7 +296,7 @@ def evidence_swap(edit: EditSpan, passages: Sequence[Mapping[str, Any]]) -> bool
     return any(has_right.search(b) for b in bodies) and not any(has_wrong.search(b) for b in bodies)
 
 
-def number_fix(
+def contradiction_fix(
     edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
     subject: str,
 ) -> EditSpan | None:  # fmt: skip
@@ -318,9 +318,9 @@ def _fixed_where_only_flagged(
     passages: Sequence[Mapping[str, Any]], subject: str,
 ) -> tuple[list[EditSpan], int]:  # fmt: skip
     """``kept`` with the flags of each sentence whose every edit is a flag (no fix) replaced by
-    the sentence's year, count or name fix (:func:`number_fix` of the whole sentence) where it
-    has one: the editor flagged other words ("flows from" where "the Pacific Ocean" is wrong).
-    Also the number of sentences so fixed."""
+    the sentence's year, count or name fix (:func:`contradiction_fix` of the whole sentence)
+    where it has one: the editor flagged other words ("flows from" where "the Pacific Ocean" is
+    wrong). Also the number of sentences so fixed."""
     if not passages:
         return kept, 0
     by_sentence: dict[int, list[EditSpan]] = {}
@@ -336,7 +336,7 @@ def _fixed_where_only_flagged(
         whole: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
                            "right": text[a:b], "flagged": True,
                            "checker_score": edits[0].get("checker_score", 0.0)}  # fmt: skip
-        fixed = number_fix(whole, text, (a, b), passages, subject)
+        fixed = contradiction_fix(whole, text, (a, b), passages, subject)
         if fixed is not None:
             fixes[n] = cited(fixed, text[a:b], passages, text, subject)
     if not fixes:
@@ -389,7 +389,7 @@ def gate_result(
             if rewritten:
                 span = as_flag(span)  # narrowed at the end (gate_words.flags_at_words)
             if passages:
-                dated = date_fix(span, text, sentences[n], passages, subject) or number_fix(
+                dated = date_fix(span, text, sentences[n], passages, subject) or contradiction_fix(
                     span, text, sentences[n], passages, subject
                 )
                 if dated is not None:  # the evidence's own date or number: grounded as it is
@@ -401,7 +401,7 @@ def gate_result(
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
-    kept, number_fixes = _fixed_where_only_flagged(kept, sentences, text, passages, subject)
+    kept, evidence_fixes = _fixed_where_only_flagged(kept, sentences, text, passages, subject)
     checked_flags(flags)
     flagged = narrowed = 0
     if flag_unsupported:
@@ -410,10 +410,12 @@ def gate_result(
                 continue
             flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
                               "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
-            number = number_fix(flag, text, (a, b), passages, subject) if passages else None
-            if number is not None:  # a year, count or name the evidence gives otherwise: fixed
-                kept.append(cited(number, text[a:b], passages, text, subject))
-                number_fixes += 1
+            from_evidence = (
+                contradiction_fix(flag, text, (a, b), passages, subject) if passages else None
+            )
+            if from_evidence is not None:  # a year, count or name the evidence gives otherwise
+                kept.append(cited(from_evidence, text[a:b], passages, text, subject))
+                evidence_fixes += 1
                 continue
             flag = cited(flag, text[a:b], passages, text, subject)
             at = narrowed_flag(flag, text, passages, (marked or {}).get(n, []), flags)
@@ -437,8 +439,8 @@ def gate_result(
     if rewrites:
         notes.append(f"{rewrites} edit(s) flagged with no fix: a clause rewritten into a fragment, "
                      "or a deletion of words the evidence mostly uses")  # fmt: skip
-    if number_fixes:
-        notes.append(f"{number_fixes} sentence(s) the evidence does not support had their year, "
+    if evidence_fixes:
+        notes.append(f"{evidence_fixes} sentence(s) the evidence does not support had their year, "
                      "count or name fixed from it")  # fmt: skip
     if flagged:
         note = f"{flagged} sentence(s) the evidence does not support were flagged with no fix"
