@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from year_rule import firings, per_source, rows_and_checker, rule_parser, write_report
+from year_rule import firings, made_claims, rows_and_checker, rule_parser, verdicts, write_report
 
 
 def moved(written: str) -> str | None:
@@ -89,43 +89,10 @@ def main() -> None:
     checker.count_check = False  # the model (and the year rule) alone; the rule is applied below
     started = time.time()
     report: dict[str, Any] = {"checker": checker.name, "rows": len(rows)}
-    t = checker.threshold
-
-    scores = [p for p, _ in checker.score([r["text"] for r in rows], [r["evidence"] for r in rows])]
-    fired = [fires(r["text"], r["evidence"]) for r in rows]
-    fired_rows: dict[str, int] = {}
-    for row, p, hit in zip(rows, scores, fired, strict=True):
-        if hit:
-            key = f"{row['label']}, model {'supported' if p > t else 'not_supported'}"
-            fired_rows[key] = fired_rows.get(key, 0) + 1
-    report["verdicts"] = {
-        "threshold": t,
-        "fired": sum(fired),
-        "fired_rows": fired_rows,
-        "model_alone": per_source(rows, lambda i: scores[i] > t),
-        "with_rule": per_source(rows, lambda i: scores[i] > t and not fired[i]),
-    }
+    report["verdicts"] = verdicts(checker, rows, fires)
     print(json.dumps(report["verdicts"]), flush=True)
 
-    claims = changed_counts(rows)
-    as_is = checker.score([c["text"] for c in claims], [c["evidence"] for c in claims])
-    changed = checker.score([c["moved"] for c in claims], [c["evidence"] for c in claims])
-    rule_kept = [not fires(c["text"], c["evidence"]) for c in claims]
-    rule_caught = [fires(c["moved"], c["evidence"]) for c in claims]
-    report["changed_counts"] = {
-        "claims": len(claims),
-        "moved_rejected": {
-            "model": sum(p <= t for p, _ in changed),
-            "with_rule": sum(
-                p <= t or hit for (p, _), hit in zip(changed, rule_caught, strict=True)
-            ),
-        },
-        "as_is_kept": {
-            "model": sum(p > t for p, _ in as_is),
-            "with_rule": sum(p > t and ok for (p, _), ok in zip(as_is, rule_kept, strict=True)),
-        },
-        "examples": [{"text": c["text"], "moved": c["moved"]} for c in claims[:8]],
-    }
+    report["changed_counts"] = made_claims(checker, changed_counts(rows), "moved", fires)
     print(json.dumps(report["changed_counts"]), flush=True)
 
     if args.train_files:

@@ -34,8 +34,15 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_gate import scored_sentences
-from year_rule import firings, per_source, rows_and_checker, rule_parser, write_report
+from year_rule import (
+    firings,
+    gate_figures,
+    made_claims,
+    rows_and_checker,
+    rule_parser,
+    verdicts,
+    write_report,
+)
 
 
 def supported_firings(files: str) -> list[dict[str, str]]:
@@ -112,61 +119,14 @@ def main() -> None:
     checker.name_check = False  # the model and the number rules alone; the rule is applied below
     started = time.time()
     report: dict[str, Any] = {"checker": checker.name, "rows": len(rows)}
-    t = checker.threshold
-
-    scores = [p for p, _ in checker.score([r["text"] for r in rows], [r["evidence"] for r in rows])]
-    fired = [fires(r["text"], r["evidence"]) for r in rows]
-    fired_rows: dict[str, int] = {}
-    for row, p, hit in zip(rows, scores, fired, strict=True):
-        if hit:
-            key = f"{row['label']}, model {'supported' if p > t else 'not_supported'}"
-            fired_rows[key] = fired_rows.get(key, 0) + 1
-    report["verdicts"] = {
-        "threshold": t,
-        "fired": sum(fired),
-        "fired_rows": fired_rows,
-        "model_alone": per_source(rows, lambda i: scores[i] > t),
-        "with_rule": per_source(rows, lambda i: scores[i] > t and not fired[i]),
-    }
+    report["verdicts"] = verdicts(checker, rows, fires)
     print(json.dumps(report["verdicts"]), flush=True)
 
-    claims = swapped_names(rows)
-    as_is = checker.score([c["text"] for c in claims], [c["evidence"] for c in claims])
-    changed = checker.score([c["swapped"] for c in claims], [c["evidence"] for c in claims])
-    rule_kept = [not fires(c["text"], c["evidence"]) for c in claims]
-    rule_caught = [fires(c["swapped"], c["evidence"]) for c in claims]
-    report["swapped_names"] = {
-        "claims": len(claims),
-        "swapped_rejected": {
-            "model": sum(p <= t for p, _ in changed),
-            "with_rule": sum(
-                p <= t or hit for (p, _), hit in zip(changed, rule_caught, strict=True)
-            ),
-        },
-        "as_is_kept": {
-            "model": sum(p > t for p, _ in as_is),
-            "with_rule": sum(p > t and ok for (p, _), ok in zip(as_is, rule_kept, strict=True)),
-        },
-        "examples": [{"text": c["text"], "swapped": c["swapped"]} for c in claims[:8]],
-    }
+    report["swapped_names"] = made_claims(checker, swapped_names(rows), "swapped", fires)
     print(json.dumps(report["swapped_names"]), flush=True)
 
     if args.gate:
-        gate = Checker(folder, role="gate")
-        gate.name_check = False
-        g = gate.gate_threshold
-        per_row = scored_sentences(gate, rows)
-        model_flags = [any(p <= g for p in ps) for _, ps in per_row]
-        rule_flags = [
-            any(p <= g or fires(row["text"][a:b], row["evidence"])
-                for (a, b), p in zip(spans, ps, strict=True))
-            for row, (spans, ps) in zip(rows, per_row, strict=True)
-        ]  # fmt: skip
-        report["gate"] = {
-            "threshold": g,
-            "model_alone": per_source(rows, lambda i: not model_flags[i]),
-            "with_rule": per_source(rows, lambda i: not rule_flags[i]),
-        }
+        report["gate"] = gate_figures(folder, rows, "name_check", fires)
         print(json.dumps(report["gate"]), flush=True)
 
     if args.train_files:

@@ -103,6 +103,80 @@ def firings(
     return out
 
 
+def verdicts(
+    checker: Any, rows: list[dict[str, Any]], fires: Callable[[str, list[str]], bool]
+) -> dict[str, Any]:
+    """Every row at ``checker``'s verdict threshold (the rule off in ``checker``): the rows the
+    rule fires on, by label and the model's decision, and the mean per-source balanced accuracy
+    of the model alone and with the rule."""
+    t = checker.threshold
+    scores = [p for p, _ in checker.score([r["text"] for r in rows], [r["evidence"] for r in rows])]
+    fired = [fires(r["text"], r["evidence"]) for r in rows]
+    fired_rows: dict[str, int] = defaultdict(int)
+    for row, p, hit in zip(rows, scores, fired, strict=True):
+        if hit:
+            fired_rows[f"{row['label']}, model {'supported' if p > t else 'not_supported'}"] += 1
+    return {
+        "threshold": t,
+        "fired": sum(fired),
+        "fired_rows": dict(fired_rows),
+        "model_alone": per_source(rows, lambda i: scores[i] > t),
+        "with_rule": per_source(rows, lambda i: scores[i] > t and not fired[i]),
+    }
+
+
+def made_claims(
+    checker: Any, claims: list[dict[str, Any]], changed: str,
+    fires: Callable[[str, list[str]], bool],
+) -> dict[str, Any]:  # fmt: skip
+    """Claims made by rule from supported rows (``text`` as it stands, ``changed`` its field
+    changed to be unsupported): how many changed claims are rejected and how many as they stand
+    kept, by the model alone (the rule off in ``checker``) and with the rule."""
+    t = checker.threshold
+    as_is = checker.score([c["text"] for c in claims], [c["evidence"] for c in claims])
+    made = checker.score([c[changed] for c in claims], [c["evidence"] for c in claims])
+    rule_kept = [not fires(c["text"], c["evidence"]) for c in claims]
+    rule_caught = [fires(c[changed], c["evidence"]) for c in claims]
+    return {
+        "claims": len(claims),
+        f"{changed}_rejected": {
+            "model": sum(p <= t for p, _ in made),
+            "with_rule": sum(p <= t or hit for (p, _), hit in zip(made, rule_caught, strict=True)),
+        },
+        "as_is_kept": {
+            "model": sum(p > t for p, _ in as_is),
+            "with_rule": sum(p > t and ok for (p, _), ok in zip(as_is, rule_kept, strict=True)),
+        },
+        "examples": [{"text": c["text"], changed: c[changed]} for c in claims[:8]],
+    }
+
+
+def gate_figures(
+    folder: str, rows: list[dict[str, Any]], rule_off: str,
+    fires: Callable[[str, list[str]], bool],
+) -> dict[str, Any]:  # fmt: skip
+    """Each row's sentences scored as the gate scores them (the checker's ``rule_off`` attribute
+    set False), a row flagged when one sentence is at or under the gate threshold: left alone /
+    flagged (per-source means), by the model alone and with the rule applied to each sentence."""
+    from favakit.inference.checker import Checker
+
+    gate = Checker(folder, role="gate")
+    setattr(gate, rule_off, False)
+    g = gate.gate_threshold
+    per_row = scored_sentences(gate, rows)
+    model_flags = [any(p <= g for p in ps) for _, ps in per_row]
+    rule_flags = [
+        any(p <= g or fires(row["text"][a:b], row["evidence"])
+            for (a, b), p in zip(spans, ps, strict=True))
+        for row, (spans, ps) in zip(rows, per_row, strict=True)
+    ]  # fmt: skip
+    return {
+        "threshold": g,
+        "model_alone": per_source(rows, lambda i: not model_flags[i]),
+        "with_rule": per_source(rows, lambda i: not rule_flags[i]),
+    }
+
+
 def write_report(report: dict[str, Any], started: float, out: Path) -> None:
     """``report`` with its seconds, machine and date, written to ``out`` as JSON."""
     report["seconds"] = round(time.time() - started, 1)
@@ -149,20 +223,11 @@ def main() -> None:
     started = time.time()
     report: dict[str, Any] = {"checker": checker.name, "rows": len(rows), "cap": CONFLICT_SCORE}
 
-    scores = [p for p, _ in checker.score([r["text"] for r in rows], [r["evidence"] for r in rows])]
-    fired = [year_conflict(r["text"], r["evidence"]) is not None for r in rows]
+    def year_rule(text: str, evidence: list[str]) -> bool:
+        return year_conflict(text, evidence) is not None
+
     t = checker.threshold
-    fired_rows: dict[str, int] = defaultdict(int)
-    for row, p, hit in zip(rows, scores, fired, strict=True):
-        if hit:
-            fired_rows[f"{row['label']}, model {'supported' if p > t else 'not_supported'}"] += 1
-    report["verdicts"] = {
-        "threshold": t,
-        "fired": sum(fired),
-        "fired_rows": dict(fired_rows),
-        "model_alone": per_source(rows, lambda i: scores[i] > t),
-        "with_rule": per_source(rows, lambda i: scores[i] > t and not fired[i]),
-    }
+    report["verdicts"] = verdicts(checker, rows, year_rule)
     print(json.dumps(report["verdicts"]), flush=True)
 
     moved = moved_years(rows, [int(m) for m in args.moves.split(",")])
@@ -181,21 +246,7 @@ def main() -> None:
     print(json.dumps(report["moved_years"]), flush=True)
 
     if args.gate:
-        gate = Checker(folder, role="gate")
-        gate.year_check = False
-        g = gate.gate_threshold
-        per_row = scored_sentences(gate, rows)
-        model_flags = [any(p <= g for p in ps) for _, ps in per_row]
-        rule_flags = [
-            any(p <= g or year_conflict(row["text"][a:b], row["evidence"]) is not None
-                for (a, b), p in zip(spans, ps, strict=True))
-            for row, (spans, ps) in zip(rows, per_row, strict=True)
-        ]  # fmt: skip
-        report["gate"] = {
-            "threshold": g,
-            "model_alone": per_source(rows, lambda i: not model_flags[i]),
-            "with_rule": per_source(rows, lambda i: not rule_flags[i]),
-        }
+        report["gate"] = gate_figures(folder, rows, "year_check", year_rule)
         print(json.dumps(report["gate"]), flush=True)
 
     if args.train_files:
