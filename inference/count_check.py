@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 from favakit.inference.number_forms import quantities
 from favakit.inference.number_words import digit_ordinals, spelled_numbers
-from favakit.inference.year_check import CONFLICT_SCORE, content_words, negated
+from favakit.inference.year_check import CONFLICT_SCORE, content_words, matching_sentence, negated
 from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
 __all__ = [
@@ -196,13 +196,10 @@ def _sentence_match(
 ) -> CountConflict | None:  # fmt: skip
     """A count of ``claim`` that the evidence sentence sharing the most of its content words (at
     least half, and two) contradicts, where that sentence's passage never gives it."""
-    words = content_words(claim)
-    if not words:
+    match = matching_sentence(claim, sentences)
+    if match is None:
         return None
-    shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
-                           key=lambda t: t[0])  # fmt: skip
-    if shared < max(2, len(words) / 2):
-        return None
+    at, best = match
     if at not in given:
         given[at] = values_in(passages[at])
     theirs = counts(best)

@@ -21,7 +21,7 @@ from favakit.inference.gate_edits import (
     is_fix,
     subject_of,
 )
-from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of
+from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
@@ -62,11 +62,9 @@ def _rest_flags(
     end = clause_end + len(rest.rstrip(" .!?\n"))
     if end <= start or any(e["start"] < end and start < e["end"] for e in result["edits"]):
         return []
-    flag: EditSpan = {"type": "unverifiable", "start": start, "end": end,
-                      "wrong": original[start:end], "right": original[start:end],
-                      "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
     passages = result.get("evidence", [])
-    flag = cited(flag, original[slice(*sentence)], passages, original)
+    flag = cited(unsupported_flag(original, start, end, score), original[slice(*sentence)],
+                 passages, original)  # fmt: skip
     return narrowed_flag(flag, original, passages, flags=flags)
 
 

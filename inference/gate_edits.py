@@ -21,7 +21,9 @@ from favakit.inference.gate_words import (
     WORD,
     checked_flags,
     narrowed_flag,
+    only_flagged,
     sentence_of,
+    unsupported_flag,
     unsupported_words,
 )
 from favakit.inference.name_fix import name_fix
@@ -323,19 +325,10 @@ def _fixed_where_only_flagged(
     wrong). Also the number of sentences so fixed."""
     if not passages:
         return kept, 0
-    by_sentence: dict[int, list[EditSpan]] = {}
-    for edit in kept:
-        n = sentence_of(sentences, edit["start"], edit["end"])
-        if n is not None:
-            by_sentence.setdefault(n, []).append(edit)
     fixes: dict[int, EditSpan] = {}
-    for n, edits in by_sentence.items():
-        if not all(e.get("flagged") for e in edits):
-            continue
+    for n, flags in only_flagged(kept, sentences).items():
         a, b = sentences[n]
-        whole: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
-                           "right": text[a:b], "flagged": True,
-                           "checker_score": edits[0].get("checker_score", 0.0)}  # fmt: skip
+        whole = unsupported_flag(text, a, b, flags[0].get("checker_score", 0.0))
         fixed = contradiction_fix(whole, text, (a, b), passages, subject)
         if fixed is not None:
             fixes[n] = cited(fixed, text[a:b], passages, text, subject)
@@ -408,8 +401,7 @@ def gate_result(
         for n, ((a, b), score) in enumerate(zip(sentences, scores, strict=True)):
             if score > threshold or n in edited or not text[a:b].strip():
                 continue
-            flag: EditSpan = {"type": "unverifiable", "start": a, "end": b, "wrong": text[a:b],
-                              "right": text[a:b], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
+            flag = unsupported_flag(text, a, b, score)
             from_evidence = (
                 contradiction_fix(flag, text, (a, b), passages, subject) if passages else None
             )

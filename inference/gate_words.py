@@ -17,7 +17,7 @@ __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "checked_flags",
     "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside", "flagged_sentences",
     "flags_at_words", "marked_words", "marks_in_flagged_sentences", "narrowed_flag",
-    "sentence_of", "unsupported_words",
+    "only_flagged", "sentence_of", "unsupported_flag", "unsupported_words",
 ]  # fmt: skip
 
 
@@ -192,18 +192,32 @@ def _token_marks(
     return out
 
 
-def flagged_sentences(result: EditResult) -> dict[int, list[EditSpan]]:
-    """The sentences of ``result``'s text (by index) whose every edit is a flag, with those
-    flags; {} for a result without evidence."""
-    if not result.get("evidence"):
-        return {}
-    spans = sentence_spans(result["original"])
+def unsupported_flag(text: str, start: int, end: int, score: float) -> EditSpan:
+    """A flag (no fix, type ``unverifiable``) over ``text[start:end]``, which the checker scored
+    ``score``."""
+    return {"type": "unverifiable", "start": start, "end": end, "wrong": text[start:end],
+            "right": text[start:end], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
+
+
+def only_flagged(
+    edits: Sequence[EditSpan], spans: Sequence[tuple[int, int]]
+) -> dict[int, list[EditSpan]]:
+    """The sentences (by index in ``spans``) whose every edit of ``edits`` is a flag, with those
+    flags."""
     held: dict[int, list[EditSpan]] = {}
-    for e in result.get("edits", []):
+    for e in edits:
         n = sentence_of(spans, e["start"], e["end"])
         if n is not None:
             held.setdefault(n, []).append(e)
     return {n: es for n, es in held.items() if all(e.get("flagged") for e in es)}
+
+
+def flagged_sentences(result: EditResult) -> dict[int, list[EditSpan]]:
+    """The sentences of ``result``'s text (by index) whose every edit is a flag, with those
+    flags (:func:`only_flagged`); {} for a result without evidence."""
+    if not result.get("evidence"):
+        return {}
+    return only_flagged(result.get("edits", []), sentence_spans(result["original"]))
 
 
 def marks_in_flagged_sentences(

@@ -37,10 +37,10 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import NamedTuple
 
-from favakit.inference.year_check import CONFLICT_SCORE, content_words, negated
+from favakit.inference.year_check import CONFLICT_SCORE, matching_sentence, negated
 from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
-__all__ = ["NameConflict", "name_conflict", "names_alike"]
+__all__ = ["BROAD_REGIONS", "NameConflict", "is_name", "name_conflict", "names_alike"]
 
 _TOKEN = re.compile(r"\w+(?:[-'\u2019.]\w+)*")
 #: Places a text names where the evidence names a place inside them ("is in Europe" against
@@ -76,7 +76,9 @@ def _stretch(sentence: str, tokens: Sequence[re.Match[str]]) -> str:
     return sentence[tokens[0].start() : tokens[-1].end()]
 
 
-def _is_name(word: str, first: bool) -> bool:
+def is_name(word: str, first: bool) -> bool:
+    """Whether ``word`` counts as a name here: capitalised, not its sentence's ``first`` word,
+    not an all-capitals abbreviation, not a stopword."""
     return (not first and word[0].isupper() and not word.isupper()
             and word.lower() not in STOPWORDS)  # fmt: skip
 
@@ -113,15 +115,15 @@ def _swapped(claim: str, sentence: str, passage: str) -> NameConflict | None:
         if op != "replace" or a2 - a1 > _MOST_TEXT_WORDS or b2 - b1 > _MOST_EVIDENCE_WORDS:
             continue
         written, given = mine[a1:a2], theirs[b1:b2]
-        if not all(_is_name(w, k == 0) for k, w in enumerate(written, a1)) or _broad(written):
+        if not all(is_name(w, k == 0) for k, w in enumerate(written, a1)) or _broad(written):
             continue
-        if not all(_is_name(w, k == 0) or w.lower() in STOPWORDS
+        if not all(is_name(w, k == 0) or w.lower() in STOPWORDS
                    for k, w in enumerate(given, b1)):  # fmt: skip
             continue
-        if not any(_is_name(w, k == 0) and _folded(w) not in claim_words
+        if not any(is_name(w, k == 0) and _folded(w) not in claim_words
                    for k, w in enumerate(given, b1)):  # fmt: skip
             continue
-        if any(names_alike(w, p) for w in written for p in passage_words | set(given)):
+        if any(names_alike(w, p) for p in passage_words for w in written):
             continue
         return NameConflict(_stretch(claim, mine_at[a1:a2]), _stretch(sentence, theirs_at[b1:b2]),
                             sentence)  # fmt: skip
@@ -136,13 +138,10 @@ def name_conflict(text: str, evidence: Sequence[str]) -> NameConflict | None:
     if not sentences:
         return None
     for claim in split_sentences(undo_ptb(text)):
-        words = content_words(claim)
-        if not words or negated(claim):
+        match = None if negated(claim) else matching_sentence(claim, sentences)
+        if match is None:
             continue
-        shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
-                               key=lambda t: t[0])  # fmt: skip
-        if shared < max(2, len(words) / 2):
-            continue
+        at, best = match
         found = _swapped(claim, best, passages[at])
         if found is not None:
             return found

@@ -33,6 +33,7 @@ __all__ = [
     "YearConflict",
     "content_words",
     "exact_years",
+    "matching_sentence",
     "negated",
     "numbers_in",
     "year_conflict",
@@ -131,20 +132,31 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
 
 
+def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple[int, str] | None:
+    """``(passage index, sentence)`` of the evidence sentence sharing the most of ``claim``'s
+    content words (the first of equals), where it shares at least half of them and two: the
+    sentence the rules beneath the checker compare a claim's sentence with; else None."""
+    words = content_words(claim)
+    if not words or not sentences:
+        return None
+    shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
+                           key=lambda t: t[0])  # fmt: skip
+    return (at, best) if shared >= max(2, len(words) / 2) else None
+
+
 def year_conflict(text: str, evidence: Sequence[str]) -> YearConflict | None:
     """The first sentence of ``text`` whose year the evidence contradicts (module doc), or None."""
     passages = [undo_ptb(e) for e in evidence]
     given = [set(numbers_in(p)) for p in passages]
     sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
     for claim in split_sentences(undo_ptb(text)):
-        words = content_words(claim)
         years = exact_years(claim)
-        if not years or not words or not sentences:
+        match = matching_sentence(claim, sentences) if years else None
+        if match is None:
             continue
-        shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
-                               key=lambda t: t[0])  # fmt: skip
+        at, best = match
         new = [y for y in years if y not in given[at]]
-        if not new or shared < max(2, len(words) / 2):
+        if not new:
             continue
         mine = set(numbers_in(claim))
         others = tuple(dict.fromkeys(y for y in years_in(best) if y not in mine))

@@ -69,12 +69,12 @@ def swapped_names(rows: list[dict[str, Any]], seed: int = 0) -> list[dict[str, A
     import random
     import re
 
-    from favakit.inference.name_check import _is_name, names_alike
+    from favakit.inference.name_check import is_name, names_alike
     from favakit.text import undo_ptb
 
     def names(text: str) -> list[str]:
         words = re.findall(r"\w+(?:[-'.]\w+)*", text)
-        return [w for k, w in enumerate(words) if _is_name(w, k == 0) and len(w) > 3]
+        return [w for k, w in enumerate(words) if is_name(w, k == 0) and len(w) > 3]
 
     bodies = [undo_ptb(e) for row in rows for e in row["evidence"]]
     lower = {w for b in bodies for w in re.findall(r"\w+", b) if w.islower()}
