@@ -59,6 +59,7 @@ __all__ = [
     "CONFIG_NAME",
     "READINGS",
     "SHIPPED_CHECKERS",
+    "TEXT_READINGS",
     "Checked",
     "Checker",
     "CheckerVerifier",
@@ -68,6 +69,7 @@ __all__ = [
     "fit_evidence",
     "pack_checker",
     "shared_words",
+    "text_units",
     "unpack_checker",
 ]
 
@@ -76,6 +78,34 @@ CONFIG_NAME = "checker.json"
 #: How a checker reads evidence longer than fits: ``selected`` (the sentences sharing the most
 #: words with the text, as in training) or ``pieces`` (every piece, the best one's score).
 READINGS = ("selected", "pieces")
+
+#: How a checker's verdicts read a text of several sentences: ``whole`` (one pass, as trained) or
+#: ``sentences`` (each sentence against the evidence, the text scored by its least supported
+#: sentence: a text is supported when every sentence is). The gate reads one sentence at a time.
+TEXT_READINGS = ("whole", "sentences")
+
+#: A sentence shorter than this many words ("Yes!", "Sure.") is read with the one after it.
+MIN_SENTENCE_WORDS = 4
+
+
+def text_units(text: str) -> list[str]:
+    """``text``'s sentences as a ``sentences`` reading scores them: a sentence of fewer than
+    :data:`MIN_SENTENCE_WORDS` words joined to the next (the last to the one before)."""
+    units: list[str] = []
+    carry = ""
+    for sentence in split_sentences(text):
+        joined = f"{carry} {sentence}".strip()
+        if len(joined.split()) < MIN_SENTENCE_WORDS:
+            carry = joined
+            continue
+        units.append(joined)
+        carry = ""
+    if carry:
+        if units:
+            units[-1] = f"{units[-1]} {carry}"
+        else:
+            units.append(carry)
+    return units or [text]
 
 
 def shared_words(text: str) -> set[str]:
@@ -185,10 +215,17 @@ class Checked(NamedTuple):
     passes: int
     conflict: Conflict | None
     forms: list[NumberForm]
+    #: (sentence, score) of each sentence where the text was read sentence by sentence
+    sentences: tuple[tuple[str, float], ...] = ()
 
     def notes(self) -> list[str]:
-        """What a verdict says of the rules' findings."""
-        return [f.note() for f in self.forms] + ([self.conflict.note()] if self.conflict else [])
+        """What a verdict says of the rules' findings and of a sentence-by-sentence reading."""
+        notes = [f.note() for f in self.forms] + ([self.conflict.note()] if self.conflict else [])
+        if self.sentences:
+            weakest, low = min(self.sentences, key=lambda pair: pair[1])
+            notes.append(f"read sentence by sentence ({len(self.sentences)}), scored by the least "
+                         f"supported ({low:.2f}): {weakest!r}")  # fmt: skip
+        return notes
 
 
 class Checker:
@@ -222,6 +259,12 @@ class Checker:
         self.reading = reading or str(stored)
         if self.reading not in READINGS:
             raise UsageError(f"evidence reading {self.reading!r}: expected one of {READINGS}")
+        # verdicts on texts of several sentences (the gate is handed one sentence at a time)
+        self.text_reading = str(self.config.get("text_reading", TEXT_READINGS[0]))
+        if role == "gate":
+            self.text_reading = TEXT_READINGS[0]
+        if self.text_reading not in TEXT_READINGS:
+            raise UsageError(f"text reading {self.text_reading!r}: expected one of {TEXT_READINGS}")
         self.name = str(self.config.get("name", folder.name))
         # a year the evidence contradicts caps the score (year_check.py); "year_check": false
         # in checker.json leaves the model's score alone
@@ -280,9 +323,37 @@ class Checker:
     def checked_scores(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
     ) -> list[Checked]:
-        """:meth:`score`'s figures, each with what the rules beneath the model found: the year
-        or count of the text its evidence contradicts (which capped the score) and the numbers
-        read as the evidence writes them (:meth:`reading_of`)."""
+        """:meth:`score`'s figures, each with what the rules beneath the model found: the year,
+        count or name of the text its evidence contradicts (which capped the score) and the
+        numbers read as the evidence writes them (:meth:`reading_of`). With ``text_reading:
+        sentences`` a text of several sentences is scored by its least supported sentence
+        (:func:`text_units`), each sentence checked on its own."""
+        units: list[str] = []
+        owner: list[int] = []
+        for n, t in enumerate(texts):
+            read = text_units(t) if self.text_reading == "sentences" else [t]
+            units += read
+            owner += [n] * len(read)
+        scored = self._checked_units(units, [evidence[n] for n in owner])
+        per_text: list[list[tuple[str, Checked]]] = [[] for _ in texts]
+        for unit, checked, n in zip(units, scored, owner, strict=True):
+            per_text[n].append((unit, checked))
+        out: list[Checked] = []
+        for mine in per_text:
+            if len(mine) == 1:
+                out.append(mine[0][1])
+                continue
+            weakest = min((c for _, c in mine), key=lambda c: c.score)
+            found = next((c.conflict for _, c in mine if c.conflict), None)
+            out.append(Checked(weakest.score, max(c.passes for _, c in mine), found,
+                               [f for _, c in mine for f in c.forms],
+                               tuple((u, round(c.score, 4)) for u, c in mine)))  # fmt: skip
+        return out
+
+    def _checked_units(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+    ) -> list[Checked]:
+        """Each text scored in one reading of its evidence, the rules beneath the model applied."""
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         forms: list[list[NumberForm]] = []

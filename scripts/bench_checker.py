@@ -54,6 +54,17 @@ TARGETS = ("fm2_test", "wice_test", "scifact", "citint_test")
 FAST = {"checker", "encoder"}
 
 
+def eval_file(real: Path, name: str) -> Path:
+    """A measuring set by name: ``eval/NAME.jsonl``, else ``eval_spans/NAME.jsonl`` (its rows'
+    labels, the edited summaries of SummEdits as claims)."""
+    path = real / "eval" / f"{name}.jsonl"
+    if not path.exists() and (real / "eval_spans" / f"{name}.jsonl").exists():
+        path = real / "eval_spans" / f"{name}.jsonl"
+    if not path.exists():
+        raise SystemExit(f"{name}: no {path}")
+    return path
+
+
 def sample(rows: list[dict[str, Any]], per_label: int, seed: int = 0) -> list[dict[str, Any]]:
     rng = random.Random(f"bench:{seed}")
     pos = [r for r in rows if r["label"] == "supported"]
@@ -274,7 +285,8 @@ def main() -> None:
         "--judges",
         default="checker,verifier",
         help="comma-separated; checker=DIR adds another checker folder; a checker judge with "
-        "@pieces or @selected reads long evidence that way, with @fp32 or @bf16 in that precision",
+        "@pieces or @selected reads long evidence that way, with @whole or @sentences reads texts "
+        "of several sentences that way, with @fp32 or @bf16 in that precision",
     )
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
     ap.add_argument("--slow-per-label", type=int, default=50)
@@ -303,12 +315,12 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
-    from favakit.inference.checker import READINGS
+    from favakit.inference.checker import READINGS, TEXT_READINGS
     from favakit.inference.factory import open_verifier
     from favakit.spec import ClientSpec
 
     sets = {
-        name: [json.loads(line) for line in (args.real / "eval" / f"{name}.jsonl").open()]
+        name: [json.loads(line) for line in eval_file(args.real, name).open()]
         for name in args.sets.split(",")
         if name
     }
@@ -319,11 +331,14 @@ def main() -> None:
     for judge in filter(None, args.judges.split(",")):
         # checker=DIR: another checker beside the first; NAME@pieces: that checker reading long
         # evidence in pieces (its own evidence_reading otherwise, favakit.inference.checker);
-        # NAME@fp32 or @bf16: in that precision (default: bf16 where the CPU has it)
+        # NAME@sentences or @whole: texts of several sentences read that way (its own
+        # text_reading otherwise); NAME@fp32 or @bf16: in that precision (default: bf16 where
+        # the CPU has it)
         name, *options = judge.split("@")
         kind, _, folder = name.partition("=")
-        if options and (kind != "checker" or not set(options) <= {*READINGS, "fp32", "bf16"}):
-            raise SystemExit(f"{judge}: @OPTION is for checker judges: {READINGS}, fp32, bf16")
+        known = {*READINGS, *TEXT_READINGS, "fp32", "bf16"}
+        if options and (kind != "checker" or not set(options) <= known):
+            raise SystemExit(f"{judge}: @OPTION is for checker judges: {sorted(known)}")
         served = (
             ClientSpec(endpoint=args.llm_endpoint) if kind in ("llm", "qwen", "cascade") else None
         )
@@ -335,6 +350,8 @@ def main() -> None:
         for option in options:
             if option in READINGS:
                 verifier.checker.reading = option
+            elif option in TEXT_READINGS:
+                verifier.checker.text_reading = option
             else:
                 verifier.checker.bf16 = option == "bf16"
         if args.speed_file:

@@ -248,6 +248,33 @@ def test_the_shipped_mpnet_checker_settles_plain_claims(tmp_path: Path) -> None:
     assert sum(f.stat().st_size for f in folder.iterdir()) < 25 * 2**20  # package data
 
 
+def test_the_mpnet_checker_reads_a_text_of_several_sentences_sentence_by_sentence() -> None:
+    """Three sentences, the last invented: read whole, the mpnet checker scored the text 0.99
+    (two true sentences outweighed the third); read sentence by sentence (its checker.json's
+    ``text_reading``, chosen on the development split) the text is as supported as its least
+    supported sentence, and the verdict names it."""
+    from favakit.inference.factory import open_verifier
+
+    text = ("The Eiffel Tower is a wrought-iron tower in Paris, France. Marie Curie was born in "
+            "Warsaw, Poland. She won three Olympic medals.")  # fmt: skip
+    evidence = [EVIDENCE["eiffel"], EVIDENCE["curie"]]
+    verifier = open_verifier("checker")  # auto: the mpnet checker, as `favakit verify` runs it
+    checker = verifier.checker  # type: ignore[attr-defined]
+    assert (checker.name, checker.text_reading) == ("favakit-checker-mpnet", "sentences")
+    (verdict,) = verifier.verify([{"text": text, "evidence": evidence}])
+    assert verdict["supported"] is False and verdict["score"] < 0.05, verdict
+    assert verdict["warnings"][-1].startswith("read sentence by sentence (3), scored by the least "
+                                              "supported (0.0")  # fmt: skip
+    assert verdict["warnings"][-1].endswith("'She won three Olympic medals.'")
+    checker.text_reading = "whole"  # the other reading, one pass: the invented sentence is missed
+    (whole,) = verifier.verify([{"text": text, "evidence": evidence}])
+    assert whole["supported"] is True, whole
+    # the two true sentences alone are supported either way
+    checker.text_reading = "sentences"
+    (true,) = verifier.verify([{"text": text.rsplit(" She", 1)[0], "evidence": evidence}])
+    assert true["supported"] is True, true
+
+
 @pytest.mark.slow
 def test_favakit_edit_gates_by_default_with_the_best_installed_checker() -> None:
     """`favakit edit` gates (`--gate auto`): the mpnet checker when its base's parts are

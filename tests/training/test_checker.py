@@ -188,6 +188,63 @@ def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
         Checker(trained_checker, device="cpu", reading="all")
 
 
+def test_a_text_of_several_sentences_is_scored_by_its_least_supported_sentence(
+    trained_checker: Path, tmp_path: Path
+) -> None:
+    """``text_reading: sentences`` (the shipped mpnet checker's): each sentence against the
+    evidence, the text scored by the lowest, and the verdict names that sentence; a fragment
+    of fewer than four words is read with its neighbour; the gate (one sentence at a time)
+    and ``whole`` read the text in one pass."""
+    from favakit.errors import UsageError
+    from favakit.inference.checker import Checker, CheckerVerifier, text_units
+
+    assert text_units("Yes! It was released in 1999 by Sony.") == [
+        "Yes! It was released in 1999 by Sony."
+    ]
+    assert text_units("Saturn is a planet. Etna is a volcano. Sure.") == [
+        "Saturn is a planet.", "Etna is a volcano. Sure."]  # fmt: skip
+    assert text_units("Fine.") == ["Fine."]
+
+    first, second = "Saturn is a planet of the sun.", "Curie is a planet of the sun."
+    evidence = ["saturn is a planet of the sun .", "etna is a planet of the sun ."]
+    checker = Checker(trained_checker, device="cpu")
+    assert checker.text_reading == "whole"  # the tiny checker's checker.json sets none
+    alone = [c.score for c in checker.checked_scores([first, second], [evidence] * 2)]
+    ((whole, _),) = checker.score([f"{first} {second}"], [evidence])
+
+    checker.text_reading = "sentences"
+    (verdict,) = CheckerVerifier(checker).verify(
+        [{"text": f"{first} {second}", "evidence": evidence}]
+    )
+    assert verdict["score"] == pytest.approx(min(alone), abs=2e-4)
+    weakest = (first, second)[alone.index(min(alone))]
+    assert verdict["warnings"][-1] == (f"read sentence by sentence (2), scored by the least "
+                                       f"supported ({min(alone):.2f}): {weakest!r}")  # fmt: skip
+    # one sentence: read as before, no note
+    ((single, _),) = checker.score([first], [evidence])
+    assert single == pytest.approx(alone[0], abs=2e-4)
+    # checker.json sets the reading of verdicts; the gate reads what it is handed in one pass
+    by_sentences = _with_config(trained_checker, tmp_path / "sentences", text_reading="sentences")
+    assert Checker(by_sentences, device="cpu").text_reading == "sentences"
+    gate = Checker(by_sentences, device="cpu", role="gate")
+    assert gate.text_reading == "whole"
+    ((gated, _),) = gate.score([f"{first} {second}"], [evidence])
+    assert gated == pytest.approx(whole, abs=2e-4)
+    with pytest.raises(UsageError, match="text reading 'paragraphs'"):
+        Checker(_with_config(trained_checker, tmp_path / "bad", text_reading="paragraphs"))
+
+
+def _with_config(folder: Path, out: Path, **keys: object) -> Path:
+    """A copy of a checker folder with ``keys`` set in its checker.json."""
+    out.mkdir()
+    for f in folder.iterdir():
+        if f.is_file():
+            (out / f.name).write_bytes(f.read_bytes())
+    meta = json.loads((folder / "checker.json").read_text())
+    (out / "checker.json").write_text(json.dumps({**meta, **keys}))
+    return out
+
+
 @pytest.mark.slow
 def test_a_killed_run_resumes_from_its_checkpoint(tiny_encoder: Path, tmp_path: Path) -> None:
     import os
