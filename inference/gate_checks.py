@@ -22,6 +22,7 @@ from favakit.inference.gate_edits import (
     subject_of,
 )
 from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
+from favakit.inference.negation_fix import negation_fixes
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
@@ -303,9 +304,12 @@ def check_edits(
 ) -> list[EditResult]:  # fmt: skip
     """The second look at gated results, in the order the default pipeline takes it: deletions
     checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then the fixes a
-    sentence does not need dropped (:func:`drop_unneeded_fixes`); ``flags`` as the gate flags
+    sentence does not need dropped (:func:`drop_unneeded_fixes`), then a sentence flagged for a
+    negation the evidence contradicts fixed
+    (:func:`~favakit.inference.negation_fix.negation_fixes`); ``flags`` as the gate flags
     (:data:`~favakit.inference.gate_words.FLAG_SPANS`). The flags at words come after
     (:func:`~favakit.inference.gate_words.flags_at_words`)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
     fixed = verify_fixes(checker, checked, topics, threshold, flags)
-    return drop_unneeded_fixes(checker, fixed, topics, threshold)
+    needed = drop_unneeded_fixes(checker, fixed, topics, threshold)
+    return negation_fixes(checker, needed, topics, threshold)

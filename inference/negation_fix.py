@@ -1,0 +1,156 @@
+"""A negation the evidence contradicts: where the gate edited or flagged a sentence, the
+sentence without its one negation is the candidate fix.
+
+"She was not the first woman to win a Nobel Prize" against "Curie was the first woman to win a
+Nobel Prize" is a contradiction whose fix the sentence itself holds: drop the "not". This module
+finds that candidate by rule (:func:`denegated`); the gate's checks ask the checker whether the
+sentence so changed is supported, and only then offer it as a fix
+(:func:`~favakit.inference.gate_checks.negation_fixes`). Only negations whose removal leaves a
+grammatical sentence are taken: "not" or "never" after a form of *be*, *have* or a modal ("was
+not" -> "was", "has never been" -> "has been"), the same contracted ("wasn't" -> "was", "can't"
+-> "can", "won't" -> "will"), and "never" before a past-tense verb ("never won" -> "won"). Not
+"did not win" (the verb would need its past form), and not the negations that do not deny
+what follows ("not only", "not until", "if not", "whether or not")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from favakit.contracts import EditResult, EditSpan
+from favakit.inference.gate_edits import (
+    Questions,
+    SentenceScorer,
+    cite,
+    decontextualized,
+    subject_of,
+)
+from favakit.inference.gate_words import sentence_of
+from favakit.tags import apply_edits
+from favakit.text import sentence_spans
+
+__all__ = ["denegated", "negation_fixes"]
+
+_AUX = (r"is|was|were|are|am|be|been|being|has|have|had|will|would|can|could|should|shall|may|"
+        r"might|must")  # fmt: skip
+#: "was not", "has never": the auxiliary kept, the negation dropped
+_AUX_NEGATION = re.compile(rf"\b(?P<aux>{_AUX})\s+(?P<neg>not|never)\b(?=\s)", re.I)
+#: "wasn't", "couldn't", and the irregular "won't", "can't"
+_CONTRACTED = re.compile(
+    r"\b(?P<aux>is|was|were|are|has|have|had|would|could|should|must)n['’]t\b"
+    r"|\b(?P<irregular>won['’]t|can['’]t|cannot)\b",
+    re.I,
+)
+_IRREGULAR = {"won't": "will", "won’t": "will", "can't": "can", "can’t": "can", "cannot": "can"}
+#: "never won", "never married": a past-tense verb after "never" (no auxiliary before it)
+_NEVER_PAST = re.compile(r"\bnever\s+(?P<verb>[a-z]+ed|won|wrote|became|made|saw|went|met|"
+                         r"took|gave|left|came|got|had|did|found|knew|held|led|ran|sang|spoke|"
+                         r"taught|told|thought|built|began|fought|flew|grew|drew|lost|"
+                         r"returned|was|were)\b")  # fmt: skip
+#: negations that qualify rather than deny what follows
+_NOT_DENIAL = re.compile(r"^\s*(only|just|merely|simply|least|until|till|yet|always|quite|"
+                         r"necessarily|all|every|to be confused|to mention)\b", re.I)  # fmt: skip
+_ANY_NEGATION = re.compile(r"\b(not|never|no|nor|neither|cannot)\b|n['’]t\b", re.I)
+_BEFORE_DENIAL = re.compile(r"\b(if|or|whether or|than)\s*$", re.I)
+
+
+def denegated(sentence: str) -> tuple[int, int, str] | None:
+    """The one negation of ``sentence`` as an edit that drops it: ``(start, end, replacement)``,
+    offsets into ``sentence`` (``"was not"`` -> ``"was"``, ``"wasn't"`` -> ``"was"``, ``"never
+    won"`` -> ``"won"``); None when the sentence has no negation, more than one, or one whose
+    removal would not leave a grammatical sentence that states the opposite."""
+    if len(_ANY_NEGATION.findall(sentence)) != 1:
+        return None
+    found: list[tuple[int, int, str]] = []
+    for m in _AUX_NEGATION.finditer(sentence):
+        found.append((m.start(), m.end(), m.group("aux")))
+    for m in _CONTRACTED.finditer(sentence):
+        word = m.group(0)
+        aux = m.group("aux") or _IRREGULAR.get(word.lower(), "")
+        found.append((m.start(), m.end(), _keep_case(word, aux)))
+    for m in _NEVER_PAST.finditer(sentence):
+        if not _AUX_NEGATION.search(sentence[max(0, m.start() - 12) : m.end()]):
+            found.append((m.start(), m.end(), m.group("verb")))
+    if len(found) != 1:
+        return None
+    start, end, replacement = found[0]
+    if _NOT_DENIAL.match(sentence[end:]) or _BEFORE_DENIAL.search(sentence[:start]):
+        return None
+    return start, end, replacement
+
+
+def _keep_case(word: str, replacement: str) -> str:
+    """``replacement`` capitalised as ``word`` is ("Wasn't" -> "Was")."""
+    return replacement[:1].upper() + replacement[1:] if word[:1].isupper() else replacement
+
+
+def _edited(
+    edits: Sequence[EditSpan], spans: Sequence[tuple[int, int]]
+) -> dict[int, list[EditSpan]]:
+    """The sentences (by index in ``spans``) that hold edits, with those edits."""
+    held: dict[int, list[EditSpan]] = {}
+    for e in edits:
+        n = sentence_of(spans, e["start"], e["end"])
+        if n is not None:
+            held.setdefault(n, []).append(e)
+    return held
+
+
+def negation_fixes(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float,
+) -> list[EditResult]:  # fmt: skip
+    """Each gated result with a fix for each sentence that the gate edited or flagged and that
+    holds one negation (:func:`denegated`), where the checker finds the sentence without it
+    supported (its score, decontextualized as the gate scores sentences, above ``threshold``):
+    the sentence's edits replaced by a ``contradictory`` edit that drops the negation, citing
+    the evidence sentence closest to the sentence so fixed. The evidence supporting the
+    sentence without its negation contradicts the sentence there, and everything else in it
+    holds, so the smallest fix replaces the editor's (which may rewrite the sentence into
+    another true one: "She was not the first woman to win a Nobel Prize" -> "She was born in
+    Warsaw in 1867 ..."). Where the editor's edits of the sentence already make it the
+    sentence without its negation (the whole sentence replaced, as favakit's synthetic data
+    marks a negated sentence), they stand. A warning counts them."""
+    questions = Questions()  # key: (result, sentence, the edit)
+    for i, result in enumerate(results):
+        passages = result.get("evidence", [])
+        original = result["original"]
+        spans = sentence_spans(original)
+        for n, edits in (_edited(result.get("edits", []), spans) if passages else {}).items():
+            a, b = spans[n]
+            candidate = denegated(original[a:b])
+            if candidate is None:
+                continue
+            start, end, right = candidate[0] + a, candidate[1] + a, candidate[2]
+            fixed = original[a:start] + right + original[end:b]
+            inside = [{**e, "start": e["start"] - a, "end": e["end"] - a} for e in edits]
+            if " ".join(apply_edits(original[a:b], inside).split()) == " ".join(fixed.split()):
+                continue  # the editor's edits make the same sentence: its fix stands
+            fix: EditSpan = {"type": "contradictory", "start": start, "end": end,
+                             "wrong": original[start:end], "right": right,
+                             "checker_score": min(e.get("checker_score", 0.0) for e in edits)}  # fmt: skip
+            questions.ask((i, n, fix), decontextualized(fixed, topics[i], original), passages)
+    fixes: dict[int, list[tuple[int, EditSpan]]] = {}
+    for (i, n, fix), p in questions.answers(checker):
+        if p > threshold:
+            fixes.setdefault(i, []).append((n, fix))
+    out = list(results)
+    for i, made in fixes.items():
+        result = results[i]
+        original = result["original"]
+        spans = sentence_spans(original)
+        fixed_sentences = {n for n, _ in made}
+        edits = [e for e in result["edits"]
+                 if not any(spans[n][0] <= e["start"] and e["end"] <= spans[n][1]
+                            for n in fixed_sentences)]  # fmt: skip
+        for n, fix in made:
+            a, b = spans[n]
+            fixed = original[a : fix["start"]] + fix["right"] + original[fix["end"] : b]
+            where = cite(fixed, "", result["evidence"], original, subject_of(topics[i], original))
+            edits.append({**fix, "cites": where} if where else fix)
+        edits.sort(key=lambda e: (e["start"], e["end"]))
+        note = (f"{len(made)} negation(s) the evidence contradicts dropped: the checker finds "
+                f"the sentence supported without it")  # fmt: skip
+        out[i] = {**result, "edits": edits, "corrected": apply_edits(original, edits),
+                  "warnings": [*result.get("warnings", []), note]}  # fmt: skip
+    return out
