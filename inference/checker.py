@@ -16,7 +16,10 @@ Evidence longer than fits (``piece_words`` words beside the text) is read as tra
 (``evidence_reading: selected``, the default): cut to the sentences that share the most words with
 the text (:func:`fit_evidence`), one pass. ``evidence_reading: pieces`` reads it instead in pieces
 of about ``piece_words`` words (sentence ends kept, each piece its own pass) and takes the best
-piece's score, as MiniCheck and AlignScore do. On the development split's long-evidence rows the
+piece's score, as MiniCheck and AlignScore do. A text of several sentences is read in one pass
+(``text_reading: whole``) or, where ``checker.json`` says ``text_reading: sentences`` (the
+shipped mpnet checker), sentence by sentence and scored by its least supported sentence, which
+the verdict names (:func:`text_units`; chosen on the development split, session 36). On the development split's long-evidence rows the
 training reading scored better for both shipped checkers and is several times faster
 (docs/benchmarks.md, session 27). Either way the verdict says how the evidence was read, in
 ``warnings``. The gate of checker-gated editing reads as ``gate_evidence_reading`` says, where
