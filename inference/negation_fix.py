@@ -119,7 +119,10 @@ def negation_fixes(
         for n, edits in (_edited(result.get("edits", []), spans) if passages else {}).items():
             a, b = spans[n]
             candidate = denegated(original[a:b])
-            if candidate is None:
+            if candidate is None or any(
+                e["start"] < b and a < e["end"] and not (a <= e["start"] and e["end"] <= b)
+                for e in result["edits"]
+            ):  # an edit reaching into the next sentence: the sentence's edits are not its own
                 continue
             start, end, right = candidate[0] + a, candidate[1] + a, candidate[2]
             fixed = original[a:start] + right + original[end:b]

@@ -67,16 +67,24 @@ def test_the_gate_fixes_a_negation_the_evidence_contradicts_and_only_that() -> N
                "right": "She was born in Warsaw in 1867 and died in 1934."}  # fmt: skip
     same = {**rewrite, "right": "She was the first woman to win a Nobel Prize."}
     true = "Marie Curie was not born in Paris."
+    # an edit that reaches from the first sentence into the second: that sentence is left be
+    across = {"type": "invented", "start": n - 6, "end": n + 12, "wrong": wrong[n - 6 : n + 12],
+              "right": ""}  # fmt: skip
     results: list[Any] = [
         {"original": wrong, "edits": [_flagged(wrong, n, len(wrong) - 1)], "evidence": evidence},
         {"original": wrong, "edits": [rewrite], "evidence": evidence},
         {"original": wrong, "edits": [same], "evidence": evidence},
         {"original": true, "edits": [_flagged(true, 0, len(true) - 1)], "evidence": evidence},
+        {
+            "original": wrong,
+            "edits": [across, _flagged(wrong, n + 13, len(wrong) - 1)],
+            "evidence": evidence,
+        },
     ]
     for r in results:
         r["corrected"] = apply_edits(r["original"], r["edits"])
-    flagged, rewritten, kept, negative = negation_fixes(
-        gate, results, [None] * 4, gate.gate_threshold
+    flagged, rewritten, kept, negative, crossing = negation_fixes(
+        gate, results, [None] * 5, gate.gate_threshold
     )
 
     for fixed in (flagged, rewritten):
@@ -85,4 +93,4 @@ def test_the_gate_fixes_a_negation_the_evidence_contradicts_and_only_that() -> N
         assert fixed["corrected"] == first + "She was the first woman to win a Nobel Prize."
         assert "Curie was the first woman to win a Nobel Prize" in edit["cites"]["sentence"]
         assert fixed["warnings"][-1].startswith("1 negation(s) the evidence contradicts dropped")
-    assert kept == results[2] and negative == results[3]
+    assert (kept, negative, crossing) == (results[2], results[3], results[4])
