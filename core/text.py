@@ -23,6 +23,7 @@ __all__ = [
     "STOPWORDS",
     "count_tokens",
     "count_words",
+    "keep_case",
     "pack_passages",
     "sentence_spans",
     "split_sentences",
@@ -225,6 +226,16 @@ _FEVER = {
 }
 _SPACE_BEFORE = re.compile(r" +([.,;:!?%)\]}]|'s\b|n't\b|'re\b|'ve\b|'ll\b|'d\b|'m\b)")
 _SPACE_AFTER = re.compile(r"([(\[{$]) +")
+
+
+def keep_case(original: str, replacement: str) -> str:
+    """``replacement`` cased as ``original`` is: all capitals, capitalised ("Wasn't" -> "Was"),
+    or as it is."""
+    if original.isupper():
+        return replacement.upper()
+    if original[:1].isupper():
+        return replacement[:1].upper() + replacement[1:]
+    return replacement
 
 
 def undo_ptb(text: str) -> str:

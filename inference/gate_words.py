@@ -15,9 +15,9 @@ from favakit.text import STOPWORDS, sentence_spans
 
 __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "checked_flags",
-    "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside", "flagged_sentences",
-    "flags_at_words", "marked_words", "marks_in_flagged_sentences", "narrowed_flag",
-    "only_flagged", "sentence_of", "unsupported_flag", "unsupported_words",
+    "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside",
+    "flagged_sentences", "flags_at_words", "marked_words", "marks_in_flagged_sentences",
+    "narrowed_flag", "only_flagged", "sentence_of", "unsupported_flag", "unsupported_words",
 ]  # fmt: skip
 
 
@@ -199,16 +199,25 @@ def unsupported_flag(text: str, start: int, end: int, score: float) -> EditSpan:
             "right": text[start:end], "flagged": True, "checker_score": round(score, 4)}  # fmt: skip
 
 
-def only_flagged(
+def edits_by_sentence(
     edits: Sequence[EditSpan], spans: Sequence[tuple[int, int]]
 ) -> dict[int, list[EditSpan]]:
-    """The sentences (by index in ``spans``) whose every edit of ``edits`` is a flag, with those
-    flags."""
+    """The sentences (by index in ``spans``) that hold edits of ``edits``, with those edits (an
+    edit across two sentences in the first: :func:`sentence_of`)."""
     held: dict[int, list[EditSpan]] = {}
     for e in edits:
         n = sentence_of(spans, e["start"], e["end"])
         if n is not None:
             held.setdefault(n, []).append(e)
+    return held
+
+
+def only_flagged(
+    edits: Sequence[EditSpan], spans: Sequence[tuple[int, int]]
+) -> dict[int, list[EditSpan]]:
+    """The sentences (by index in ``spans``) whose every edit of ``edits`` is a flag, with those
+    flags."""
+    held = edits_by_sentence(edits, spans)
     return {n: es for n, es in held.items() if all(e.get("flagged") for e in es)}
 
 

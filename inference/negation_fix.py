@@ -25,9 +25,9 @@ from favakit.inference.gate_edits import (
     decontextualized,
     subject_of,
 )
-from favakit.inference.gate_words import sentence_of
+from favakit.inference.gate_words import edits_by_sentence, sentence_of
 from favakit.tags import apply_edits
-from favakit.text import sentence_spans
+from favakit.text import keep_case, sentence_spans
 
 __all__ = ["denegated", "negation_fixes"]
 
@@ -67,7 +67,7 @@ def denegated(sentence: str) -> tuple[int, int, str] | None:
     for m in _CONTRACTED.finditer(sentence):
         word = m.group(0)
         aux = m.group("aux") or _IRREGULAR.get(word.lower(), "")
-        found.append((m.start(), m.end(), _keep_case(word, aux)))
+        found.append((m.start(), m.end(), keep_case(word, aux)))
     for m in _NEVER_PAST.finditer(sentence):
         if not _AUX_NEGATION.search(sentence[max(0, m.start() - 12) : m.end()]):
             found.append((m.start(), m.end(), m.group("verb")))
@@ -79,21 +79,29 @@ def denegated(sentence: str) -> tuple[int, int, str] | None:
     return start, end, replacement
 
 
-def _keep_case(word: str, replacement: str) -> str:
-    """``replacement`` capitalised as ``word`` is ("Wasn't" -> "Was")."""
-    return replacement[:1].upper() + replacement[1:] if word[:1].isupper() else replacement
-
-
-def _edited(
-    edits: Sequence[EditSpan], spans: Sequence[tuple[int, int]]
-) -> dict[int, list[EditSpan]]:
-    """The sentences (by index in ``spans``) that hold edits, with those edits."""
-    held: dict[int, list[EditSpan]] = {}
-    for e in edits:
-        n = sentence_of(spans, e["start"], e["end"])
-        if n is not None:
-            held.setdefault(n, []).append(e)
-    return held
+def _candidate(
+    original: str, sentence: tuple[int, int], edits: Sequence[EditSpan],
+    every_edit: Sequence[EditSpan],
+) -> tuple[EditSpan, str] | None:  # fmt: skip
+    """The fix that drops the one negation of ``sentence`` (a span of ``original`` holding
+    ``edits``), and the sentence so fixed; None when it has no such negation, when an edit of
+    ``every_edit`` reaches across its bounds (its edits are not its own), or when its edits
+    already make that sentence."""
+    a, b = sentence
+    found = denegated(original[a:b])
+    across = any(e["start"] < b and a < e["end"] and not a <= e["start"] <= e["end"] <= b
+                 for e in every_edit)  # fmt: skip
+    if found is None or across:
+        return None
+    start, end, right = found[0] + a, found[1] + a, found[2]
+    fixed = original[a:start] + right + original[end:b]
+    inside = [{**e, "start": e["start"] - a, "end": e["end"] - a} for e in edits]
+    if " ".join(apply_edits(original[a:b], inside).split()) == " ".join(fixed.split()):
+        return None  # the editor's edits make the same sentence: its fix stands
+    fix: EditSpan = {"type": "contradictory", "start": start, "end": end,
+                     "wrong": original[start:end], "right": right,
+                     "checker_score": min(e.get("checker_score", 0.0) for e in edits)}  # fmt: skip
+    return fix, fixed
 
 
 def negation_fixes(
@@ -111,44 +119,31 @@ def negation_fixes(
     Warsaw in 1867 ..."). Where the editor's edits of the sentence already make it the
     sentence without its negation (the whole sentence replaced, as favakit's synthetic data
     marks a negated sentence), they stand. A warning counts them."""
-    questions = Questions()  # key: (result, sentence, the edit)
+    questions = Questions()  # key: (result, sentence, the fix, the sentence so fixed)
     for i, result in enumerate(results):
         passages = result.get("evidence", [])
         original = result["original"]
         spans = sentence_spans(original)
-        for n, edits in (_edited(result.get("edits", []), spans) if passages else {}).items():
-            a, b = spans[n]
-            candidate = denegated(original[a:b])
-            if candidate is None or any(
-                e["start"] < b and a < e["end"] and not (a <= e["start"] and e["end"] <= b)
-                for e in result["edits"]
-            ):  # an edit reaching into the next sentence: the sentence's edits are not its own
-                continue
-            start, end, right = candidate[0] + a, candidate[1] + a, candidate[2]
-            fixed = original[a:start] + right + original[end:b]
-            inside = [{**e, "start": e["start"] - a, "end": e["end"] - a} for e in edits]
-            if " ".join(apply_edits(original[a:b], inside).split()) == " ".join(fixed.split()):
-                continue  # the editor's edits make the same sentence: its fix stands
-            fix: EditSpan = {"type": "contradictory", "start": start, "end": end,
-                             "wrong": original[start:end], "right": right,
-                             "checker_score": min(e.get("checker_score", 0.0) for e in edits)}  # fmt: skip
-            questions.ask((i, n, fix), decontextualized(fixed, topics[i], original), passages)
-    fixes: dict[int, list[tuple[int, EditSpan]]] = {}
-    for (i, n, fix), p in questions.answers(checker):
+        held = edits_by_sentence(result.get("edits", []), spans) if passages else {}
+        for n, edits in held.items():
+            found = _candidate(original, spans[n], edits, result["edits"])
+            if found is not None:
+                fix, fixed = found
+                questions.ask((i, n, fix, fixed), decontextualized(fixed, topics[i], original),
+                              passages)  # fmt: skip
+    fixes: dict[int, list[tuple[int, EditSpan, str]]] = {}
+    for (i, n, fix, fixed), p in questions.answers(checker):
         if p > threshold:
-            fixes.setdefault(i, []).append((n, fix))
+            fixes.setdefault(i, []).append((n, fix, fixed))
     out = list(results)
     for i, made in fixes.items():
         result = results[i]
         original = result["original"]
         spans = sentence_spans(original)
-        fixed_sentences = {n for n, _ in made}
+        fixed_sentences = {n for n, _, _ in made}
         edits = [e for e in result["edits"]
-                 if not any(spans[n][0] <= e["start"] and e["end"] <= spans[n][1]
-                            for n in fixed_sentences)]  # fmt: skip
-        for n, fix in made:
-            a, b = spans[n]
-            fixed = original[a : fix["start"]] + fix["right"] + original[fix["end"] : b]
+                 if sentence_of(spans, e["start"], e["end"]) not in fixed_sentences]  # fmt: skip
+        for _, fix, fixed in made:
             where = cite(fixed, "", result["evidence"], original, subject_of(topics[i], original))
             edits.append({**fix, "cites": where} if where else fix)
         edits.sort(key=lambda e: (e["start"], e["end"]))

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from favakit.tags import ERROR_TYPES, Edit, Tagged
 from favakit.text import MONTHS as _MONTHS_LOWER
-from favakit.text import split_sentences
+from favakit.text import keep_case, split_sentences
 
 __all__ = ["EntityPools", "RuleInserter", "mentions", "name_kind", "sentence_spans"]
 
@@ -330,14 +330,6 @@ class EntityPools:
         return [] if kind is None else self.names.get((kind, len(name.split())), [])
 
 
-def _keep_case(original: str, replacement: str) -> str:
-    if original.isupper():
-        return replacement.upper()
-    if original[:1].isupper():
-        return replacement[:1].upper() + replacement[1:]
-    return replacement
-
-
 def _fake_name(rng: random.Random) -> str:
     return "".join(rng.choice(_SYLLABLES) for _ in range(rng.choice((2, 3)))).capitalize()
 
@@ -421,7 +413,7 @@ class RuleInserter:
             return None
         m = rng.choice(found)
         word = m.group(0)
-        return m.start(), m.end(), _keep_case(word, _OPPOSITE[word.lower()])
+        return m.start(), m.end(), keep_case(word, _OPPOSITE[word.lower()])
 
     def _contradictory(
         self, text: str, span: tuple[int, int], rng: random.Random

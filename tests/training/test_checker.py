@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -236,10 +237,7 @@ def test_a_text_of_several_sentences_is_scored_by_its_least_supported_sentence(
 
 def _with_config(folder: Path, out: Path, **keys: object) -> Path:
     """A copy of a checker folder with ``keys`` set in its checker.json."""
-    out.mkdir()
-    for f in folder.iterdir():
-        if f.is_file():
-            (out / f.name).write_bytes(f.read_bytes())
+    shutil.copytree(folder, out)
     meta = json.loads((folder / "checker.json").read_text())
     (out / "checker.json").write_text(json.dumps({**meta, **keys}))
     return out
