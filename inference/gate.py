@@ -47,6 +47,12 @@ The rule, sentence by sentence:
   favakit's rules: list items, relative clauses) is supported; otherwise it becomes a flag (at
   its words the evidence never uses, as above), so a sentence that also holds a supported fact
   is reported, not deleted.
+* **a judgement the evidence never makes is deleted**
+  (:func:`~favakit.inference.opinion_check.opinion_deletions`, with the same switch): in a
+  sentence whose every edit is a flag, an opinion ("arguably", "the most beautiful sight")
+  whose words the evidence never uses is deleted as ``subjective``: its evaluative words, the
+  clause holding it, or the whole sentence, whichever is the smallest the checker finds leaves
+  the sentence supported (a whole sentence checked as deletions are);
 * **flags at words** (``flags="words"``, last): a sentence whose every edit became a flag is
   flagged as an unsupported sentence the editor left alone is, at the words the evidence never
   uses and those the token head marks

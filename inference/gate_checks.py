@@ -23,6 +23,7 @@ from favakit.inference.gate_edits import (
 )
 from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
 from favakit.inference.negation_fix import negation_fixes
+from favakit.inference.opinion_check import opinion_deletions
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
@@ -298,12 +299,32 @@ def drop_unneeded_fixes(
     return out
 
 
+def _opinion_deletions_checked(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float, flags: str,
+) -> list[EditResult]:  # fmt: skip
+    """:func:`~favakit.inference.opinion_check.opinion_deletions`, with each result it changes
+    checked again by :func:`verify_deletions`: a whole sentence it deletes that also states a
+    supported fact is flagged instead (the editor's deletions there were checked already and
+    come back as they were)."""
+    made = opinion_deletions(checker, results, topics, threshold)
+    changed = [i for i, (before, after) in enumerate(zip(results, made, strict=True))
+               if after is not before]  # fmt: skip
+    rechecked = verify_deletions(checker, [made[i] for i in changed],
+                                 [topics[i] for i in changed], threshold, flags)  # fmt: skip
+    for i, result in zip(changed, rechecked, strict=True):
+        made[i] = result
+    return made
+
+
 def check_edits(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
     threshold: float, flags: str = "words",
 ) -> list[EditResult]:  # fmt: skip
     """The second look at gated results, in the order the default pipeline takes it: deletions
-    checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then the fixes a
+    checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then a flagged
+    sentence's judgement that the evidence never makes deleted as subjective
+    (:func:`_opinion_deletions_checked`), then the fixes a
     sentence does not need dropped (:func:`drop_unneeded_fixes`), then a sentence flagged for a
     negation the evidence contradicts fixed
     (:func:`~favakit.inference.negation_fix.negation_fixes`); ``flags`` as the gate flags
@@ -311,5 +332,6 @@ def check_edits(
     (:func:`~favakit.inference.gate_words.flags_at_words`)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
     fixed = verify_fixes(checker, checked, topics, threshold, flags)
-    needed = drop_unneeded_fixes(checker, fixed, topics, threshold)
+    opinions = _opinion_deletions_checked(checker, fixed, topics, threshold, flags)
+    needed = drop_unneeded_fixes(checker, opinions, topics, threshold)
     return negation_fixes(checker, needed, topics, threshold)
