@@ -101,11 +101,11 @@ def _word_deletion(sentence: str, start: int, end: int) -> tuple[int, int, str]:
     if article is None and sentence[:start].strip():
         return start, end, ""
     if article is None:  # the sentence's first words: the next word takes the capital
-        following = _NEXT_WORD.match(sentence[end:])
-        if following is None:
+        next_word = _NEXT_WORD.match(sentence[end:])
+        if next_word is None:
             return start, end, ""
-        word = following.group("word")
-        return start, end + following.end(), word[:1].upper() + word[1:]
+        word = next_word.group("word")
+        return start, end + next_word.end(), word[:1].upper() + word[1:]
     following = sentence[end:].lstrip()[:1].lower()
     right = "an" if following in tuple("aeiou") else "a"
     if right == article.group("article").lower():
