@@ -135,10 +135,12 @@ class _VerdictRequired(TypedDict):
 class Verdict(_VerdictRequired, total=False):
     """A verifier's answer for one claim: ``score`` is the judge's probability that the claim is
     supported where it has one (1.0 or 0.0 where it has none); ``warnings`` say, for example,
-    that the evidence was judged in pieces; ``id`` is added by batch runs."""
+    that the evidence was judged in pieces; ``evidence``: the passages retrieved for a claim
+    that came without any; ``id`` is added by batch runs."""
 
     id: str
     warnings: list[str]
+    evidence: list[Passage]
 
 
 @dataclass

@@ -138,9 +138,10 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from favakit.inference.factory import announce, open_editor, open_verifier
+    from favakit.inference.factory import announce, editor_searcher, open_editor, open_verifier
     from favakit.inference.http_guard import allowed_hosts, http_limits, run_server
     from favakit.inference.server import ServeLimits, create_editor_app
+    from favakit.inference.verifiers import RetrievingVerifier
 
     spec = ClientSpec.from_args(args)
     gate = gate_settings(args)
@@ -151,10 +152,12 @@ def _serve(args: argparse.Namespace) -> int:
     announce(editor)
     verifier = None
     if args.verify_judge in ("verifier", "checker"):
-        verifier = open_verifier(
+        judge = open_verifier(
             args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
             checker=gate.judge if gate else None,  # the gate's checker answers /v1/verify too
         )  # fmt: skip
+        # a claim that comes without evidence is read against what the editor retrieves from
+        verifier = RetrievingVerifier(judge, editor_searcher(editor), k=args.k or 5)
     limits = ServeLimits(
         max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout,
         http=http_limits(args),
@@ -193,6 +196,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 
 def _verify(args: argparse.Namespace) -> int:
     from favakit.inference.runs import VerifyStage, read_claims, run_rows
+    from favakit.inference.verifiers import NO_EVIDENCE_CLAIM
 
     if (args.claim is None) == (args.input is None):
         raise UsageError("give either --claim TEXT (with --evidence) or --input FILE.jsonl")
@@ -209,13 +213,16 @@ def _verify(args: argparse.Namespace) -> int:
         editor_kind=kind, editor_settings=editor_settings(args), index=args.index, kb=args.kb,
         detector=args.detector, checker=args.checker,
     )  # fmt: skip
-    stage = VerifyStage(args.judge, spec, options, args.cache)
+    stage = VerifyStage(args.judge, spec, options, args.cache, k=args.k or 5)
     verdicts = run_rows(
         rows, stage, ray=ray, batch=args.max_batch, output=args.output,
         emit=lambda r: print(json.dumps(r, ensure_ascii=False), flush=True),
         progress=args.claim is None, desc="verify", unit="claim",
     )  # fmt: skip
     supported = sum(bool(v["supported"]) for v in verdicts)
+    bare = sum(NO_EVIDENCE_CLAIM in v.get("warnings", []) for v in verdicts)
+    if bare:
+        print(f"favakit verify: warning: {bare} claim(s) had {NO_EVIDENCE_CLAIM}", file=sys.stderr)
     judge = verdicts[-1]["judge"] if verdicts else args.judge
     hits = stage.cache_hits() if ray is None else 0
     cached = f"; {hits} answered from the cache" if hits else ""
@@ -264,6 +271,11 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     add_judge_options(parser, "claim")
     parser.add_argument("--topic", default=None, help=argparse.SUPPRESS)
-    add_editor_options(parser, editing="the editor as judge (--judge editor or encoder only)")
+    add_editor_options(
+        parser,
+        editing="evidence from a knowledge source (--kb, --index, -k: "
+        "every judge, for a claim that comes without evidence; default k 5) and "
+        "the editor as judge (the rest: --judge editor or encoder only)",
+    )
     add_ray_options(parser)
     parser.set_defaults(func=_verify)

@@ -18,7 +18,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from favakit.contracts import Editor, Verifier
 from favakit.errors import UsageError
@@ -45,6 +45,7 @@ __all__ = [
     "VERIFIER_KINDS",
     "announce",
     "describe",
+    "editor_searcher",
     "open_editor",
     "open_gate",
     "open_qwen_judge",
@@ -172,6 +173,15 @@ def _generative(
 
             client = BatchedClient(gen, max_batch=spec.max_batch)
     return GenerativeEditor(client, searcher=searcher, settings=settings, count_tokens=count_tokens)
+
+
+def editor_searcher(editor: Editor) -> Searcher | None:
+    """The searcher ``editor`` retrieves its evidence with (a gated editor's inner editor's), or
+    None: what ``favakit serve``'s ``/v1/verify`` reads a claim that comes without evidence
+    against."""
+    inner = getattr(editor, "editor", editor)  # a GatedEditor wraps the editor that retrieves
+    searcher = getattr(inner, "searcher", None)
+    return cast("Searcher | None", searcher)
 
 
 def open_verifier(

@@ -122,20 +122,27 @@ class EditStage:
 class VerifyStage:
     """A verifier's work on chunks of claims (see :class:`EditStage`); ``options`` go to
     :func:`~favakit.inference.factory.open_verifier`, ``cache`` is a sqlite file of the judge's
-    answers."""
+    answers. A judge other than the editors reads a claim that comes without evidence against
+    the ``k`` passages that ``options``' ``index`` (+ ``kb``) finds for it
+    (:class:`~favakit.inference.verifiers.RetrievingVerifier`)."""
 
     kind: str
     spec: ClientSpec
     options: dict[str, Any] = field(default_factory=dict)
     cache: str | None = None
+    k: int = 5
     verifier: Verifier | None = None  # set once built
 
     def __call__(self) -> Callable[[list[EditRequest]], list[Verdict]]:
-        from favakit.inference.factory import announce, open_verifier
+        from favakit.inference.factory import announce, open_searcher, open_verifier
+        from favakit.inference.verifiers import RetrievingVerifier
 
         verifier = open_verifier(self.kind, self.spec, **self.options)
         if self.kind in ("encoder", "editor"):
-            announce(verifier)
+            announce(verifier)  # the editors retrieve their own evidence
+        else:
+            verifier = RetrievingVerifier(verifier, open_searcher(self.options.get("index"),
+                                          self.options.get("kb"), self.spec.device), self.k)  # fmt: skip
         if self.cache:
             from favakit.llm import ResponseCache
 

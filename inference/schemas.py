@@ -110,6 +110,9 @@ class VerdictResponse(BaseModel):
     score: float = Field(description="the judge's P(supported), where it has one; else 1 or 0")
     judge: str
     warnings: list[str] | None = None
+    evidence: list[Passage] | None = Field(
+        None, description="the passages retrieved for a claim that came without evidence"
+    )
 
 
 class ErrorResponse(BaseModel):

@@ -19,6 +19,10 @@ Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{
   in a band around the first's threshold (the band is chosen on a development split and stored
   with the checker; ``scripts/cascade_band.py``).
 
+* :class:`RetrievingVerifier`: another verifier whose claims that come without evidence get it
+  from a knowledge source first (``favakit verify --kb --index`` with any judge); a claim left
+  with no evidence at all says so in its verdict's ``warnings`` (:data:`NO_EVIDENCE_CLAIM`).
+
 * :class:`EditorVerifier`: any :class:`~favakit.contracts.Editor` as a verifier: a claim with no
   edit is supported. The encoder detector's score is ``1 - error_probability`` (its most
   confident span of any type, before thresholds); the generative editor gives no probability,
@@ -32,12 +36,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from favakit.contracts import EditInput, Editor, Verdict, Verifier, as_request
 from favakit.inference.judges import Check, Judge
 from favakit.llm import LLMClient
 
+if TYPE_CHECKING:
+    from favakit.retrieval.search import Searcher
+
 __all__ = [
+    "NO_EVIDENCE_CLAIM",
     "STYLES",
     "THRESHOLDS",
     "VERIFIER_PIECE_WORDS",
@@ -46,6 +55,7 @@ __all__ = [
     "CutEvidence",
     "EditorVerifier",
     "LLMVerifier",
+    "RetrievingVerifier",
     "choose_threshold",
     "default_style",
     "default_threshold",
@@ -169,6 +179,49 @@ class EditorVerifier:
             if result.get("warnings"):
                 verdict["warnings"] = list(result["warnings"])
             out.append(verdict)
+        return out
+
+
+#: Said in a verdict's ``warnings`` (and counted on stderr) when a claim had no evidence at all.
+NO_EVIDENCE_CLAIM = (
+    "no evidence: the claim was checked against nothing (give evidence, or a knowledge source "
+    "with --kb and --index)"
+)
+
+
+class RetrievingVerifier:
+    """``inner`` verifies each claim against its own evidence, or, for a claim that comes with
+    none, the ``k`` passages ``searcher`` finds for it (as the editor retrieves for a text:
+    :func:`~favakit.inference.editor.gather_evidence`; the verdict lists them as ``evidence``).
+    A claim left with no evidence at all (no searcher, or nothing found) is still verified, and
+    its verdict's ``warnings`` say so (:data:`NO_EVIDENCE_CLAIM`): every judge then calls it
+    unsupported."""
+
+    def __init__(self, inner: Verifier, searcher: Searcher | None = None, k: int = 5) -> None:
+        self.inner, self.searcher, self.k = inner, searcher, k
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def client(self) -> object:
+        """The inner judge's generation client, where it has one (``--cache`` sets its cache)."""
+        return getattr(self.inner, "client", None)
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        from favakit.inference.editor import gather_evidence
+
+        reqs = [as_request(c, i) for i, c in enumerate(claims)]
+        found = [gather_evidence(r, r.text, self.searcher, self.k) for r in reqs]
+        asked: list[EditInput] = [{"text": r.text, "topic": r.topic or "", "evidence": list(ev)}
+                                  for r, ev in zip(reqs, found, strict=True)]  # fmt: skip
+        out = self.inner.verify(asked)
+        for verdict, r, ev in zip(out, reqs, found, strict=True):
+            if not ev:
+                verdict["warnings"] = [*verdict.get("warnings", []), NO_EVIDENCE_CLAIM]
+            elif r.evidence is None:
+                verdict["evidence"] = list(ev)
         return out
 
 

@@ -173,3 +173,34 @@ def test_a_long_cpu_run_says_what_it_will_cost_and_the_faster_ways() -> None:
     assert "--limit N" in note
     assert cost_note(10, "generative") is None  # under a minute: nothing to warn of
     assert cost_note(300, "encoder") is None and "about 1 min" in str(cost_note(1500, "encoder"))
+
+
+def test_verify_reads_a_claim_without_evidence_against_the_knowledge_source(
+    corpus_jsonl: Path, tmp_path: Path
+) -> None:
+    """`favakit verify --kb --index` with the default kind of judge (a checker): a claim that
+    comes without evidence is read against the passages a real BM25 index finds for it, which
+    the verdict lists; before, the checker read it against nothing and called every such claim
+    unsupported. A claim with no evidence at all says so, in its verdict and on stderr."""
+    from favakit.retrieval.index import build_index
+    from favakit.retrieval.kb import build_kb
+
+    build_kb(corpus_jsonl, tmp_path / "kb.db", max_tokens=24)
+    build_index(tmp_path / "kb.db", tmp_path / "bm25", kind="bm25")
+    claim = "Pierre Curie was a French physicist."
+    run = favakit("verify", "--claim", claim, "--checker", "checker", "--kb",
+                  str(tmp_path / "kb.db"), "--index", str(tmp_path / "bm25"))  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    verdict = json.loads(run.stdout)
+    assert verdict["supported"] and "warnings" not in verdict
+    assert any(p["title"] == "Pierre Curie" for p in verdict["evidence"])
+    bare = favakit("verify", "--claim", claim, "--checker", "checker")
+    assert bare.returncode == 0, bare.stderr
+    assert not json.loads(bare.stdout)["supported"]
+    assert json.loads(bare.stdout)["warnings"][-1].startswith("no evidence: the claim was checked")
+    assert "warning: 1 claim(s) had no evidence" in bare.stderr
+    # evidence given with the claim is used as it is: no retrieval, nothing listed
+    given = favakit("verify", "--claim", claim, "--checker", "checker", "--evidence",
+                    "Pierre Curie was a French physicist.", "--kb", str(tmp_path / "kb.db"),
+                    "--index", str(tmp_path / "bm25"))  # fmt: skip
+    assert json.loads(given.stdout)["supported"] and "evidence" not in json.loads(given.stdout)

@@ -126,6 +126,42 @@ def test_serve_answers_verify_with_the_verifier(
     assert all(v["judge"] == "smollm2+favakit-verifier-smollm2" for v in verdicts)
 
 
+def test_serve_reads_a_claim_without_evidence_against_the_editors_knowledge_source(
+    tiny_llama: Path, tiny_adapter: Path, free_port: Any, corpus_jsonl: Path, tmp_path: Path
+) -> None:
+    """`favakit serve --kb --index` (wired as its command wires it): /v1/verify reads a claim
+    that comes without evidence against the passages the editor's real BM25 index finds, and
+    lists them; a claim with evidence is read against that alone."""
+    import urllib.request
+
+    from favakit.inference.factory import editor_searcher, open_editor, open_verifier
+    from favakit.inference.server import create_editor_app
+    from favakit.inference.verifiers import RetrievingVerifier
+    from favakit.retrieval.index import build_index
+    from favakit.retrieval.kb import build_kb
+    from favakit.spec import ClientSpec
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from test_serve import _serve
+
+    build_kb(corpus_jsonl, tmp_path / "kb.db", max_tokens=24)
+    build_index(tmp_path / "kb.db", tmp_path / "bm25", kind="bm25")
+    editor = open_editor(ClientSpec(str(tiny_llama), str(tiny_adapter)), shared=True,
+                         index=[str(tmp_path / "bm25")], kb=str(tmp_path / "kb.db"))  # fmt: skip
+    judge = open_verifier("checker", checker="checker")
+    app = create_editor_app(editor, verifier=RetrievingVerifier(judge, editor_searcher(editor)))
+    claim = "Pierre Curie was a French physicist."
+    body = [{"text": claim}, {"text": claim, "evidence": ["Dick Hanley was a coach."]}]
+    for url in _serve(app, free_port()):
+        req = urllib.request.Request(url + "/v1/verify", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+        with urllib.request.urlopen(req, timeout=300) as resp:
+            retrieved, given = json.loads(resp.read())
+    assert retrieved["supported"] and not given["supported"]
+    assert any(p["title"] == "Pierre Curie" for p in retrieved["evidence"])
+    assert given.get("evidence") is None
+
+
 def test_long_evidence_is_cut_at_sentence_ends_and_packed() -> None:
     from favakit.inference.judges import evidence_chunks
 
