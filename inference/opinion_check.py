@@ -19,10 +19,14 @@ some of the judgement's words: a judgement the evidence itself reports in the sa
   is scored without them (:func:`without_opinion`, with the words that intensify them, "very",
   "most", and the article mended: "an impressive result" -> "a result"); where the checker
   finds it supported, only those words are deleted;
+* else a sentence whose judgement follows a clause opening ("It was built for the 1889 World's
+  Fair *and is without doubt the most romantic landmark in Europe*") is scored without that
+  clause (:func:`without_clause`); where the checker finds it supported, the clause is deleted;
 * otherwise the whole sentence is deleted. That deletion then goes through the gate's deletion
   check (:func:`~favakit.inference.gate_checks.verify_deletions`), which takes it back as a
-  flag when a fact the sentence also states is supported, so "Jupiter, the largest planet, is
-  also the most wonderful sight in the sky" is not deleted for its opinion."""
+  flag when a fact the sentence also states is supported, so "Mozart wrote 600 works,
+  including symphonies and operas, which are timeless masterpieces" is not deleted for its
+  opinion when the checker supports "Mozart wrote 600 works"."""
 
 from __future__ import annotations
 
@@ -35,7 +39,7 @@ from favakit.inference.gate_words import flagged_sentences, sentence_of
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
-__all__ = ["opinion_deletions", "opinion_words", "without_opinion"]
+__all__ = ["opinion_deletions", "opinion_words", "without_clause", "without_opinion"]
 
 #: phrases that mark what follows (or precedes) as a judgement, not a fact
 _HEDGES = (
@@ -68,7 +72,6 @@ _NEXT_WORD = re.compile(r"\s*(?P<word>\w+)")
 _CLAUSE_OPENING = re.compile(r"(?:,\s*|\s+)(?:and|but|while|which|where|making)\b|[,;:]\s", re.I)
 _WORDS = re.compile(r"\w+")
 _MIN_HEAD_WORDS = 4  # what is left of a sentence without its judgement's clause
-_PREFERENCES = 2  # the smaller fixes tried (_fixes): words, then clause
 _COORDINATED = re.compile(r"^(?:,\s*|\s+and\b)")  # "beautiful and old", "beautiful, old"
 
 
@@ -169,17 +172,12 @@ def without_clause(sentence: str) -> tuple[list[tuple[int, int, str]], str] | No
     return [(start, end, "")], head + sentence[end:]
 
 
-def _fixes(
-    sentence: str,
-) -> list[tuple[str, tuple[tuple[int, int, str], ...], str]]:  # fmt: skip
-    """The smaller fixes of a sentence voicing a judgement, in the order preferred: its
-    evaluative words out (:func:`without_opinion`), then its clause out
-    (:func:`without_clause`); each as ``(kind, cuts, the sentence so edited)``."""
-    out = []
-    for kind, found in (("words", without_opinion(sentence)), ("clause", without_clause(sentence))):
-        if found is not None:
-            out.append((kind, tuple(found[0]), found[1]))
-    return out
+def _smaller_fixes(sentence: str) -> list[tuple[tuple[tuple[int, int, str], ...], str]]:
+    """The deletions smaller than the whole of a sentence voicing a judgement, in the order
+    preferred: its evaluative words (:func:`without_opinion`), then its clause
+    (:func:`without_clause`); each as ``(cuts, the sentence so edited)``."""
+    found = (without_opinion(sentence), without_clause(sentence))
+    return [(tuple(cuts), rest) for cuts, rest in (f for f in found if f is not None)]
 
 
 def opinion_deletions(
@@ -207,19 +205,19 @@ def opinion_deletions(
             if not _unused_opinion(original[a:b], evidence):
                 continue
             candidates[(i, n)] = min(f.get("checker_score", 0.0) for f in flags)
-            for k, (_, cuts, rest) in enumerate(_fixes(original[a:b])):
+            for k, (cuts, rest) in enumerate(_smaller_fixes(original[a:b])):
                 questions.ask((i, n, k, cuts), decontextualized(rest, topics[i], original),
                               result["evidence"])  # fmt: skip
     smallest: dict[tuple[int, int], tuple[int, tuple[tuple[int, int, str], ...]]] = {}
     for (i, n, k, cuts), p in questions.answers(checker):
-        if p > threshold and k < smallest.get((i, n), (_PREFERENCES, ()))[0]:
-            smallest[(i, n)] = (k, cuts)
+        if p > threshold and ((i, n) not in smallest or k < smallest[(i, n)][0]):
+            smallest[(i, n)] = (k, cuts)  # the first preferred of those supported
     made: dict[int, dict[int, list[EditSpan]]] = {}
     for (i, n), score in candidates.items():
         result = results[i]
         sentence = sentence_spans(result["original"])[n]
         said = result["original"][slice(*sentence)]
-        cuts = smallest.get((i, n), (0, ()))[1]
+        cuts = smallest.get((i, n), (0, ()))[1]  # none supported: the whole sentence
         edits = _opinion_edits(result["original"], sentence, cuts, score)
         made.setdefault(i, {})[n] = [cited(e, said, result["evidence"], result["original"])
                                      for e in edits]  # fmt: skip
