@@ -182,6 +182,21 @@ class EditorVerifier:
         return out
 
 
+class _Around:
+    """What a verifier around another (``inner``) passes through: its name, and its generation
+    client where it has one (``--cache`` sets that client's cache)."""
+
+    inner: Verifier
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    @property
+    def client(self) -> object:
+        return getattr(self.inner, "client", None)
+
+
 #: Said in a verdict's ``warnings`` (and counted on stderr) when a claim had no evidence at all.
 NO_EVIDENCE_CLAIM = (
     "no evidence: the claim was checked against nothing (give evidence, or a knowledge source "
@@ -189,7 +204,7 @@ NO_EVIDENCE_CLAIM = (
 )
 
 
-class RetrievingVerifier:
+class RetrievingVerifier(_Around):
     """``inner`` verifies each claim against its own evidence, or, for a claim that comes with
     none, the ``k`` passages ``searcher`` finds for it (as the editor retrieves for a text:
     :func:`~favakit.inference.editor.gather_evidence`; the verdict lists them as ``evidence``).
@@ -199,15 +214,6 @@ class RetrievingVerifier:
 
     def __init__(self, inner: Verifier, searcher: Searcher | None = None, k: int = 5) -> None:
         self.inner, self.searcher, self.k = inner, searcher, k
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def client(self) -> object:
-        """The inner judge's generation client, where it has one (``--cache`` sets its cache)."""
-        return getattr(self.inner, "client", None)
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
         from favakit.inference.editor import gather_evidence
@@ -239,7 +245,7 @@ def cut_evidence(claims: Sequence[EditInput], words: int) -> list[EditInput]:
     return out
 
 
-class CutEvidence:
+class CutEvidence(_Around):
     """``inner`` verifies each claim against its evidence cut to ``words`` words
     (:func:`cut_evidence`): the tuned Qwen judge reads evidence as it was trained to."""
 
@@ -247,15 +253,6 @@ class CutEvidence:
         if words < 1:
             raise ValueError(f"evidence words must be at least 1, not {words}")
         self.inner, self.words = inner, words
-
-    @property
-    def model(self) -> str:
-        return self.inner.model
-
-    @property
-    def client(self) -> object:
-        """The inner judge's generation client (``--cache`` sets its cache)."""
-        return getattr(self.inner, "client", None)
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
         return self.inner.verify(cut_evidence(claims, self.words))

@@ -4,6 +4,8 @@ whichever is the smallest the checker finds leaves the sentence supported."""
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +17,9 @@ from favakit.inference.opinion_check import (
     without_opinion,
 )
 from favakit.tags import apply_edits
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_gate import _ByText  # the gate's judge as a table (the rule under test is this module's)
 
 
 @pytest.mark.parametrize(
@@ -68,22 +73,6 @@ def test_the_clause_holding_a_judgement_comes_out() -> None:
     # no clause before the judgement, or too little before it
     assert without_clause("It is without doubt the finest tower in Europe.") is None
     assert without_clause("It is tall, and arguably the finest.") is None
-
-
-class _ByText:
-    """The gate's judge as a table (the SentenceScorer contract): P(supported) of a sentence by
-    its text, 0 for any other. The rule under test is this module's; the shipped checker behind
-    it is tested end to end below."""
-
-    name = "table"
-    gate_threshold = 0.5
-
-    def __init__(self, table: dict[str, float]) -> None:
-        self.table, self.asked = table, []  # type: ignore[var-annotated]
-
-    def score(self, texts, evidence):  # type: ignore[no-untyped-def]
-        self.asked += list(texts)
-        return [(self.table.get(t, 0.0), 1) for t in texts]
 
 
 EVIDENCE = [{"title": "Tower", "text": "The tower was built in 1889. It is 330 metres tall."}]
