@@ -40,6 +40,7 @@ chosen on the same split for checker-gated editing, supported sentences left alo
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import threading
@@ -254,20 +255,7 @@ class Checker:
         self.gate_threshold = float(self.config.get("gate_threshold", self.threshold))
         self.max_length = int(self.config.get("max_length", 256))
         self.piece_words = int(self.config.get("piece_words", 160))
-        if role not in ("verdict", "gate"):
-            raise ValueError(f"role {role!r}: expected verdict or gate")
-        stored = self.config.get("evidence_reading", READINGS[0])
-        if role == "gate":
-            stored = self.config.get("gate_evidence_reading", stored)
-        self.reading = reading or str(stored)
-        if self.reading not in READINGS:
-            raise UsageError(f"evidence reading {self.reading!r}: expected one of {READINGS}")
-        # verdicts on texts of several sentences (the gate is handed one sentence at a time)
-        self.text_reading = str(self.config.get("text_reading", TEXT_READINGS[0]))
-        if role == "gate":
-            self.text_reading = TEXT_READINGS[0]
-        if self.text_reading not in TEXT_READINGS:
-            raise UsageError(f"text reading {self.text_reading!r}: expected one of {TEXT_READINGS}")
+        self._take_role(role, reading)
         self.name = str(self.config.get("name", folder.name))
         # a year the evidence contradicts caps the score (year_check.py); "year_check": false
         # in checker.json leaves the model's score alone
@@ -294,6 +282,32 @@ class Checker:
         self.model.eval()
         self._torch = torch
         self._lock = threading.Lock()  # one tokenizer and model shared by a server's threads
+
+    def _take_role(self, role: str, reading: str | None = None) -> None:
+        """Read evidence and texts as ``role`` does (``checker.json``'s readings for it);
+        ``reading`` overrides the evidence reading."""
+        if role not in ("verdict", "gate"):
+            raise ValueError(f"role {role!r}: expected verdict or gate")
+        stored = self.config.get("evidence_reading", READINGS[0])
+        if role == "gate":
+            stored = self.config.get("gate_evidence_reading", stored)
+        self.reading = reading or str(stored)
+        if self.reading not in READINGS:
+            raise UsageError(f"evidence reading {self.reading!r}: expected one of {READINGS}")
+        # verdicts on texts of several sentences (the gate is handed one sentence at a time)
+        self.text_reading = str(self.config.get("text_reading", TEXT_READINGS[0]))
+        if role == "gate":
+            self.text_reading = TEXT_READINGS[0]
+        if self.text_reading not in TEXT_READINGS:
+            raise UsageError(f"text reading {self.text_reading!r}: expected one of {TEXT_READINGS}")
+
+    def in_role(self, role: str) -> Checker:
+        """This checker read as ``role`` reads (``verdict`` or ``gate``), sharing its model,
+        tokenizer and lock rather than loading them again: how ``favakit serve`` answers
+        ``/v1/verify`` with its gate's checker."""
+        other = copy.copy(self)
+        other._take_role(role)
+        return other
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(supported) of each (text, evidence) pair, read in one pass each (cut to fit)."""

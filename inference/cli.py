@@ -138,10 +138,9 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from favakit.inference.factory import announce, editor_searcher, open_editor, open_verifier
+    from favakit.inference.factory import announce, judge_beside, open_editor
     from favakit.inference.http_guard import allowed_hosts, http_limits, run_server
     from favakit.inference.server import ServeLimits, create_editor_app
-    from favakit.inference.verifiers import RetrievingVerifier
 
     spec = ClientSpec.from_args(args)
     gate = gate_settings(args)
@@ -150,14 +149,10 @@ def _serve(args: argparse.Namespace) -> int:
         detector=args.detector, shared=True, gate=gate,
     )  # fmt: skip
     announce(editor)
-    verifier = None
-    if args.verify_judge in ("verifier", "checker"):
-        judge = open_verifier(
-            args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
-            checker=gate.judge if gate else None,  # the gate's checker answers /v1/verify too
-        )  # fmt: skip
-        # a claim that comes without evidence is read against what the editor retrieves from
-        verifier = RetrievingVerifier(judge, editor_searcher(editor), k=args.k or 5)
+    verifier = judge_beside(
+        editor, args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
+        checker=gate.judge if gate and gate.judge != "qwen" else None, k=args.k or 5,
+    )  # fmt: skip
     limits = ServeLimits(
         max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout,
         http=http_limits(args),
@@ -183,10 +178,11 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
     add_http_options(s, max_body_bytes=4_000_000)
     s.add_argument(
-        "--verify-judge", default="editor", choices=["editor", "checker", "verifier"],
-        help="who answers /v1/verify: the editor being served (a claim it edits is not "
-        "supported), or a judge loaded beside it: the checker (the one --gate names, else "
-        "the shipped one; the best on real claims) or favakit's trained claim verifier",
+        "--verify-judge", default="checker", choices=["checker", "editor", "verifier"],
+        help="who answers /v1/verify: the checker (the default, as for `favakit verify`: the "
+        "one that gates the editor, its model shared, else the shipped one; the best on real "
+        "claims), the editor being served (a claim it edits is not supported: it edits most "
+        "true claims too), or favakit's trained claim verifier loaded beside it",
     )  # fmt: skip
     parser.set_defaults(func=_serve)
 

@@ -46,6 +46,7 @@ __all__ = [
     "announce",
     "describe",
     "editor_searcher",
+    "judge_beside",
     "open_editor",
     "open_gate",
     "open_qwen_judge",
@@ -173,6 +174,30 @@ def _generative(
 
             client = BatchedClient(gen, max_batch=spec.max_batch)
     return GenerativeEditor(client, searcher=searcher, settings=settings, count_tokens=count_tokens)
+
+
+def judge_beside(
+    editor: Editor, kind: str, spec: ClientSpec | None = None, checker: str | None = None,
+    k: int = 5,
+) -> Verifier | None:  # fmt: skip
+    """What answers ``favakit serve``'s ``/v1/verify`` beside ``editor`` (``--verify-judge``):
+    None where the editor itself does (``kind`` ``editor``: a claim it edits is not
+    supported); for ``checker`` (the default), the checker that gates the editor, read as
+    verdicts are and sharing its loaded model (:meth:`~favakit.inference.checker.Checker.in_role`),
+    else the shipped one (``checker`` names another); for ``verifier``, favakit's trained claim
+    verifier. A claim that comes without evidence is read against the ``k`` passages the
+    editor's knowledge source gives it (:class:`~favakit.inference.verifiers.RetrievingVerifier`)."""
+    if kind == "editor":
+        return None
+    from favakit.inference.checker import Checker, CheckerVerifier
+    from favakit.inference.verifiers import RetrievingVerifier
+
+    gate = getattr(editor, "checker", None)  # a GatedEditor's judge
+    if kind == "checker" and isinstance(gate, Checker):
+        judge: Verifier = CheckerVerifier(gate.in_role("verdict"))
+    else:
+        judge = open_verifier(kind, spec, checker=checker)
+    return RetrievingVerifier(judge, editor_searcher(editor), k)
 
 
 def editor_searcher(editor: Editor) -> Searcher | None:

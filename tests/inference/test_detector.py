@@ -187,7 +187,7 @@ def test_serve_encoder_backend_on_loopback(trained_detector: Path, free_port: ob
     port = free_port()  # type: ignore[operator]
     proc = subprocess.Popen(
         [sys.executable, "-m", "favakit", "serve", "--backend", "encoder", "--detector",
-         str(trained_detector), "--port", str(port)],
+         str(trained_detector), "--port", str(port), "--verify-judge", "editor"],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"

@@ -200,19 +200,27 @@ def test_a_name_the_evidence_contradicts_caps_the_score() -> None:
 
 
 def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
-    """`favakit serve --verify-judge checker`: /v1/verify over loopback, answered by the
-    shipped checker loaded beside the editor being served."""
+    """`favakit serve` (its default `--verify-judge checker`, wired as the command wires it):
+    /v1/verify over loopback, answered by the checker that gates the editor, read as verdicts
+    are and sharing the gate's loaded model; without a gate, by the shipped checker."""
     import urllib.request
 
-    from favakit.inference.factory import open_editor, open_verifier
+    from favakit.inference.factory import judge_beside, open_editor
     from favakit.inference.server import create_editor_app
     from favakit.spec import ClientSpec
 
     sys.path.insert(0, str(Path(__file__).parent))
     from test_serve import _serve
 
-    app = create_editor_app(open_editor(ClientSpec(str(tiny_llama)), shared=True),
-                            verifier=open_verifier("checker", checker="checker"))  # fmt: skip
+    editor = open_editor(ClientSpec(str(tiny_llama)), shared=True, gate="checker")
+    verifier = judge_beside(editor, "checker")
+    gate, verdicts_by = editor.checker, verifier.inner.checker  # type: ignore[attr-defined]
+    assert verdicts_by.model is gate.model and verdicts_by.tokenizer is gate.tokenizer
+    assert (verdicts_by.reading, gate.reading) == ("selected", "pieces")  # each role's own
+    assert judge_beside(editor, "editor") is None  # the editor answers itself
+    ungated = judge_beside(open_editor(ClientSpec(str(tiny_llama))), "checker", checker="checker")
+    assert ungated.inner.checker.model is not gate.model  # type: ignore[union-attr]
+    app = create_editor_app(editor, verifier=verifier)
     body = [{"text": t, "evidence": [EVIDENCE[e]]} for _, t, e, _ in CLAIMS]
     for url in _serve(app, free_port()):  # type: ignore[operator]
         req = urllib.request.Request(url + "/v1/verify", data=json.dumps(body).encode(),
