@@ -11,13 +11,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from favakit.contracts import EditResult, EditSpan
+from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans
 
 __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "checked_flags",
     "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside",
     "flagged_sentences", "flags_at_words", "marked_words", "marks_in_flagged_sentences",
-    "narrowed_flag", "only_flagged", "sentence_of", "unsupported_flag", "unsupported_words",
+    "narrowed_flag", "only_flagged", "sentence_of", "sentences_replaced", "unsupported_flag",
+    "unsupported_words",
 ]  # fmt: skip
 
 
@@ -210,6 +212,23 @@ def edits_by_sentence(
         if n is not None:
             held.setdefault(n, []).append(e)
     return held
+
+
+def sentences_replaced(
+    result: EditResult, spans: Sequence[tuple[int, int]],
+    replacements: Mapping[int, Sequence[EditSpan]], note: str,
+) -> EditResult:  # fmt: skip
+    """``result`` with the edits of each sentence that ``replacements`` names (by index in
+    ``spans``, :func:`sentence_of`) replaced by the edits it gives, the text made again, and
+    ``note`` added to its warnings: how the gate's later checks put their fix in a sentence's
+    place."""
+    kept = [
+        e for e in result["edits"] if sentence_of(spans, e["start"], e["end"]) not in replacements
+    ]
+    edits = sorted([*kept, *(e for es in replacements.values() for e in es)],
+                   key=lambda e: (e["start"], e["end"]))  # fmt: skip
+    return {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
+            "warnings": [*result.get("warnings", []), note]}  # fmt: skip
 
 
 def only_flagged(

@@ -25,7 +25,7 @@ from favakit.inference.gate_edits import (
     decontextualized,
     subject_of,
 )
-from favakit.inference.gate_words import edits_by_sentence, sentence_of
+from favakit.inference.gate_words import edits_by_sentence, sentences_replaced
 from favakit.tags import apply_edits
 from favakit.text import keep_case, sentence_spans
 
@@ -139,16 +139,11 @@ def negation_fixes(
     for i, made in fixes.items():
         result = results[i]
         original = result["original"]
-        spans = sentence_spans(original)
-        fixed_sentences = {n for n, _, _ in made}
-        edits = [e for e in result["edits"]
-                 if sentence_of(spans, e["start"], e["end"]) not in fixed_sentences]  # fmt: skip
-        for _, fix, fixed in made:
+        replacements: dict[int, list[EditSpan]] = {}
+        for n, fix, fixed in made:
             where = cite(fixed, "", result["evidence"], original, subject_of(topics[i], original))
-            edits.append({**fix, "cites": where} if where else fix)
-        edits.sort(key=lambda e: (e["start"], e["end"]))
+            replacements[n] = [{**fix, "cites": where} if where else fix]
         note = (f"{len(made)} negation(s) the evidence contradicts dropped: the checker finds "
                 f"the sentence supported without it")  # fmt: skip
-        out[i] = {**result, "edits": edits, "corrected": apply_edits(original, edits),
-                  "warnings": [*result.get("warnings", []), note]}  # fmt: skip
+        out[i] = sentences_replaced(result, sentence_spans(original), replacements, note)
     return out

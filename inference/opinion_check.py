@@ -35,9 +35,9 @@ from collections.abc import Sequence
 
 from favakit.contracts import EditResult, EditSpan
 from favakit.inference.gate_edits import Questions, SentenceScorer, cited, decontextualized
-from favakit.inference.gate_words import flagged_sentences, sentence_of
+from favakit.inference.gate_words import flagged_sentences, sentences_replaced
 from favakit.tags import apply_edits
-from favakit.text import sentence_spans
+from favakit.text import keep_case, sentence_spans
 
 __all__ = ["opinion_deletions", "opinion_words", "without_clause", "without_opinion"]
 
@@ -113,8 +113,7 @@ def _word_deletion(sentence: str, start: int, end: int) -> tuple[int, int, str]:
     right = "an" if following in tuple("aeiou") else "a"
     if right == article.group("article").lower():
         return start, end, ""  # "a stunning tower" -> "a tower": the article stands
-    right = right.capitalize() if article.group("article")[0].isupper() else right
-    return article.start(), end, right
+    return article.start(), end, keep_case(article.group("article"), right)
 
 
 def without_opinion(sentence: str) -> tuple[list[tuple[int, int, str]], str] | None:
@@ -192,11 +191,12 @@ def opinion_deletions(
     edited supported (decontextualized as the gate scores sentences, above ``threshold``);
     else the whole sentence. Each edit cites the evidence sentence closest to the sentence. A
     warning counts them. Results without evidence pass as they are."""
+    spans_of = [sentence_spans(r["original"]) for r in results]
     candidates: dict[tuple[int, int], float] = {}  # (result, sentence) -> its checker score
     questions = Questions()  # key: (result, sentence, preference, cuts)
     for i, result in enumerate(results):
         original = result["original"]
-        spans = sentence_spans(original)
+        spans = spans_of[i]
         evidence = " ".join(str(p.get("text", "")) for p in result.get("evidence", [])).lower()
         for n, flags in flagged_sentences(result).items():
             a, b = spans[n]
@@ -215,7 +215,7 @@ def opinion_deletions(
     made: dict[int, dict[int, list[EditSpan]]] = {}
     for (i, n), score in candidates.items():
         result = results[i]
-        sentence = sentence_spans(result["original"])[n]
+        sentence = spans_of[i][n]
         said = result["original"][slice(*sentence)]
         cuts = smallest.get((i, n), (0, ()))[1]  # none supported: the whole sentence
         edits = _opinion_edits(result["original"], sentence, cuts, score)
@@ -223,14 +223,7 @@ def opinion_deletions(
                                      for e in edits]  # fmt: skip
     out = list(results)
     for i, by_sentence in made.items():
-        result = results[i]
-        spans = sentence_spans(result["original"])
-        edits = [e for e in result["edits"]
-                 if sentence_of(spans, e["start"], e["end"]) not in by_sentence]  # fmt: skip
-        edits += [e for sentence in by_sentence.values() for e in sentence]
-        edits.sort(key=lambda e: (e["start"], e["end"]))
         note = (f"{len(by_sentence)} flagged sentence(s) voice a judgement the evidence never "
                 f"makes: it is deleted as subjective")  # fmt: skip
-        out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
-                  "warnings": [*result.get("warnings", []), note]}  # fmt: skip
+        out[i] = sentences_replaced(results[i], spans_of[i], by_sentence, note)
     return out
