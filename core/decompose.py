@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from favakit.text import list_marker_end
+
 __all__ = [
     "RuleFactSplitter", "fact_coverage", "leading_name", "resolve_opening_person",
     "resolve_pronouns",
@@ -49,19 +51,21 @@ def resolve_pronouns(sentence: str, topic: str) -> str:
 
 def resolve_opening_person(sentence: str, topic: str) -> str:
     """Only an opening "He" or "She" replaced by the topic ("She won ..." -> "Marie Curie won
-    ..."): the narrow form of :func:`resolve_pronouns`, for text that need not be a bio."""
+    ...", after a list item's marker too): the narrow form of :func:`resolve_pronouns`, for text that need not be a bio."""
     if not topic:
         return sentence
-    return _OPENING_PERSON.sub(lambda m: m.group(1) + topic, sentence, count=1)
+    at = list_marker_end(sentence)  # "2. He died ..." -> "2. Isaac Newton died ..."
+    return sentence[:at] + _OPENING_PERSON.sub(lambda m: m.group(1) + topic, sentence[at:], count=1)
 
 
 _NAME = re.compile(r"^(?:The\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|von|van|the)\s+)?[A-Z][\w'.-]*)*)")
 
 
 def leading_name(text: str) -> str:
-    """The capitalised name a text opens with (``"Marie Curie was ..."`` -> ``"Marie Curie"``),
-    the usual topic of a bio or an encyclopedic paragraph; ``""`` when it opens otherwise."""
-    m = _NAME.match(text.strip())
+    """The capitalised name a text opens with (``"Marie Curie was ..."`` -> ``"Marie Curie"``,
+    past a list item's marker and bold or italic marks), the usual topic of a bio or an encyclopedic paragraph; ``""`` when it opens otherwise."""
+    text = text.strip()
+    m = _NAME.match(text[list_marker_end(text) :].lstrip("*_"))  # "1. **Marie Curie** was"
     name = m.group(1) if m else ""
     return "" if _PRONOUN.match(name) or name in {"In", "On", "At", "A", "An", "This"} else name
 

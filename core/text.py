@@ -24,6 +24,7 @@ __all__ = [
     "count_tokens",
     "count_words",
     "keep_case",
+    "list_marker_end",
     "pack_passages",
     "sentence_spans",
     "split_sentences",
@@ -60,6 +61,12 @@ _ABBREV = {
 _BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=[\"'(\[“‘]?[A-Z0-9À-ÖØ-Þ])")
 # in text with no capital letters (FActScore's knowledge source), before anything
 _UNCASED_BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=\S)")
+# a list item's number ("1.", "iv.", "(2)", "12)"): at the start of a line, not a sentence
+_LIST_NUMBER_RE = re.compile(r"\(?(?:\d{1,3}|i{1,3}|iv|vi{0,3}|ix|xi{0,3})[.)]", re.IGNORECASE)
+# a list item's marker, a number or a bullet, with the space after it
+_LIST_MARKER_RE = re.compile(
+    r"[ \t]*(?:[-*•–+]|\(?(?:\d{1,3}|i{1,3}|iv|vi{0,3}|ix|xi{0,3})[.)])[ \t]+", re.IGNORECASE
+)
 
 Counter = Callable[[str], int]
 
@@ -101,11 +108,20 @@ def count_words(text: str) -> int:
     return len(text.split())
 
 
+def list_marker_end(text: str, start: int = 0) -> int:
+    """Where a list item's marker that opens ``text[start:]`` ("- ", "* ", "• ", "1. ", "2) ",
+    "iv. ") ends, else ``start``: what the gate reads past and never flags, since a list's
+    numbering and bullets are layout, not claims."""
+    m = _LIST_MARKER_RE.match(text, start)
+    return m.end() if m else start
+
+
 def split_sentences(text: str, cased: bool = True) -> list[str]:
     """Split prose into sentences; blank lines and line breaks always end a sentence. A sentence
     ends at ``.``, ``!`` or ``?`` before a capital letter or a digit: lower-cased text ("the cat
     sat. the dog ran.", FActScore's knowledge source) stays one sentence per line, unless
-    ``cased`` is False: then before anything (abbreviations and initials aside either way)."""
+    ``cased`` is False: then before anything (abbreviations, initials and a line's list number,
+    "1. ", aside either way)."""
     boundary = _BOUNDARY_RE if cased else _UNCASED_BOUNDARY_RE
     sentences: list[str] = []
     for block in re.split(r"\n+", text):
@@ -120,6 +136,8 @@ def split_sentences(text: str, cased: bool = True) -> list[str]:
             if m.group(1)[0] == "." and (
                 last in _ABBREV or (len(last) == 1 and last.isalpha())  # "J. R. R. Tolkien"
             ):
+                continue
+            if start == 0 and _LIST_NUMBER_RE.fullmatch(block[:end]):  # "1. Newton was ..."
                 continue
             sentences.append(block[start:end].strip())
             start = m.end()

@@ -87,11 +87,12 @@ def _edit(args: argparse.Namespace) -> int:
     as_json = args.format == "json"
     results = run_rows(
         rows, _edit_stage(args), ray=ray, batch=args.max_batch,
-        output=args.output if as_json else None, progress=args.text is None,
+        output=None if args.format == "html" else args.output, progress=args.text is None,
         emit=(lambda r: print(json.dumps(r, ensure_ascii=False), flush=True)) if as_json else None,
     )  # fmt: skip
-    if args.format == "ansi":
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ  # piped: plain text
+    if args.format in ("ansi", "plain"):  # the rows still go to --output, as JSONL
+        color = (args.format == "ansi" and sys.stdout.isatty()
+                 and "NO_COLOR" not in os.environ)  # fmt: skip
         for res in results:
             print(views.ansi(res, color=color))
     elif args.format == "html":
@@ -124,9 +125,11 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
         help="with TEXT: an evidence passage to use as is (repeat for more; no retrieval)",
     )  # fmt: skip
     parser.add_argument(
-        "--format", default="json", choices=["json", "ansi", "html"],
+        "--format", default="json", choices=["json", "ansi", "plain", "html"],
         help="json: result rows; ansi: the text with its edits inline, coloured in a terminal "
-        "(plain when piped, or with NO_COLOR set); html: a page with evidence",
+        "(plain when piped, or with NO_COLOR set); plain: the same, never coloured; html: a "
+        "page with evidence. --output takes the JSONL rows with json, ansi and plain, the page "
+        "with html",
     )  # fmt: skip
     add_editor_options(parser)
     add_gate_options(parser)

@@ -53,7 +53,7 @@ The rule, sentence by sentence:
   whose words the evidence never uses is deleted as ``subjective``: its evaluative words, the
   clause holding it, or the whole sentence, whichever is the smallest the checker finds leaves
   the sentence supported (a whole sentence checked as deletions are);
-* **flags at words** (``flags="words"``, last): a sentence whose every edit became a flag is
+* **flags at words** (``flags="words"``): a sentence whose every edit became a flag is
   flagged as an unsupported sentence the editor left alone is, at the words the evidence never
   uses and those the token head marks
   (:func:`~favakit.inference.gate_words.flag_sentences_at_words`; the editor's flags stay where
@@ -62,6 +62,9 @@ The rule, sentence by sentence:
   (:func:`~favakit.inference.gate_words.flag_clauses_at_words`, whole when there are none), and
   each sentence holding a flag is flagged at its other words the evidence never uses as well
   (:func:`~favakit.inference.gate_words.flag_words_beside`).
+* **layout** (last; :func:`~favakit.inference.gate_words.without_layout`): a list's numbers and
+  bullets ("2. He died in 1737.") are read past when the text is split and decontextualized,
+  and never edited; each flag is kept to its words ("1737", not "1737.").
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -103,6 +106,7 @@ from favakit.inference.gate_words import (
     flags_at_words,
     marked_words,
     marks_in_flagged_sentences,
+    without_layout,
 )
 
 __all__ = [
@@ -192,7 +196,7 @@ class GatedEditor:
         ]
         if self.check_fixes:
             gated = check_edits(self.checker, gated, topics, self.threshold, self.flags)
-        if self.flags == "words":  # last; a result without evidence comes back as it is
+        if self.flags == "words":  # a result without evidence comes back as it is
             flagged = marks_in_flagged_sentences(self.checker, gated, marks)
             gated = [flags_at_words(r, m) for r, m in zip(gated, flagged, strict=True)]
-        return gated
+        return [without_layout(r) for r in gated]

@@ -12,14 +12,14 @@ from typing import Any, Protocol
 
 from favakit.contracts import EditResult, EditSpan
 from favakit.tags import apply_edits
-from favakit.text import STOPWORDS, sentence_spans
+from favakit.text import STOPWORDS, list_marker_end, sentence_spans
 
 __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "checked_flags",
     "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside",
     "flagged_sentences", "flags_at_words", "marked_words", "marks_in_flagged_sentences",
     "narrowed_flag", "only_flagged", "sentence_of", "sentences_replaced", "unsupported_flag",
-    "unsupported_words",
+    "unsupported_words", "without_layout",
 ]  # fmt: skip
 
 
@@ -86,6 +86,7 @@ def unsupported_words(
     a, b = sentence
     spans: list[tuple[int, int]] = []
     last = -2  # the index of the last unsupported word
+    a = list_marker_end(text, a)  # "2. He died ...": a list's number is not a claim
     for i, m in enumerate(_WORD_FORM.finditer(text, a, b)):
         if m.group().lower() in STOPWORDS or _form(m.group()) in seen:
             continue
@@ -317,6 +318,51 @@ def flags_at_words(
     (:func:`flag_clauses_at_words`), then each flagged sentence's words the evidence never uses
     flagged too (:func:`flag_words_beside`). A result without evidence comes back as it is."""
     return flag_words_beside(flag_clauses_at_words(flag_sentences_at_words(result, marked)))
+
+
+_FLAG_EDGE = " \t\n,;:!?"
+
+
+def _layout_end(text: str, at: int) -> int:
+    """Where the list marker of the line holding ``text[at]`` ends (its start when it has
+    none: :func:`~favakit.text.list_marker_end`)."""
+    line = text.rfind("\n", 0, at) + 1
+    return list_marker_end(text, line)
+
+
+def _kept_to_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without a list marker it opens with, or spaces and punctuation at its
+    ends ("1737." -> "1737"; "U.S." keeps its last period, as an abbreviation's)."""
+    start = max(start, _layout_end(text, start))
+    while start < end and text[start] in _FLAG_EDGE + ".":
+        start += 1
+    while start < end and text[end - 1] in _FLAG_EDGE:
+        end -= 1
+    if end - start > 1 and text[end - 1] == "." and "." not in text[start : end - 1].split()[-1]:
+        end -= 1
+    return start, end
+
+
+def without_layout(result: EditResult) -> EditResult:
+    """``result`` without edits of layout: an edit inside a list item's marker ("2." of a
+    numbered answer) is dropped, and each flag (no fix offered) is kept to its words
+    (:func:`_kept_to_words`: "3. He" -> "He", "1737." -> "1737"); a flag of nothing but them
+    is dropped. Fixes otherwise stay as they are. The gate's last step."""
+    text = result["original"]
+    out: list[EditSpan] = []
+    for e in result.get("edits", []):
+        if e["end"] <= _layout_end(text, e["start"]):
+            continue  # wholly inside "1. " or "- "
+        if e.get("flagged"):
+            start, end = _kept_to_words(text, e["start"], e["end"])
+            if start >= end:
+                continue
+            e = {**e, "start": start, "end": end, "wrong": text[start:end],
+                 "right": text[start:end]}  # fmt: skip
+        out.append(e)
+    if len(out) == len(result.get("edits", [])) and out == result.get("edits", []):
+        return result
+    return {**result, "edits": out, "corrected": apply_edits(text, out)}
 
 
 def sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:

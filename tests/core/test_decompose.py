@@ -67,3 +67,21 @@ def test_a_text_s_leading_name_and_pronouns_resolved_to_it() -> None:
         == "Marie Curie won the prize with Marie Curie's husband."
     )
     assert resolve_pronouns("She won.", "") == "She won."
+
+
+def test_a_list_s_markers_are_read_past() -> None:
+    from favakit.decompose import leading_name, resolve_opening_person
+    from favakit.text import list_marker_end
+
+    # a model's answer as a list: the subject after "1." and the pronoun after "2." are found
+    assert leading_name("1. **Isaac Newton** was born in 1643.\n2. He died in 1727.") == (
+        "Isaac Newton"
+    )
+    assert leading_name("- Marie Curie won.") == "Marie Curie"
+    assert resolve_opening_person("2. He died in 1727.", "Isaac Newton") == (
+        "2. Isaac Newton died in 1727."
+    )
+    assert resolve_opening_person("- She won.", "Marie Curie") == "- Marie Curie won."
+    assert [list_marker_end(t) for t in ("1. A", "(ii) B", "* C", "12) D", "1887. E", "-5 C")] == [
+        3, 5, 2, 4, 0, 0
+    ]  # fmt: skip

@@ -32,6 +32,16 @@ def test_split_sentences_needs_a_capital_or_a_digit_after_the_stop() -> None:
     ]  # fmt: skip
 
 
+def test_a_lines_list_number_is_not_a_sentence() -> None:
+    # a model's numbered answer: "1." had been a sentence of its own, which the gate then
+    # flagged as unsupported
+    text = "1. Newton was born in 1643.\n2. He died in 1727.\niv. Not here. 3. Here it is."
+    assert split_sentences(text) == [
+        "1. Newton was born in 1643.", "2. He died in 1727.", "iv. Not here.", "3.", "Here it is."
+    ]  # fmt: skip
+    assert split_sentences("Chapter 1. Begin.") == ["Chapter 1.", "Begin."]
+
+
 def test_split_sentences_non_ascii() -> None:
     assert split_sentences("Él nació en 1900. Über alles. Ünïcode") == [
         "Él nació en 1900.",

@@ -782,3 +782,52 @@ def test_only_an_opening_he_or_she_is_resolved_before_scoring() -> None:
     summary = "Q3 revenue rose 5%. He expects growth."
     assert decontextualized("He expects growth.", None, summary) == "He expects growth."
     assert decontextualized("She left.", None, "in 2020 she left.") == "She left."
+
+
+def test_a_lists_numbers_are_read_past_and_never_edited() -> None:
+    from favakit.inference.gate import GatedEditor
+    from favakit.inference.gate_words import without_layout
+
+    # a model's numbered answer: "2." had been a sentence of its own, flagged as unsupported,
+    # "He" went unresolved behind it, and a flag took the sentence's period ("1737.")
+    text = "1. Isaac Newton was born in 1643.\n2. He was president of the Royal Society.\n3. He died in 1737."
+    evidence = ["Isaac Newton was born in 1643. He was president of the Royal Society from 1703. "
+                "He died in 1727."]  # fmt: skip
+    three = text.index("3. He")
+    died = text.index("1737.")
+    editor_edits: list[EditSpan] = [  # the editor flags the list's number and the year with its period
+        {"type": "entity", "start": three, "end": three + 1, "wrong": "3", "right": "3", "flagged": True},
+        {"type": "entity", "start": died, "end": died + 5, "wrong": "1737.", "right": "1737.",
+         "flagged": True},
+    ]  # fmt: skip
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            return [{"original": r.text, "corrected": r.text, "edits": list(editor_edits),
+                     "evidence": [{"title": "Isaac Newton", "text": e} for e in r.evidence]}
+                    for r in requests]  # fmt: skip
+
+    judge = _ByText({"1. Isaac Newton was born in 1643.": 0.9,
+                     "2. Isaac Newton was president of the Royal Society.": 0.9})  # fmt: skip
+    gated = GatedEditor(Editor(), judge, check_fixes=False)  # type: ignore[arg-type]
+    [got] = gated.edit_many([{"text": text, "evidence": evidence}])
+    # three sentences, each read with its number and its "He" resolved past the number
+    assert judge.asked[:3] == [
+        "1. Isaac Newton was born in 1643.", "2. Isaac Newton was president of the Royal Society.",
+        "3. Isaac Newton died in 1737.",
+    ]  # fmt: skip
+    # the year: the evidence's own (a rule beneath the checker); never the list's "3"
+    assert [(e["wrong"], e["right"]) for e in got["edits"]] == [("1737", "1727")]
+    assert got["corrected"].endswith("3. He died in 1727.")
+    # the last step alone: a flag of the marker dropped, a flag's period and marker left out
+    flags: EditResult = {"original": text, "corrected": text, "edits": [
+        {**editor_edits[0]}, {**editor_edits[1]},
+        {"type": "unverifiable", "start": three, "end": three + 5, "wrong": "3. He", "right": "3. He",
+         "flagged": True}]}  # fmt: skip
+    assert [e["wrong"] for e in without_layout(flags)["edits"]] == ["1737", "He"]
+    abbreviation: EditResult = {"original": "He moved to the U.S.", "corrected": "", "edits": [
+        {"type": "entity", "start": 16, "end": 20, "wrong": "U.S.", "right": "U.S.", "flagged": True}
+    ]}  # fmt: skip
+    assert without_layout(abbreviation) is abbreviation  # its last period is the abbreviation's

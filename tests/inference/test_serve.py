@@ -153,6 +153,20 @@ def test_cli_edit_gives_the_same_result_and_resumes(
     assert html.returncode == 0 and page.read_text().count("<section>") == 3
     assert EVIDENCE[0] in page.read_text()
 
+    # the view printed, uncoloured, and the rows still kept in --output (they had been dropped)
+    kept = tmp_path / "kept.jsonl"
+    view = subprocess.run(
+        [sys.executable, "-m", "favakit", "edit", "--input", str(inp), "--format", "plain",
+         "--output", str(kept), *common],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert view.returncode == 0, view.stderr[-2000:]
+    assert [line for line in view.stdout.splitlines() if line.startswith("# ")] == [
+        "# r0", "# r1", "# r2"
+    ]  # fmt: skip
+    assert "\x1b[" not in view.stdout
+    assert [json.loads(line)["id"] for line in kept.read_text().splitlines()] == ["r0", "r1", "r2"]
+
 
 @pytest.mark.parametrize(
     ("body", "status", "message"),
