@@ -33,8 +33,8 @@ from favakit.text import STOPWORDS, sentence_spans
 # Questions, as_flag, cited, decontextualized, is_fix and subject_of are shared with gate_checks
 __all__ = [
     "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite", "cited",
-    "collapsed_fix", "decontextualized", "evidence_swap", "gate_result", "grounded_fix", "is_fix",
-    "sentence_scores", "subject_of",
+    "collapsed_fix", "decontextualized", "evidence_swap", "function_word_deletion", "gate_result",
+    "grounded_fix", "is_fix", "sentence_scores", "subject_of",
 ]  # fmt: skip
 
 
@@ -246,6 +246,20 @@ def collapsed_fix(edit: EditSpan) -> bool:
     return is_fix(edit) and wrong >= CLAUSE and right <= wrong / 2
 
 
+_NEGATIONS = {"not", "no", "never", "nor", "n't"}
+
+
+def function_word_deletion(edit: EditSpan) -> bool:
+    """Whether ``edit`` deletes only function words (:data:`~favakit.text.STOPWORDS`: "in" of
+    "published On the Origin of Species in 1869"), which states no fact and leaves the sentence
+    broken: the error is elsewhere in the sentence, so it is flagged there. A negation
+    ("not", "never") is a fact's whole difference, and its deletion stays."""
+    if edit["right"].strip() or edit.get("flagged"):
+        return False
+    words = [w.lower() for w in WORD.findall(edit["wrong"])]
+    return all(w in STOPWORDS and w not in _NEGATIONS for w in words)
+
+
 #: the share of a deletion's characters in runs of words the evidence never uses below which
 #: it is flagged, not deleted (chosen on the development split's span rows; every deletion of
 #: favakit's synthetic validation has 0.36 or more)
@@ -378,7 +392,8 @@ def gate_result(
                 openings += 1  # it would leave the sentence's other edits no sentence
                 continue
             sentence = text[slice(*sentences[n])]
-            rewritten = collapsed_fix(span) or backed_deletion(span, text, passages)
+            rewritten = (collapsed_fix(span) or backed_deletion(span, text, passages)
+                         or function_word_deletion(span))  # fmt: skip
             if rewritten:
                 span = as_flag(span)  # narrowed at the end (gate_words.flags_at_words)
             if passages:
@@ -430,7 +445,8 @@ def gate_result(
                      "of the sentence, edited, would not stand as a sentence")  # fmt: skip
     if rewrites:
         notes.append(f"{rewrites} edit(s) flagged with no fix: a clause rewritten into a fragment, "
-                     "or a deletion of words the evidence mostly uses")  # fmt: skip
+                     "or a deletion of words the evidence mostly uses or of function words "
+                     "only")  # fmt: skip
     if evidence_fixes:
         notes.append(f"{evidence_fixes} sentence(s) the evidence does not support had their year, "
                      "count or name fixed from it")  # fmt: skip

@@ -831,3 +831,26 @@ def test_a_lists_numbers_are_read_past_and_never_edited() -> None:
         {"type": "entity", "start": 16, "end": 20, "wrong": "U.S.", "right": "U.S.", "flagged": True}
     ]}  # fmt: skip
     assert without_layout(abbreviation) is abbreviation  # its last period is the abbreviation's
+
+
+def test_a_deletion_of_function_words_only_is_no_edit_and_the_error_is_found_elsewhere() -> None:
+    from favakit.inference.gate_edits import function_word_deletion
+
+    # the shipped editor deleted "in": "published On the Origin of Species 1869." is broken, and
+    # the year is what the evidence contradicts
+    text = "Charles Darwin published On the Origin of Species in 1869."
+    evidence = [{"title": "Charles Darwin", "text": "In 1859 Darwin published On the Origin of "
+                 "Species, which set out the theory of evolution by natural selection."}]  # fmt: skip
+    at = text.index(" in 1869")
+    deletion: EditSpan = {"type": "invented", "start": at, "end": at + 3, "wrong": " in",
+                          "right": ""}  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": [deletion],
+                          "evidence": evidence}  # fmt: skip
+    gated = gate_result(result, sentence_spans(text), [0.01], 0.5)
+    assert [(e["wrong"], e["right"]) for e in gated["edits"]] == [("1869", "1859")]
+    assert gated["corrected"] == "Charles Darwin published On the Origin of Species in 1859."
+    # what counts: function words only; a negation is a fact's whole difference
+    assert function_word_deletion(deletion)
+    assert not function_word_deletion({**deletion, "wrong": " not"})
+    assert not function_word_deletion({**deletion, "wrong": " in Paris"})
+    assert not function_word_deletion({**deletion, "right": "on"})

@@ -70,6 +70,21 @@ def test_each_sentence_of_a_text_is_matched_on_its_own() -> None:
     assert both is not None and (both.year, both.evidence_years) == ("1956", ("1955",))
 
 
+def test_each_statement_of_a_sentence_is_matched_on_its_own_too() -> None:
+    # two statements in one sentence, stated in two sentences by the evidence: the sentence as
+    # a whole matches the first evidence sentence best, whose 1903 it gives itself
+    text = ("She shared the 1903 Nobel Prize in Physics with Pierre Curie and Henri Becquerel, "
+            "and won the Nobel Prize in Chemistry in 1921 for discovering polonium and radium.")  # fmt: skip
+    evidence = [
+        "Curie shared the 1903 Nobel Prize in Physics with Pierre Curie and Henri Becquerel. "
+        "In 1911 she won the Nobel Prize in Chemistry alone, for discovering the elements "
+        "polonium and radium."
+    ]
+    found = year_conflict(text, evidence)
+    assert found is not None and (found.year, found.evidence_years) == ("1921", ("1911",))
+    assert year_conflict(text.replace("1921", "1911"), evidence) is None
+
+
 def test_only_years_given_as_exact_dates_count() -> None:
     """Chosen on the training files' rows (model-free): these forms were most of the supported
     rows the rule fired on."""
