@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from favakit.text import list_marker_end
+from favakit.text import is_heading, list_marker_end
 
 __all__ = [
     "RuleFactSplitter", "fact_coverage", "leading_name", "resolve_opening_person",
@@ -63,8 +63,12 @@ _NAME = re.compile(r"^(?:The\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|von|van|the)\s+
 
 def leading_name(text: str) -> str:
     """The capitalised name a text opens with (``"Marie Curie was ..."`` -> ``"Marie Curie"``,
-    past a list item's marker and bold or italic marks), the usual topic of a bio or an encyclopedic paragraph; ``""`` when it opens otherwise."""
-    text = text.strip()
+    past Markdown headings, a list item's marker and bold or italic marks), the usual topic of a
+    bio or an encyclopedic paragraph; ``""`` when it opens otherwise."""
+    lines = text.strip().splitlines()
+    while lines and (is_heading(lines[0]) or not lines[0].strip()):
+        lines.pop(0)  # "## Early life"
+    text = "\n".join(lines).strip()
     m = _NAME.match(text[list_marker_end(text) :].lstrip("*_"))  # "1. **Marie Curie** was"
     name = m.group(1) if m else ""
     return "" if _PRONOUN.match(name) or name in {"In", "On", "At", "A", "An", "This"} else name

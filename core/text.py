@@ -23,6 +23,7 @@ __all__ = [
     "STOPWORDS",
     "count_tokens",
     "count_words",
+    "is_heading",
     "keep_case",
     "list_marker_end",
     "pack_passages",
@@ -106,6 +107,15 @@ def tokenizer_counter(tokenizer: Any) -> Counter:
 
 def count_words(text: str) -> int:
     return len(text.split())
+
+
+_HEADING_RE = re.compile(r"[ \t]{0,3}#{1,6}[ \t]+\S")
+
+
+def is_heading(line: str) -> bool:
+    """Whether ``line`` is a Markdown heading ("## Early life"): a title of what follows,
+    stating nothing the gate could check."""
+    return bool(_HEADING_RE.match(line))
 
 
 def list_marker_end(text: str, start: int = 0) -> int:

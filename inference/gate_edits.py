@@ -28,7 +28,7 @@ from favakit.inference.gate_words import (
 )
 from favakit.inference.name_fix import name_fix
 from favakit.tags import apply_edits
-from favakit.text import STOPWORDS, sentence_spans
+from favakit.text import STOPWORDS, is_heading, sentence_spans
 
 # Questions, as_flag, cited, decontextualized, is_fix and subject_of are shared with gate_checks
 __all__ = [
@@ -373,7 +373,8 @@ def gate_result(
     subject = subject_of(topic, text)
     passages = result.get("evidence", [])
     kept: list[EditSpan] = []
-    dropped = openings = rewrites = 0
+    dropped = openings = 0
+    rewritten_at: set[tuple[int, int]] = set()  # the edits flagged as rewrites, not fixes
     edited: set[int] = set()
     whole_dates: list[tuple[int, int]] = []
     where = [sentence_of(sentences, e["start"], e["end"]) for e in result.get("edits", [])]
@@ -404,12 +405,14 @@ def gate_result(
                     whole_dates.append((dated["start"], dated["end"]))
                 fixed = dated if dated is not None else grounded_fix(span, sentence, passages)
                 span = cited(fixed, sentence, passages, text, subject)
-            if rewritten and span.get("flagged"):  # not when a date rule fixed it after all
-                rewrites += 1
+            if rewritten:
+                rewritten_at.add((span["start"], span["end"]))
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
     kept, evidence_fixes = _fixed_where_only_flagged(kept, sentences, text, passages, subject)
+    # counted as flags only where no rule of the evidence fixed them after all
+    rewrites = sum(1 for e in kept if e.get("flagged") and (e["start"], e["end"]) in rewritten_at)
     checked_flags(flags)
     flagged = narrowed = 0
     if flag_unsupported:
@@ -433,9 +436,10 @@ def gate_result(
     gated: EditResult = {**result, "edits": kept}
     gated["corrected"] = apply_edits(text, kept)
     notes = []
-    supported = sum(s > threshold for s in scores)
+    stated = [s for (a, b), s in zip(sentences, scores, strict=True) if not is_heading(text[a:b])]
+    supported = sum(s > threshold for s in stated)  # a heading states nothing: not counted
     if supported:
-        note = (f"{supported} of {len(scores)} sentence(s) supported by the evidence were left as "
+        note = (f"{supported} of {len(stated)} sentence(s) supported by the evidence were left as "
                 f"they are")  # fmt: skip
         if dropped:
             note += f" ({dropped} proposed edit(s) dropped)"
@@ -486,16 +490,21 @@ def sentence_scores(
     decontextualized ("She won ..." scored as "Marie Curie won ...", the topic or else the name
     the text opens with), against the result's evidence; None for a result without evidence."""
     questions = Questions()  # key: (result, sentence span)
+    headings: list[tuple[tuple[int, tuple[int, int]], float]] = []  # left alone, not asked
     for i, result in enumerate(results):
         passages = result.get("evidence", [])
         if not passages:
             continue
         for span in sentence_spans(result["original"]):
             sentence = result["original"][span[0] : span[1]]
+            if is_heading(sentence):
+                headings.append(((i, span), 1.0))
+                continue
             questions.ask((i, span), decontextualized(sentence, topics[i], result["original"]),
                           passages)  # fmt: skip
     per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
-    for (i, span), p in questions.answers(checker):
+    answers = sorted([*questions.answers(checker), *headings], key=lambda a: a[0])
+    for (i, span), p in answers:
         spans, ps = per_text.setdefault(i, ([], []))
         spans.append(span)
         ps.append(p)

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from favakit.contracts import EditResult, EditSpan
 from favakit.tags import apply_edits
-from favakit.text import STOPWORDS, list_marker_end, sentence_spans
+from favakit.text import STOPWORDS, is_heading, list_marker_end, sentence_spans
 
 __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "checked_flags",
@@ -343,16 +343,23 @@ def _kept_to_words(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _line_at(text: str, at: int) -> str:
+    start = text.rfind("\n", 0, at) + 1
+    end = text.find("\n", at)
+    return text[start : end if end >= 0 else len(text)]
+
+
 def without_layout(result: EditResult) -> EditResult:
     """``result`` without edits of layout: an edit inside a list item's marker ("2." of a
-    numbered answer) is dropped, and each flag (no fix offered) is kept to its words
-    (:func:`_kept_to_words`: "3. He" -> "He", "1737." -> "1737"); a flag of nothing but them
-    is dropped. Fixes otherwise stay as they are. The gate's last step."""
+    numbered answer) or on a Markdown heading ("## Career") is dropped, and each flag (no fix
+    offered) is kept to its words (:func:`_kept_to_words`: "3. He" -> "He", "1737." ->
+    "1737"); a flag of nothing but them is dropped. Fixes otherwise stay as they are. The
+    gate's last step."""
     text = result["original"]
     out: list[EditSpan] = []
     for e in result.get("edits", []):
-        if e["end"] <= _layout_end(text, e["start"]):
-            continue  # wholly inside "1. " or "- "
+        if e["end"] <= _layout_end(text, e["start"]) or is_heading(_line_at(text, e["start"])):
+            continue  # wholly inside "1. " or "- ", or a heading
         if e.get("flagged"):
             start, end = _kept_to_words(text, e["start"], e["end"])
             if start >= end:

@@ -78,6 +78,7 @@ def test_a_list_s_markers_are_read_past() -> None:
         "Isaac Newton"
     )
     assert leading_name("- Marie Curie won.") == "Marie Curie"
+    assert leading_name("## Early life\n\nMarie Curie was born in 1867.") == "Marie Curie"
     assert resolve_opening_person("2. He died in 1727.", "Isaac Newton") == (
         "2. Isaac Newton died in 1727."
     )

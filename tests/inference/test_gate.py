@@ -849,8 +849,39 @@ def test_a_deletion_of_function_words_only_is_no_edit_and_the_error_is_found_els
     gated = gate_result(result, sentence_spans(text), [0.01], 0.5)
     assert [(e["wrong"], e["right"]) for e in gated["edits"]] == [("1869", "1859")]
     assert gated["corrected"] == "Charles Darwin published On the Origin of Species in 1859."
+    # the deletion's flag became that fix: no flag is left to report
+    assert not any("flagged with no fix" in w for w in gated["warnings"]), gated["warnings"]
     # what counts: function words only; a negation is a fact's whole difference
     assert function_word_deletion(deletion)
     assert not function_word_deletion({**deletion, "wrong": " not"})
     assert not function_word_deletion({**deletion, "wrong": " in Paris"})
     assert not function_word_deletion({**deletion, "right": "on"})
+
+
+def test_a_markdown_heading_is_neither_asked_about_nor_edited() -> None:
+    from favakit.inference.gate import GatedEditor
+    from favakit.text import is_heading
+
+    # "## Career" had been deleted as subjective and "## Early life" flagged at "life"
+    text = "## Early life\nMarie Curie was born in Warsaw in 1867.\n\n## Career\nShe won in 1911."
+    career = text.index("## Career")
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            deletion: EditSpan = {"type": "subjective", "start": career, "end": career + 9,
+                                  "wrong": "## Career", "right": ""}  # fmt: skip
+            return [{"original": r.text, "corrected": "", "edits": [deletion],
+                     "evidence": [{"title": "Marie Curie", "text": e} for e in r.evidence]}
+                    for r in requests]  # fmt: skip
+
+    judge = _ByText({"Marie Curie was born in Warsaw in 1867.": 0.9,
+                     "Marie Curie won in 1911.": 0.9})  # fmt: skip
+    gated = GatedEditor(Editor(), judge)  # type: ignore[arg-type]
+    [got] = gated.edit_many([{"text": text, "evidence": ["Marie Curie was born in Warsaw in "
+                                                         "1867. She won in 1911."]}])  # fmt: skip
+    assert judge.asked == ["Marie Curie was born in Warsaw in 1867.", "Marie Curie won in 1911."]
+    assert got["edits"] == [] and got["corrected"] == text
+    assert got["warnings"][-1].startswith("2 of 2 sentence(s) supported")
+    assert is_heading("### A title") and not is_heading("#hashtag") and not is_heading("# ")
