@@ -19,6 +19,7 @@ from favakit.inference.gate_edits import (
     cited,
     decontextualized,
     is_fix,
+    person_turned_to,
     subject_of,
 )
 from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
@@ -102,7 +103,7 @@ def verify_fixes(
             inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
                       for e, m in zip(result["edits"], where, strict=True) if m == n]  # fmt: skip
             fixed = apply_edits(original[a:b], inside)
-            sentences.ask((i, n), decontextualized(fixed, topics[i], original), passages,
+            sentences.ask((i, n), decontextualized(fixed, topics[i], original, a), passages,
                           named=True)  # fmt: skip
     if not sentences.keys:
         return list(results)
@@ -121,7 +122,7 @@ def verify_fixes(
         found = _fixed_clause(result["original"], span, mine)
         if found is not None:
             clauses.ask((i, n, p, found[1]),
-                        decontextualized(found[0], topics[i], result["original"]),
+                        decontextualized(found[0], topics[i], result["original"], span[0]),
                         result["evidence"], named=True)  # fmt: skip
     rest_flags: dict[int, list[EditSpan]] = {}
     rest_ends: dict[int, int] = {}  # sentence ends flagged, per result
@@ -212,7 +213,10 @@ def verify_deletions(
                 continue
             if len(WORD.findall(e["wrong"])) < _MIN_CHECKED_DELETION:
                 continue
-            for fact in _facts_of(e["wrong"], subject_of(topics[i], original)):
+            subject = subject_of(topics[i], original)
+            if person_turned_to(subject, original, e["start"]):
+                subject = ""  # whom its pronouns mean is not known
+            for fact in _facts_of(e["wrong"], subject):
                 facts.ask((i, k), fact, passages)
     kept_back: dict[int, set[int]] = {}
     for (i, k), p in facts.answers(checker):
@@ -253,7 +257,7 @@ def _as_left(result: EditResult, n: int, keep: Sequence[int], topic: str | None)
     a, b = sentence_spans(original)[n]
     mine = [result["edits"][k] for k in keep if a <= result["edits"][k]["start"] < b]
     inside = [{**e, "start": e["start"] - a, "end": e["end"] - a} for e in mine]
-    return decontextualized(apply_edits(original[a:b], inside), topic, original)
+    return decontextualized(apply_edits(original[a:b], inside), topic, original, a)
 
 
 def drop_unneeded_fixes(

@@ -32,9 +32,10 @@ from favakit.text import STOPWORDS, is_heading, sentence_spans
 
 # Questions, as_flag, cited, decontextualized, is_fix and subject_of are shared with gate_checks
 __all__ = [
-    "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite", "cited",
-    "collapsed_fix", "decontextualized", "evidence_swap", "function_word_deletion", "gate_result",
-    "grounded_fix", "is_fix", "sentence_scores", "subject_of",
+    "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite",
+    "cited", "collapsed_fix", "decontextualized", "evidence_swap", "function_word_deletion",
+    "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean", "sentence_scores",
+    "subject_of",
 ]  # fmt: skip
 
 
@@ -331,17 +332,18 @@ def contradiction_fix(
 
 def _fixed_where_only_flagged(
     kept: list[EditSpan], sentences: Sequence[tuple[int, int]], text: str,
-    passages: Sequence[Mapping[str, Any]], subject: str,
+    passages: Sequence[Mapping[str, Any]], topic: str | None,
 ) -> tuple[list[EditSpan], int]:  # fmt: skip
     """``kept`` with the flags of each sentence whose every edit is a flag (no fix) replaced by
-    the sentence's year, count or name fix (:func:`contradiction_fix` of the whole sentence)
-    where it has one: the editor flagged other words ("flows from" where "the Pacific Ocean" is
-    wrong). Also the number of sentences so fixed."""
+    the sentence's year, count or name fix (:func:`contradiction_fix` of the whole sentence,
+    about its :func:`subject_of`) where it has one: the editor flagged other words ("flows
+    from" where "the Pacific Ocean" is wrong). Also the number of sentences so fixed."""
     if not passages:
         return kept, 0
     fixes: dict[int, EditSpan] = {}
     for n, flags in only_flagged(kept, sentences).items():
         a, b = sentences[n]
+        subject = subject_of(topic, text, a)
         whole = unsupported_flag(text, a, b, flags[0].get("checker_score", 0.0))
         fixed = contradiction_fix(whole, text, (a, b), passages, subject)
         if fixed is not None:
@@ -367,10 +369,10 @@ def gate_result(
     sentence's ``checker_score`` and ``cites``, and the corrected text made again from the kept
     edits. With
     ``keep_evidence_swaps``, an edit in a supported sentence is kept when it is an
-    :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with), for
-    whole-date fixes."""
+    :func:`evidence_swap`. ``topic``: whom the text is about (else the name it opens with; in a
+    sentence where the text has turned to another person, that person: :func:`subject_of`),
+    for whole-date fixes and citations."""
     text = result["original"]
-    subject = subject_of(topic, text)
     passages = result.get("evidence", [])
     kept: list[EditSpan] = []
     dropped = openings = 0
@@ -393,6 +395,7 @@ def gate_result(
                 openings += 1  # it would leave the sentence's other edits no sentence
                 continue
             sentence = text[slice(*sentences[n])]
+            subject = subject_of(topic, text, sentences[n][0])
             rewritten = (collapsed_fix(span) or backed_deletion(span, text, passages)
                          or function_word_deletion(span))  # fmt: skip
             if rewritten:
@@ -410,7 +413,7 @@ def gate_result(
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
-    kept, evidence_fixes = _fixed_where_only_flagged(kept, sentences, text, passages, subject)
+    kept, evidence_fixes = _fixed_where_only_flagged(kept, sentences, text, passages, topic)
     # counted as flags only where no rule of the evidence fixed them after all
     rewrites = sum(1 for e in kept if e.get("flagged") and (e["start"], e["end"]) in rewritten_at)
     checked_flags(flags)
@@ -420,6 +423,7 @@ def gate_result(
             if score > threshold or n in edited or not text[a:b].strip():
                 continue
             flag = unsupported_flag(text, a, b, score)
+            subject = subject_of(topic, text, a)
             from_evidence = (
                 contradiction_fix(flag, text, (a, b), passages, subject) if passages else None
             )
@@ -464,23 +468,58 @@ def gate_result(
     return gated
 
 
-def subject_of(topic: str | None, text: str) -> str:
-    """Whom ``text`` is about: the request's ``topic``, else the name ``text`` opens with."""
-    return topic or leading_name(text)
+def subject_of(topic: str | None, text: str, at: int | None = None) -> str:
+    """Whom ``text`` is about: the request's ``topic``, else the name ``text`` opens with. At
+    character ``at``, where given: the name of another person a sentence up to ``at`` opens
+    with, where the text has turned to one (:func:`person_turned_to`: "Albert Einstein was born
+    in Ulm in 1879." in a text about Marie Curie), so that a fix there takes that person's
+    evidence."""
+    subject = topic or leading_name(text)
+    if at is None:
+        return subject
+    return person_turned_to(subject, text, at) or subject
 
 
-def decontextualized(sentence: str, topic: str | None, text: str) -> str:
-    """``sentence`` of ``text`` as the gate scores it: an opening "He" or "She" replaced by its
-    subject (:func:`subject_of`: "She won ..." scored as "Marie Curie won ..."), when that is a
-    name (no digit in it). "It", "They" and possessives are left as they are: in summaries and
+def person_turned_to(subject: str, text: str, at: int) -> str:
+    """The name of two words or more, sharing no word with ``subject``, that the nearest
+    sentence of ``text`` starting up to character ``at`` opens with, unless a later one up to
+    ``at`` opens with the subject's name again ("Curie won ..."); "" when there is none."""
+    mine = set(subject.split())
+    other = ""
+    for a, _ in sentence_spans(text):
+        if a > at:
+            break
+        name = leading_name(text[a:]).split()
+        if len(name) >= 2 and not mine & set(name):
+            other = " ".join(name)
+        elif mine & set(name):
+            other = ""
+    return other
+
+
+def decontextualized(sentence: str, topic: str | None, text: str, at: int | None = None) -> str:
+    """``sentence`` of ``text`` (at character ``at``, where known) as the gate scores it: an
+    opening "He" or "She" replaced by its subject (:func:`subject_of`: "She won ..." scored as
+    "Marie Curie won ..."), when that is a name (no digit in it) and the text has not turned to
+    another person before it (:func:`person_turned_to`: then the pronoun stays, as it may mean
+    either). "It", "They" and possessives are left as they are: in summaries and
     dialogues the words a text opens with ("Q3 revenue", "Sees FY EPS") are rarely what they
     refer to. Chosen on the development split (docs/benchmarks.md, session 34): resolving every
     pronoun and possessive to the opening name lowered the gate's balanced accuracy there, 0.833
     -> 0.812 (summaries 0.792 -> 0.748; session 35's rerun)."""
+    return resolve_opening_person(sentence, pronouns_mean(topic, text, at))
+
+
+def pronouns_mean(topic: str | None, text: str, at: int | None = None) -> str:
+    """Whom an opening "He" or "She" of ``text`` at character ``at`` is read as: its
+    :func:`subject_of`, when that is a name (no digit in it) and the text has not turned to
+    another person before ``at`` (:func:`person_turned_to`); else "" (left as it is)."""
     subject = subject_of(topic, text)
     if any(c.isdigit() for c in subject):
-        return sentence
-    return resolve_opening_person(sentence, subject)
+        return ""
+    if at is not None and person_turned_to(subject, text, at):
+        return ""
+    return subject
 
 
 def sentence_scores(
@@ -500,8 +539,8 @@ def sentence_scores(
             if is_heading(sentence):
                 headings.append(((i, span), 1.0))
                 continue
-            questions.ask((i, span), decontextualized(sentence, topics[i], result["original"]),
-                          passages)  # fmt: skip
+            questions.ask((i, span), decontextualized(sentence, topics[i], result["original"],
+                                                      span[0]), passages)  # fmt: skip
     per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
     answers = sorted([*questions.answers(checker), *headings], key=lambda a: a[0])
     for (i, span), p in answers:

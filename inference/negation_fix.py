@@ -129,7 +129,8 @@ def negation_fixes(
             found = _candidate(original, spans[n], edits, result["edits"])
             if found is not None:
                 fix, fixed = found
-                questions.ask((i, n, fix, fixed), decontextualized(fixed, topics[i], original),
+                questions.ask((i, n, fix, fixed),
+                              decontextualized(fixed, topics[i], original, spans[n][0]),
                               passages)  # fmt: skip
     fixes: dict[int, list[tuple[int, EditSpan, str]]] = {}
     for (i, n, fix, fixed), p in questions.answers(checker):
@@ -141,7 +142,8 @@ def negation_fixes(
         original = result["original"]
         replacements: dict[int, list[EditSpan]] = {}
         for n, fix, fixed in made:
-            where = cite(fixed, "", result["evidence"], original, subject_of(topics[i], original))
+            about = subject_of(topics[i], original, sentence_spans(original)[n][0])
+            where = cite(fixed, "", result["evidence"], original, about)
             replacements[n] = [{**fix, "cites": where} if where else fix]
         note = (f"{len(made)} negation(s) the evidence contradicts dropped: the checker finds "
                 f"the sentence supported without it")  # fmt: skip

@@ -206,7 +206,7 @@ def opinion_deletions(
                 continue
             candidates[(i, n)] = min(f.get("checker_score", 0.0) for f in flags)
             for k, (cuts, rest) in enumerate(_smaller_fixes(original[a:b])):
-                questions.ask((i, n, k, cuts), decontextualized(rest, topics[i], original),
+                questions.ask((i, n, k, cuts), decontextualized(rest, topics[i], original, a),
                               result["evidence"])  # fmt: skip
     smallest: dict[tuple[int, int], tuple[int, tuple[tuple[int, int, str], ...]]] = {}
     for (i, n, k, cuts), p in questions.answers(checker):

@@ -885,3 +885,43 @@ def test_a_markdown_heading_is_neither_asked_about_nor_edited() -> None:
     assert got["edits"] == [] and got["corrected"] == text
     assert got["warnings"][-1].startswith("2 of 2 sentence(s) supported")
     assert is_heading("### A title") and not is_heading("#hashtag") and not is_heading("# ")
+
+
+CURIE = ("Marie Curie was a Polish-born physicist and chemist who worked in France. She was born "
+         "in Warsaw in 1867 and died in 1934. Curie was the first woman to win a Nobel Prize: she "
+         "shared the 1903 Nobel Prize in Physics with Pierre Curie and Henri Becquerel for their "
+         "work on radioactivity.")  # fmt: skip
+EINSTEIN = ("Albert Einstein was a theoretical physicist, born on 14 March 1879 in Ulm. Einstein "
+            "received the 1921 Nobel Prize in Physics for his explanation of the photoelectric "
+            "effect.")  # fmt: skip
+
+
+def test_a_text_that_turns_to_another_person_is_read_about_that_person() -> None:
+    from favakit.inference.gate import GatedEditor
+    from favakit.inference.gate_edits import person_turned_to, subject_of
+
+    text = ("Marie Curie was born in Warsaw in 1867. Albert Einstein was born in Ulm in 1879. "
+            "He received the 1922 Nobel Prize in Physics.")  # fmt: skip
+    he = text.index("He received")
+    assert subject_of(None, text) == "Marie Curie" and subject_of(None, text, 0) == "Marie Curie"
+    assert subject_of(None, text, he) == "Albert Einstein"
+    assert person_turned_to("Marie Curie", text + " Curie died in 1934.", len(text) + 1) == ""
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            return [{"original": r.text, "corrected": r.text, "edits": [], "evidence": [
+                {"title": "Marie Curie", "text": CURIE},
+                {"title": "Albert Einstein", "text": EINSTEIN}]} for r in requests]  # fmt: skip
+
+    judge = _ByText({"Marie Curie was born in Warsaw in 1867.": 0.9,
+                     "Albert Einstein was born in Ulm in 1879.": 0.9})  # fmt: skip
+    gated = GatedEditor(Editor(), judge, check_fixes=False)  # type: ignore[arg-type]
+    [got] = gated.edit_many([{"text": text, "evidence": ["(retrieved by the editor)"]}])
+    # "He" is not read as Marie Curie, whom the text opened with
+    assert "He received the 1922 Nobel Prize in Physics." in judge.asked
+    # the fix comes from Einstein's article, the person the text turned to
+    [fix] = got["edits"]
+    assert (fix["wrong"], fix["right"]) == ("1922", "1921"), fix
+    assert fix["cites"]["title"] == "Albert Einstein"
