@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from favakit.text import is_heading, list_marker_end
+from favakit.text import STOPWORDS, is_heading, list_marker_end
 
 __all__ = [
     "RuleFactSplitter", "fact_coverage", "leading_name", "resolve_opening_person",
@@ -63,15 +63,27 @@ _NAME = re.compile(r"^(?:The\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|von|van|the)\s+
 
 def leading_name(text: str) -> str:
     """The capitalised name a text opens with (``"Marie Curie was ..."`` -> ``"Marie Curie"``,
-    past Markdown headings, a list item's marker and bold or italic marks), the usual topic of a
-    bio or an encyclopedic paragraph; ``""`` when it opens otherwise."""
+    past Markdown headings, lines that ask a question, a list item's marker and bold or italic
+    marks), the usual topic of a bio or an encyclopedic paragraph; ``""`` when it opens
+    otherwise."""
     lines = text.strip().splitlines()
-    while lines and (is_heading(lines[0]) or not lines[0].strip()):
-        lines.pop(0)  # "## Early life"
+    while lines and (is_heading(lines[0]) or lines[0].rstrip().endswith("?")
+                     or not lines[0].strip()):  # fmt: skip
+        lines.pop(0)  # "## Early life", "Q: When was Alan Turing born?"
     text = "\n".join(lines).strip()
     m = _NAME.match(text[list_marker_end(text) :].lstrip("*_"))  # "1. **Marie Curie** was"
     name = m.group(1) if m else ""
-    return "" if _PRONOUN.match(name) or name in {"In", "On", "At", "A", "An", "This"} else name
+    first = name.split()[0].lower().rstrip(".") if name else ""
+    return "" if _PRONOUN.match(name) or first in STOPWORDS | _OPENERS else name
+
+
+# capitalised words that open a sentence without naming anyone ("Both Leonardo and Galileo
+# ...", "Some of his films ...", "When ..."); function words (STOPWORDS) too
+_OPENERS = frozenset({
+    "both", "some", "many", "most", "several", "all", "each", "every", "few", "when", "where",
+    "what", "why", "how", "who", "which", "while", "although", "though", "today", "yesterday",
+    "during", "since", "because", "if", "however", "there", "here", "then", "thus", "yes",
+})  # fmt: skip
 
 
 def _end(text: str) -> str:

@@ -64,9 +64,11 @@ _BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=[\"'(\[“‘]?[A-Z0-9
 _UNCASED_BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=\S)")
 # a list item's number ("1.", "iv.", "(2)", "12)"): at the start of a line, not a sentence
 _LIST_NUMBER_RE = re.compile(r"\(?(?:\d{1,3}|i{1,3}|iv|vi{0,3}|ix|xi{0,3})[.)]", re.IGNORECASE)
-# a list item's marker, a number or a bullet, with the space after it
-_LIST_MARKER_RE = re.compile(
-    r"[ \t]*(?:[-*•–+]|\(?(?:\d{1,3}|i{1,3}|iv|vi{0,3}|ix|xi{0,3})[.)])[ \t]+", re.IGNORECASE
+# a list item's marker, a number or a bullet, or a question's or answer's label ("Q:", "A:"),
+# with the space after it
+_LIST_MARKER_RE = re.compile(  # roman numbers in lower case only: "V. S. Naipaul" is a name
+    r"[ \t]*(?:[-*•–+]|\(?(?:\d{1,3}|i{1,3}|iv|vi{0,3}|ix|xi{0,3})[.)]|(?:Q|A|Question|Answer):)"
+    r"[ \t]+"
 )
 
 Counter = Callable[[str], int]
@@ -120,8 +122,9 @@ def is_heading(line: str) -> bool:
 
 def list_marker_end(text: str, start: int = 0) -> int:
     """Where a list item's marker that opens ``text[start:]`` ("- ", "* ", "• ", "1. ", "2) ",
-    "iv. ") ends, else ``start``: what the gate reads past and never flags, since a list's
-    numbering and bullets are layout, not claims."""
+    "iv. ", and a question's or answer's label, "Q: ", "A: ") ends, else ``start``: what the
+    gate reads past and never flags, since a list's numbering and bullets are layout, not
+    claims."""
     m = _LIST_MARKER_RE.match(text, start)
     return m.end() if m else start
 

@@ -79,6 +79,19 @@ def test_a_list_s_markers_are_read_past() -> None:
     )
     assert leading_name("- Marie Curie won.") == "Marie Curie"
     assert leading_name("## Early life\n\nMarie Curie was born in 1867.") == "Marie Curie"
+    # a question and answer: the subject is in the answer ("When" had been read as the name)
+    qa = "Q: When was Alan Turing born?\nA: Alan Turing was born in 1912. He died in 1954."
+    assert leading_name(qa) == "Alan Turing"
+    assert (
+        resolve_opening_person("A: He died in 1954.", "Alan Turing")
+        == "A: Alan Turing died in 1954."
+    )
+    assert list_marker_end("V. S. Naipaul wrote.") == 0  # an initial, not a roman number
+    # a capitalised opening word names nobody: "The suggests four products" and "Yes was deaf!"
+    # had been how an opening "He" was read after "The agent ..." and "Yes. Did ..."
+    assert leading_name("The agent calls Samantha. He suggests four products.") == ""
+    assert leading_name("Both Leonardo da Vinci and Galileo were Italian.") == ""
+    assert leading_name("Yes. He was deaf!") == ""
     assert resolve_opening_person("2. He died in 1727.", "Isaac Newton") == (
         "2. Isaac Newton died in 1727."
     )

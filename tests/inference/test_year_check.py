@@ -83,6 +83,13 @@ def test_each_statement_of_a_sentence_is_matched_on_its_own_too() -> None:
     found = year_conflict(text, evidence)
     assert found is not None and (found.year, found.evidence_years) == ("1921", ("1911",))
     assert year_conflict(text.replace("1921", "1911"), evidence) is None
+    # a statement's own year before the sentence's: as a whole, this sentence matches Galileo's
+    # sentence, whose passage lacks Leonardo's (right) 1452
+    two = "Leonardo was born in 1452, while Galileo was born in 1574."
+    lives = ["Leonardo da Vinci was an Italian painter, born in Vinci in 1452.",
+             "Galileo Galilei was an Italian astronomer, born in Pisa in 1564."]  # fmt: skip
+    found = year_conflict(two, lives)
+    assert found is not None and (found.year, found.evidence_years) == ("1574", ("1564",))
 
 
 def test_only_years_given_as_exact_dates_count() -> None:
