@@ -51,7 +51,8 @@ def resolve_pronouns(sentence: str, topic: str) -> str:
 
 def resolve_opening_person(sentence: str, topic: str) -> str:
     """Only an opening "He" or "She" replaced by the topic ("She won ..." -> "Marie Curie won
-    ...", after a list item's marker too): the narrow form of :func:`resolve_pronouns`, for text that need not be a bio."""
+    ...", after a list item's marker too): the narrow form of :func:`resolve_pronouns`, for
+    text that need not be a bio."""
     if not topic:
         return sentence
     at = list_marker_end(sentence)  # "2. He died ..." -> "2. Isaac Newton died ..."

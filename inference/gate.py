@@ -4,7 +4,8 @@ evidence how to fix them, and every edit says which evidence it rests on.
 Any :class:`~favakit.contracts.Editor` proposes edits for the whole text (it also retrieves the
 evidence when the request has none). :class:`GatedEditor` then splits the text into sentences,
 decontextualizes each where the rule can (an opening "He" or "She" replaced by the request's
-``topic``, else by the name the text opens with) and scores each against the
+``topic``, else by the name the text opens with, unless the text has turned to another person
+before it: :func:`~favakit.inference.gate_edits.decontextualized`) and scores each against the
 result's evidence with the encoder checker (P(supported), evidence
 read in pieces, the best piece counts), or with any other judge behind the
 :class:`SentenceScorer` contract (:class:`JudgeScorer`: the tuned Qwen judge, ``--gate qwen``).
@@ -64,7 +65,8 @@ The rule, sentence by sentence:
   (:func:`~favakit.inference.gate_words.flag_words_beside`).
 * **layout** (last; :func:`~favakit.inference.gate_words.without_layout`): a list's numbers and
   bullets ("2. He died in 1737.") are read past when the text is split and decontextualized,
-  and never edited; each flag is kept to its words ("1737", not "1737.").
+  and never edited, nor is a Markdown heading (never scored either); each flag is kept to its
+  words ("1737", not "1737.").
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it

@@ -30,12 +30,13 @@ from favakit.inference.name_fix import name_fix
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, is_heading, sentence_spans
 
-# Questions, as_flag, cited, decontextualized, is_fix and subject_of are shared with gate_checks
+# Questions, as_flag, cited, decontextualized, is_fix, person_turned_to and subject_of are
+# shared with gate_checks
 __all__ = [
-    "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite",
-    "cited", "collapsed_fix", "decontextualized", "evidence_swap", "function_word_deletion",
-    "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean", "sentence_scores",
-    "subject_of",
+    "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite", "cited",
+    "collapsed_fix", "decontextualized", "evidence_swap", "function_word_deletion",
+    "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean",
+    "sentence_scores", "subject_of",
 ]  # fmt: skip
 
 
