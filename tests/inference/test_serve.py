@@ -119,10 +119,12 @@ def test_cli_edit_gives_the_same_result_and_resumes(
     expected = direct.edit({"text": TEXT, "evidence": EVIDENCE})
     # the command gates by default (--gate auto); open_editor gates only when asked
     common = ["--adapter", str(tiny_adapter), "--max-new-tokens", "24", "--gate", "off"]
-    one = subprocess.run(
-        [sys.executable, "-m", "favakit", "edit", TEXT, "--evidence", EVIDENCE[0], *common],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+
+    def edit(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "favakit", "edit", *args, *common],
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+
+    one = edit(TEXT, "--evidence", EVIDENCE[0])
     assert one.returncode == 0, one.stderr[-2000:]
     assert json.loads(one.stdout) == {"id": "0", **expected}
     assert "1 text(s)" in one.stderr
@@ -133,11 +135,7 @@ def test_cli_edit_gives_the_same_result_and_resumes(
                 for i in range(3))
     )  # fmt: skip
     out.write_text(json.dumps({"id": "r0", **expected}) + "\n")  # done by an earlier run
-    run = subprocess.run(
-        [sys.executable, "-m", "favakit", "edit", "--input", str(inp), "--output", str(out),
-         *common],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    run = edit("--input", str(inp), "--output", str(out))
     assert run.returncode == 0, run.stderr[-2000:]
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["r0", "r1", "r2"]
@@ -145,21 +143,13 @@ def test_cli_edit_gives_the_same_result_and_resumes(
     assert "1 id(s) already in" in run.stderr
 
     page = tmp_path / "page.html"
-    html = subprocess.run(
-        [sys.executable, "-m", "favakit", "edit", "--input", str(inp), "--format", "html",
-         "--output", str(page), *common],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    html = edit("--input", str(inp), "--format", "html", "--output", str(page))
     assert html.returncode == 0 and page.read_text().count("<section>") == 3
     assert EVIDENCE[0] in page.read_text()
 
     # the view printed, uncoloured, and the rows still kept in --output (they had been dropped)
     kept = tmp_path / "kept.jsonl"
-    view = subprocess.run(
-        [sys.executable, "-m", "favakit", "edit", "--input", str(inp), "--format", "plain",
-         "--output", str(kept), *common],
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
+    view = edit("--input", str(inp), "--format", "plain", "--output", str(kept))
     assert view.returncode == 0, view.stderr[-2000:]
     assert [line for line in view.stdout.splitlines() if line.startswith("# ")] == [
         "# r0", "# r1", "# r2"
