@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from favakit.text import STOPWORDS, is_heading, list_marker_end
+from favakit.text import STOPWORDS, is_heading, list_marker_end, split_sentences
 
 __all__ = [
     "RuleFactSplitter", "fact_coverage", "leading_name", "resolve_opening_person",
@@ -64,12 +64,12 @@ _NAME = re.compile(r"^(?:The\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|von|van|the)\s+
 
 def leading_name(text: str) -> str:
     """The capitalised name a text opens with (``"Marie Curie was ..."`` -> ``"Marie Curie"``,
-    past Markdown headings, lines that ask a question, a list item's marker and bold or italic
+    past Markdown headings, lines that open with a question, a list item's marker and bold or italic
     marks), the usual topic of a bio or an encyclopedic paragraph; ``""`` when it opens
     otherwise."""
     lines = text.strip().splitlines()
-    while lines and (is_heading(lines[0]) or lines[0].rstrip().endswith("?")
-                     or not lines[0].strip()):  # fmt: skip
+    while lines and (not lines[0].strip() or is_heading(lines[0])
+                     or split_sentences(lines[0])[0].endswith("?")):  # fmt: skip
         lines.pop(0)  # "## Early life", "Q: When was Alan Turing born?"
     text = "\n".join(lines).strip()
     m = _NAME.match(text[list_marker_end(text) :].lstrip("*_"))  # "1. **Marie Curie** was"
@@ -159,8 +159,6 @@ class RuleFactSplitter:
         return facts
 
     def facts(self, outputs: Sequence[str]) -> list[list[str]]:
-        from favakit.text import split_sentences
-
         out = []
         for n, text in enumerate(outputs):
             topic = self.topics[n] if n < len(self.topics) else ""

@@ -63,13 +63,11 @@ _BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=[\"'(\[“‘]?[A-Z0-9
 # in text with no capital letters (FActScore's knowledge source), before anything
 _UNCASED_BOUNDARY_RE = re.compile(r"([.!?][\"')\]’”]*)(\s+)(?=\S)")
 # a list item's number ("1.", "iv.", "(2)", "12)"): at the start of a line, not a sentence
-_LIST_NUMBER_RE = re.compile(r"\(?(?:\d{1,3}|i{1,3}|iv|vi{0,3}|ix|xi{0,3})[.)]", re.IGNORECASE)
+_LIST_NUMBER = r"\(?(?:\d{1,3}|i{1,3}|iv|vi{0,3}|ix|xi{0,3})[.)]"
+_LIST_NUMBER_RE = re.compile(_LIST_NUMBER, re.IGNORECASE)
 # a list item's marker, a number or a bullet, or a question's or answer's label ("Q:", "A:"),
-# with the space after it
-_LIST_MARKER_RE = re.compile(  # roman numbers in lower case only: "V. S. Naipaul" is a name
-    r"[ \t]*(?:[-*•–+]|\(?(?:\d{1,3}|i{1,3}|iv|vi{0,3}|ix|xi{0,3})[.)]|(?:Q|A|Question|Answer):)"
-    r"[ \t]+"
-)
+# with the space after it; roman numbers in lower case only ("V. S. Naipaul" is a name)
+_LIST_MARKER_RE = re.compile(rf"[ \t]*(?:[-*•–+]|{_LIST_NUMBER}|(?:Q|A|Question|Answer):)[ \t]+")
 
 Counter = Callable[[str], int]
 

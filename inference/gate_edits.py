@@ -487,10 +487,10 @@ def person_turned_to(subject: str, text: str, at: int) -> str:
     ``at`` opens with the subject's name again ("Curie won ..."); "" when there is none."""
     mine = set(subject.split())
     other = ""
-    for a, _ in sentence_spans(text):
+    for a, b in sentence_spans(text):
         if a > at:
             break
-        name = leading_name(text[a:]).split()
+        name = leading_name(text[a:b]).split()
         if len(name) >= 2 and not mine & set(name):
             other = " ".join(name)
         elif mine & set(name):

@@ -323,11 +323,14 @@ def flags_at_words(
 _FLAG_EDGE = " \t\n,;:!?"
 
 
+def _line_start(text: str, at: int) -> int:
+    return text.rfind("\n", 0, at) + 1
+
+
 def _layout_end(text: str, at: int) -> int:
     """Where the list marker of the line holding ``text[at]`` ends (its start when it has
     none: :func:`~favakit.text.list_marker_end`)."""
-    line = text.rfind("\n", 0, at) + 1
-    return list_marker_end(text, line)
+    return list_marker_end(text, _line_start(text, at))
 
 
 def _kept_to_words(text: str, start: int, end: int) -> tuple[int, int]:
@@ -344,9 +347,8 @@ def _kept_to_words(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _line_at(text: str, at: int) -> str:
-    start = text.rfind("\n", 0, at) + 1
     end = text.find("\n", at)
-    return text[start : end if end >= 0 else len(text)]
+    return text[_line_start(text, at) : end if end >= 0 else len(text)]
 
 
 def without_layout(result: EditResult) -> EditResult:
@@ -367,7 +369,7 @@ def without_layout(result: EditResult) -> EditResult:
             e = {**e, "start": start, "end": end, "wrong": text[start:end],
                  "right": text[start:end]}  # fmt: skip
         out.append(e)
-    if len(out) == len(result.get("edits", [])) and out == result.get("edits", []):
+    if out == result.get("edits", []):
         return result
     return {**result, "edits": out, "corrected": apply_edits(text, out)}
 
