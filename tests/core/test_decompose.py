@@ -82,6 +82,8 @@ def test_a_list_s_markers_are_read_past() -> None:
     # a question and answer: the subject is in the answer ("When" had been read as the name)
     qa = "Q: When was Alan Turing born?\nA: Alan Turing was born in 1912. He died in 1954."
     assert leading_name(qa) == "Alan Turing"
+    # a line is passed over only when it opens with a question
+    assert leading_name("Marie Curie was born in Warsaw. Who knew?\nShe won.") == "Marie Curie"
     assert (
         resolve_opening_person("A: He died in 1954.", "Alan Turing")
         == "A: Alan Turing died in 1954."
