@@ -29,6 +29,7 @@ __all__ = [
     "pack_passages",
     "sentence_spans",
     "split_sentences",
+    "states_nothing",
     "tokenizer_counter",
     "tokenizer_lock",
     "undo_ptb",
@@ -116,6 +117,16 @@ def is_heading(line: str) -> bool:
     """Whether ``line`` is a Markdown heading ("## Early life"): a title of what follows,
     stating nothing the gate could check."""
     return bool(_HEADING_RE.match(line))
+
+
+_ASKED_RE = re.compile(r"[ \t]*(?:Q|Question)[ \t]*:[ \t]+\S")
+
+
+def states_nothing(line: str) -> bool:
+    """Whether ``line`` states nothing the gate could check: a Markdown heading
+    (:func:`is_heading`) or a question put to the model, labelled as a Q&A labels it ("Q: When
+    was Alan Turing born?"), which the text answers."""
+    return is_heading(line) or bool(_ASKED_RE.match(line))
 
 
 def list_marker_end(text: str, start: int = 0) -> int:

@@ -65,8 +65,8 @@ The rule, sentence by sentence:
   (:func:`~favakit.inference.gate_words.flag_words_beside`).
 * **layout** (last; :func:`~favakit.inference.gate_words.without_layout`): a list's numbers and
   bullets ("2. He died in 1737.") are read past when the text is split and decontextualized,
-  and never edited, nor is a Markdown heading (never scored either); each flag is kept to its
-  words ("1737", not "1737.").
+  and never edited, nor is a Markdown heading or a Q&A's labelled question (never scored
+  either); each flag is kept to its words ("1737", not "1737.").
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it
@@ -97,6 +97,7 @@ from favakit.inference.gate_edits import (
     SentenceScorer,
     cite,
     evidence_swap,
+    flags_cited_at_clauses,
     gate_result,
     grounded_fix,
     sentence_scores,
@@ -201,4 +202,7 @@ class GatedEditor:
         if self.flags == "words":  # a result without evidence comes back as it is
             flagged = marks_in_flagged_sentences(self.checker, gated, marks)
             gated = [flags_at_words(r, m) for r, m in zip(gated, flagged, strict=True)]
-        return [without_layout(r) for r in gated]
+        # the last steps: a flag in one statement of a sentence cites that statement's evidence,
+        # and nothing of a list's marker, a heading or a Q&A's question is edited
+        return [without_layout(flags_cited_at_clauses(r, t))
+                for r, t in zip(gated, topics, strict=True)]  # fmt: skip

@@ -25,6 +25,7 @@ from favakit.inference.gate_edits import (
 from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
 from favakit.inference.negation_fix import negation_fixes
 from favakit.inference.opinion_check import opinion_deletions
+from favakit.inference.year_check import clause_spans
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
@@ -50,6 +51,30 @@ def _fixed_clause(
               for e in edits if e["end"] <= cut.start()]  # fmt: skip
     clause = apply_edits(original[a : cut.start()], inside)
     return (clause, cut.start()) if len(WORD.findall(clause)) >= 4 else None
+
+
+def _fixed_statements(
+    original: str, sentence: tuple[int, int], edits: Sequence[EditSpan]
+) -> list[tuple[tuple[int, int], str, str]]:
+    """For a sentence joining several statements
+    (:func:`~favakit.inference.year_check.clause_spans`: "Leonardo was born in 1452, | while
+    Galileo was born in 1574."), each statement that holds a fix: its span in ``original``, its
+    words as written and as its edits leave it; [] for a sentence of one statement."""
+    a, b = sentence
+    parts = [(a + s, a + t) for s, t in clause_spans(original[a:b])]
+    if len(parts) < 2:
+        return []
+    out = []
+    for s, t in parts:
+        held = [e for e in edits if s <= e["start"] and e["end"] <= t]
+        if any(is_fix(e) for e in held):
+            moved = [{**e, "start": e["start"] - s, "end": e["end"] - s} for e in held]
+            out.append(((s, t), original[s:t], apply_edits(original[s:t], moved)))
+    return out
+
+
+def _within(edit: EditSpan, spans: Sequence[tuple[int, int]]) -> bool:
+    return any(a <= edit["start"] and edit["end"] <= b for a, b in spans)
 
 
 def _rest_flags(
@@ -83,8 +108,12 @@ def verify_fixes(
     the fixes stay, flags inside that part are dropped, and the rest of the sentence is flagged
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola"; at
     its words the evidence never uses with ``flags="words"``);
-    otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
-    citing the closest evidence sentence). Where the fixed sentence is supported, flags left in
+    otherwise, in a sentence joining several statements (:func:`_fixed_statements`: "Leonardo
+    was born in 1452, while Galileo was born in 1574", which neither person's article supports
+    whole), each statement's fixes are judged on their own: kept where the fixed statement is
+    supported, dropped where it is supported as written (the editor's needless
+    "Leonardo" -> "Galileo"). The replacements left become flags (no fix offered, the text
+    unchanged there, the flag citing the closest evidence sentence). Where the fixed sentence is supported, flags left in
     it are dropped (the checker finds nothing wrong there once fixed). A fixed sentence (or
     clause) is read against the articles it names
     (:func:`~favakit.inference.gate_edits.named_articles`): a fix taken from another person's
@@ -115,6 +144,7 @@ def verify_fixes(
         if p > threshold:
             supported_clauses.setdefault(i, []).append(sentence_spans(results[i]["original"])[n])
     clauses = Questions()  # key: (result, sentence, the sentence's score, clause end)
+    statements = Questions()  # key: (result, sentence, the fixed statement's span)
     for (i, n), p in failed:
         result = results[i]
         span = sentence_spans(result["original"])[n]
@@ -124,6 +154,11 @@ def verify_fixes(
             clauses.ask((i, n, p, found[1]),
                         decontextualized(found[0], topics[i], result["original"], span[0]),
                         result["evidence"], named=True)  # fmt: skip
+        for stated, written, fixed in _fixed_statements(result["original"], span, mine):
+            for key, words in (("fixed", fixed), ("written", written)):
+                statements.ask((i, n, stated, key),
+                               decontextualized(words, topics[i], result["original"], span[0]),
+                               result["evidence"], named=True)  # fmt: skip
     rest_flags: dict[int, list[EditSpan]] = {}
     rest_ends: dict[int, int] = {}  # sentence ends flagged, per result
     held: set[tuple[int, int]] = set()
@@ -136,6 +171,20 @@ def verify_fixes(
             if rest:
                 rest_flags.setdefault(i, []).extend(rest)
                 rest_ends[i] = rest_ends.get(i, 0) + 1
+    # in a sentence that fails as fixed, each statement's fixes are judged on their own: kept
+    # where the fixed statement is supported, dropped where it is supported as written
+    statement_scores: dict[tuple[int, int, tuple[int, int]], dict[str, float]] = {}
+    for (i, n, stated, key), q in statements.answers(checker):
+        if (i, n) not in held:
+            statement_scores.setdefault((i, n, stated), {})[key] = q
+    kept_fixes: dict[int, list[tuple[int, int]]] = {}
+    unneeded: dict[int, list[tuple[int, int]]] = {}
+    for (i, _, stated), both in statement_scores.items():
+        if both["fixed"] > threshold:
+            kept_fixes.setdefault(i, []).append(stated)
+            supported_clauses.setdefault(i, []).append(stated)
+        elif both["written"] > threshold:
+            unneeded.setdefault(i, []).append(stated)
     unfixed: dict[int, set[int]] = {}
     for (i, n), _ in failed:
         if (i, n) not in held:
@@ -145,14 +194,17 @@ def verify_fixes(
         result = results[i]
         spans = sentence_spans(result["original"])
         edits: list[EditSpan] = []
-        cleared = 0
+        cleared = dropped = 0
         for e in result["edits"]:
             m = sentence_of(spans, e["start"], e["end"])
-            if e.get("flagged") and any(a <= e["start"] and e["end"] <= b
-                                        for a, b in supported_clauses.get(i, [])):  # fmt: skip
+            if e.get("flagged") and _within(e, supported_clauses.get(i, [])):
                 cleared += 1
                 continue  # a flag in a clause the checker found supported once fixed
-            if m is not None and m in unfixed.get(i, set()) and is_fix(e):
+            fails = m is not None and m in unfixed.get(i, set()) and is_fix(e)
+            if m is not None and fails and _within(e, unneeded.get(i, [])):
+                dropped += 1
+                continue  # its statement is supported as written
+            if m is not None and fails and not _within(e, kept_fixes.get(i, [])):
                 e = cited(
                     as_flag(e),
                     result["original"][slice(*spans[m])],
@@ -167,7 +219,10 @@ def verify_fixes(
         if cleared:
             notes.append(f"{cleared} flag(s) dropped: the checker finds their sentence or clause "
                          f"supported once fixed")  # fmt: skip
-        taken = sum(is_fix(e) for e in result["edits"]) - sum(is_fix(e) for e in edits)
+        if dropped:
+            notes.append(f"{dropped} fix(es) dropped: the checker finds their statement "
+                         f"supported as written")  # fmt: skip
+        taken = sum(is_fix(e) for e in result["edits"]) - sum(is_fix(e) for e in edits) - dropped
         if taken:
             notes.append(f"{taken} fix(es) taken back: the checker finds the sentence "
                          f"unsupported with the fix as well; flagged with no fix")  # fmt: skip

@@ -20,6 +20,7 @@ from favakit.inference.gate_words import (
     CLAUSE,
     WORD,
     checked_flags,
+    function_words_only,
     narrowed_flag,
     only_flagged,
     sentence_of,
@@ -27,14 +28,16 @@ from favakit.inference.gate_words import (
     unsupported_words,
 )
 from favakit.inference.name_fix import name_fix
+from favakit.inference.year_check import clause_spans
 from favakit.tags import apply_edits
-from favakit.text import STOPWORDS, is_heading, sentence_spans
+from favakit.text import STOPWORDS, sentence_spans, states_nothing
 
 # Questions, as_flag, cited, decontextualized, is_fix, person_turned_to and subject_of are
 # shared with gate_checks
 __all__ = [
     "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite", "cited",
-    "collapsed_fix", "decontextualized", "evidence_swap", "function_word_deletion",
+    "collapsed_fix", "decontextualized", "evidence_swap", "flags_cited_at_clauses",
+    "function_word_deletion",
     "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean",
     "sentence_scores", "subject_of",
 ]  # fmt: skip
@@ -103,10 +106,15 @@ def named_articles(text: str, passages: Sequence[Mapping[str, Any]]) -> list[str
     and chemist", whose facts the checker would lend her; "Hampden County, Massachusetts" is not
     named by "Hampshire County"), else all of them (no article named, or passages without titles
     such as evidence given by hand)."""
-    words = shared_words(text)
-    named = [str(p.get("text", "")) for p in passages
-             if (head := _title_head(str(p.get("title") or ""))) and head <= words]  # fmt: skip
-    return named or [str(p.get("text", "")) for p in passages]
+    named = _named_passages(shared_words(text), passages)
+    return [str(p.get("text", "")) for n, p in enumerate(passages) if n in named or not named]
+
+
+def _named_passages(words: set[str], passages: Sequence[Mapping[str, Any]]) -> set[int]:
+    """The indexes of the passages whose title's name (:func:`_title_head`) is all in
+    ``words``."""
+    return {n for n, p in enumerate(passages)
+            if (head := _title_head(str(p.get("title") or ""))) and head <= words}  # fmt: skip
 
 
 def _title_head(title: str) -> set[str]:
@@ -127,7 +135,10 @@ def cite(
     evidence has one (naming a word of ``subject``, by default the name ``context`` opens with,
     or in a passage whose title does: :func:`~favakit.inference.date_fix.about_subject`; an
     invented "awarded the Vennard Medal ... by the Royal Society" in a text about Einstein cites
-    Einstein's article, not Newton's "He was president of the Royal Society"), the one sharing
+    Einstein's article, not Newton's "He was president of the Royal Society"), then of those in
+    the articles ``context`` names (:func:`named_articles`' rule: "- Invented the steam engine."
+    under "Key facts about Isaac Newton:" cites Newton's article, not Ada Lovelace's "notes on
+    the engine", where no sentence is about the name the text opens with), the one sharing
     the most content words with ``sentence``
     (:func:`~favakit.inference.checker.shared_words` less stopwords: "Hillary was from
     Australia" is about Hillary, not "from"); between equals, the one whose passage shares the
@@ -138,7 +149,8 @@ def cite(
     mine = words - STOPWORDS
     around = shared_words(context) - STOPWORDS
     named = shared_words(leading_name(context) if subject is None else subject) - STOPWORDS
-    best: tuple[tuple[bool, bool, int, int, int], int, str] | None = None
+    articles = _named_passages(shared_words(context), passages)
+    best: tuple[tuple[bool, bool, bool, int, int, int], int, str] | None = None
     for n, passage in enumerate(passages):
         body = str(passage.get("text", ""))
         topical = len(around & shared_words(body))
@@ -147,9 +159,9 @@ def cite(
             piece = body[a:b].strip()
             theirs = shared_words(piece)
             about = bool(named) and about_subject(named, piece, passage)
-            key = (bool(holds and holds.search(piece)), about, len(mine & theirs), topical,
-                   len(words & theirs))  # fmt: skip
-            if (key[0] or key[4]) and (best is None or key > best[0]):
+            key = (bool(holds and holds.search(piece)), about, n in articles,
+                   len(mine & theirs), topical, len(words & theirs))  # fmt: skip
+            if (key[0] or key[5]) and (best is None or key > best[0]):
                 best = (key, n, piece)
     if best is None:
         return None
@@ -201,6 +213,34 @@ def cited(
     return {**span, "cites": found} if found else span
 
 
+def flags_cited_at_clauses(result: EditResult, topic: str | None = None) -> EditResult:
+    """``result`` with each flag (no fix) that lies in one statement of a sentence joining
+    several (:func:`~favakit.inference.year_check.clause_spans`) cited for that statement (about
+    the name it opens with, else the text's subject), where the evidence has a sentence for it:
+    in "Leonardo was born in 1452, while Galileo was born in 1574." a flag at "1574" cites
+    Galileo's "born in Pisa in 1564", not Leonardo's birth. Fixes keep their citations (the
+    evidence sentence that holds the fix)."""
+    text, edits = result["original"], result.get("edits", [])
+    passages = result.get("evidence", [])
+    if not passages or not any(e.get("flagged") for e in edits):
+        return result
+    sentences = sentence_spans(text)
+    out: list[EditSpan] = []
+    for e in edits:
+        n = sentence_of(sentences, e["start"], e["end"]) if e.get("flagged") else None
+        if n is not None:
+            a, b = sentences[n]
+            parts = [(a + s, a + t) for s, t in clause_spans(text[a:b])]
+            held = [(s, t) for s, t in parts if s <= e["start"] and e["end"] <= t]
+            if len(parts) > 1 and held:
+                statement = text[slice(*held[0])]  # about the name it opens with, if any
+                subject = leading_name(statement) or subject_of(topic, text, a)
+                found = cite(statement, "", passages, text, subject)
+                e = {**e, "cites": found} if found else e
+        out.append(e)
+    return {**result, "edits": out}
+
+
 def _whole_sentence_deletion(span: EditSpan, sentence: tuple[int, int], text: str) -> EditSpan:
     """A deletion that leaves at most two words of its sentence, or only its end
     (:func:`opening_cut`), deletes the whole sentence: a remnant such as "1970s." (of "He has
@@ -248,9 +288,6 @@ def collapsed_fix(edit: EditSpan) -> bool:
     return is_fix(edit) and wrong >= CLAUSE and right <= wrong / 2
 
 
-_NEGATIONS = {"not", "no", "never", "nor", "n't"}
-
-
 def function_word_deletion(edit: EditSpan) -> bool:
     """Whether ``edit`` deletes only function words (:data:`~favakit.text.STOPWORDS`: "in" of
     "published On the Origin of Species in 1869"), which states no fact and leaves the sentence
@@ -258,8 +295,7 @@ def function_word_deletion(edit: EditSpan) -> bool:
     ("not", "never") is a fact's whole difference, and its deletion stays."""
     if edit["right"].strip() or edit.get("flagged"):
         return False
-    words = [w.lower() for w in WORD.findall(edit["wrong"])]
-    return all(w in STOPWORDS and w not in _NEGATIONS for w in words)
+    return function_words_only(edit["wrong"])
 
 
 #: the share of a deletion's characters in runs of words the evidence never uses below which
@@ -441,8 +477,10 @@ def gate_result(
     gated: EditResult = {**result, "edits": kept}
     gated["corrected"] = apply_edits(text, kept)
     notes = []
-    stated = [s for (a, b), s in zip(sentences, scores, strict=True) if not is_heading(text[a:b])]
-    supported = sum(s > threshold for s in stated)  # a heading states nothing: not counted
+    stated = [
+        s for (a, b), s in zip(sentences, scores, strict=True) if not states_nothing(text[a:b])
+    ]
+    supported = sum(s > threshold for s in stated)  # a heading or a Q&A's question: not counted
     if supported:
         note = (f"{supported} of {len(stated)} sentence(s) supported by the evidence were left as "
                 f"they are")  # fmt: skip
@@ -530,20 +568,20 @@ def sentence_scores(
     decontextualized ("She won ..." scored as "Marie Curie won ...", the topic or else the name
     the text opens with), against the result's evidence; None for a result without evidence."""
     questions = Questions()  # key: (result, sentence span)
-    headings: list[tuple[tuple[int, tuple[int, int]], float]] = []  # left alone, not asked
+    unstated: list[tuple[tuple[int, tuple[int, int]], float]] = []  # left alone, not asked
     for i, result in enumerate(results):
         passages = result.get("evidence", [])
         if not passages:
             continue
         for span in sentence_spans(result["original"]):
             sentence = result["original"][span[0] : span[1]]
-            if is_heading(sentence):
-                headings.append(((i, span), 1.0))
+            if states_nothing(sentence):
+                unstated.append(((i, span), 1.0))  # a heading, a Q&A's question
                 continue
             questions.ask((i, span), decontextualized(sentence, topics[i], result["original"],
                                                       span[0]), passages)  # fmt: skip
     per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
-    answers = sorted([*questions.answers(checker), *headings], key=lambda a: a[0])
+    answers = sorted([*questions.answers(checker), *unstated], key=lambda a: a[0])
     for (i, span), p in answers:
         spans, ps = per_text.setdefault(i, ([], []))
         spans.append(span)

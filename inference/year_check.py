@@ -30,11 +30,13 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from favakit.decompose import leading_name, resolve_opening_person
 from favakit.text import MONTHS, STOPWORDS, split_sentences, undo_ptb
 
 __all__ = [
     "CONFLICT_SCORE",
     "YearConflict",
+    "clause_spans",
     "clauses",
     "content_words",
     "exact_years",
@@ -139,13 +141,28 @@ def content_words(text: str) -> set[str]:
 
 def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple[int, str] | None:
     """``(passage index, sentence)`` of the evidence sentence sharing the most of ``claim``'s
-    content words (the first of equals), where it shares at least half of them and two: the
-    sentence the rules beneath the checker compare a claim's sentence with; else None."""
+    content words, where it shares at least half of them and two: the sentence the rules
+    beneath the checker compare a claim's sentence with; else None. An evidence sentence that
+    opens with "He" or "She" is read with its passage's opening name in its place ("She died in
+    1852 at the age of 36." in Ada Lovelace's passage shares "Ada Lovelace died ... age" with
+    the claim "Ada Lovelace died in 1852 at the age of 36.", not only "died" and "age", as
+    Franklin's "Franklin died in 1958, at the age of 37." does). Between equals, the one whose
+    passage (its sentences together) shares the most, then the first."""
     words = content_words(claim)
     if not words or not sentences:
         return None
-    shared, at, best = max(((len(words & content_words(s)), i, s) for i, s in sentences),
-                           key=lambda t: t[0])  # fmt: skip
+    opening: dict[int, str] = {}  # each passage's opening name: its first sentence's
+    for i, s in sentences:
+        opening.setdefault(i, leading_name(s))
+    theirs = [content_words(resolve_opening_person(s, opening[i])) for i, s in sentences]
+    in_passage: dict[int, set[str]] = {}
+    for (i, _), found in zip(sentences, theirs, strict=True):
+        in_passage.setdefault(i, set()).update(found)
+    shared, _, at, best = max(
+        ((len(words & found), len(words & in_passage[i]), i, s)
+         for (i, s), found in zip(sentences, theirs, strict=True)),
+        key=lambda t: (t[0], t[1]),
+    )  # fmt: skip
     return (at, best) if shared >= max(2, len(words) / 2) else None
 
 
@@ -180,5 +197,20 @@ def clauses(sentence: str) -> list[str]:
     in Physics ..., and won the Nobel Prize in Chemistry in 1921 ..." -> two), each compared
     with the evidence on its own, since the evidence often states them in two sentences; []
     for a sentence of one statement."""
-    parts = [p.strip() for p in _CLAUSE_BREAK.split(sentence) if p.strip()]
+    parts = [sentence[a:b] for a, b in clause_spans(sentence)]
     return parts if len(parts) > 1 else []
+
+
+def clause_spans(sentence: str) -> list[tuple[int, int]]:
+    """The character spans of the statements ``sentence`` joins (:func:`clauses`), without the
+    joining words and the spaces around them; one span, the whole sentence stripped, for a
+    sentence of one statement."""
+    spans, at = [], 0
+    for m in [*_CLAUSE_BREAK.finditer(sentence), None]:
+        end = m.start() if m else len(sentence)
+        piece = sentence[at:end]
+        if piece.strip():
+            a = at + len(piece) - len(piece.lstrip())
+            spans.append((a, at + len(piece.rstrip())))
+        at = m.end() if m else end
+    return spans

@@ -174,9 +174,11 @@ def test_a_deletion_cites_the_subjects_own_article_over_words_another_shares() -
     text = "Albert Einstein was born in Ulm. " + invented
     found = cite(invented, "", evidence, context=text)
     assert found is not None and found["title"] == "Albert Einstein"
-    # a topic given for the request names the subject as well; without one, words decide
+    # a topic given for the request names the subject as well; without one, the article the
+    # text names; without either, words decide
     assert cite(invented, "", evidence, text, subject="Albert Einstein") == found
-    by_words = cite(invented, "", evidence, text, subject="")
+    assert cite(invented, "", evidence, text, subject="") == found
+    by_words = cite(invented, "", evidence, invented, subject="")
     assert by_words is not None and by_words["title"] == "Isaac Newton"
     # a fix the evidence holds is cited where it is, whoever's article that is
     fixed = cite(invented, "1703", evidence, context=text)
@@ -576,6 +578,15 @@ def test_the_token_heads_words_are_flagged_beside_the_words_the_evidence_never_u
                                                "wrong": "Chemistry", "right": "Physics"}]}  # fmt: skip
     assert marked_words(judge, [edited], [(sentences, [0.9, 0.1])], 0.5) == [{}]
     assert marked_words(_ByText({}), [result], [(sentences, [0.9, 0.1])], 0.5) == [{}]
+    # a mark of function words alone ("in", "the") states nothing: not kept; a negation is
+    both = _Marker({}, ["in", "the", "Chemistry"])
+    [marks_both] = marked_words(both, [result], [(sentences, [0.9, 0.1])], 0.5)
+    assert marks_both == marks
+    negated = {**result, "original": text.replace("She won", "She did not win")}
+    at = negated["original"].index("not")
+    assert marked_words(_Marker({}, ["not"]), [negated], [(sentences, [0.9, 0.1])], 0.5) == [
+        {1: [(at, at + 3)]}
+    ]
     # the marked word and the year the evidence never has: two flags, "in" between them
     gated = gate_result(result, sentences, [0.9, 0.1], 0.5, marked=marks)
     assert [e["wrong"] for e in gated["edits"]] == ["Chemistry", "Oslo"]
@@ -925,3 +936,95 @@ def test_a_text_that_turns_to_another_person_is_read_about_that_person() -> None
     [fix] = got["edits"]
     assert (fix["wrong"], fix["right"]) == ("1922", "1921"), fix
     assert fix["cites"]["title"] == "Albert Einstein"
+
+
+LEONARDO = ("Leonardo da Vinci was an Italian painter, born in Vinci near Florence in 1452. "
+            "He painted the Mona Lisa.")  # fmt: skip
+GALILEO = "Galileo Galilei was an Italian astronomer, born in Pisa in 1564. He died in 1642."
+COMPARED = "Leonardo was born in 1452, while Galileo was born in 1574."
+
+
+def test_each_statement_of_a_sentence_keeps_its_fix_on_its_own() -> None:
+    """A sentence that joins two people's facts is supported by neither article whole; each
+    statement's fix is judged alone: kept where the fixed statement is supported, dropped where
+    the statement is supported as written (the editor's "Leonardo" -> "Galileo")."""
+    from favakit.inference.gate import verify_fixes
+
+    evidence = [{"title": "Leonardo da Vinci", "text": LEONARDO},
+                {"title": "Galileo Galilei", "text": GALILEO}]  # fmt: skip
+    year = COMPARED.index("1574")
+    edits: list[EditSpan] = [
+        {"type": "entity", "start": 0, "end": 8, "wrong": "Leonardo", "right": "Galileo"},
+        {"type": "entity", "start": year, "end": year + 4, "wrong": "1574", "right": "1564"},
+    ]
+    result: EditResult = {"original": COMPARED, "corrected": "", "edits": edits,
+                          "evidence": evidence}  # fmt: skip
+    judge = _ByText({"Galileo was born in 1564.": 0.9, "Leonardo was born in 1452": 0.9})
+    (checked,) = verify_fixes(judge, [result], [None], 0.5)
+    assert checked["edits"] == [edits[1]]
+    assert checked["corrected"] == COMPARED.replace("1574", "1564")
+    assert checked["warnings"] == [
+        "1 fix(es) dropped: the checker finds their statement supported as written"
+    ]
+    # when neither statement holds, both fixes are taken back as flags, as for one statement
+    (back,) = verify_fixes(_ByText({}), [result], [None], 0.5)
+    assert [e.get("flagged") for e in back["edits"]] == [True, True]
+    assert back["corrected"] == COMPARED
+
+
+def test_a_flag_cites_the_evidence_of_its_own_statement_and_of_the_article_the_text_names() -> None:
+    from favakit.inference.gate_edits import cite, flags_cited_at_clauses
+
+    evidence = [{"title": "Leonardo da Vinci", "text": LEONARDO},
+                {"title": "Galileo Galilei", "text": GALILEO}]  # fmt: skip
+    year = COMPARED.index("1574")
+    flag: EditSpan = {"type": "entity", "start": year, "end": year + 4, "wrong": "1574",
+                      "right": "1574", "flagged": True,
+                      "cites": {"passage": 0, "sentence": "(the whole sentence's)"}}  # fmt: skip
+    result: EditResult = {"original": COMPARED, "corrected": COMPARED, "edits": [flag],
+                          "evidence": evidence}  # fmt: skip
+    [cited] = flags_cited_at_clauses(result)["edits"]
+    assert cited["cites"]["title"] == "Galileo Galilei"
+    assert cited["cites"]["sentence"].endswith("born in Pisa in 1564.")
+    # a sentence of one statement keeps its citation
+    one = {**result, "original": "Galileo was born in 1574.",
+           "edits": [{**flag, "start": 20, "end": 24}]}  # fmt: skip
+    assert flags_cited_at_clauses(one) == one
+    # a text opening with no name ("Key facts about ...") cites the article it names, not a
+    # word another article shares
+    engines = [{"title": "Ada Lovelace", "text": "She published notes on the engine."},
+               {"title": "Isaac Newton", "text": "Newton published the Principia in 1687."}]  # fmt: skip
+    context = "Key facts about Isaac Newton:\n\n- Invented the steam engine."
+    found = cite("Invented the steam engine.", "", engines, context)
+    assert found is not None and found["title"] == "Isaac Newton"
+    assert cite("Invented the steam engine.", "", engines, "Invented the steam engine.") == {
+        "passage": 0,
+        "sentence": "She published notes on the engine.",
+        "title": "Ada Lovelace",
+    }
+
+
+def test_a_qas_question_is_neither_asked_about_nor_flagged_and_its_answer_is() -> None:
+    from favakit.inference.gate import GatedEditor
+    from favakit.text import states_nothing
+
+    # "Q: When was Alan Turing born?" had been flagged at "When", then whole
+    text = "Q: When was Alan Turing born?\nA: Alan Turing was born in London in 1922."
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            return [{"original": r.text, "corrected": r.text, "edits": [],
+                     "evidence": [{"title": "Alan Turing", "text": e} for e in r.evidence]}
+                    for r in requests]  # fmt: skip
+
+    judge = _ByText({})
+    gated = GatedEditor(Editor(), judge)  # type: ignore[arg-type]
+    [got] = gated.edit_many([{"text": text, "evidence": ["Alan Turing was born in 1912."]}])
+    assert judge.asked[0] == "A: Alan Turing was born in London in 1922."
+    # the answer's words the evidence never uses are flagged; nothing of the question is
+    assert [e["wrong"] for e in got["edits"]] == ["London", "1922"]
+    assert all(e.get("flagged") for e in got["edits"])
+    assert states_nothing("Question: Who?") and states_nothing("## Career")
+    assert not states_nothing("A: Turing.") and not states_nothing("Q3 revenue rose.")

@@ -135,3 +135,13 @@ def test_a_year_in_a_passage_about_something_else_does_not_back_the_text() -> No
     assert found is not None and (found.year, found.evidence_years) == ("1921", ("1911",))
     # the same year in the matching sentence's own passage backs it
     assert year_conflict(text, [einstein, curie + " She visited Warsaw in 1921."]) is None
+
+
+def test_between_equal_sentences_the_claims_own_passage_is_compared() -> None:
+    franklin = "Rosalind Franklin was an English chemist. Franklin died in 1958, at the age of 37."
+    lovelace = "Ada Lovelace was an English mathematician. She died in 1852 at the age of 36."
+    assert (
+        year_conflict("Ada Lovelace died in 1852 at the age of 36.", [franklin, lovelace]) is None
+    )
+    found = year_conflict("Ada Lovelace died in 1854 at the age of 36.", [franklin, lovelace])
+    assert found is not None and (found.year, found.evidence_years) == ("1854", ("1852",))
