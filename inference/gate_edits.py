@@ -24,8 +24,10 @@ from favakit.inference.gate_words import (
     narrowed_flag,
     only_flagged,
     sentence_of,
+    splits_a_word,
     unsupported_flag,
     unsupported_words,
+    whole_words,
 )
 from favakit.inference.name_fix import name_fix
 from favakit.inference.year_check import clause_spans
@@ -437,6 +439,8 @@ def gate_result(
                          or function_word_deletion(span))  # fmt: skip
             if rewritten:
                 span = as_flag(span)  # narrowed at the end (gate_words.flags_at_words)
+            elif splits_a_word(span, text):  # "the *seven*th" -> "sixth": "the sixthth"
+                span = as_flag(whole_words(span, text))
             if passages:
                 dated = date_fix(span, text, sentences[n], passages, subject) or contradiction_fix(
                     span, text, sentences[n], passages, subject

@@ -17,9 +17,10 @@ from favakit.text import STOPWORDS, list_marker_end, sentence_spans, states_noth
 __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "checked_flags",
     "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside",
-    "flagged_sentences", "flags_at_words", "function_words_only", "marked_words", "marks_in_flagged_sentences",
-    "narrowed_flag", "only_flagged", "sentence_of", "sentences_replaced", "unsupported_flag",
-    "unsupported_words", "without_layout",
+    "flagged_sentences", "flags_at_words", "function_words_only", "marked_words",
+    "marks_in_flagged_sentences", "narrowed_flag", "only_flagged", "sentence_of",
+    "sentences_replaced", "splits_a_word", "unsupported_flag", "unsupported_words",
+    "whole_words", "without_layout",
 ]  # fmt: skip
 
 
@@ -216,6 +217,27 @@ def _token_marks(
         out[i][n] = [(a + s, a + e) for s, e, _ in words
                      if not function_words_only(results[i]["original"][a + s : a + e])]  # fmt: skip
     return out
+
+
+def splits_a_word(edit: EditSpan, text: str) -> bool:
+    """Whether ``edit`` starts or ends inside a word of ``text`` (an editor's tag around
+    "seven" of "seventh"): its fix would leave a broken word ("sixthth")."""
+
+    def inside(i: int) -> bool:
+        return 0 < i < len(text) and text[i - 1].isalnum() and text[i].isalnum()
+
+    return edit["start"] < edit["end"] and (inside(edit["start"]) or inside(edit["end"]))
+
+
+def whole_words(edit: EditSpan, text: str) -> EditSpan:
+    """``edit`` widened to the whole words it touches, its wrong text read again from
+    ``text``."""
+    a, b = edit["start"], edit["end"]
+    while a > 0 and text[a - 1].isalnum():
+        a -= 1
+    while b < len(text) and text[b].isalnum():
+        b += 1
+    return {**edit, "start": a, "end": b, "wrong": text[a:b]}
 
 
 def unsupported_flag(text: str, start: int, end: int, score: float) -> EditSpan:

@@ -18,11 +18,12 @@ from typing import Any
 
 import numpy as np
 
+from favakit.decompose import leading_name
 from favakit.deps import require
 from favakit.errors import UsageError
 from favakit.retrieval.kb import KnowledgeSource, UnknownTitleError
 from favakit.retrieval.search import Hit, Searcher, TitleMatcher
-from favakit.text import tokenizer_lock
+from favakit.text import split_sentences, tokenizer_lock
 
 __all__ = ["CrossEncoderReranker", "TopicRetriever", "editor_evidence"]
 
@@ -94,17 +95,35 @@ def editor_evidence(
         else:
             matcher = searcher.title_matcher or TitleMatcher(searcher.kb)
             extra = matcher.hits(prompt or text, limit=1)
-    seen = {h.key for h in hits}
-    candidates = list(hits) + [h for h in extra if h.key not in seen]
+            extra += _subject_hits(text, matcher, _MAX_SUBJECTS)
+    candidates = list(hits)
+    for h in extra:  # each passage once
+        if h.key not in {c.key for c in candidates}:
+            candidates.append(h)
     if reranker is not None and candidates:
         scores = reranker.scores(query, [h.text for h in candidates])
         ranked = sorted(zip(candidates, scores, strict=True), key=lambda x: -x[1])
         candidates = [Hit(h.title, h.text, s, h.doc, h.index) for h, s in ranked]
     # Most relevant last. Without a reranker that is the search order reversed, with the
     # entity passage nearest of all (FAVA found the entity's own article helps most).
-    if reranker is None:
-        return list(hits)[::-1] + candidates[len(hits) :]
+    if reranker is None:  # the article named first nearest of all
+        return list(hits)[::-1] + candidates[len(hits) :][::-1]
     return candidates[::-1]
+
+
+#: the most articles of names that open a text's sentences added to its evidence
+_MAX_SUBJECTS = 4
+
+
+def _subject_hits(text: str, matcher: TitleMatcher, limit: int) -> list[Hit]:
+    """The lead passages of the articles whose names open the sentences of ``text`` (at most
+    ``limit``, in order): a paragraph on three people ("Alan Turing was born ... Ada Lovelace
+    was born ... Rosalind Franklin was born ...") is checked against each one's article, not
+    only the best ``k`` by words, which may leave one out."""
+    names = dict.fromkeys(n for n in (leading_name(s) for s in split_sentences(text)) if n)
+    titles = list(dict.fromkeys(t for name in names for t in matcher.titles(name, limit=1)))
+    leads = [matcher.kb.lead(t) for t in titles[:limit]]
+    return [Hit(p.title, p.text, 0.0, p.doc, p.index) for p in leads]
 
 
 class TopicRetriever:

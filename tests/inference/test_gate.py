@@ -970,6 +970,14 @@ def test_each_statement_of_a_sentence_keeps_its_fix_on_its_own() -> None:
     (back,) = verify_fixes(_ByText({}), [result], [None], 0.5)
     assert [e.get("flagged") for e in back["edits"]] == [True, True]
     assert back["corrected"] == COMPARED
+    # a statement with no fix that the checker does not support is flagged beside a fix that
+    # holds (at its words the evidence never uses), not left unflagged
+    three = COMPARED.replace(".", ", and Galileo died in Rome.")
+    judge = _ByText({"Galileo was born in 1564": 0.9, "Leonardo was born in 1452": 0.9})
+    (flagged,) = verify_fixes(judge, [{**result, "original": three}], [None], 0.5)
+    assert [(e["wrong"], e["right"], e.get("flagged", False)) for e in flagged["edits"]] == [
+        ("1574", "1564", False), ("Rome", "Rome", True)]  # fmt: skip
+    assert flagged["warnings"][-1].startswith("1 statement(s) beside a checked fix flagged")
 
 
 def test_a_flag_cites_the_evidence_of_its_own_statement_and_of_the_article_the_text_names() -> None:
@@ -1028,3 +1036,26 @@ def test_a_qas_question_is_neither_asked_about_nor_flagged_and_its_answer_is() -
     assert all(e.get("flagged") for e in got["edits"])
     assert states_nothing("Question: Who?") and states_nothing("## Career")
     assert not states_nothing("A: Turing.") and not states_nothing("Q3 revenue rose.")
+
+
+def test_an_edit_that_cuts_a_word_becomes_a_flag_over_the_whole_word() -> None:
+    from favakit.inference.gate_words import splits_a_word
+
+    text = "Saturn is the seventh planet from the Sun."
+    at = text.index("seven")
+    cut: EditSpan = {"type": "relation", "start": at, "end": at + 5, "wrong": "seven",
+                     "right": "sixth"}  # fmt: skip
+    evidence = [{"title": "Saturn", "text": "Saturn is the sixth planet from the Sun."}]
+    result: EditResult = {"original": text, "corrected": "", "edits": [cut], "evidence": evidence}
+    gated = gate_result(result, sentence_spans(text), [0.1], threshold=0.5)
+    # "the sixthth planet" is never written: the whole word is taken, and the rank rule fixes
+    # it from the evidence
+    [fix] = gated["edits"]
+    assert (fix["wrong"], fix["right"]) == ("seventh", "sixth") and not fix.get("flagged")
+    assert gated["corrected"] == "Saturn is the sixth planet from the Sun."
+    # where the evidence gives no rank, the whole word is flagged, no fix offered
+    silent = {**result, "evidence": [{"title": "Saturn", "text": "Saturn is a gas giant."}]}
+    [flag] = gate_result(silent, sentence_spans(text), [0.1], threshold=0.5)["edits"]
+    assert (flag["wrong"], flag["right"], flag["flagged"]) == ("seventh", "seventh", True)
+    assert not splits_a_word({**cut, "end": at + 7}, text)
+    assert not splits_a_word({**cut, "start": 0, "end": 6}, "Saturn's rings")

@@ -134,3 +134,19 @@ def test_encoder_order_and_normalization(tiny_encoder: Path) -> None:
 def test_unfinished_index_folder_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="not a finished favakit index"):
         Searcher([tmp_path])
+
+
+def test_editor_evidence_adds_the_article_of_each_name_that_opens_a_sentence(
+    indexes: dict[str, Path],
+) -> None:
+    """A paragraph on several subjects is checked against each one's article, beyond the best
+    ``k`` passages by words, the article named first nearest the text."""
+    searcher = Searcher([indexes["bm25"]])
+    text = "Saturn has rings of ice. Pierre Curie studied crystals. Volcano lava is hot."
+    ev = editor_evidence(text, searcher, k=1)
+    titles = [h.title for h in ev]
+    assert {"Saturn", "Pierre Curie", "Volcano"} <= set(titles)
+    assert titles[-1] == "Saturn"  # named first: nearest of all
+    assert len(titles) == len({h.key for h in ev})  # each passage once
+    # without the names' articles, the best passage by words alone
+    assert len(editor_evidence(text, searcher, k=1, entity_passage=False)) == 1
