@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 
 from favakit.contracts import EditResult, EditSpan
-from favakit.decompose import RuleFactSplitter, leading_name
+from favakit.decompose import RuleFactSplitter
 from favakit.inference.gate_edits import (
     Questions,
     SentenceScorer,
@@ -25,7 +25,6 @@ from favakit.inference.gate_edits import (
 from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
 from favakit.inference.negation_fix import negation_fixes
 from favakit.inference.opinion_check import opinion_deletions
-from favakit.inference.year_check import clause_spans
 from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
@@ -51,48 +50,6 @@ def _fixed_clause(
               for e in edits if e["end"] <= cut.start()]  # fmt: skip
     clause = apply_edits(original[a : cut.start()], inside)
     return (clause, cut.start()) if len(WORD.findall(clause)) >= 4 else None
-
-
-def _statements(
-    original: str, sentence: tuple[int, int], edits: Sequence[EditSpan]
-) -> list[tuple[tuple[int, int], str, str | None]]:
-    """For a sentence joining several statements
-    (:func:`~favakit.inference.year_check.clause_spans`: "Leonardo was born in 1452, | while
-    Galileo was born in 1574."), each statement: its span in ``original``, its words as written,
-    and as its edits leave it where it holds a fix (else None); [] for a sentence of one
-    statement."""
-    a, b = sentence
-    parts = [(a + s, a + t) for s, t in clause_spans(original[a:b])]
-    if len(parts) < 2:
-        return []
-    out: list[tuple[tuple[int, int], str, str | None]] = []
-    for s, t in parts:
-        held = [e for e in edits if s <= e["start"] and e["end"] <= t]
-        moved = [{**e, "start": e["start"] - s, "end": e["end"] - s} for e in held]
-        fixed = apply_edits(original[s:t], moved) if any(is_fix(e) for e in held) else None
-        out.append(((s, t), original[s:t], fixed))
-    return out
-
-
-def _statement_flags(
-    result: EditResult, statement: tuple[int, int], score: float, flags: str
-) -> list[EditSpan]:
-    """Flags (no fix) on a statement of a sentence the checker does not find supported, as
-    written, beside another statement's fix that holds (at its words the evidence never uses
-    with ``flags="words"``); none when an edit already covers some of it."""
-    original = result["original"]
-    start, end = statement
-    end = start + len(original[start:end].rstrip(" .!?\n"))
-    if end <= start or any(e["start"] < end and start < e["end"] for e in result["edits"]):
-        return []
-    passages = result.get("evidence", [])
-    flag = cited(unsupported_flag(original, start, end, score), original[start:end], passages,
-                 original, leading_name(original[start:end]) or None)  # fmt: skip
-    return narrowed_flag(flag, original, passages, flags=flags)
-
-
-def _within(edit: EditSpan, spans: Sequence[tuple[int, int]]) -> bool:
-    return any(a <= edit["start"] and edit["end"] <= b for a, b in spans)
 
 
 def _rest_flags(
@@ -126,14 +83,8 @@ def verify_fixes(
     the fixes stay, flags inside that part are dropped, and the rest of the sentence is flagged
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola"; at
     its words the evidence never uses with ``flags="words"``);
-    otherwise, in a sentence joining several statements (:func:`_statements`: "Leonardo was born
-    in 1452, while Galileo was born in 1574", which neither person's article supports whole),
-    where a statement holding a fix is supported (fixed or as written), each statement is
-    judged on its own: its fixes kept where it is supported once fixed, dropped where it is
-    supported as written (the editor's needless "Leonardo" -> "Galileo"), flags in either
-    dropped, and a statement without a fix that is not supported flagged (at its words the
-    evidence never uses with ``flags="words"``). The replacements left become flags (no fix offered, the text
-    unchanged there, the flag citing the closest evidence sentence). Where the fixed sentence is supported, flags left in
+    otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
+    citing the closest evidence sentence). Where the fixed sentence is supported, flags left in
     it are dropped (the checker finds nothing wrong there once fixed). A fixed sentence (or
     clause) is read against the articles it names
     (:func:`~favakit.inference.gate_edits.named_articles`): a fix taken from another person's
@@ -164,7 +115,6 @@ def verify_fixes(
         if p > threshold:
             supported_clauses.setdefault(i, []).append(sentence_spans(results[i]["original"])[n])
     clauses = Questions()  # key: (result, sentence, the sentence's score, clause end)
-    statements = Questions()  # key: (result, sentence, the fixed statement's span)
     for (i, n), p in failed:
         result = results[i]
         span = sentence_spans(result["original"])[n]
@@ -174,15 +124,8 @@ def verify_fixes(
             clauses.ask((i, n, p, found[1]),
                         decontextualized(found[0], topics[i], result["original"], span[0]),
                         result["evidence"], named=True)  # fmt: skip
-        for stated, written, as_fixed in _statements(result["original"], span, mine):
-            for key, words in (("fixed", as_fixed), ("written", written)):
-                if words is not None:
-                    statements.ask((i, n, stated, key), decontextualized(
-                        words, topics[i], result["original"], span[0]), result["evidence"],
-                        named=True)  # fmt: skip
     rest_flags: dict[int, list[EditSpan]] = {}
     rest_ends: dict[int, int] = {}  # sentence ends flagged, per result
-    statements_flagged: dict[int, int] = {}  # statements flagged beside a fix that holds
     held: set[tuple[int, int]] = set()
     for (i, n, p, end), q in clauses.answers(checker):
         if q > threshold:
@@ -193,31 +136,6 @@ def verify_fixes(
             if rest:
                 rest_flags.setdefault(i, []).extend(rest)
                 rest_ends[i] = rest_ends.get(i, 0) + 1
-    # a sentence that fails as fixed, of several statements, is judged statement by statement
-    # where a statement holding a fix is supported (fixed or as written): fixes kept where the
-    # fixed statement is supported, dropped where it is supported as written, flags in either
-    # dropped, and a statement supported neither way flagged (its fixes taken back)
-    by_sentence: dict[tuple[int, int], dict[tuple[int, int], dict[str, float]]] = {}
-    for (i, n, stated, key), q in statements.answers(checker):
-        if (i, n) not in held:
-            by_sentence.setdefault((i, n), {}).setdefault(stated, {})[key] = q
-    kept_fixes: dict[int, list[tuple[int, int]]] = {}
-    unneeded: dict[int, list[tuple[int, int]]] = {}
-    for (i, _), parts in by_sentence.items():
-        if not any("fixed" in got and max(got.values()) > threshold for got in parts.values()):
-            continue  # no statement with a fix holds: its fixes are taken back, as one sentence's
-        for stated, got in parts.items():
-            if got.get("fixed", 0.0) > threshold:
-                kept_fixes.setdefault(i, []).append(stated)
-                supported_clauses.setdefault(i, []).append(stated)
-            elif got["written"] > threshold:
-                if "fixed" in got:
-                    unneeded.setdefault(i, []).append(stated)
-                supported_clauses.setdefault(i, []).append(stated)
-            elif "fixed" not in got:  # unsupported, with no fix: flagged
-                beside = _statement_flags(results[i], stated, got["written"], flags)
-                rest_flags.setdefault(i, []).extend(beside)
-                statements_flagged[i] = statements_flagged.get(i, 0) + bool(beside)
     unfixed: dict[int, set[int]] = {}
     for (i, n), _ in failed:
         if (i, n) not in held:
@@ -227,17 +145,14 @@ def verify_fixes(
         result = results[i]
         spans = sentence_spans(result["original"])
         edits: list[EditSpan] = []
-        cleared = dropped = 0
+        cleared = 0
         for e in result["edits"]:
             m = sentence_of(spans, e["start"], e["end"])
-            if e.get("flagged") and _within(e, supported_clauses.get(i, [])):
+            if e.get("flagged") and any(a <= e["start"] and e["end"] <= b
+                                        for a, b in supported_clauses.get(i, [])):  # fmt: skip
                 cleared += 1
                 continue  # a flag in a clause the checker found supported once fixed
-            fails = m is not None and m in unfixed.get(i, set()) and is_fix(e)
-            if m is not None and fails and _within(e, unneeded.get(i, [])):
-                dropped += 1
-                continue  # its statement is supported as written
-            if m is not None and fails and not _within(e, kept_fixes.get(i, [])):
+            if m is not None and m in unfixed.get(i, set()) and is_fix(e):
                 e = cited(
                     as_flag(e),
                     result["original"][slice(*spans[m])],
@@ -253,19 +168,13 @@ def verify_fixes(
         if cleared:
             notes.append(f"{cleared} flag(s) dropped: the checker finds their sentence or clause "
                          f"supported once fixed")  # fmt: skip
-        if dropped:
-            notes.append(f"{dropped} fix(es) dropped: the checker finds their statement "
-                         f"supported as written")  # fmt: skip
-        taken = sum(is_fix(e) for e in result["edits"]) - sum(is_fix(e) for e in edits) - dropped
+        taken = sum(is_fix(e) for e in result["edits"]) - sum(is_fix(e) for e in edits)
         if taken:
             notes.append(f"{taken} fix(es) taken back: the checker finds the sentence "
                          f"unsupported with the fix as well; flagged with no fix")  # fmt: skip
-        if rest_ends.get(i):
+        if rest_flags.get(i):
             notes.append(f"{rest_ends[i]} sentence end(s) after a checked fix flagged: "
                          f"the fixed clause is supported, the rest is not")  # fmt: skip
-        if statements_flagged.get(i):
-            notes.append(f"{statements_flagged[i]} statement(s) beside a checked fix flagged: "
-                         f"the fixed statement is supported, that one is not")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
                   "warnings": [*result.get("warnings", []), *notes]}  # fmt: skip
     return out

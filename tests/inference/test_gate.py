@@ -944,42 +944,6 @@ GALILEO = "Galileo Galilei was an Italian astronomer, born in Pisa in 1564. He d
 COMPARED = "Leonardo was born in 1452, while Galileo was born in 1574."
 
 
-def test_each_statement_of_a_sentence_keeps_its_fix_on_its_own() -> None:
-    """A sentence that joins two people's facts is supported by neither article whole; each
-    statement's fix is judged alone: kept where the fixed statement is supported, dropped where
-    the statement is supported as written (the editor's "Leonardo" -> "Galileo")."""
-    from favakit.inference.gate import verify_fixes
-
-    evidence = [{"title": "Leonardo da Vinci", "text": LEONARDO},
-                {"title": "Galileo Galilei", "text": GALILEO}]  # fmt: skip
-    year = COMPARED.index("1574")
-    edits: list[EditSpan] = [
-        {"type": "entity", "start": 0, "end": 8, "wrong": "Leonardo", "right": "Galileo"},
-        {"type": "entity", "start": year, "end": year + 4, "wrong": "1574", "right": "1564"},
-    ]
-    result: EditResult = {"original": COMPARED, "corrected": "", "edits": edits,
-                          "evidence": evidence}  # fmt: skip
-    judge = _ByText({"Galileo was born in 1564.": 0.9, "Leonardo was born in 1452": 0.9})
-    (checked,) = verify_fixes(judge, [result], [None], 0.5)
-    assert checked["edits"] == [edits[1]]
-    assert checked["corrected"] == COMPARED.replace("1574", "1564")
-    assert checked["warnings"] == [
-        "1 fix(es) dropped: the checker finds their statement supported as written"
-    ]
-    # when neither statement holds, both fixes are taken back as flags, as for one statement
-    (back,) = verify_fixes(_ByText({}), [result], [None], 0.5)
-    assert [e.get("flagged") for e in back["edits"]] == [True, True]
-    assert back["corrected"] == COMPARED
-    # a statement with no fix that the checker does not support is flagged beside a fix that
-    # holds (at its words the evidence never uses), not left unflagged
-    three = COMPARED.replace(".", ", and Galileo died in Rome.")
-    judge = _ByText({"Galileo was born in 1564": 0.9, "Leonardo was born in 1452": 0.9})
-    (flagged,) = verify_fixes(judge, [{**result, "original": three}], [None], 0.5)
-    assert [(e["wrong"], e["right"], e.get("flagged", False)) for e in flagged["edits"]] == [
-        ("1574", "1564", False), ("Rome", "Rome", True)]  # fmt: skip
-    assert flagged["warnings"][-1].startswith("1 statement(s) beside a checked fix flagged")
-
-
 def test_a_flag_cites_the_evidence_of_its_own_statement_and_of_the_article_the_text_names() -> None:
     from favakit.inference.gate_edits import cite, flags_cited_at_clauses
 
