@@ -404,8 +404,11 @@ def _checkpoint(torch: Any, ckpt: Path, model: Any, head: Any, optimizer: Any, s
              "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
              "torch_rng": torch.get_rng_state(), "step": step}  # fmt: skip
     torch.save(state, ckpt / "state.tmp")
+    # each file replaced whole: a run killed while writing leaves the last checkpoint readable
+    # (a kill during a plain write of best.json left it empty, and --resume failed on it)
+    (ckpt / "best.tmp").write_text(json.dumps(best))
+    (ckpt / "best.tmp").replace(ckpt / "best.json")
     (ckpt / "state.tmp").replace(ckpt / "state.pt")
-    (ckpt / "best.json").write_text(json.dumps(best))
 
 
 def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict[str, Any],
