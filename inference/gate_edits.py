@@ -149,9 +149,10 @@ def cite(
     holds = _whole_words(fix) if fix.strip() else None
     words = shared_words(sentence)
     mine = words - STOPWORDS
-    around = shared_words(context) - STOPWORDS
+    in_context = shared_words(context)
+    around = in_context - STOPWORDS
     named = shared_words(leading_name(context) if subject is None else subject) - STOPWORDS
-    articles = _named_passages(shared_words(context), passages)
+    articles = _named_passages(in_context, passages)
     best: tuple[tuple[bool, bool, bool, int, int, int], int, str] | None = None
     for n, passage in enumerate(passages):
         body = str(passage.get("text", ""))
@@ -291,8 +292,9 @@ def collapsed_fix(edit: EditSpan) -> bool:
 
 
 def function_word_deletion(edit: EditSpan) -> bool:
-    """Whether ``edit`` deletes only function words (:data:`~favakit.text.STOPWORDS`: "in" of
-    "published On the Origin of Species in 1869"), which states no fact and leaves the sentence
+    """Whether ``edit`` deletes only function words
+    (:func:`~favakit.inference.gate_words.function_words_only`: "in" of "published On the Origin
+    of Species in 1869"), which states no fact and leaves the sentence
     broken: the error is elsewhere in the sentence, so it is flagged there. A negation
     ("not", "never") is a fact's whole difference, and its deletion stays."""
     if edit["right"].strip() or edit.get("flagged"):

@@ -96,10 +96,11 @@ def editor_evidence(
             matcher = searcher.title_matcher or TitleMatcher(searcher.kb)
             extra = matcher.hits(prompt or text, limit=1)
             extra += _subject_hits(text, matcher, _MAX_SUBJECTS)
-    candidates = list(hits)
+    candidates, seen = list(hits), {h.key for h in hits}
     for h in extra:  # each passage once
-        if h.key not in {c.key for c in candidates}:
+        if h.key not in seen:
             candidates.append(h)
+            seen.add(h.key)
     if reranker is not None and candidates:
         scores = reranker.scores(query, [h.text for h in candidates])
         ranked = sorted(zip(candidates, scores, strict=True), key=lambda x: -x[1])
