@@ -15,6 +15,7 @@ import dataclasses
 import json
 import logging
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -39,6 +40,8 @@ __all__ = [
     "read_jsonl",
     "read_records",
     "refuse_measuring_set",
+    "replace_folder",
+    "settle_folder",
     "share_like_open",
     "write_jsonl_atomic",
 ]
@@ -258,6 +261,36 @@ def atomic_open(path: PathLike, mode: str = "w") -> Iterator[IO[Any]]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def settle_folder(folder: PathLike) -> Path:
+    """Finish what a killed ``replace_folder`` left: the folder it had moved aside comes back.
+
+    Call before reading a folder that ``replace_folder`` writes (a checkpoint, a best model).
+    """
+    target = Path(folder)
+    aside = target.with_name(target.name + ".old")
+    if aside.exists():
+        if target.exists():  # the swap finished; only the clean-up was cut short
+            shutil.rmtree(aside, ignore_errors=True)
+        else:  # killed between the two renames: the old folder is the last whole one
+            os.replace(aside, target)
+    return target
+
+
+def replace_folder(new: PathLike, folder: PathLike) -> None:
+    """Put the finished folder ``new`` at ``folder``, so that a kill at any moment leaves one
+    whole folder: the old one moves aside, the new one moves in, the old one goes.
+
+    A plain remove-then-rename loses both if the process dies between the two; after a kill
+    here, ``settle_folder`` finds the old folder again.
+    """
+    target = settle_folder(folder)
+    aside = target.with_name(target.name + ".old")
+    if target.exists():
+        os.replace(target, aside)
+    os.replace(new, target)
+    shutil.rmtree(aside, ignore_errors=True)
 
 
 def write_jsonl_atomic(path: PathLike, rows: Iterable[Record | Mapping[str, Any]]) -> int:

@@ -33,6 +33,7 @@ from types import FrameType
 from typing import IO
 
 from favakit.errors import UsageError
+from favakit.records import replace_folder
 from favakit.spec import ClientSpec
 
 __all__ = [
@@ -116,8 +117,9 @@ def merged_model(model: str, adapter: str) -> str:
 
     tmp = folder.with_name(folder.name + ".tmp")
     print(f"favakit serve-llm: merging {adapter} into its base once ({folder})", file=sys.stderr)
+    shutil.rmtree(tmp, ignore_errors=True)  # what a killed merge left half-written
     merge_adapter(adapter, str(tmp), model=model)
-    tmp.replace(folder)
+    replace_folder(tmp, folder)
     return str(folder)
 
 

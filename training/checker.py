@@ -51,6 +51,7 @@ from typing import Any
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.checker import CONFIG_NAME, Checker, fit_evidence
+from favakit.records import replace_folder, settle_folder
 from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
 from favakit.training.pairs import Pair, pair_key, prepare
@@ -59,6 +60,8 @@ __all__ = ["balanced_accuracy", "choose_threshold", "data_files", "reliability",
 
 log = logging.getLogger("favakit.training.checker")
 IGNORE = -100
+#: the best model's record (score, step, threshold), saved inside its folder
+BEST_RECORD = "best.json"
 
 
 def _evidence_words(cfg: TrainConfig) -> int:
@@ -266,9 +269,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         scheduler.load_state_dict(state["scheduler"])
         torch.set_rng_state(state["torch_rng"])
         step = int(state["step"])
-        best = (
-            json.loads((ckpt / "best.json").read_text()) if (ckpt / "best.json").exists() else best
-        )
+        best = _resumed_best(out)
         log.info("resumed at step %d", step)
     token_weight = float(cfg.notes.get("token_loss_weight", 0.5))
     time_limit = float(cfg.notes.get("time_limit_s", 0))  # 0: none
@@ -344,9 +345,9 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
                 runtime.log_record(out / "train_log.jsonl", None, {**record, "loss": losses[-1]})
                 if mean_ba > best["score"]:
                     best = {"score": mean_ba, "step": step, "threshold": threshold}
-                    _save_model(torch, model, head, tokenizer, out / "best")
+                    _save_model(torch, model, head, tokenizer, out / "best", best)
             if cfg.save_every and step % cfg.save_every == 0 and step < total:
-                _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step, best)
+                _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step)
             if step >= total:
                 break
     if bar is not None:
@@ -387,27 +388,35 @@ def _dev_scores(torch: Any, model: Any, dev_set: list[dict[str, Any]], pad: int,
     return scores
 
 
-def _save_model(torch: Any, model: Any, head: Any, tokenizer: Any, folder: Path) -> None:
+def _save_model(torch: Any, model: Any, head: Any, tokenizer: Any, folder: Path,
+                best: dict[str, Any]) -> None:  # fmt: skip
+    """The best model so far, with its record (``best.json``: score, step, threshold) inside
+    it, so that a kill between this save and the next checkpoint cannot pair a model with
+    another step's threshold."""
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     torch.save(head.state_dict(), tmp / "token_head.pt")
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.rename(folder)
+    (tmp / BEST_RECORD).write_text(json.dumps(best))
+    replace_folder(tmp, folder)
+
+
+def _resumed_best(out: Path) -> dict[str, Any]:
+    """The best record of a killed run: the one saved inside its best model's folder."""
+    record = settle_folder(out / "best") / BEST_RECORD
+    return json.loads(record.read_text()) if record.exists() else {"score": -1.0, "step": 0}
 
 
 def _checkpoint(torch: Any, ckpt: Path, model: Any, head: Any, optimizer: Any, scheduler: Any,
-                step: int, best: dict[str, Any]) -> None:  # fmt: skip
+                step: int) -> None:  # fmt: skip
     ckpt.mkdir(parents=True, exist_ok=True)
     state = {"model": model.state_dict(), "head": head.state_dict(),
              "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
              "torch_rng": torch.get_rng_state(), "step": step}  # fmt: skip
     torch.save(state, ckpt / "state.tmp")
-    # each file replaced whole: a run killed while writing leaves the last checkpoint readable
-    # (a kill during a plain write of best.json left it empty, and --resume failed on it)
-    (ckpt / "best.tmp").write_text(json.dumps(best))
-    (ckpt / "best.tmp").replace(ckpt / "best.json")
+    # replaced whole: a run killed while writing keeps the last checkpoint readable (a kill
+    # during a plain write of a file here once left it empty, and --resume failed on it)
     (ckpt / "state.tmp").replace(ckpt / "state.pt")
 
 
@@ -417,7 +426,7 @@ def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict
     ``checker.json``, measured again through the inference class."""
     final = out / "model"
     shutil.rmtree(final, ignore_errors=True)
-    shutil.copytree(out / "best", final)
+    shutil.copytree(settle_folder(out / "best"), final, ignore=shutil.ignore_patterns(BEST_RECORD))
     meta = {"name": str(cfg.notes.get("name", "favakit-checker")), "base": cfg.model or "minilm",
             "max_length": cfg.data.max_length, "piece_words": _evidence_words(cfg),
             "threshold": best.get("threshold", 0.5)}  # fmt: skip

@@ -20,7 +20,6 @@ import contextlib
 import json
 import logging
 import math
-import os
 import random
 import shutil
 import time
@@ -32,7 +31,7 @@ from typing import Any
 from favakit.config import dump_config
 from favakit.deps import cpu_has_bf16, cuda_available, quiet_library_warnings, require
 from favakit.errors import UsageError
-from favakit.records import share_like_open
+from favakit.records import replace_folder, settle_folder, share_like_open
 from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
 from favakit.training.data import (
@@ -290,8 +289,7 @@ def _save_checkpoint(
         rng = {"python": random.getstate(), "torch": torch.get_rng_state()}
         torch.save({**rng, "scheduler": scheduler.state_dict()}, tmp / "rng.pt")
         (tmp / "state.json").write_text(json.dumps(state))
-        shutil.rmtree(folder, ignore_errors=True)
-        os.replace(tmp, folder)
+        replace_folder(tmp, folder)  # a kill mid-swap leaves the last whole checkpoint
     acc.wait_for_everyone()
 
 
@@ -413,7 +411,7 @@ def _setup(cfg: TrainConfig, resume: bool) -> _Run:
         train_rows, val_rows = split_validation(rows, cfg.data.validation_fraction, cfg.seed)
     acc = _accelerator(cfg)
     out = Path(cfg.output_dir)
-    ckpt = out / "checkpoint"
+    ckpt = settle_folder(out / "checkpoint")  # whole even after a kill mid-save
     if out.exists() and (out / "summary.json").exists() and not resume:
         raise UsageError(f"{out} holds a finished run; choose another output_dir")
     if (ckpt / "state.json").exists() and not resume:
@@ -717,7 +715,7 @@ def export_checkpoint(run_dir: str, out: str) -> str:
     from favakit.training.config import load_train_config
 
     run = Path(run_dir)
-    ckpt = run / "checkpoint"
+    ckpt = settle_folder(run / "checkpoint")
     if not (ckpt / "trainable.pt").exists():
         raise UsageError(f"{run} has no single-process checkpoint (checkpoint/trainable.pt)")
     cfg = load_train_config(str(run / "config.yaml"))

@@ -14,6 +14,8 @@ from favakit.records import (
     completed_ids,
     read_jsonl,
     read_records,
+    replace_folder,
+    settle_folder,
     write_jsonl_atomic,
 )
 
@@ -63,6 +65,48 @@ def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:
         write_jsonl_atomic(path, rows())
     assert [r["id"] for r in read_jsonl(path)] == ["old"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]  # no temporary left
+
+
+def _folder(path: Path, text: str) -> Path:
+    path.mkdir()
+    (path / "state.json").write_text(text)
+    return path
+
+
+def test_replace_folder_swaps_a_finished_folder_in(tmp_path: Path) -> None:
+    ckpt = _folder(tmp_path / "checkpoint", "step 4")
+    replace_folder(_folder(tmp_path / "checkpoint.partial", "step 8"), ckpt)
+    assert (ckpt / "state.json").read_text() == "step 8"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
+
+
+def test_a_kill_between_the_renames_leaves_the_old_folder_to_find(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    ckpt = _folder(tmp_path / "checkpoint", "step 4")
+    new = _folder(tmp_path / "checkpoint.partial", "step 8")
+    real_replace, calls = os.replace, []
+
+    def dies_on_the_second(src: object, dst: object) -> None:
+        calls.append(dst)
+        if len(calls) == 2:  # the old folder has moved aside; the new one is not yet in
+            raise KeyboardInterrupt
+        real_replace(src, dst)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "replace", dies_on_the_second)
+    with pytest.raises(KeyboardInterrupt):
+        replace_folder(new, ckpt)
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert not ckpt.exists()  # a plain reader would find no checkpoint at all here
+    assert (settle_folder(ckpt) / "state.json").read_text() == "step 4"
+    assert not (tmp_path / "checkpoint.old").exists()
+    # the next save works from there, and a swap cut short before its clean-up settles too
+    replace_folder(new, ckpt)
+    _folder(tmp_path / "checkpoint.old", "step 4")
+    assert (settle_folder(ckpt) / "state.json").read_text() == "step 8"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint"]
 
 
 def test_atomic_open_binary(tmp_path: Path) -> None:

@@ -273,6 +273,18 @@ def test_a_killed_run_resumes_from_its_checkpoint(tiny_encoder: Path, tmp_path: 
     assert resumed > 0 and resumed % 4 == 0
 
 
+def test_a_resumed_run_takes_its_best_record_from_the_best_model_s_folder(tmp_path: Path) -> None:
+    from favakit.training.checker import BEST_RECORD, _resumed_best
+
+    assert _resumed_best(tmp_path) == {"score": -1.0, "step": 0}  # no best model yet
+    # killed mid-swap: the last best model had moved aside, the new one was not yet in place
+    aside = tmp_path / "best.old"
+    aside.mkdir()
+    (aside / BEST_RECORD).write_text(json.dumps({"score": 0.7, "step": 40, "threshold": 0.4}))
+    assert _resumed_best(tmp_path) == {"score": 0.7, "step": 40, "threshold": 0.4}
+    assert (tmp_path / "best" / BEST_RECORD).exists() and not aside.exists()
+
+
 def test_flagged_words_join_pieces_of_a_word_and_neighbouring_words() -> None:
     from favakit.inference.checker import _flagged_words
 
