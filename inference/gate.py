@@ -111,6 +111,7 @@ from favakit.inference.gate_words import (
     marks_in_flagged_sentences,
     without_layout,
 )
+from favakit.inference.word_fix import word_fixes
 
 __all__ = [
     "FLAG_SPANS", "GateSettings", "GatedEditor", "JudgeScorer", "SentenceScorer", "check_edits",
@@ -202,6 +203,8 @@ class GatedEditor:
         if self.flags == "words":  # a result without evidence comes back as it is
             flagged = marks_in_flagged_sentences(self.checker, gated, marks)
             gated = [flags_at_words(r, m) for r, m in zip(gated, flagged, strict=True)]
+        if self.check_fixes:  # a flagged word the evidence says otherwise around the same words
+            gated = word_fixes(self.checker, gated, topics, self.threshold)
         # the last steps: a flag in one statement of a sentence cites that statement's evidence,
         # and nothing of a list's marker, a heading or a Q&A's question is edited
         return [without_layout(flags_cited_at_clauses(r, t))

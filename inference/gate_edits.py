@@ -371,6 +371,38 @@ def contradiction_fix(
     )
 
 
+def statement_fix(
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    subject: str,
+) -> tuple[EditSpan, str] | None:  # fmt: skip
+    """:func:`contradiction_fix` of ``sentence`` about ``subject``, else of a later statement of
+    it (:func:`~favakit.inference.year_check.clause_spans`) that opens with the name of another
+    article of the evidence, about that name: in "Marie Curie was born in Warsaw in 1867; Albert
+    Einstein was born in Ulm in 1889." the year is Einstein's, and only his article may fix it.
+    The fix with the subject it was made about (for its citation), or None."""
+    fixed = contradiction_fix(edit, text, sentence, passages, subject)
+    if fixed is not None:
+        return fixed, subject
+    a, b = sentence
+    mine = shared_words(subject)
+    for s, t in clause_spans(text[a:b])[1:]:
+        name = leading_name(text[a + s : a + t])
+        words = shared_words(name)
+        if len(name.split()) < 2 or words & mine or not _named_passages(words, passages):
+            continue  # one word, the same person, or no article of that name
+        part: EditSpan = {
+            **edit,
+            "start": max(edit["start"], a + s),
+            "end": min(edit["end"], a + t),
+        }
+        if part["start"] >= part["end"]:
+            continue
+        fixed = contradiction_fix(part, text, (a + s, a + t), passages, name)
+        if fixed is not None:
+            return fixed, name
+    return None
+
+
 def _fixed_where_only_flagged(
     kept: list[EditSpan], sentences: Sequence[tuple[int, int]], text: str,
     passages: Sequence[Mapping[str, Any]], topic: str | None,
@@ -386,9 +418,9 @@ def _fixed_where_only_flagged(
         a, b = sentences[n]
         subject = subject_of(topic, text, a)
         whole = unsupported_flag(text, a, b, flags[0].get("checker_score", 0.0))
-        fixed = contradiction_fix(whole, text, (a, b), passages, subject)
-        if fixed is not None:
-            fixes[n] = cited(fixed, text[a:b], passages, text, subject)
+        found = statement_fix(whole, text, (a, b), passages, subject)
+        if found is not None:
+            fixes[n] = cited(found[0], text[a:b], passages, text, found[1])
     if not fixes:
         return kept, 0
     out = [e for e in kept if sentence_of(sentences, e["start"], e["end"]) not in fixes]
@@ -468,10 +500,10 @@ def gate_result(
             flag = unsupported_flag(text, a, b, score)
             subject = subject_of(topic, text, a)
             from_evidence = (
-                contradiction_fix(flag, text, (a, b), passages, subject) if passages else None
+                statement_fix(flag, text, (a, b), passages, subject) if passages else None
             )
             if from_evidence is not None:  # a year, count or name the evidence gives otherwise
-                kept.append(cited(from_evidence, text[a:b], passages, text, subject))
+                kept.append(cited(from_evidence[0], text[a:b], passages, text, from_evidence[1]))
                 evidence_fixes += 1
                 continue
             flag = cited(flag, text[a:b], passages, text, subject)

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 from typing import NamedTuple
 
+from favakit.decompose import leading_name, resolve_opening_person
 from favakit.inference.year_check import CONFLICT_SCORE, matching_sentence, negated
 from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
@@ -103,8 +104,26 @@ def _broad(words: Sequence[str]) -> bool:
     return any(w.lower() in BROAD_REGIONS for w in words)
 
 
-def _swapped(claim: str, sentence: str, passage: str) -> NameConflict | None:
-    """The stretch where ``claim`` names what ``sentence`` (of ``passage``) names otherwise."""
+#: words whose place is one a person has once: "born in Vienna" against "born in Salzburg"
+#: is a contradiction even where the passage names Vienna elsewhere (Mozart moved there)
+_ONCE = frozenset({"born", "died", "buried"})
+
+
+def _unique_role(before: Sequence[str]) -> bool:
+    """Whether the words just before a stretch are a place one has once ("born in", "died
+    at"): one of :data:`_ONCE` and then one preposition."""
+    return (
+        len(before) >= 2
+        and before[-2].lower() in _ONCE
+        and before[-1].lower() in {"in", "at", "near"}
+    )
+
+
+def _swapped(
+    claim: str, sentence: str, passage: str, roles_only: bool = False
+) -> NameConflict | None:
+    """The stretch where ``claim`` names what ``sentence`` (of ``passage``) names otherwise;
+    with ``roles_only``, only a place one has once (:func:`_unique_role`)."""
     mine_at, theirs_at = _tokens(claim), _tokens(sentence)
     mine, theirs = [m.group() for m in mine_at], [m.group() for m in theirs_at]
     claim_words = {_folded(w) for w in mine}
@@ -123,7 +142,12 @@ def _swapped(claim: str, sentence: str, passage: str) -> NameConflict | None:
         if not any(is_name(w, k == 0) and _folded(w) not in claim_words
                    for k, w in enumerate(given, b1)):  # fmt: skip
             continue
-        if any(names_alike(w, p) for p in passage_words for w in written):
+        role = _unique_role(mine[:a1]) and _unique_role(theirs[:b1])
+        if roles_only and not role:
+            continue
+        # a name the passage gives elsewhere may be right; in a place one has once, only a
+        # spelling of the evidence's own place is ("Königberg" for "Königsberg")
+        if any(names_alike(w, p) for p in (given if role else passage_words) for w in written):
             continue
         return NameConflict(_stretch(claim, mine_at[a1:a2]), _stretch(sentence, theirs_at[b1:b2]),
                             sentence)  # fmt: skip
@@ -142,7 +166,31 @@ def name_conflict(text: str, evidence: Sequence[str]) -> NameConflict | None:
         if match is None:
             continue
         at, best = match
-        found = _swapped(claim, best, passages[at])
+        found = _swapped(claim, best, passages[at]) or _place_of_birth_or_death(
+            claim, [s for i, s in sentences if i == at], passages[at]
+        )
         if found is not None:
             return found
+    return None
+
+
+def _place_of_birth_or_death(
+    claim: str, sentences: Sequence[str], passage: str
+) -> NameConflict | None:
+    """A place of birth, death or burial of ``claim`` that another sentence of the matched
+    ``passage`` gives otherwise, in a sentence about the claim's subject (its opening name, or
+    "He"/"She" where the passage opens with that name): "Mozart was born in Vienna in 1756 and
+    wrote more than 600 works." matches the passage's sentence on his works, while "born in
+    Salzburg in 1756" is in another."""
+    subject = {w.lower() for w in leading_name(claim).split()}
+    opening = leading_name(passage)
+    words = _TOKEN.findall(claim)
+    if not subject or not any(_unique_role(words[:k]) for k in range(2, len(words))):
+        return None  # no "born in", "died at" ...
+    for sentence in sentences:
+        about = resolve_opening_person(sentence, opening)
+        if subject & {w.lower() for w in _TOKEN.findall(about)}:
+            found = _swapped(claim, sentence, passage, roles_only=True)
+            if found is not None:
+                return found
     return None

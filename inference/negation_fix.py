@@ -1,5 +1,5 @@
 """A negation the evidence contradicts: where the gate edited or flagged a sentence, the
-sentence without its one negation is the candidate fix.
+sentence without its one negation (or with the one the evidence gives) is the candidate fix.
 
 "She was not the first woman to win a Nobel Prize" against "Curie was the first woman to win a
 Nobel Prize" is a contradiction whose fix the sentence itself holds: drop the "not". This module
@@ -10,7 +10,11 @@ grammatical sentence are taken: "not" or "never" after a form of *be*, *have* or
 not" -> "was", "has never been" -> "has been"), the same contracted ("wasn't" -> "was", "can't"
 -> "can", "won't" -> "will"), and "never" before a past-tense verb ("never won" -> "won"). Not
 "did not win" (the verb would need its past form), and not the negations that do not deny
-what follows ("not only", "not until", "if not", "whether or not")."""
+what follows ("not only", "not until", "if not", "whether or not").
+
+The other way round, a sentence without a negation whose auxiliary and next word the evidence
+gives with "not" or "never" between them ("was fully compatible" against "was not fully
+compatible") gets the fix that inserts it (:func:`negated_as_evidence`), checked the same way."""
 
 from __future__ import annotations
 
@@ -29,7 +33,7 @@ from favakit.inference.gate_words import edits_by_sentence, sentences_replaced
 from favakit.tags import apply_edits
 from favakit.text import keep_case, sentence_spans
 
-__all__ = ["denegated", "negation_fixes"]
+__all__ = ["denegated", "negated_as_evidence", "negation_fixes"]
 
 _AUX = (r"is|was|were|are|am|be|been|being|has|have|had|will|would|can|could|should|shall|may|"
         r"might|must")  # fmt: skip
@@ -79,16 +83,44 @@ def denegated(sentence: str) -> tuple[int, int, str] | None:
     return start, end, replacement
 
 
+#: "was fully": an auxiliary and the word after it, where the evidence may deny what follows
+_AUX_WORD = re.compile(rf"\b(?P<aux>{_AUX})\s+(?P<word>\w+)\b", re.I)
+
+
+def negated_as_evidence(sentence: str, evidence: Sequence[str]) -> tuple[int, int, str] | None:
+    """The negation the evidence gives where ``sentence`` has none, as an edit that inserts it:
+    ``(start, end, replacement)`` in ``sentence`` ("was fully" -> "was not fully", where an
+    evidence sentence says "was not fully compatible"), when exactly one auxiliary and word of
+    the sentence appear in the evidence with "not" or "never" between them, none without it;
+    else None."""
+    if _ANY_NEGATION.search(sentence):
+        return None
+    found: set[tuple[int, int, str]] = set()
+    for m in _AUX_WORD.finditer(sentence):
+        aux, word = re.escape(m.group("aux")), re.escape(m.group("word"))
+        if word.lower() in {"not", "never"}:
+            continue
+        denied = re.compile(rf"\b{aux}\s+(not|never)\s+{word}\b", re.I)
+        stated = re.compile(rf"\b{aux}\s+{word}\b", re.I)
+        for passage in evidence:
+            hit = denied.search(passage)
+            if hit and not stated.search(passage):
+                found.add((m.start(), m.end(),
+                           f"{m.group('aux')} {hit.group(1).lower()} {m.group('word')}"))  # fmt: skip
+    return found.pop() if len(found) == 1 else None
+
+
 def _candidate(
     original: str, sentence: tuple[int, int], edits: Sequence[EditSpan],
-    every_edit: Sequence[EditSpan],
+    every_edit: Sequence[EditSpan], evidence: Sequence[str] = (),
 ) -> tuple[EditSpan, str] | None:  # fmt: skip
     """The fix that drops the one negation of ``sentence`` (a span of ``original`` holding
-    ``edits``), and the sentence so fixed; None when it has no such negation, when an edit of
+    ``edits``), or else inserts the one the ``evidence`` gives (:func:`negated_as_evidence`),
+    and the sentence so fixed; None when it has no such negation, when an edit of
     ``every_edit`` reaches across its bounds (its edits are not its own), or when its edits
     already make that sentence."""
     a, b = sentence
-    found = denegated(original[a:b])
+    found = denegated(original[a:b]) or negated_as_evidence(original[a:b], evidence)
     across = any(e["start"] < b and a < e["end"] and not a <= e["start"] <= e["end"] <= b
                  for e in every_edit)  # fmt: skip
     if found is None or across:
@@ -126,7 +158,8 @@ def negation_fixes(
         spans = sentence_spans(original)
         held = edits_by_sentence(result.get("edits", []), spans) if passages else {}
         for n, edits in held.items():
-            found = _candidate(original, spans[n], edits, result["edits"])
+            texts = [str(p.get("text", "")) for p in passages]
+            found = _candidate(original, spans[n], edits, result["edits"], texts)
             if found is not None:
                 fix, fixed = found
                 questions.ask((i, n, fix, fixed),

@@ -938,6 +938,34 @@ def test_a_text_that_turns_to_another_person_is_read_about_that_person() -> None
     assert fix["cites"]["title"] == "Albert Einstein"
 
 
+def test_a_statement_about_another_person_after_a_semicolon_is_fixed_from_that_person_s_article(
+) -> None:  # fmt: skip
+    from favakit.inference.gate import GatedEditor
+
+    text = "Marie Curie was born in Warsaw in 1867; Albert Einstein was born in Ulm in 1889."
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            return [{"original": r.text, "corrected": r.text, "edits": [], "evidence": [
+                {"title": "Marie Curie", "text": CURIE},
+                {"title": "Albert Einstein", "text": EINSTEIN}]} for r in requests]  # fmt: skip
+
+    judge = _ByText({})  # the whole sentence is unsupported
+    gated = GatedEditor(Editor(), judge, check_fixes=False)  # type: ignore[arg-type]
+    [got] = gated.edit_many([{"text": text, "evidence": ["(retrieved by the editor)"]}])
+    # the year is Einstein's: Curie's birth year is no fix for it, his own article's is
+    [fix] = got["edits"]
+    assert (fix["wrong"], fix["right"]) == ("1889", "1879"), fix
+    assert fix["cites"]["title"] == "Albert Einstein"
+    assert got["corrected"] == text.replace("1889", "1879")
+    # a statement opening with a name no article of the evidence has is left to the flag
+    other = text.replace("Albert Einstein", "Albert Schweitzer")
+    [flagged] = gated.edit_many([{"text": other, "evidence": ["(retrieved)"]}])
+    assert all(e.get("flagged") for e in flagged["edits"]) and flagged["corrected"] == other
+
+
 LEONARDO = ("Leonardo da Vinci was an Italian painter, born in Vinci near Florence in 1452. "
             "He painted the Mona Lisa.")  # fmt: skip
 GALILEO = "Galileo Galilei was an Italian astronomer, born in Pisa in 1564. He died in 1642."

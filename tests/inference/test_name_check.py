@@ -68,3 +68,27 @@ def test_names_alike() -> None:
     assert names_alike("Vasquez", "Vázquez") and names_alike("Tolkien's", "Tolkien")
     assert names_alike("Comic-Con", "Comic") and names_alike("America", "American")
     assert not names_alike("Pacific", "Atlantic") and not names_alike("Titan", "Callisto")
+
+
+MOZART = ("Wolfgang Amadeus Mozart was an Austrian composer, born in Salzburg in 1756. He wrote "
+          "more than 600 works. Mozart moved to Vienna in 1781. He died there in 1791.")  # fmt: skip
+
+
+def test_a_place_of_birth_or_death_is_contradicted_where_the_passage_names_the_place_elsewhere(
+) -> None:  # fmt: skip
+    # "Vienna" is in the passage (he moved there), but one is born in one place
+    found = name_conflict("Mozart was born in Vienna in 1756.", [MOZART])
+    assert found is not None and (found.written, found.evidence_words) == ("Vienna", "Salzburg")
+    # a sentence joining his birth and his works matches the works' sentence best; his birth
+    # is still compared with the passage's sentence about it
+    joined = name_conflict("Mozart was born in Vienna in 1756 and wrote more than 600 works.",
+                           [MOZART])  # fmt: skip
+    assert joined is not None and joined.sentence.endswith("born in Salzburg in 1756.")
+    assert name_conflict("Mozart was born in Salzburg in 1756 and wrote more than 600 works.",
+                         [MOZART]) is None  # fmt: skip
+    # a spelling of the evidence's own place is not another place
+    prussia = ["Sandow was born in Königsberg, Prussia, in 1867."]
+    assert name_conflict("He was born in Königberg, Prussia, in 1867.", prussia) is None
+    # another person's birthplace in the passage is not his
+    father = ["Mozart wrote more than 600 works. His father Leopold was born in Augsburg."]
+    assert name_conflict("Mozart was born in Vienna and wrote more than 600 works.", father) is None

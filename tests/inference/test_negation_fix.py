@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from favakit.inference.negation_fix import denegated
+from favakit.inference.negation_fix import denegated, negated_as_evidence
 
 CURIE = ("Marie Curie was a Polish-born physicist and chemist who worked in France. She was born "
          "in Warsaw in 1867 and died in 1934. Curie was the first woman to win a Nobel Prize: she "
@@ -94,3 +94,19 @@ def test_the_gate_fixes_a_negation_the_evidence_contradicts_and_only_that() -> N
         assert "Curie was the first woman to win a Nobel Prize" in edit["cites"]["sentence"]
         assert fixed["warnings"][-1].startswith("1 negation(s) the evidence contradicts dropped")
     assert (kept, negative, crossing) == (results[2], results[3], results[4])
+
+
+def test_the_candidate_fix_inserts_the_negation_the_evidence_gives() -> None:
+    evidence = ["Python 3.0 was released in 2008 and was not fully compatible with earlier "
+                "versions."]  # fmt: skip
+    sentence = "Python 3.0, released in 2008, was fully compatible with earlier versions."
+    found = negated_as_evidence(sentence, evidence)
+    assert found is not None
+    start, end, right = found
+    assert (sentence[start:end], right) == ("was fully", "was not fully")
+    # not where the sentence has a negation of its own, nor where the evidence also says it
+    # without one, nor where no auxiliary and word line up
+    assert negated_as_evidence("It was not fully compatible with Python 2.", evidence) is None
+    both = [evidence[0] + " Python 3.12 was fully compatible with 3.11."]
+    assert negated_as_evidence(sentence, both) is None
+    assert negated_as_evidence("Python 3.0 came out in 2008.", evidence) is None

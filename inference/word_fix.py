@@ -1,0 +1,181 @@
+"""A word of a flagged sentence that the evidence says otherwise in the same words around it:
+the evidence's word is the candidate fix.
+
+"After a train accident at the age of 18 she lived with lasting pain." against "A bus accident
+at the age of 18 left her with lasting pain." is flagged: the sentence and the evidence line up
+word for word around "train", and the evidence has "bus" in its place. Names, years and counts
+have rules of their own beneath the checker (:mod:`~favakit.inference.name_check`,
+:mod:`~favakit.inference.year_check`); this one takes any word, so it asks more before it
+offers a fix (:func:`aligned_replacements`):
+
+- the stretch is flagged, in a sentence whose every edit is a flag, and an evidence sentence
+  lines up with the sentence so that the stretch, one to three words, differs from as many
+  words of the same shape (words, capitalised or not, with digits or not, each as the one it
+  replaces), with a content word on each side, and the evidence never uses the sentence's
+  words there (a word it uses may be right in another way);
+- the tokens next to the stretch are the same: one at least on each side, four in all ("a ...
+  accident at the"), or three before it where the sentence ends after it ("Saturn is the
+  seventh."), so the stretch fills the same slot in the same statement;
+- every evidence sentence that lines up so gives the same words;
+
+and the checker must then find the sentence with the evidence's words supported
+(:func:`word_fixes`), as a negation's fix is checked. The fix replaces the flags over it, and
+cites the evidence sentence it came from; the sentence's other flags stay (the checker, which
+reads a sentence as a whole, often finds a sentence supported once one word is right when
+another part of it is still wrong). It is the gate's last look at a text, after the flags are
+put at words.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from difflib import SequenceMatcher
+from typing import Any
+
+from favakit.contracts import EditResult, EditSpan
+from favakit.inference.checker import shared_words
+from favakit.inference.gate_edits import Questions, SentenceScorer, decontextualized
+from favakit.inference.gate_words import flagged_sentences, sentences_replaced
+from favakit.inference.year_check import clause_spans
+from favakit.text import STOPWORDS, keep_case, sentence_spans, split_sentences
+
+__all__ = ["aligned_replacements", "word_fixes"]
+
+_WORD = re.compile(r"\w+(?:[-'\u2019.]\w+)*|[^\w\s]")
+_MOST_WORDS = 3
+_MOST_ASKED = 3  # candidate fixes a sentence the checker is asked about
+_AROUND = 4  # same tokens next to the stretch, both sides together
+
+
+def _content(words: Sequence[str]) -> bool:
+    return any(w[0].isalnum() and w.lower() not in STOPWORDS for w in words)
+
+
+def _shape(token: str) -> tuple[bool, bool, bool]:
+    """What a word in a slot must share with the word it replaces: a word (not punctuation),
+    capitalised or not, with digits or not."""
+    return token[0].isalnum(), token[0].isupper(), any(c.isdigit() for c in token)
+
+
+def _same_around(mine: list[str], theirs: list[str], a1: int, a2: int, b1: int, b2: int) -> bool:
+    """Whether the tokens next to the stretch are the same in both: at least one on each side
+    and :data:`_AROUND` in all, counting up to three a side; or three before it, where the
+    text's sentence ends after it."""
+    before = 0
+    while before < 3 and before < min(a1, b1) and mine[a1 - before - 1] == theirs[b1 - before - 1]:
+        before += 1
+    after = 0
+    while (after < 3 and a2 + after < len(mine) and b2 + after < len(theirs)
+           and mine[a2 + after] == theirs[b2 + after]):  # fmt: skip
+        after += 1
+    if before >= 3 and a2 == len(mine):
+        return True  # the statement ends there: "..., whereas Saturn is the seventh."
+    return before >= 1 and after >= 1 and before + after >= _AROUND
+
+
+def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[int, int, str, str]]:
+    """``(start, end, right, evidence sentence)`` for each stretch of ``sentence`` (character
+    offsets) that the evidence fills otherwise in the same words around it (module doc), with
+    the evidence's words, where every evidence sentence that lines up so gives the same words;
+    in the order of the sentence. The whole sentence is lined up with each evidence sentence,
+    and so is each statement of a sentence joining several
+    (:func:`~favakit.inference.year_check.clause_spans`)."""
+    found: dict[tuple[int, int], dict[str, str]] = {}
+    given = set().union(*(shared_words(e) for e in evidence)) if evidence else set()
+    parts = clause_spans(sentence)  # each statement too: the evidence may state them apart
+    for s, t in [(0, len(sentence)), *(parts if len(parts) > 1 else [])]:
+        at = list(_WORD.finditer(sentence, s, t))
+        while at and not at[-1].group()[0].isalnum():
+            at.pop()  # the closing stop: "the seventh." lines up with "the sixth planet ..."
+        mine = [m.group().lower() for m in at]
+        for passage in evidence:
+            for other in split_sentences(passage):
+                there = list(_WORD.finditer(other))
+                theirs = [m.group().lower() for m in there]
+                matcher = SequenceMatcher(None, mine, theirs, autojunk=False)
+                for op, a1, a2, b1, b2 in matcher.get_opcodes():
+                    if op == "replace" and a2 == len(mine):  # the statement ends: as many words
+                        b2 = min(b2, b1 + a2 - a1)
+                    if op != "replace" or a2 - a1 != b2 - b1 or a2 - a1 > _MOST_WORDS:
+                        continue  # as many words in place of as many, three at most
+                    if not _content(mine[a1:a2]) or not _content(theirs[b1:b2]):
+                        continue
+                    wrong = [m.group() for m in at[a1:a2]]
+                    if [_shape(w) for w in wrong] != [_shape(t.group()) for t in there[b1:b2]]:
+                        continue  # "at Cambridge University" is no slot for ", among them"
+                    if shared_words(" ".join(mine[a1:a2])) & given:
+                        continue  # a word the evidence uses may be right in another way
+                    if _same_around(mine, theirs, a1, a2, b1, b2):
+                        start, end = at[a1].start(), at[a2 - 1].end()
+                        right = other[there[b1].start() : there[b2 - 1].end()]
+                        found.setdefault((start, end), {}).setdefault(
+                            keep_case(sentence[start:end], right), other
+                        )
+    return [(start, end, *next(iter(given.items())))
+            for (start, end), given in sorted(found.items()) if len(given) == 1]  # fmt: skip
+
+
+def word_fixes(
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    threshold: float,
+) -> list[EditResult]:  # fmt: skip
+    """Each gated result with a fix for each sentence whose every edit is a flag and that holds
+    a flagged stretch the evidence fills otherwise in the same words around it
+    (:func:`aligned_replacements`, up to :data:`_MOST_ASKED` a sentence) where the checker finds
+    the sentence with the evidence's words supported (its score, decontextualized as the gate
+    scores sentences, above ``threshold``; the best scored where several are): the flags over
+    the stretch replaced by that fix (typed ``entity``, citing the evidence sentence), the
+    sentence's other flags kept. A warning counts them."""
+    questions = Questions()  # key: (result, sentence, the fix)
+    for i, result in enumerate(results):
+        passages: Sequence[Mapping[str, Any]] = result.get("evidence", [])
+        original = result["original"]
+        spans = sentence_spans(original)
+        texts = [str(p.get("text", "")) for p in passages]
+        for n, flags in flagged_sentences(result).items():
+            a, b = spans[n]
+            candidates = [c for c in aligned_replacements(original[a:b], texts)
+                          if _over(flags, a + c[0], a + c[1])]  # fmt: skip
+            for start, end, right, source in candidates[:_MOST_ASKED]:
+                fixed = original[a : a + start] + right + original[a + end : b]
+                fix: EditSpan = {"type": "entity", "start": a + start, "end": a + end,
+                                 "wrong": original[a + start : a + end], "right": right,
+                                 "cites": _citation(source, passages)}  # fmt: skip
+                questions.ask((i, n, fix), decontextualized(fixed, topics[i], original, a),
+                              passages)  # fmt: skip
+    best: dict[tuple[int, int], tuple[float, EditSpan]] = {}
+    for (i, n, fix), p in questions.answers(checker):
+        if p > threshold and p > best.get((i, n), (0.0, fix))[0]:
+            best[(i, n)] = (p, fix)
+    out = list(results)
+    for i in sorted({i for i, _ in best}):
+        flags = flagged_sentences(out[i])
+        replacements: dict[int, list[EditSpan]] = {}
+        for (j, n), (_, fix) in best.items():
+            if j == i:
+                over = _over(flags[n], fix["start"], fix["end"])
+                rest = [f for f in flags[n] if f not in over]
+                score = min(f.get("checker_score", 0.0) for f in over)
+                replacements[n] = [{**fix, "checker_score": score}, *rest]
+        note = (f"{len(replacements)} flagged word(s) fixed from the evidence sentence that says "
+                f"otherwise in the same words around them: the checker finds the sentence "
+                f"supported so fixed")  # fmt: skip
+        out[i] = sentences_replaced(out[i], sentence_spans(out[i]["original"]), replacements, note)
+    return out
+
+
+def _over(flags: Sequence[EditSpan], start: int, end: int) -> list[EditSpan]:
+    """The flags of ``flags`` that overlap ``[start, end)``."""
+    return [f for f in flags if f["start"] < end and start < f["end"]]
+
+
+def _citation(sentence: str, passages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The citation of an evidence ``sentence``: the first passage holding it, with its title."""
+    for n, passage in enumerate(passages):
+        if sentence in str(passage.get("text", "")):
+            cites: dict[str, Any] = {"passage": n, "sentence": sentence}
+            if passage.get("title"):
+                cites["title"] = passage["title"]
+            return cites
+    return {"sentence": sentence}

@@ -1,0 +1,112 @@
+"""A word of a flagged sentence that the evidence says otherwise in the same words around it
+(favakit.inference.word_fix): the candidates found by rule, and the gate's check of them, with
+a table as the judge and with the shipped mpnet checker."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from favakit.inference.word_fix import aligned_replacements, word_fixes
+from favakit.tags import apply_edits
+
+KAHLO = ("Frida Kahlo was a Mexican painter, born in Coyoacán, Mexico City, in 1907. A bus "
+         "accident at the age of 18 left her with lasting pain. She married the painter Diego "
+         "Rivera in 1929.")  # fmt: skip
+SATURN = "Saturn is the sixth planet from the Sun and the second largest in the Solar System."
+
+
+def _words(sentence: str, evidence: list[str]) -> list[tuple[str, str]]:
+    return [(sentence[a:b], right) for a, b, right, _ in aligned_replacements(sentence, evidence)]
+
+
+def test_the_evidence_s_word_in_the_same_slot_is_the_candidate() -> None:
+    crash = "After a train accident at the age of 18 she lived with lasting pain."
+    assert ("train", "bus") in _words(crash, [KAHLO])
+    # a statement that ends at the word lines up with an evidence sentence that goes on
+    rank = "Jupiter is the fifth planet from the Sun, whereas Saturn is the seventh."
+    assert _words(rank, [SATURN]) == [("fifth", "sixth"), ("seventh", "sixth")]
+    tax = "The Salt March, a protest against the British tax on tea."
+    assert _words(tax, ["He led the Salt March against the British tax on salt."]) == [
+        ("tea", "salt")
+    ]
+
+
+def test_no_candidate_without_the_same_words_around_or_where_the_evidence_disagrees() -> None:
+    # one word in common beside it is not the same slot
+    assert _words("She drove a train to Paris.", [KAHLO]) == []
+    # a sentence the evidence states as it is
+    assert _words("A bus accident at the age of 18 left her with lasting pain.", [KAHLO]) == []
+    # two evidence sentences fill the slot otherwise: no candidate for it
+    two = [KAHLO, "A car accident at the age of 18 left her with lasting pain."]
+    assert ("train", "bus") not in _words("A train accident at the age of 18 left her.", two)
+    # a slot is filled by words of the same shape: not a place by ", among them"
+    franklin = ["At King's College London she made X-ray images of DNA, among them Photo 51."]
+    assert _words("She made X-ray images of DNA at Cambridge University.", franklin) == []
+    # function words alone are not a fix: "a" for "the"
+    assert _words("The bus accident at the age of 18 left her with lasting pain.", [KAHLO]) == []
+
+
+class _ByText:
+    """A judge as a table (the gate's ``SentenceScorer`` contract): P(supported) by the text."""
+
+    name = "table"
+    gate_threshold = 0.5
+
+    def __init__(self, table: dict[str, float]) -> None:
+        self.table, self.asked = table, []  # type: ignore[var-annotated]
+
+    def score(self, texts, evidence):  # type: ignore[no-untyped-def]
+        self.asked += list(texts)
+        return [(self.table.get(t, 0.0), 1) for t in texts]
+
+
+def _flagged_result(text: str, word: str) -> dict[str, Any]:
+    at = text.index(word)
+    flag = {"type": "relation", "start": at, "end": at + len(word), "wrong": word, "right": word,
+            "flagged": True, "checker_score": 0.01}  # fmt: skip
+    return {"original": text, "corrected": text, "edits": [flag],
+            "evidence": [{"title": "Frida Kahlo", "text": KAHLO}]}  # fmt: skip
+
+
+def test_the_fix_is_made_only_where_the_judge_finds_the_sentence_so_fixed_supported() -> None:
+    first = "Frida Kahlo was a Mexican painter. "
+    text = first + "After a train accident at the age of 18 she lived with lasting pain."
+    result = _flagged_result(text, "train")
+    lived = text.index("lived")
+    result["edits"].append({**result["edits"][0], "start": lived, "end": lived + 5,
+                            "wrong": "lived", "right": "lived"})  # fmt: skip
+    fixed_text = text.replace("train", "bus")
+    judge = _ByText({fixed_text[len(first) :]: 0.9})
+    [fixed] = word_fixes(judge, [result], [None], 0.5)
+    # the flag over "train" becomes the fix; the other flag stays
+    fix, other = fixed["edits"]
+    assert (fix["wrong"], fix["right"], fix["type"]) == ("train", "bus", "entity")
+    assert fix["cites"] == {"passage": 0, "title": "Frida Kahlo",
+                            "sentence": "A bus accident at the age of 18 left her with lasting pain."}  # fmt: skip
+    assert fix["checker_score"] == 0.01 and other == result["edits"][1]
+    assert fixed["corrected"] == fixed_text
+    assert fixed["warnings"][-1].startswith("1 flagged word(s) fixed from the evidence")
+    # the judge does not support it: the flags stay as they were
+    assert word_fixes(_ByText({}), [result], [None], 0.5) == [result]
+    # no flag over the word: nothing to fix there
+    elsewhere = {**result, "edits": result["edits"][1:]}
+    assert word_fixes(judge, [elsewhere], [None], 0.5) == [elsewhere]
+    # a sentence with a fix of the editor's is not touched
+    edited = {**result, "edits": [{**result["edits"][0], "right": "car", "flagged": False}]}
+    assert word_fixes(judge, [edited], [None], 0.5) == [edited]
+
+
+def test_the_shipped_checker_takes_the_evidence_s_word_and_leaves_a_false_one_flagged() -> None:
+    from favakit.inference.checker import Checker, checker_folder
+
+    gate = Checker(checker_folder("mpnet"), role="gate")
+    wrong = "After a train accident at the age of 18 she lived with lasting pain."
+    [fixed] = word_fixes(gate, [_flagged_result(wrong, "train")], ["Frida Kahlo"],
+                         gate.gate_threshold)  # fmt: skip
+    assert fixed["corrected"] == wrong.replace("train", "bus")
+    # a sentence whose slot the evidence fills otherwise, but which the fix would not make
+    # true: the checker leaves it flagged
+    other = "After a train accident at the age of 18 she moved to Paris."
+    result = _flagged_result(other, "train")
+    assert word_fixes(gate, [result], ["Frida Kahlo"], gate.gate_threshold) == [result]
+    assert apply_edits(other, result["edits"]) == other
