@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from favakit.text import STOPWORDS, is_heading, list_marker_end, split_sentences
 
 __all__ = [
-    "RuleFactSplitter", "fact_coverage", "leading_name", "resolve_opening_person",
-    "resolve_pronouns",
+    "RuleFactSplitter", "fact_coverage", "leading_name", "read_with_question",
+    "resolve_opening_person", "resolve_pronouns",
 ]  # fmt: skip
 
 _PRONOUN = re.compile(r"^(He|She|They|It)\b", re.IGNORECASE)
@@ -57,6 +57,38 @@ def resolve_opening_person(sentence: str, topic: str) -> str:
         return sentence
     at = list_marker_end(sentence)  # "2. He died ..." -> "2. Isaac Newton died ..."
     return sentence[:at] + _OPENING_PERSON.sub(lambda m: m.group(1) + topic, sentence[at:], count=1)
+
+
+# "Q: Who painted the Mona Lisa?": the verb, then what the question asks about
+_ASKED_ABOUT = re.compile(
+    r"^\s*(?:Q|Question)\s*:\s*(?:Who|What|Which\s+\w+)\s+(\w+)\s+(.+?)\s*\?\s*$", re.I
+)
+_ANSWER_LABEL = re.compile(r"^\s*(?:A|Answer)\s*:\s+")
+_IT = re.compile(r"\b(?:it|It)\b")
+# "What did he lead ...?", "Who was ...?": no object follows these
+_ASKED_AUXILIARIES = frozenset({
+    "is", "was", "are", "were", "be", "been", "do", "does", "did", "has", "have", "had", "can",
+    "could", "will", "would", "should", "may", "might", "must",
+})  # fmt: skip
+
+
+def read_with_question(answer: str, question: str) -> str:
+    """A labelled answer's first "it" read as what its labelled question asks about: "A:
+    Leonardo da Vinci painted it." after "Q: Who painted the Mona Lisa?" -> "A: Leonardo da
+    Vinci painted the Mona Lisa.", so that the answer is checked as the statement it makes.
+    Only for a question "Who/What/Which X <verb> <object>?" (not "What did he lead ...?", whose
+    object is the answer) and an answer labelled "A:" or "Answer:"; else ``answer`` as it is."""
+    asked = _ASKED_ABOUT.match(question)
+    label = _ANSWER_LABEL.match(answer)
+    if not asked or not label or asked.group(1).lower() in _ASKED_AUXILIARIES:
+        return answer
+    about = asked.group(2)
+    body = answer[label.end() :]
+    it = _IT.search(body)
+    if it is None:
+        return answer
+    said = about[:1].upper() + about[1:] if it.group() == "It" else about
+    return answer[: label.end()] + body[: it.start()] + said + body[it.end() :]
 
 
 _NAME = re.compile(r"^(?:The\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|von|van|the)\s+)?[A-Z][\w'.-]*)*)")

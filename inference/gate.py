@@ -63,6 +63,11 @@ The rule, sentence by sentence:
   (:func:`~favakit.inference.gate_words.flag_clauses_at_words`, whole when there are none), and
   each sentence holding a flag is flagged at its other words the evidence never uses as well
   (:func:`~favakit.inference.gate_words.flag_words_beside`).
+* **a flagged word the evidence says otherwise around the same words is fixed**
+  (:func:`~favakit.inference.word_fix.word_fixes`, with the same switch; after the flags are put
+  at words): the evidence's words in its place ("a *train* accident at the age of 18" -> "bus"
+  against "A bus accident at the age of 18 ..."), where the checker finds the sentence so fixed
+  supported; the sentence's other flags stay.
 * **layout** (last; :func:`~favakit.inference.gate_words.without_layout`): a list's numbers and
   bullets ("2. He died in 1737.") are read past when the text is split and decontextualized,
   and never edited, nor is a Markdown heading or a Q&A's labelled question (never scored

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from favakit.contracts import Citation, EditResult, EditSpan
-from favakit.decompose import leading_name, resolve_opening_person
+from favakit.decompose import leading_name, read_with_question, resolve_opening_person
 from favakit.inference.checker import shared_words
 from favakit.inference.count_fix import count_fix
 from favakit.inference.date_fix import about_subject, date_fix, role_year_fix, year_fix
@@ -583,8 +583,20 @@ def decontextualized(sentence: str, topic: str | None, text: str, at: int | None
     dialogues the words a text opens with ("Q3 revenue", "Sees FY EPS") are rarely what they
     refer to. Chosen on the development split (docs/benchmarks.md, session 34): resolving every
     pronoun and possessive to the opening name lowered the gate's balanced accuracy there, 0.833
-    -> 0.812 (summaries 0.792 -> 0.748; session 35's rerun)."""
-    return resolve_opening_person(sentence, pronouns_mean(topic, text, at))
+    -> 0.812 (summaries 0.792 -> 0.748; session 35's rerun). An answer to a labelled question
+    reads its "it" as what the question asks about (:func:`~favakit.decompose.read_with_question`:
+    "A: Leonardo da Vinci painted it." after "Q: Who painted the Mona Lisa?")."""
+    read = resolve_opening_person(sentence, pronouns_mean(topic, text, at))
+    asked = _question_before(text, at) if at is not None else ""
+    return read_with_question(read, asked) if asked else read
+
+
+def _question_before(text: str, at: int) -> str:
+    """The labelled question (:func:`~favakit.text.states_nothing`, "Q: ...?") that is the
+    sentence of ``text`` just before character ``at``, else ""."""
+    before = [text[a:b] for a, b in sentence_spans(text) if b <= at]
+    last = before[-1].strip() if before else ""
+    return last if last.endswith("?") and states_nothing(last) else ""
 
 
 def pronouns_mean(topic: str | None, text: str, at: int | None = None) -> str:

@@ -101,3 +101,24 @@ def test_a_list_s_markers_are_read_past() -> None:
     assert [list_marker_end(t) for t in ("1. A", "(ii) B", "* C", "12) D", "1887. E", "-5 C")] == [
         3, 5, 2, 4, 0, 0
     ]  # fmt: skip
+
+
+def test_an_answer_s_it_is_read_as_what_its_question_asks_about() -> None:
+    from favakit.decompose import read_with_question
+
+    asked = "Q: Who painted the Mona Lisa?"
+    assert read_with_question("A: Leonardo da Vinci painted it.", asked) == (
+        "A: Leonardo da Vinci painted the Mona Lisa."
+    )
+    assert read_with_question("Answer: It was painted by Leonardo.", "Question: Who painted "
+                              "the Mona Lisa?") == "Answer: The Mona Lisa was painted by Leonardo."  # fmt: skip
+    # a question whose object is the answer, an answer without "it", an unlabelled answer, and
+    # an unlabelled question: as they are
+    assert read_with_question("A: The Salt March.", "Q: What did he lead in 1930?") == (
+        "A: The Salt March."
+    )
+    assert read_with_question("A: Leonardo da Vinci.", asked) == "A: Leonardo da Vinci."
+    assert read_with_question("Leonardo painted it.", asked) == "Leonardo painted it."
+    assert read_with_question("A: Leonardo painted it.", "Who painted the Mona Lisa?") == (
+        "A: Leonardo painted it."
+    )

@@ -1030,6 +1030,27 @@ def test_a_qas_question_is_neither_asked_about_nor_flagged_and_its_answer_is() -
     assert not states_nothing("A: Turing.") and not states_nothing("Q3 revenue rose.")
 
 
+def test_an_answer_s_it_is_read_as_what_its_question_asks_about() -> None:
+    from favakit.inference.gate import GatedEditor
+
+    text = "Q: Who painted the Mona Lisa?\nA: Leonardo da Vinci painted it."
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            return [{"original": r.text, "corrected": r.text, "edits": [],
+                     "evidence": [{"title": "Leonardo da Vinci", "text": LEONARDO}]}
+                    for r in requests]  # fmt: skip
+
+    judge = _ByText({"A: Leonardo da Vinci painted the Mona Lisa.": 0.9})
+    gated = GatedEditor(Editor(), judge)  # type: ignore[arg-type]
+    [got] = gated.edit_many([{"text": text, "evidence": ["(retrieved)"]}])
+    # "it" alone names nothing the evidence could support; the question says what it is
+    assert judge.asked[0] == "A: Leonardo da Vinci painted the Mona Lisa."
+    assert got["edits"] == [] and got["corrected"] == text
+
+
 def test_an_edit_that_cuts_a_word_becomes_a_flag_over_the_whole_word() -> None:
     from favakit.inference.gate_words import splits_a_word
 
