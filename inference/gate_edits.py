@@ -594,7 +594,10 @@ def decontextualized(sentence: str, topic: str | None, text: str, at: int | None
 def _question_before(text: str, at: int) -> str:
     """The labelled question (:func:`~favakit.text.states_nothing`, "Q: ...?") that is the
     sentence of ``text`` just before character ``at``, else ""."""
-    before = [text[a:b] for a, b in sentence_spans(text) if b <= at]
+    window = text[max(0, at - 400) : at]  # a question is a line: no need to split the whole text
+    if "?" not in window:
+        return ""
+    before = [window[a:b] for a, b in sentence_spans(window)]
     last = before[-1].strip() if before else ""
     return last if last.endswith("?") and states_nothing(last) else ""
 

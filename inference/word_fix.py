@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from difflib import SequenceMatcher
 from typing import Any
 
-from favakit.contracts import EditResult, EditSpan
+from favakit.contracts import Citation, EditResult, EditSpan
 from favakit.inference.checker import shared_words
 from favakit.inference.gate_edits import Questions, SentenceScorer, decontextualized
 from favakit.inference.gate_words import flagged_sentences, sentences_replaced
@@ -93,6 +93,8 @@ def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[i
             for other in split_sentences(passage):
                 there = list(_WORD.finditer(other))
                 theirs = [m.group().lower() for m in there]
+                if len(set(mine) & set(theirs)) < _AROUND - 1:
+                    continue  # too few words in common to line up around a slot
                 matcher = SequenceMatcher(None, mine, theirs, autojunk=False)
                 for op, a1, a2, b1, b2 in matcher.get_opcodes():
                     if op == "replace" and a2 == len(mine):  # the statement ends: as many words
@@ -112,8 +114,8 @@ def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[i
                         found.setdefault((start, end), {}).setdefault(
                             keep_case(sentence[start:end], right), other
                         )
-    return [(start, end, *next(iter(given.items())))
-            for (start, end), given in sorted(found.items()) if len(given) == 1]  # fmt: skip
+    return [(start, end, *next(iter(fills.items())))
+            for (start, end), fills in sorted(found.items()) if len(fills) == 1]  # fmt: skip
 
 
 def word_fixes(
@@ -150,12 +152,12 @@ def word_fixes(
             best[(i, n)] = (p, fix)
     out = list(results)
     for i in sorted({i for i, _ in best}):
-        flags = flagged_sentences(out[i])
+        flagged = flagged_sentences(out[i])
         replacements: dict[int, list[EditSpan]] = {}
         for (j, n), (_, fix) in best.items():
             if j == i:
-                over = _over(flags[n], fix["start"], fix["end"])
-                rest = [f for f in flags[n] if f not in over]
+                over = _over(flagged[n], fix["start"], fix["end"])
+                rest = [f for f in flagged[n] if f not in over]
                 score = min(f.get("checker_score", 0.0) for f in over)
                 replacements[n] = [{**fix, "checker_score": score}, *rest]
         note = (f"{len(replacements)} flagged word(s) fixed from the evidence sentence that says "
@@ -170,12 +172,12 @@ def _over(flags: Sequence[EditSpan], start: int, end: int) -> list[EditSpan]:
     return [f for f in flags if f["start"] < end and start < f["end"]]
 
 
-def _citation(sentence: str, passages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _citation(sentence: str, passages: Sequence[Mapping[str, Any]]) -> Citation:
     """The citation of an evidence ``sentence``: the first passage holding it, with its title."""
     for n, passage in enumerate(passages):
         if sentence in str(passage.get("text", "")):
-            cites: dict[str, Any] = {"passage": n, "sentence": sentence}
+            cites: Citation = {"passage": n, "sentence": sentence}
             if passage.get("title"):
-                cites["title"] = passage["title"]
+                cites["title"] = str(passage["title"])
             return cites
     return {"sentence": sentence}
