@@ -46,6 +46,9 @@ _WORD = re.compile(r"\w+(?:[-'\u2019.]\w+)*|[^\w\s]")
 _MOST_WORDS = 3
 _MOST_ASKED = 3  # candidate fixes a sentence the checker is asked about
 _AROUND = 4  # same tokens next to the stretch, both sides together
+#: a flag's type a fix of the words under it keeps (the editor's, where its fix was taken back:
+#: "relation" for a verb); else the fix is typed ``entity``
+_SWAP_TYPES = ("entity", "relation", "contradictory")
 
 
 def _content(words: Sequence[str]) -> bool:
@@ -127,8 +130,9 @@ def word_fixes(
     (:func:`aligned_replacements`, up to :data:`_MOST_ASKED` a sentence) where the checker finds
     the sentence with the evidence's words supported (its score, decontextualized as the gate
     scores sentences, above ``threshold``; the best scored where several are): the flags over
-    the stretch replaced by that fix (typed ``entity``, citing the evidence sentence), the
-    sentence's other flags kept. A warning counts them."""
+    the stretch replaced by that fix (typed as the first of those flags is where that is a swap's
+    type, :data:`_SWAP_TYPES`, else ``entity``; citing the evidence sentence), the sentence's
+    other flags kept. A warning counts them."""
     questions = Questions()  # key: (result, sentence, the fix)
     for i, result in enumerate(results):
         passages: Sequence[Mapping[str, Any]] = result.get("evidence", [])
@@ -159,7 +163,8 @@ def word_fixes(
                 over = _over(flagged[n], fix["start"], fix["end"])
                 rest = [f for f in flagged[n] if f not in over]
                 score = min(f.get("checker_score", 0.0) for f in over)
-                replacements[n] = [{**fix, "checker_score": score}, *rest]
+                typed = next((f["type"] for f in over if f["type"] in _SWAP_TYPES), "entity")
+                replacements[n] = [{**fix, "type": typed, "checker_score": score}, *rest]
         note = (f"{len(replacements)} flagged word(s) fixed from the evidence sentence that says "
                 f"otherwise in the same words around them: the checker finds the sentence "
                 f"supported so fixed")  # fmt: skip

@@ -62,7 +62,7 @@ class _ByText:
 
 def _flagged_result(text: str, word: str) -> dict[str, Any]:
     at = text.index(word)
-    flag = {"type": "relation", "start": at, "end": at + len(word), "wrong": word, "right": word,
+    flag = {"type": "unverifiable", "start": at, "end": at + len(word), "wrong": word, "right": word,
             "flagged": True, "checker_score": 0.01}  # fmt: skip
     return {"original": text, "corrected": text, "edits": [flag],
             "evidence": [{"title": "Frida Kahlo", "text": KAHLO}]}  # fmt: skip
@@ -86,6 +86,9 @@ def test_the_fix_is_made_only_where_the_judge_finds_the_sentence_so_fixed_suppor
     assert fix["checker_score"] == 0.01 and other == result["edits"][1]
     assert fixed["corrected"] == fixed_text
     assert fixed["warnings"][-1].startswith("1 flagged word(s) fixed from the evidence")
+    # a flag the editor typed (its fix taken back) gives the fix its type
+    verb = {**result, "edits": [{**result["edits"][0], "type": "relation"}, result["edits"][1]]}
+    assert word_fixes(judge, [verb], [None], 0.5)[0]["edits"][0]["type"] == "relation"
     # the judge does not support it: the flags stay as they were
     assert word_fixes(_ByText({}), [result], [None], 0.5) == [result]
     # no flag over the word: nothing to fix there
