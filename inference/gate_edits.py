@@ -383,13 +383,8 @@ def statement_fix(
     fixed = contradiction_fix(edit, text, sentence, passages, subject)
     if fixed is not None:
         return fixed, subject
-    a, b = sentence
-    mine = shared_words(subject)
-    for s, t in clause_spans(text[a:b])[1:]:
-        name = leading_name(text[a + s : a + t])
-        words = shared_words(name)
-        if len(name.split()) < 2 or words & mine or not _named_passages(words, passages):
-            continue  # one word, the same person, or no article of that name
+    a = sentence[0]
+    for s, t, name in _statements_about_others(text, sentence, passages, subject):
         part: EditSpan = {
             **edit,
             "start": max(edit["start"], a + s),
@@ -401,6 +396,36 @@ def statement_fix(
         if fixed is not None:
             return fixed, name
     return None
+
+
+def _statements_about_others(
+    text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]], subject: str
+) -> list[tuple[int, int, str]]:
+    """The later statements of ``sentence`` (a span of ``text``;
+    :func:`~favakit.inference.year_check.clause_spans`, offsets in the sentence) that open with
+    a name of two words or more, not ``subject``'s, that an article of the evidence has
+    (:func:`_named_passages`), each with that name."""
+    a, b = sentence
+    mine = shared_words(subject)
+    found = []
+    for s, t in clause_spans(text[a:b])[1:]:
+        name = leading_name(text[a + s : a + t])
+        words = shared_words(name)
+        if len(name.split()) >= 2 and not words & mine and _named_passages(words, passages):
+            found.append((s, t, name))
+    return found
+
+
+def statement_subject(
+    text: str, sentence: tuple[int, int], at: int, passages: Sequence[Mapping[str, Any]],
+    subject: str,
+) -> str:  # fmt: skip
+    """Whom the statement of ``sentence`` holding character ``at`` is about: the name it opens
+    with where that is another article's person (:func:`_statements_about_others`: "...; Albert
+    Einstein was born in Ulm in 1889."), else ``subject``."""
+    a = sentence[0]
+    return next((name for s, t, name in _statements_about_others(text, sentence, passages, subject)
+                 if a + s <= at < a + t), subject)  # fmt: skip
 
 
 def _fixed_where_only_flagged(
@@ -469,6 +494,8 @@ def gate_result(
                 continue
             sentence = text[slice(*sentences[n])]
             subject = subject_of(topic, text, sentences[n][0])
+            if passages:  # in "...; Albert Einstein was born in 1889." the year is his
+                subject = statement_subject(text, sentences[n], span["start"], passages, subject)
             rewritten = (collapsed_fix(span) or backed_deletion(span, text, passages)
                          or function_word_deletion(span))  # fmt: skip
             if rewritten:

@@ -960,6 +960,20 @@ def test_a_statement_about_another_person_after_a_semicolon_is_fixed_from_that_p
     assert (fix["wrong"], fix["right"]) == ("1889", "1879"), fix
     assert fix["cites"]["title"] == "Albert Einstein"
     assert got["corrected"] == text.replace("1889", "1879")
+    # an editor's fix there is grounded in his article too, not in hers: "1867" was Curie's
+    year = text.index("1889")
+
+    class Fixer(Editor):
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            return [{**r, "edits": [{"type": "entity", "start": year, "end": year + 4,
+                                     "wrong": "1889", "right": "1867"}]}
+                    for r in super().edit_many(requests)]  # fmt: skip
+
+    fixer = GatedEditor(Fixer(), judge, check_fixes=False)  # type: ignore[arg-type]
+    [fixed] = fixer.edit_many([{"text": text, "evidence": ["(retrieved by the editor)"]}])
+    [fix] = fixed["edits"]
+    assert (fix["wrong"], fix["right"]) == ("1889", "1879"), fix
+    assert fix["cites"]["title"] == "Albert Einstein"
     # a statement opening with a name no article of the evidence has is left to the flag
     other = text.replace("Albert Einstein", "Albert Schweitzer")
     [flagged] = gated.edit_many([{"text": other, "evidence": ["(retrieved)"]}])
