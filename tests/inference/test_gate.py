@@ -369,6 +369,20 @@ class _ByText:
         return [(self.table.get(t, 0.0), 1) for t in texts]
 
 
+class _Retrieved:
+    """An editor that edits nothing and retrieves ``passages`` for every text: the gate's rule is
+    what these tests look at."""
+
+    model = "none"
+
+    def __init__(self, passages: list[dict[str, str]]) -> None:
+        self.passages = passages
+
+    def edit_many(self, requests):  # type: ignore[no-untyped-def]
+        return [{"original": r.text, "corrected": r.text, "edits": [],
+                 "evidence": list(self.passages)} for r in requests]  # fmt: skip
+
+
 def test_a_fix_the_checker_still_finds_unsupported_is_taken_back_as_a_flag() -> None:
     from favakit.inference.gate import verify_fixes
 
@@ -943,17 +957,10 @@ def test_a_statement_about_another_person_after_a_semicolon_is_fixed_from_that_p
     from favakit.inference.gate import GatedEditor
 
     text = "Marie Curie was born in Warsaw in 1867; Albert Einstein was born in Ulm in 1889."
-
-    class Editor:
-        model = "none"
-
-        def edit_many(self, requests):  # type: ignore[no-untyped-def]
-            return [{"original": r.text, "corrected": r.text, "edits": [], "evidence": [
-                {"title": "Marie Curie", "text": CURIE},
-                {"title": "Albert Einstein", "text": EINSTEIN}]} for r in requests]  # fmt: skip
-
+    articles = [{"title": "Marie Curie", "text": CURIE},
+                {"title": "Albert Einstein", "text": EINSTEIN}]  # fmt: skip
     judge = _ByText({})  # the whole sentence is unsupported
-    gated = GatedEditor(Editor(), judge, check_fixes=False)  # type: ignore[arg-type]
+    gated = GatedEditor(_Retrieved(articles), judge, check_fixes=False)  # type: ignore[arg-type]
     [got] = gated.edit_many([{"text": text, "evidence": ["(retrieved by the editor)"]}])
     # the year is Einstein's: Curie's birth year is no fix for it, his own article's is
     [fix] = got["edits"]
@@ -963,13 +970,13 @@ def test_a_statement_about_another_person_after_a_semicolon_is_fixed_from_that_p
     # an editor's fix there is grounded in his article too, not in hers: "1867" was Curie's
     year = text.index("1889")
 
-    class Fixer(Editor):
+    class Fixer(_Retrieved):
         def edit_many(self, requests):  # type: ignore[no-untyped-def]
             return [{**r, "edits": [{"type": "entity", "start": year, "end": year + 4,
                                      "wrong": "1889", "right": "1867"}]}
                     for r in super().edit_many(requests)]  # fmt: skip
 
-    fixer = GatedEditor(Fixer(), judge, check_fixes=False)  # type: ignore[arg-type]
+    fixer = GatedEditor(Fixer(articles), judge, check_fixes=False)  # type: ignore[arg-type]
     [fixed] = fixer.edit_many([{"text": text, "evidence": ["(retrieved by the editor)"]}])
     [fix] = fixed["edits"]
     assert (fix["wrong"], fix["right"]) == ("1889", "1879"), fix
@@ -1048,17 +1055,9 @@ def test_an_answer_s_it_is_read_as_what_its_question_asks_about() -> None:
     from favakit.inference.gate import GatedEditor
 
     text = "Q: Who painted the Mona Lisa?\nA: Leonardo da Vinci painted it."
-
-    class Editor:
-        model = "none"
-
-        def edit_many(self, requests):  # type: ignore[no-untyped-def]
-            return [{"original": r.text, "corrected": r.text, "edits": [],
-                     "evidence": [{"title": "Leonardo da Vinci", "text": LEONARDO}]}
-                    for r in requests]  # fmt: skip
-
+    editor = _Retrieved([{"title": "Leonardo da Vinci", "text": LEONARDO}])
     judge = _ByText({"A: Leonardo da Vinci painted the Mona Lisa.": 0.9})
-    gated = GatedEditor(Editor(), judge)  # type: ignore[arg-type]
+    gated = GatedEditor(editor, judge)  # type: ignore[arg-type]
     [got] = gated.edit_many([{"text": text, "evidence": ["(retrieved)"]}])
     # "it" alone names nothing the evidence could support; the question says what it is
     assert judge.asked[0] == "A: Leonardo da Vinci painted the Mona Lisa."
@@ -1086,3 +1085,44 @@ def test_an_edit_that_cuts_a_word_becomes_a_flag_over_the_whole_word() -> None:
     assert (flag["wrong"], flag["right"], flag["flagged"]) == ("seventh", "seventh", True)
     assert not splits_a_word({**cut, "end": at + 7}, text)
     assert not splits_a_word({**cut, "start": 0, "end": 6}, "Saturn's rings")
+
+
+KAHLO = ("Frida Kahlo was a Mexican painter, born in Coyoacán, Mexico City, in 1907. A bus "
+         "accident at the age of 18 left her with lasting pain.")  # fmt: skip
+
+
+def test_a_flagged_word_is_fixed_from_the_evidence_only_where_the_judge_supports_the_fix() -> None:
+    from favakit.inference.word_fix import word_fixes
+
+    first = "Frida Kahlo was a Mexican painter. "
+    text = first + "After a train accident at the age of 18 she lived with lasting pain."
+    at = text.index("train")
+    flag: EditSpan = {"type": "unverifiable", "start": at, "end": at + 5, "wrong": "train",
+                      "right": "train", "flagged": True, "checker_score": 0.01}  # fmt: skip
+    result: EditResult = {"original": text, "corrected": text, "edits": [flag],
+                          "evidence": [{"title": "Frida Kahlo", "text": KAHLO}]}  # fmt: skip
+    lived = text.index("lived")
+    result["edits"].append({**result["edits"][0], "start": lived, "end": lived + 5,
+                            "wrong": "lived", "right": "lived"})  # fmt: skip
+    fixed_text = text.replace("train", "bus")
+    judge = _ByText({fixed_text[len(first) :]: 0.9})
+    [fixed] = word_fixes(judge, [result], [None], 0.5)
+    # the flag over "train" becomes the fix; the other flag stays
+    fix, other = fixed["edits"]
+    assert (fix["wrong"], fix["right"], fix["type"]) == ("train", "bus", "entity")
+    assert fix["cites"] == {"passage": 0, "title": "Frida Kahlo",
+                            "sentence": "A bus accident at the age of 18 left her with lasting pain."}  # fmt: skip
+    assert fix["checker_score"] == 0.01 and other == result["edits"][1]
+    assert fixed["corrected"] == fixed_text
+    assert fixed["warnings"][-1].startswith("1 flagged word(s) fixed from the evidence")
+    # a flag the editor typed (its fix taken back) gives the fix its type
+    verb = {**result, "edits": [{**result["edits"][0], "type": "relation"}, result["edits"][1]]}
+    assert word_fixes(judge, [verb], [None], 0.5)[0]["edits"][0]["type"] == "relation"
+    # the judge does not support it: the flags stay as they were
+    assert word_fixes(_ByText({}), [result], [None], 0.5) == [result]
+    # no flag over the word: nothing to fix there
+    elsewhere = {**result, "edits": result["edits"][1:]}
+    assert word_fixes(judge, [elsewhere], [None], 0.5) == [elsewhere]
+    # a sentence with a fix of the editor's is not touched
+    edited = {**result, "edits": [{**result["edits"][0], "right": "car", "flagged": False}]}
+    assert word_fixes(judge, [edited], [None], 0.5) == [edited]

@@ -1,6 +1,6 @@
 """A word of a flagged sentence that the evidence says otherwise in the same words around it
-(favakit.inference.word_fix): the candidates found by rule, and the gate's check of them, with
-a table as the judge and with the shipped mpnet checker."""
+(favakit.inference.word_fix): the candidates found by rule, and the gate's check of them with
+the shipped mpnet checker (with a table as the judge: test_gate.py)."""
 
 from __future__ import annotations
 
@@ -46,57 +46,12 @@ def test_no_candidate_without_the_same_words_around_or_where_the_evidence_disagr
     assert _words("The bus accident at the age of 18 left her with lasting pain.", [KAHLO]) == []
 
 
-class _ByText:
-    """A judge as a table (the gate's ``SentenceScorer`` contract): P(supported) by the text."""
-
-    name = "table"
-    gate_threshold = 0.5
-
-    def __init__(self, table: dict[str, float]) -> None:
-        self.table, self.asked = table, []  # type: ignore[var-annotated]
-
-    def score(self, texts, evidence):  # type: ignore[no-untyped-def]
-        self.asked += list(texts)
-        return [(self.table.get(t, 0.0), 1) for t in texts]
-
-
 def _flagged_result(text: str, word: str) -> dict[str, Any]:
     at = text.index(word)
     flag = {"type": "unverifiable", "start": at, "end": at + len(word), "wrong": word, "right": word,
             "flagged": True, "checker_score": 0.01}  # fmt: skip
     return {"original": text, "corrected": text, "edits": [flag],
             "evidence": [{"title": "Frida Kahlo", "text": KAHLO}]}  # fmt: skip
-
-
-def test_the_fix_is_made_only_where_the_judge_finds_the_sentence_so_fixed_supported() -> None:
-    first = "Frida Kahlo was a Mexican painter. "
-    text = first + "After a train accident at the age of 18 she lived with lasting pain."
-    result = _flagged_result(text, "train")
-    lived = text.index("lived")
-    result["edits"].append({**result["edits"][0], "start": lived, "end": lived + 5,
-                            "wrong": "lived", "right": "lived"})  # fmt: skip
-    fixed_text = text.replace("train", "bus")
-    judge = _ByText({fixed_text[len(first) :]: 0.9})
-    [fixed] = word_fixes(judge, [result], [None], 0.5)
-    # the flag over "train" becomes the fix; the other flag stays
-    fix, other = fixed["edits"]
-    assert (fix["wrong"], fix["right"], fix["type"]) == ("train", "bus", "entity")
-    assert fix["cites"] == {"passage": 0, "title": "Frida Kahlo",
-                            "sentence": "A bus accident at the age of 18 left her with lasting pain."}  # fmt: skip
-    assert fix["checker_score"] == 0.01 and other == result["edits"][1]
-    assert fixed["corrected"] == fixed_text
-    assert fixed["warnings"][-1].startswith("1 flagged word(s) fixed from the evidence")
-    # a flag the editor typed (its fix taken back) gives the fix its type
-    verb = {**result, "edits": [{**result["edits"][0], "type": "relation"}, result["edits"][1]]}
-    assert word_fixes(judge, [verb], [None], 0.5)[0]["edits"][0]["type"] == "relation"
-    # the judge does not support it: the flags stay as they were
-    assert word_fixes(_ByText({}), [result], [None], 0.5) == [result]
-    # no flag over the word: nothing to fix there
-    elsewhere = {**result, "edits": result["edits"][1:]}
-    assert word_fixes(judge, [elsewhere], [None], 0.5) == [elsewhere]
-    # a sentence with a fix of the editor's is not touched
-    edited = {**result, "edits": [{**result["edits"][0], "right": "car", "flagged": False}]}
-    assert word_fixes(judge, [edited], [None], 0.5) == [edited]
 
 
 def test_the_shipped_checker_takes_the_evidence_s_word_and_leaves_a_false_one_flagged() -> None:
