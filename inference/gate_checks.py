@@ -172,7 +172,7 @@ def verify_fixes(
         if taken:
             notes.append(f"{taken} fix(es) taken back: the checker finds the sentence "
                          f"unsupported with the fix as well; flagged with no fix")  # fmt: skip
-        if rest_flags.get(i):
+        if rest_ends.get(i):
             notes.append(f"{rest_ends[i]} sentence end(s) after a checked fix flagged: "
                          f"the fixed clause is supported, the rest is not")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),

@@ -157,8 +157,8 @@ def negation_fixes(
         original = result["original"]
         spans = sentence_spans(original)
         held = edits_by_sentence(result.get("edits", []), spans) if passages else {}
+        texts = [str(p.get("text", "")) for p in passages]
         for n, edits in held.items():
-            texts = [str(p.get("text", "")) for p in passages]
             found = _candidate(original, spans[n], edits, result["edits"], texts)
             if found is not None:
                 fix, fixed = found
