@@ -20,6 +20,7 @@ from favakit.inference.gate_words import (
     CLAUSE,
     WORD,
     checked_flags,
+    edits_by_sentence,
     function_words_only,
     narrowed_flag,
     only_flagged,
@@ -432,24 +433,44 @@ def _fixed_where_only_flagged(
     kept: list[EditSpan], sentences: Sequence[tuple[int, int]], text: str,
     passages: Sequence[Mapping[str, Any]], topic: str | None,
 ) -> tuple[list[EditSpan], int]:  # fmt: skip
-    """``kept`` with the flags of each sentence whose every edit is a flag (no fix) replaced by
-    the sentence's year, count or name fix (:func:`contradiction_fix` of the whole sentence,
-    about its :func:`subject_of`) where it has one: the editor flagged other words ("flows
-    from" where "the Pacific Ocean" is wrong). Also the number of sentences so fixed."""
+    """``kept`` with the sentence's year, count or name fix (:func:`contradiction_fix` of the
+    whole sentence, about its :func:`subject_of`) in place of the editor's edits that missed
+    it: every flag of a sentence whose every edit is a flag (the editor flagged other words:
+    "flows from" where "the Pacific Ocean" is wrong), and a fix that puts the rule's own words
+    elsewhere in the sentence (:func:`_misplaced`: "Jupiter is the *largest* -> fifth planet
+    ... and the sixth planet from the Sun", where the evidence's "fifth" replaces "sixth"), the
+    sentence's other edits kept. Also the number of sentences so fixed."""
     if not passages:
         return kept, 0
-    fixes: dict[int, EditSpan] = {}
-    for n, flags in only_flagged(kept, sentences).items():
+    fixes: dict[int, tuple[EditSpan, list[EditSpan]]] = {}  # the fix and what it replaces
+    flagged = only_flagged(kept, sentences)
+    for n, edits in edits_by_sentence(kept, sentences).items():
+        if n not in flagged and not any(is_fix(e) for e in edits):
+            continue
         a, b = sentences[n]
         subject = subject_of(topic, text, a)
-        whole = unsupported_flag(text, a, b, flags[0].get("checker_score", 0.0))
+        whole = unsupported_flag(text, a, b, min(e.get("checker_score", 0.0) for e in edits))
         found = statement_fix(whole, text, (a, b), passages, subject)
-        if found is not None:
-            fixes[n] = cited(found[0], text[a:b], passages, text, found[1])
+        if found is None:
+            continue
+        fix = cited(found[0], text[a:b], passages, text, found[1])
+        replaced = edits if n in flagged else _misplaced(fix, edits)
+        if replaced:
+            fixes[n] = (fix, replaced)
     if not fixes:
         return kept, 0
-    out = [e for e in kept if sentence_of(sentences, e["start"], e["end"]) not in fixes]
-    return out + list(fixes.values()), len(fixes)
+    gone = [id(e) for _, replaced in fixes.values() for e in replaced]
+    out = [e for e in kept if id(e) not in gone]
+    return out + [fix for fix, _ in fixes.values()], len(fixes)
+
+
+def _misplaced(fix: EditSpan, edits: Sequence[EditSpan]) -> list[EditSpan]:
+    """The edits of a sentence that put ``fix``'s words in the wrong place: fixes to the same
+    words over other words, where no edit touches what ``fix`` replaces; [] otherwise."""
+    if any(e["start"] < fix["end"] and fix["start"] < e["end"] for e in edits):
+        return []
+    right = fix["right"].strip().lower()
+    return [e for e in edits if is_fix(e) and e["right"].strip().lower() == right]
 
 
 def gate_result(

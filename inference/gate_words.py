@@ -15,7 +15,7 @@ from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, list_marker_end, sentence_spans, states_nothing
 
 __all__ = [
-    "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "checked_flags",
+    "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "changed_words", "checked_flags",
     "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside",
     "flagged_sentences", "flags_at_words", "function_words_only", "marked_words",
     "marks_in_flagged_sentences", "narrowed_flag", "only_flagged", "sentence_of",
@@ -401,14 +401,16 @@ def without_layout(result: EditResult) -> EditResult:
     numbered answer) or on a line that states nothing (a Markdown heading, "## Career", or a
     Q&A's question, :func:`~favakit.text.states_nothing`) is dropped, and each flag (no fix
     offered) is kept to its words (:func:`_kept_to_words`: "3. He" -> "He", "1737." ->
-    "1737"); a flag of nothing but them is dropped. Fixes otherwise stay as they are. The
-    gate's last step."""
+    "1737"); a flag of nothing but them is dropped. A fix is kept to the words it changes
+    (:func:`changed_words`). The gate's last step."""
     text = result["original"]
     out: list[EditSpan] = []
     for e in result.get("edits", []):
         if e["end"] <= _layout_end(text, e["start"]) or states_nothing(_line_at(text, e["start"])):
             continue  # wholly inside "1. " or "- ", or a heading or question
-        if e.get("flagged"):
+        if not e.get("flagged"):
+            e = changed_words(e)
+        else:
             start, end = _kept_to_words(text, e["start"], e["end"])
             if start >= end:
                 continue
@@ -418,6 +420,34 @@ def without_layout(result: EditResult) -> EditResult:
     if out == result.get("edits", []):
         return result
     return {**result, "edits": out, "corrected": apply_edits(text, out)}
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+def changed_words(edit: EditSpan) -> EditSpan:
+    """``edit``, a fix, without the words its wrong text and its fix share at either end (one
+    word at least left to each): the editor's "Nitrogen is released as a by-product." ->
+    "Oxygen is released as a by-product." is the fix "Nitrogen" -> "Oxygen", and "born in
+    1979" -> "born in 1879" is "1979" -> "1879", so that the span shown and measured is the
+    wrong words. A deletion, an insertion or a flag comes back as it is."""
+    wrong, right = edit["wrong"], edit["right"]
+    mine, theirs = list(_TOKEN.finditer(wrong)), list(_TOKEN.finditer(right))
+    most = min(len(mine), len(theirs)) - 1  # words the two may share, ends together
+    if most < 1 or edit.get("flagged"):
+        return edit
+    before = 0
+    while before < most and mine[before].group() == theirs[before].group():
+        before += 1
+    after = 0
+    while before + after < most and mine[-1 - after].group() == theirs[-1 - after].group():
+        after += 1
+    if not before and not after:
+        return edit
+    a, b = mine[before].start(), mine[-1 - after].end()
+    c, d = theirs[before].start(), theirs[-1 - after].end()
+    start = edit["start"] + a
+    return {**edit, "start": start, "end": start + b - a, "wrong": wrong[a:b], "right": right[c:d]}
 
 
 def sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int | None:

@@ -147,7 +147,11 @@ def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple
     1852 at the age of 36." in Ada Lovelace's passage shares "Ada Lovelace died ... age" with
     the claim "Ada Lovelace died in 1852 at the age of 36.", not only "died" and "age", as
     Franklin's "Franklin died in 1958, at the age of 37." does). Between equals, the one whose
-    passage (its sentences together) shares the most, then the first."""
+    passage (its sentences together) shares the most, then the first. A claim that opens with a
+    name is compared with the sentences of the passages about that name (:func:`_about`), where
+    one of them shares enough: "Jupiter is the largest planet ... and the sixth planet from the
+    Sun." shares more words with Saturn's "Saturn is the sixth planet from the Sun and the second
+    largest ..., after Jupiter." than with Jupiter's own "Jupiter is the fifth planet ..."."""
     words = content_words(claim)
     if not words or not sentences:
         return None
@@ -158,12 +162,21 @@ def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple
     in_passage: dict[int, set[str]] = {}
     for (i, _), found in zip(sentences, theirs, strict=True):
         in_passage.setdefault(i, set()).update(found)
-    shared, _, at, best = max(
-        ((len(words & found), len(words & in_passage[i]), i, s)
-         for (i, s), found in zip(sentences, theirs, strict=True)),
-        key=lambda t: (t[0], t[1]),
-    )  # fmt: skip
-    return (at, best) if shared >= max(2, len(words) / 2) else None
+    need = max(2, len(words) / 2)
+    subject = leading_name(claim)
+    ranked = [(_about(subject, opening[i]), len(words & found), len(words & in_passage[i]), i, s)
+              for (i, s), found in zip(sentences, theirs, strict=True)]  # fmt: skip
+    _, shared, _, at, best = max(ranked, key=lambda t: (t[0] and t[1] >= need, t[1], t[2]))
+    return (at, best) if shared >= need else None
+
+
+def _about(subject: str, opening: str) -> bool:
+    """Whether a passage that opens with the name ``opening`` is about ``subject``, the name a
+    claim opens with: the words of one are among the other's ("Galileo", "Galileo Galilei")."""
+    if not subject or not opening:
+        return False
+    mine, theirs = set(subject.lower().split()), set(opening.lower().split())
+    return mine <= theirs or theirs <= mine
 
 
 def year_conflict(text: str, evidence: Sequence[str]) -> YearConflict | None:

@@ -54,3 +54,42 @@ def test_the_gate_fixes_a_count_in_a_sentence_the_editor_left_alone() -> None:
     (fix,) = gated["edits"]
     assert fix["cites"]["sentence"].startswith("Abraham Lincoln was the 16th")
     assert "had their year, count or name fixed" in gated["warnings"][-1]
+
+
+SATURN = {"title": "Saturn", "text": "Saturn is the sixth planet from the Sun and the second "
+          "largest in the Solar System, after Jupiter."}  # fmt: skip
+JUPITER = {"title": "Jupiter", "text": "Jupiter is the fifth planet from the Sun and the largest "
+           "planet in the Solar System."}  # fmt: skip
+PLANET = "Jupiter is the largest planet in the Solar System and the sixth planet from the Sun."
+
+
+def test_a_claim_is_compared_with_its_own_subjects_article_first() -> None:
+    from favakit.inference.count_check import count_conflict
+
+    # Saturn's sentence shares more words with the claim, and gives its "sixth"
+    found = count_conflict(PLANET, [SATURN["text"], JUPITER["text"]])
+    assert found is not None and (found.written, found.evidence_numbers) == ("sixth", ("fifth",))
+    assert found.sentence.startswith("Jupiter is the fifth")
+    assert (
+        count_conflict(PLANET.replace("sixth", "fifth"), [SATURN["text"], JUPITER["text"]]) is None
+    )
+    # with no article about the claim's subject, the closest sentence is compared as before
+    assert count_conflict(PLANET, [SATURN["text"]]) is None
+
+
+def test_an_editors_fix_that_puts_the_evidences_count_in_the_wrong_place_is_moved() -> None:
+    from favakit.inference.gate_edits import gate_result
+
+    at = PLANET.index("largest")
+    misplaced: EditSpan = {"type": "entity", "start": at, "end": at + 7, "wrong": "largest",
+                           "right": "fifth"}  # fmt: skip
+    result = {"original": PLANET, "corrected": PLANET.replace("largest", "fifth"),
+              "edits": [misplaced], "evidence": [SATURN, JUPITER]}  # fmt: skip
+    gated = gate_result(result, [(0, len(PLANET))], [0.02], 0.12)  # type: ignore[arg-type]
+    assert gated["corrected"] == PLANET.replace("sixth", "fifth")
+    (fix,) = gated["edits"]
+    assert (fix["wrong"], fix["right"], fix["cites"]["title"]) == ("sixth", "fifth", "Jupiter")
+    # an editor's fix to other words the evidence has is the editor's to keep or lose
+    other: EditSpan = {**misplaced, "right": "second"}
+    kept = gate_result({**result, "edits": [other]}, [(0, len(PLANET))], [0.02], 0.12)  # type: ignore[arg-type]
+    assert [e["right"] for e in kept["edits"]] == ["second"]

@@ -1126,3 +1126,28 @@ def test_a_flagged_word_is_fixed_from_the_evidence_only_where_the_judge_supports
     # a sentence with a fix of the editor's is not touched
     edited = {**result, "edits": [{**result["edits"][0], "right": "car", "flagged": False}]}
     assert word_fixes(judge, [edited], [None], 0.5) == [edited]
+
+
+def test_a_fix_is_shown_at_the_words_it_changes() -> None:
+    from favakit.inference.gate_words import changed_words, without_layout
+
+    text = "Photosynthesis takes place in chloroplasts. Nitrogen is released as a by-product."
+    at = text.index("Nitrogen")
+    sentence: EditSpan = {"type": "entity", "start": at, "end": len(text),
+                          "wrong": text[at:], "right": "Oxygen is released as a by-product."}  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": [sentence]}
+    (fix,) = without_layout(result)["edits"]
+    assert (fix["wrong"], fix["right"]) == ("Nitrogen", "Oxygen")
+    assert text[fix["start"] : fix["end"]] == "Nitrogen"
+    assert without_layout(result)["corrected"] == text.replace("Nitrogen", "Oxygen")
+
+    def fixed(wrong: str, right: str) -> tuple[str, str]:
+        e = changed_words({"type": "entity", "start": 0, "end": len(wrong), "wrong": wrong,
+                           "right": right})  # fmt: skip
+        return e["wrong"], e["right"]
+
+    assert fixed("born in 1979", "born in 1879") == ("1979", "1879")
+    assert fixed("December 18, 1949", "July 27, 1942") == ("December 18, 1949", "July 27, 1942")
+    assert fixed("in 1911", "in 1903 and 1911") == ("1911", "1903 and 1911")  # one word left
+    deletion = {"type": "invented", "start": 0, "end": 9, "wrong": "born here", "right": ""}
+    assert changed_words(deletion) is deletion  # type: ignore[arg-type]
