@@ -75,6 +75,10 @@ def _edit(args: argparse.Namespace) -> int:
 
     if (args.text is None) == (args.input is None):
         raise UsageError("give either TEXT or --input FILE.jsonl")
+    if args.text == "-":  # `model ... | favakit edit -`, `favakit edit - < answer.txt`
+        args.text = sys.stdin.read()
+        if not args.text.strip():
+            raise UsageError("TEXT '-' reads the text from standard input, and it was empty")
     one = {"text": args.text, "topic": args.topic, "evidence": args.evidence}
     rows = _rows(args.text, args.input, lambda: EditRequest.from_row(one, "TEXT"),
                  read_edit_requests)  # fmt: skip
@@ -109,7 +113,10 @@ def _edit(args: argparse.Namespace) -> int:
 
 
 def configure_edit(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("text", nargs="?", default=None, help="the text to check")
+    parser.add_argument(
+        "text", nargs="?", default=None,
+        help="the text to check ('-': read it from standard input, e.g. a plain-text file)",
+    )  # fmt: skip
     parser.add_argument(
         "--input", default=None, help='JSONL rows {"id", "text", "topic"?, "evidence"?}'
     )

@@ -49,7 +49,8 @@ def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
             raise UsageError(str(exc)) from None
         raise UsageError(
             f'{exc}: --input takes JSONL, one object per line such as {{"text": "..."}}; '
-            'to check plain text, pass it as an argument: favakit edit "TEXT"'
+            'to check plain text, pass it as an argument (favakit edit "TEXT") or on standard '
+            f"input (favakit edit - < {path})"
         ) from None
     return _unique(path, rows, "edit")
 

@@ -70,6 +70,7 @@ def test_input_files_are_checked_before_the_model_loads(tmp_path: Path) -> None:
     plain.write_text("Marie Curie was born in Warsaw.\n")
     got = favakit("edit", "--input", str(plain), "--model", str(tmp_path / "no-model"))
     assert got.returncode == 2 and "JSONL" in got.stderr and 'favakit edit "TEXT"' in got.stderr
+    assert f"favakit edit - < {plain}" in got.stderr
     empty = tmp_path / "empty.jsonl"
     empty.write_text("")
     got = favakit("edit", "--input", str(empty), "--model", str(tmp_path / "no-model"))
@@ -78,6 +79,22 @@ def test_input_files_are_checked_before_the_model_loads(tmp_path: Path) -> None:
     missing_text.write_text('{"id": "a", "topic": "x"}\n')
     got = favakit("edit", "--input", str(missing_text))
     assert got.returncode == 2 and "missing 'text'" in got.stderr
+
+
+def test_a_plain_text_file_is_read_from_standard_input(tmp_path: Path) -> None:
+    def edit(stdin: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "favakit", "edit", "-", "--backend", "encoder", "--gate", "off",
+             "--evidence", "The Eiffel Tower is in Paris.", "--format", "json"],
+            input=stdin, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+
+    got = edit("The Eiffel Tower is in Berlin.\nIt was built in 1889.\n")
+    assert got.returncode == 0, got.stderr
+    (row,) = [json.loads(line) for line in got.stdout.splitlines()]
+    assert row["original"] == "The Eiffel Tower is in Berlin.\nIt was built in 1889.\n"
+    empty = edit("  \n")
+    assert empty.returncode == 2 and "standard input" in empty.stderr and "empty" in empty.stderr
 
 
 @pytest.mark.slow
