@@ -71,10 +71,10 @@ The rule, sentence by sentence:
 * **layout** (last; :func:`~favakit.inference.gate_words.without_layout`): a list's numbers and
   bullets ("2. He died in 1737.") are read past when the text is split and decontextualized,
   and never edited, nor is a Markdown heading or a Q&A's labelled question (never scored
-  either); each flag is kept to its words ("1737", not "1737."), and each fix to the words it
-  changes (:func:`~favakit.inference.gate_words.changed_words`: the editor's "Nitrogen is
-  released as a by-product." -> "Oxygen is released as a by-product." is shown and counted as
-  "Nitrogen" -> "Oxygen").
+  either); each flag is kept to its words ("1737", not "1737."), and each swap (an ``entity``
+  or ``relation`` fix) to the words it changes
+  (:func:`~favakit.inference.gate_words.changed_words`: the editor's "Nitrogen is released as
+  a by-product." -> "Oxygen is released as a by-product." is "Nitrogen" -> "Oxygen").
 
 ``keep_evidence_swaps=True`` (off by default; measured worse on real claims, docs/checker.md) also
 keeps, in a supported sentence, an edit that replaces words the evidence never has with words it

@@ -426,15 +426,17 @@ _TOKEN = re.compile(r"\S+")
 
 
 def changed_words(edit: EditSpan) -> EditSpan:
-    """``edit``, a fix, without the words its wrong text and its fix share at either end (one
-    word at least left to each): the editor's "Nitrogen is released as a by-product." ->
-    "Oxygen is released as a by-product." is the fix "Nitrogen" -> "Oxygen", and "born in
-    1979" -> "born in 1879" is "1979" -> "1879", so that the span shown and measured is the
-    wrong words. A deletion, an insertion or a flag comes back as it is."""
+    """``edit``, a swap (an ``entity`` or ``relation`` fix), without the words its wrong text and
+    its fix share at either end (one word at least left to each): the editor's "Nitrogen is
+    released as a by-product." -> "Oxygen is released as a by-product." is the fix "Nitrogen"
+    -> "Oxygen", and "born in 1979" -> "born in 1879" is "1979" -> "1879", so that the span
+    shown and measured is the wrong words, as FAVA marks a swap. A ``contradictory`` fix keeps
+    its whole statement (FAVA marks the sentence that a negation turns), and a deletion, an
+    insertion or a flag comes back as it is."""
     wrong, right = edit["wrong"], edit["right"]
     mine, theirs = list(_TOKEN.finditer(wrong)), list(_TOKEN.finditer(right))
     most = min(len(mine), len(theirs)) - 1  # words the two may share, ends together
-    if most < 1 or edit.get("flagged"):
+    if most < 1 or edit.get("flagged") or edit["type"] not in ("entity", "relation"):
         return edit
     before = 0
     while before < most and mine[before].group() == theirs[before].group():

@@ -1151,3 +1151,6 @@ def test_a_fix_is_shown_at_the_words_it_changes() -> None:
     assert fixed("in 1911", "in 1903 and 1911") == ("1911", "1903 and 1911")  # one word left
     deletion = {"type": "invented", "start": 0, "end": 9, "wrong": "born here", "right": ""}
     assert changed_words(deletion) is deletion  # type: ignore[arg-type]
+    turned = {"type": "contradictory", "start": 0, "end": 17, "wrong": "It was not built.",
+              "right": "It was built."}  # fmt: skip
+    assert changed_words(turned) is turned  # type: ignore[arg-type]  # FAVA marks the statement
