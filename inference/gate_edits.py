@@ -146,7 +146,11 @@ def cite(
     (:func:`~favakit.inference.checker.shared_words` less stopwords: "Hillary was from
     Australia" is about Hillary, not "from"); between equals, the one whose passage shares the
     most with ``context`` (the whole text: the article it draws on, not one that names the same
-    country in passing), then the most words; None when none shares a word with it."""
+    country in passing), then the most words. A sentence about the subject is cited even when it
+    shares no word with ``sentence`` (its article's first: "He also won an Olympic gold medal in
+    rowing." in a text about Darwin cites Darwin's article, which says nothing of it, not
+    Newton's "Newton also built ..." for its "also"); None when no sentence is about the subject
+    and none shares a word with it."""
     holds = _whole_words(fix) if fix.strip() else None
     words = shared_words(sentence)
     mine = words - STOPWORDS
@@ -165,7 +169,7 @@ def cite(
             about = bool(named) and about_subject(named, piece, passage)
             key = (bool(holds and holds.search(piece)), about, n in articles,
                    len(mine & theirs), topical, len(words & theirs))  # fmt: skip
-            if (key[0] or key[5]) and (best is None or key > best[0]):
+            if (key[0] or key[5] or about) and (best is None or key > best[0]):
                 best = (key, n, piece)
     if best is None:
         return None

@@ -183,6 +183,14 @@ def test_a_deletion_cites_the_subjects_own_article_over_words_another_shares() -
     # a fix the evidence holds is cited where it is, whoever's article that is
     fixed = cite(invented, "1703", evidence, context=text)
     assert fixed is not None and fixed["title"] == "Isaac Newton"
+    # a sentence sharing no content word with the subject's article still cites it, not a
+    # sentence of another article for a word such as "also"
+    rowing = "He also won an Olympic gold medal in rowing."
+    evidence[1]["text"] = "Newton also built the first practical reflecting telescope."
+    found = cite(rowing, "", evidence, "Albert Einstein was born in Ulm. " + rowing)
+    assert found is not None and found["sentence"] == "Albert Einstein was a theoretical physicist."
+    assert cite(rowing, "", evidence, rowing, subject="") == {
+        "passage": 1, "sentence": evidence[1]["text"], "title": "Isaac Newton"}  # fmt: skip
 
 
 def _gated_death_year() -> EditResult:
