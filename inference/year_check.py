@@ -10,7 +10,9 @@ the text sentence does not, and the passage holding that sentence never gives th
 statement a sentence joins (:func:`clauses`: "..., and won the Nobel Prize in Chemistry in
 1921 ...") is compared the same way, before the whole sentence: "Leonardo was born in 1452,
 while Galileo was born in 1574." as a whole matches Galileo's sentence, whose passage lacks
-Leonardo's 1452. The checker then scores the text at most
+Leonardo's 1452; and a year its own statement's evidence backs is not judged again by the
+whole sentence's match ("Marie Curie was born in Warsaw in 1867; Albert Einstein was born in
+Ulm in 1879." as a whole matches Curie's "She was born in Warsaw in 1867 and died in 1934."). The checker then scores the text at most
 :data:`CONFLICT_SCORE` and says why (:meth:`YearConflict.note`).
 
 Chosen on training data only (``scripts/year_rule.py``; docs/benchmarks.md, session 29): on
@@ -151,7 +153,9 @@ def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple
     name is compared with the sentences of the passages about that name (:func:`_about`), where
     one of them shares enough: "Jupiter is the largest planet ... and the sixth planet from the
     Sun." shares more words with Saturn's "Saturn is the sixth planet from the Sun and the second
-    largest ..., after Jupiter." than with Jupiter's own "Jupiter is the fifth planet ..."."""
+    largest ..., after Jupiter." than with Jupiter's own "Jupiter is the fifth planet ...". A
+    sentence whose statements open with the names of others (:func:`clause_spans`) is not about
+    one of them, and is compared as any other."""
     words = content_words(claim)
     if not words or not sentences:
         return None
@@ -164,6 +168,9 @@ def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple
         in_passage.setdefault(i, set()).update(found)
     need = max(2, len(words) / 2)
     subject = leading_name(claim)
+    others = {leading_name(claim[a:b]) for a, b in clause_spans(claim)} - {""}
+    if any(not _about(subject, name) for name in others):
+        subject = ""  # "Marie Curie was born in 1867; Albert Einstein was born in 1879."
     ranked = [(_about(subject, opening[i]), len(words & found), len(words & in_passage[i]), i, s)
               for (i, s), found in zip(sentences, theirs, strict=True)]  # fmt: skip
     _, shared, _, at, best = max(ranked, key=lambda t: (t[0] and t[1] >= need, t[1], t[2]))
@@ -185,14 +192,16 @@ def year_conflict(text: str, evidence: Sequence[str]) -> YearConflict | None:
     given = [set(numbers_in(p)) for p in passages]
     sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
     for sentence in split_sentences(undo_ptb(text)):
+        held: set[str] = set()  # the years of statements their own evidence sentence backs
         for claim in [*clauses(sentence), sentence]:  # a statement's own year first
             years = exact_years(claim)
             match = matching_sentence(claim, sentences) if years else None
             if match is None:
                 continue
             at, best = match
-            new = [y for y in years if y not in given[at]]
+            new = [y for y in years if y not in given[at] and y not in held]
             if not new:
+                held.update(years)
                 continue
             mine = set(numbers_in(claim))
             others = tuple(dict.fromkeys(y for y in years_in(best) if y not in mine))

@@ -90,6 +90,16 @@ def test_each_statement_of_a_sentence_is_matched_on_its_own_too() -> None:
              "Galileo Galilei was an Italian astronomer, born in Pisa in 1564."]  # fmt: skip
     found = year_conflict(two, lives)
     assert found is not None and (found.year, found.evidence_years) == ("1574", ("1564",))
+    assert year_conflict(two.replace("1574", "1564"), lives) is None
+    # a sentence about two people is not compared with the first one's article alone: its
+    # second year is not the first person's
+    both = "Marie Curie was born in Warsaw in 1867; Albert Einstein was born in Ulm in 1879."
+    articles = ["Marie Curie was a Polish-born physicist and chemist who worked in France. She "
+                "was born in Warsaw in 1867 and died in 1934.",
+                "Albert Einstein was a theoretical physicist, born on 14 March 1879 in Ulm."]  # fmt: skip
+    assert year_conflict(both, articles) is None
+    found = year_conflict(both.replace("1879", "1889"), articles)
+    assert found is not None and (found.year, found.evidence_years) == ("1889", ("1879",))
 
 
 def test_only_years_given_as_exact_dates_count() -> None:
