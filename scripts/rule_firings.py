@@ -1,0 +1,48 @@
+"""The rows of the training files each rule beneath the checker fires on, by label (no model):
+the year, count and name rules (:mod:`favakit.inference.year_check`, ``count_check``,
+``name_check``). A change to a rule, or to how they match a sentence with the evidence, is
+checked here first: a rule should fire on unsupported rows and hardly ever on supported ones.
+
+    python scripts/rule_firings.py --real ../shared/data/real --out runs/rule_firings.json
+
+Nothing from ``eval/`` or ``eval_spans/`` is read (``read_pairs`` refuses them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from year_rule import firings
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+
+    from favakit.inference.count_check import count_conflict
+    from favakit.inference.name_check import name_conflict
+    from favakit.inference.year_check import year_conflict
+
+    files = f"{args.real}/train/*.jsonl,{args.real}/train_spans/*.jsonl"
+    out: dict[str, dict[str, dict[str, int]]] = {}
+    for name, rule in (("year", year_conflict), ("count", count_conflict),
+                       ("name", name_conflict)):  # fmt: skip
+        t0 = time.perf_counter()
+        found = firings(files, lambda text, evidence, rule=rule: rule(text, evidence) is not None)
+        found["total"] = {label: sum(v[label] for v in found.values())
+                          for label in ("rows", "supported", "not_supported")}  # fmt: skip
+        out[name] = found
+        print(f"{name}: {found['total']} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
