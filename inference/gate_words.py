@@ -15,8 +15,8 @@ from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, list_marker_end, sentence_spans, states_nothing
 
 __all__ = [
-    "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "changed_words", "checked_flags",
-    "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside",
+    "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "changed_words",
+    "checked_flags", "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside",
     "flagged_sentences", "flags_at_words", "function_words_only", "marked_words",
     "marks_in_flagged_sentences", "narrowed_flag", "only_flagged", "sentence_of",
     "sentences_replaced", "splits_a_word", "unsupported_flag", "unsupported_words",
@@ -401,8 +401,8 @@ def without_layout(result: EditResult) -> EditResult:
     numbered answer) or on a line that states nothing (a Markdown heading, "## Career", or a
     Q&A's question, :func:`~favakit.text.states_nothing`) is dropped, and each flag (no fix
     offered) is kept to its words (:func:`_kept_to_words`: "3. He" -> "He", "1737." ->
-    "1737"); a flag of nothing but them is dropped. A fix is kept to the words it changes
-    (:func:`changed_words`). The gate's last step."""
+    "1737"); a flag of nothing but them is dropped. A swap (an ``entity`` or ``relation`` fix) is
+    kept to the words it changes (:func:`changed_words`). The gate's last step."""
     text = result["original"]
     out: list[EditSpan] = []
     for e in result.get("edits", []):

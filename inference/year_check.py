@@ -12,8 +12,9 @@ statement a sentence joins (:func:`clauses`: "..., and won the Nobel Prize in Ch
 while Galileo was born in 1574." as a whole matches Galileo's sentence, whose passage lacks
 Leonardo's 1452; and a year its own statement's evidence backs is not judged again by the
 whole sentence's match ("Marie Curie was born in Warsaw in 1867; Albert Einstein was born in
-Ulm in 1879." as a whole matches Curie's "She was born in Warsaw in 1867 and died in 1934."). The checker then scores the text at most
-:data:`CONFLICT_SCORE` and says why (:meth:`YearConflict.note`).
+Ulm in 1879." as a whole matches Curie's "She was born in Warsaw in 1867 and died in 1934.").
+The checker then scores the text at most :data:`CONFLICT_SCORE` and says why
+(:meth:`YearConflict.note`).
 
 Chosen on training data only (``scripts/year_rule.py``; docs/benchmarks.md, session 29): on
 every row of the training files the rule fires on 485 unsupported rows and 10 supported ones
