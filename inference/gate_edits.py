@@ -433,7 +433,7 @@ def statement_subject(
                  if a + s <= at < a + t), subject)  # fmt: skip
 
 
-def _fixed_where_only_flagged(
+def _fixed_by_the_rules(
     kept: list[EditSpan], sentences: Sequence[tuple[int, int]], text: str,
     passages: Sequence[Mapping[str, Any]], topic: str | None,
 ) -> tuple[list[EditSpan], int]:  # fmt: skip
@@ -463,7 +463,7 @@ def _fixed_where_only_flagged(
             fixes[n] = (fix, replaced)
     if not fixes:
         return kept, 0
-    gone = [id(e) for _, replaced in fixes.values() for e in replaced]
+    gone = {id(e) for _, replaced in fixes.values() for e in replaced}
     out = [e for e in kept if id(e) not in gone]
     return out + [fix for fix, _ in fixes.values()], len(fixes)
 
@@ -540,7 +540,7 @@ def gate_result(
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
-    kept, evidence_fixes = _fixed_where_only_flagged(kept, sentences, text, passages, topic)
+    kept, evidence_fixes = _fixed_by_the_rules(kept, sentences, text, passages, topic)
     # counted as flags only where no rule of the evidence fixed them after all
     rewrites = sum(1 for e in kept if e.get("flagged") and (e["start"], e["end"]) in rewritten_at)
     checked_flags(flags)
