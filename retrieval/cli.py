@@ -79,7 +79,8 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
         "--input",
         required=True,
         action="append",
-        help="JSONL/JSON file, folder of .txt/.md, DPR .tsv, or HotpotQA JSON; repeat to combine",
+        help="JSONL/JSON file, a .txt/.md file or a folder of them (Markdown read as prose), "
+        "DPR .tsv, or HotpotQA JSON; repeat to combine",
     )
     p.add_argument("--out", required=True, help="output sqlite file")
     p.add_argument(

@@ -8,8 +8,10 @@ name ("Dick Hanley", "Dick Hanley (swimmer)"); on a database without it, the sam
 in memory on first use.
 
 Builders read JSONL or JSON lists of ``{"title", "text"}`` (text a string or a list of
-sections), a folder of .txt/.md files, DPR's ``psgs_w100.tsv`` and HotpotQA-style ``context``
-records, and pack whole sentences into passages (:mod:`favakit.text`).
+sections), a folder of .txt/.md files or one such file (title: the file's name; Markdown read
+as prose, a heading starting a section: :mod:`favakit.retrieval.markdown`), DPR's
+``psgs_w100.tsv`` and HotpotQA-style ``context`` records, and pack whole sentences into
+passages (:mod:`favakit.text`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any, Literal
 from favakit.errors import UsageError
 from favakit.progress import Progress
 from favakit.records import numbered_jsonl
+from favakit.retrieval.markdown import markdown_sections
 from favakit.text import count_tokens, count_words, pack_passages
 
 __all__ = [
@@ -255,6 +258,8 @@ def _detect(path: Path) -> str:
         return "dpr-tsv"
     if name.endswith(".jsonl"):
         return "jsonl"
+    if name.endswith((".txt", ".md")):
+        return "dir"  # one document, read as a folder's files are
     if name.endswith(".json"):
         with path.open(encoding="utf-8") as fh:
             head = fh.read(4096)
@@ -288,13 +293,14 @@ def read_documents(
     if kind not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if kind == "dir":
-        files = sorted(
+        files = [p] if p.is_file() else sorted(
             f for f in p.rglob("*") if f.suffix.lower() in (".txt", ".md") and f.is_file()
-        )
+        )  # fmt: skip
         if not files:
             raise UsageError(f"{str(p)!r} holds no .txt or .md files")
         for f in files:
-            yield f.stem, f.read_text(encoding="utf-8", errors="replace"), False
+            raw = f.read_text(encoding="utf-8", errors="replace")
+            yield f.stem, markdown_sections(raw) if f.suffix.lower() == ".md" else raw, False
     elif kind == "jsonl":
         for lineno, obj in numbered_jsonl(p):
             title, text = _doc(obj, f"{p}:{lineno}")

@@ -54,11 +54,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "serve": (
         "favakit.inference.cli:configure_serve",
-        "serve the editor over HTTP (POST /v1/edit, /v1/detect, /v1/verify)",
+        "serve the gated editor over HTTP (POST /v1/edit, /v1/detect, /v1/verify)",
     ),
     "verify": (
         "favakit.inference.cli:configure_verify",
-        "is this claim supported by this evidence? (the trained verifier; or encoder, editor, llm)",
+        "is this claim supported by this evidence? (the checker trained on real claims; or qwen, "
+        "verifier, encoder, editor, llm)",
     ),
     "eval": (
         "favakit.eval.cli:configure",

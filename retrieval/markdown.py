@@ -1,0 +1,110 @@
+"""Markdown read as prose, for a knowledge source built from a folder of ``.md`` files.
+
+Read raw, a Markdown file puts its markup into the evidence: a heading has no full stop, so it
+runs into the sentence after it ("# About Northwind Home Northwind Home is an online retailer
+..."), and the checker, the citations and the word fixes then read a sentence nobody wrote.
+:func:`markdown_sections` keeps the prose and drops the markup:
+
+- a heading (``#`` to ``######``, or a line underlined with ``===`` / ``---``) starts a new
+  section and is itself dropped (a title, not a statement); a passage never spans two sections;
+- front matter (a leading ``---`` ... ``---`` block), fenced code, HTML comments, images and
+  table rules go;
+- a link keeps its text, emphasis and inline code their words, a list item or a quoted line its
+  text, on a line of its own (a line break ends a sentence, :func:`favakit.text.split_sentences`);
+- a table row becomes its cells joined by ``; ``.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["markdown_sections"]
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", re.DOTALL)
+_FENCE = re.compile(r"^[ \t]*(```|~~~)")
+_ATX_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
+_SETEXT_RULE = re.compile(r"^[ \t]{0,3}(?:=+|-+)[ \t]*$")
+_THEMATIC_BREAK = re.compile(r"^[ \t]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
+_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+_QUOTE_MARKER = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_REF_LINK = re.compile(r"\[([^\]]+)\]\[[^\]]*\]")
+_LINK_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]]+\]:[ \t]+\S+.*$")
+_CODE = re.compile(r"`+([^`]+)`+")
+_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EMPHASIS = re.compile(
+    r"(?<![\w*])\*(?=\S)([^*]+?)(?<=\S)\*(?!\w)|(?<!\w)_(?=\S)([^_]+?)(?<=\S)_(?!\w)"
+)
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+
+
+def _inline(line: str) -> str:
+    """One line with its inline markup read as the words it shows."""
+    line = _IMAGE.sub("", line)
+    line = _LINK.sub(r"\1", line)
+    line = _REF_LINK.sub(r"\1", line)
+    line = _CODE.sub(r"\1", line)
+    line = _STRONG.sub(r"\2", line)
+    line = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), line)
+    line = _TAG.sub("", line)
+    return re.sub(r"[ \t]+", " ", line).strip()
+
+
+def _table_row(line: str) -> str:
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    return "; ".join(c for c in cells if c)
+
+
+def markdown_sections(text: str) -> list[str]:
+    """The prose of a Markdown document, one string per section (headings start a section and
+    are dropped), a line per paragraph (its wrapped lines joined, as Markdown joins them), list
+    item or table row; sections with no prose are left out."""
+    text = _COMMENT.sub("", _FRONT_MATTER.sub("", text.replace("\r\n", "\n"), count=1))
+    sections: list[list[str]] = [[]]
+    block: list[str] = []  # the lines of the paragraph or list item being read
+
+    def end_block() -> None:
+        if block:
+            sections[-1].append(" ".join(block))
+            block.clear()
+
+    lines = text.split("\n")
+    fenced = False
+    for n, raw in enumerate(lines):
+        if _FENCE.match(raw):
+            fenced = not fenced
+            end_block()
+            continue
+        if fenced:
+            continue
+        following = lines[n + 1] if n + 1 < len(lines) else ""
+        setext = bool(raw.strip()) and not block and bool(_SETEXT_RULE.match(following))
+        if _ATX_HEADING.match(raw) or (setext and not _LIST_MARKER.match(raw)):
+            end_block()
+            sections.append([])  # a heading starts a section (its underline is skipped below)
+            continue
+        if not raw.strip():
+            end_block()
+            continue
+        if (_SETEXT_RULE.match(raw) or _THEMATIC_BREAK.match(raw) or _TABLE_RULE.match(raw)
+                or _LINK_DEFINITION.match(raw)):  # fmt: skip
+            end_block()
+            continue
+        line = _QUOTE_MARKER.sub("", raw)
+        if _LIST_MARKER.match(line):
+            end_block()  # a list item is a line of its own
+            line = _LIST_MARKER.sub("", line)
+        if line.lstrip().startswith("|"):
+            end_block()
+            row = _inline(_table_row(line))
+            if row:
+                sections[-1].append(row)
+            continue
+        line = _inline(line)
+        if line:
+            block.append(line)
+    end_block()
+    return ["\n".join(s) for s in sections if s]
