@@ -125,7 +125,8 @@ def open_gate(gate: str, device: str | None = None) -> SentenceScorer:
 
         cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
         verifier = open_qwen_judge(ClientSpec(device=device))
-        return JudgeScorer(verifier, float(cfg["gate_threshold"]), "favakit-qwen-judge")
+        return JudgeScorer(verifier, float(cfg["gate_threshold"]), "favakit-qwen-judge",
+                           float(cfg["threshold"]))  # fmt: skip
     from favakit.inference.checker import Checker, checker_folder
 
     return Checker(checker_folder(gate), device=device, role="gate")

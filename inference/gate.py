@@ -36,7 +36,9 @@ The rule, sentence by sentence:
   turns this off.
 * **fixes are checked** (:func:`verify_fixes`; ``GatedEditor(check_fixes=False)``, ``favakit
   edit --gate-fixes unchecked``, turns it off): a sentence whose kept edits replace words is
-  scored again as the fixes leave it; when the checker still finds it unsupported, its part up
+  scored again as the fixes leave it, and it is supported once fixed only above the checker's
+  verdict threshold as well as the gate's (``GatedEditor.fix_threshold``); when the checker
+  still finds it unsupported, its part up
   to the end of the last fix's clause is scored: if that part is supported the fixes stay and
   the rest of the sentence is flagged (at its words the evidence never uses, as above), else its
   replacements become flags (no fix offered). A
@@ -149,10 +151,14 @@ class GateSettings:
 
 class JudgeScorer:
     """A :class:`~favakit.contracts.Verifier` as the gate's judge (``--gate qwen``): each
-    sentence's verdict score is its P(supported), left alone above ``gate_threshold``."""
+    sentence's verdict score is its P(supported), left alone above ``gate_threshold``; a fix
+    holds above ``threshold`` too (the judge's verdict threshold; default ``gate_threshold``)."""
 
-    def __init__(self, verifier: Verifier, gate_threshold: float, name: str) -> None:
+    def __init__(
+        self, verifier: Verifier, gate_threshold: float, name: str, threshold: float | None = None
+    ) -> None:
         self.verifier, self.gate_threshold, self.name = verifier, gate_threshold, name
+        self.threshold = gate_threshold if threshold is None else threshold
 
     def score(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
@@ -166,8 +172,13 @@ class JudgeScorer:
 class GatedEditor:
     """An :class:`~favakit.contracts.Editor` whose edits pass the checker's gate (see the
     module). ``threshold``: P(supported) above which a sentence is left alone (default: the
-    checker's ``gate_threshold``, chosen on its development split); ``check_fixes`` and
-    ``flags`` as in :class:`GateSettings`."""
+    checker's ``gate_threshold``, chosen on its development split); a fix holds where its
+    sentence so fixed scores above ``fix_threshold``: that and the checker's verdict threshold,
+    whichever is higher (the gate's is set low, to leave supported sentences alone; a fix should
+    make a sentence the checker calls supported: "Its CEO is Tom Hughes." -> "Its chief is Tom
+    Hughes." scores 0.13 against "Its chief executive since 2020 has been Daniel Okafor, who
+    replaced co-founder Tom Hughes.", above the mpnet checker's gate threshold 0.12 and below its
+    verdict threshold 0.24); ``check_fixes`` and ``flags`` as in :class:`GateSettings`."""
 
     def __init__(self, editor: Editor, checker: SentenceScorer, threshold: float | None = None,
                  flag_unsupported: bool = True, check_fixes: bool = True,
@@ -175,6 +186,8 @@ class GatedEditor:
         self.editor = editor
         self.checker = checker
         self.threshold = checker.gate_threshold if threshold is None else threshold
+        # a fix must make its sentence one the judge calls supported, not merely one it lets be
+        self.fix_threshold = max(self.threshold, checker.threshold)
         self.flag_unsupported = flag_unsupported
         self.check_fixes = check_fixes
         self.flags = checked_flags(flags)
@@ -207,12 +220,14 @@ class GatedEditor:
             for r, s, t, m in zip(results, scored, topics, marks, strict=True)
         ]
         if self.check_fixes:
-            gated = check_edits(self.checker, gated, topics, self.threshold, self.flags)
+            gated = check_edits(
+                self.checker, gated, topics, self.threshold, self.flags, self.fix_threshold
+            )
         if self.flags == "words":  # a result without evidence comes back as it is
             flagged = marks_in_flagged_sentences(self.checker, gated, marks)
             gated = [flags_at_words(r, m) for r, m in zip(gated, flagged, strict=True)]
         if self.check_fixes:  # a flagged word the evidence says otherwise around the same words
-            gated = word_fixes(self.checker, gated, topics, self.threshold)
+            gated = word_fixes(self.checker, gated, topics, self.fix_threshold)
         # the last steps: a flag in one statement of a sentence cites that statement's evidence,
         # and nothing of a list's marker, a heading or a Q&A's question is edited
         return [without_layout(flags_cited_at_clauses(r, t))

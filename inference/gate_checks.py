@@ -73,12 +73,13 @@ def _rest_flags(
 
 def verify_fixes(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
-    threshold: float, flags: str = "words",
+    threshold: float, flags: str = "words", fix_threshold: float | None = None,
 ) -> list[EditResult]:  # fmt: skip
     """Each gated result with its fixes checked: every sentence whose edits replace words (not
     flags, not deletions) is scored again as those edits leave it, decontextualized as the gate
     scores sentences. Where the checker still finds it unsupported (score at or below
-    ``threshold``), the sentence's part up to the end of the last fix's clause (the next comma,
+    ``threshold``, or ``fix_threshold`` where that is higher: the checker's verdict threshold,
+    which a fixed sentence must pass; :attr:`~favakit.inference.gate.GatedEditor.fix_threshold`), the sentence's part up to the end of the last fix's clause (the next comma,
     semicolon or colon; :func:`_fixed_clause`) is scored as well: when that part is supported,
     the fixes stay, flags inside that part are dropped, and the rest of the sentence is flagged
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola"; at
@@ -108,6 +109,7 @@ def verify_fixes(
     if not sentences.keys:
         return list(results)
     answers = sentences.answers(checker)
+    threshold = threshold if fix_threshold is None else max(threshold, fix_threshold)
     failed = [(ask, p) for ask, p in answers if p <= threshold]
     # a flag in a sentence the checker finds supported once fixed goes, as in a supported clause
     supported_clauses: dict[int, list[tuple[int, int]]] = {}
@@ -324,7 +326,7 @@ def _opinion_deletions_checked(
 
 def check_edits(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
-    threshold: float, flags: str = "words",
+    threshold: float, flags: str = "words", fix_threshold: float | None = None,
 ) -> list[EditResult]:  # fmt: skip
     """The second look at gated results, in the order the default pipeline takes it: deletions
     checked (:func:`verify_deletions`), then fixes (:func:`verify_fixes`), then a flagged
@@ -332,11 +334,14 @@ def check_edits(
     (:func:`_opinion_deletions_checked`), then the fixes a
     sentence does not need dropped (:func:`drop_unneeded_fixes`), then a sentence flagged for a
     negation the evidence contradicts fixed
-    (:func:`~favakit.inference.negation_fix.negation_fixes`); ``flags`` as the gate flags
+    (:func:`~favakit.inference.negation_fix.negation_fixes`); a fix, the editor's or a negation
+    dropped, holds above ``fix_threshold`` where that is higher than ``threshold``; ``flags`` as
+    the gate flags
     (:data:`~favakit.inference.gate_words.FLAG_SPANS`). The flags at words come after
     (:func:`~favakit.inference.gate_words.flags_at_words`)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
-    fixed = verify_fixes(checker, checked, topics, threshold, flags)
+    fixed = verify_fixes(checker, checked, topics, threshold, flags, fix_threshold)
     opinions = _opinion_deletions_checked(checker, fixed, topics, threshold, flags)
     needed = drop_unneeded_fixes(checker, opinions, topics, threshold)
-    return negation_fixes(checker, needed, topics, threshold)
+    bar = threshold if fix_threshold is None else max(threshold, fix_threshold)
+    return negation_fixes(checker, needed, topics, bar)

@@ -50,11 +50,14 @@ class SentenceScorer(Protocol):
     """What the gate asks of its judge: P(supported) per sentence (with how many evidence pieces
     it read), ``gate_threshold``: the P(supported) above which the gate leaves a sentence alone
     (chosen on a development split for issue 32's shape: supported sentences left alone first;
-    it may differ from the judge's verdict threshold), and a name for results. The encoder
+    it may differ from the judge's verdict threshold), ``threshold``: that verdict threshold
+    (P(supported) above which the judge calls a text supported; a fix holds only where it lifts
+    its sentence above both), and a name for results. The encoder
     :class:`~favakit.inference.checker.Checker` is one; :class:`JudgeScorer` makes one of any
     verifier."""
 
     gate_threshold: float
+    threshold: float
     name: str
 
     def score(

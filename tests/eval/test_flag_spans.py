@@ -36,7 +36,7 @@ class _Table:
     """The gate's judge as a table: P(supported) 0.9 for the first sentence, 0 for any other
     text (the :class:`~favakit.inference.gate_edits.SentenceScorer` contract)."""
 
-    name, gate_threshold = "table", 0.5
+    name, gate_threshold, threshold = "table", 0.5, 0.5
 
     def score(self, texts, evidence):  # type: ignore[no-untyped-def]
         return [(0.9 if t == "Curie was born in Warsaw." else 0.0, 1) for t in texts]

@@ -367,7 +367,7 @@ class _ByText:
     the gate's; the real checkers behind it are tested end to end in test_shipped_checker.py."""
 
     name = "table"
-    gate_threshold = 0.5
+    gate_threshold = threshold = 0.5
 
     def __init__(self, table: dict[str, float]) -> None:
         self.table, self.asked = table, []  # type: ignore[var-annotated]
@@ -562,10 +562,51 @@ def test_the_shipped_checkers_gate_at_their_stored_gate_threshold() -> None:
         assert "development split" in cfg["gate_threshold_chosen_on"]
 
     class Stored(_ByText):
-        gate_threshold = 0.12
+        gate_threshold, threshold = 0.12, 0.24
 
     assert GatedEditor(None, Stored({})).threshold == 0.12  # type: ignore[arg-type]
     assert GatedEditor(None, Stored({}), threshold=0.3).threshold == 0.3  # type: ignore[arg-type]
+    # a fix must lift its sentence above the verdict threshold as well as the gate's
+    assert GatedEditor(None, Stored({})).fix_threshold == 0.24  # type: ignore[arg-type]
+    assert GatedEditor(None, Stored({}), threshold=0.3).fix_threshold == 0.3  # type: ignore[arg-type]
+
+
+def test_a_fix_holds_only_where_the_checker_calls_its_sentence_supported() -> None:
+    """The gate leaves a sentence alone above its low gate threshold; a fix must do more: the
+    sentence so fixed must score above the checker's verdict threshold. "CEO" -> "chief" (the
+    editor's, from "Its chief executive ... has been Daniel Okafor") lifts the sentence from
+    0.05 to 0.13, above the gate threshold and below the verdict's: flagged, not fixed."""
+    from favakit.inference.gate import GatedEditor
+
+    text = "Northwind Home was founded in 2011. Its CEO is Tom Hughes."
+    evidence = [{"title": "Northwind Home", "text": "Northwind Home was founded in 2011. Its chief "
+                 "executive since 2020 has been Daniel Okafor, who replaced Tom Hughes."}]  # fmt: skip
+    ceo = text.index("CEO")
+
+    class Editor:
+        model = "none"
+
+        def edit_many(self, requests):  # type: ignore[no-untyped-def]
+            fix = {"type": "relation", "start": ceo, "end": ceo + 3, "wrong": "CEO",
+                   "right": "chief"}  # fmt: skip
+            return [{"original": r.text, "corrected": r.text.replace("CEO", "chief"),
+                     "edits": [fix], "evidence": evidence} for r in requests]  # fmt: skip
+
+    class Judge(_ByText):
+        gate_threshold, threshold = 0.12, 0.24
+
+    table = {"Northwind Home was founded in 2011.": 0.99, "Its CEO is Tom Hughes.": 0.05,
+             "Its chief is Tom Hughes.": 0.13}  # fmt: skip
+    request = {"text": text, "evidence": [evidence[0]["text"]]}
+    [got] = GatedEditor(Editor(), Judge(table), flags="sentences").edit_many([request])  # type: ignore[arg-type]
+    assert got["corrected"] == text
+    assert [(e["wrong"], e["right"], e.get("flagged")) for e in got["edits"]] == [
+        ("CEO", "CEO", True)]  # fmt: skip
+    assert any(w.startswith("1 fix(es) taken back") for w in got["warnings"])
+    # where the fix makes the sentence one the checker calls supported, it stays
+    table["Its chief is Tom Hughes."] = 0.3
+    [kept] = GatedEditor(Editor(), Judge(table), flags="sentences").edit_many([request])  # type: ignore[arg-type]
+    assert kept["corrected"] == "Northwind Home was founded in 2011. Its chief is Tom Hughes."
 
 
 class _Marker(_ByText):
