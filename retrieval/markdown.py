@@ -9,9 +9,12 @@ runs into the sentence after it ("# About Northwind Home Northwind Home is an on
   section and is itself dropped (a title, not a statement); a passage never spans two sections;
 - front matter (a leading ``---`` ... ``---`` block), fenced code, HTML comments, images and
   table rules go;
-- a link keeps its text, emphasis and inline code their words, a list item or a quoted line its
-  text, on a line of its own (a line break ends a sentence, :func:`favakit.text.split_sentences`);
-- a table row becomes its cells joined by ``; ``.
+- a link keeps its text, emphasis and inline code their words; a paragraph's wrapped lines are
+  joined, as Markdown joins them;
+- a list item is a sentence of its own (ended with a full stop where it has none: a passage
+  joins its sentences with spaces, and "free returns;" would otherwise run into the next item);
+- a table row under a header row says each cell with its column's name ("service: Standard;
+  cost: £3.99."), a row of a table without one its cells joined by ``; ``.
 """
 
 from __future__ import annotations
@@ -53,9 +56,26 @@ def _inline(line: str) -> str:
     return re.sub(r"[ \t]+", " ", line).strip()
 
 
-def _table_row(line: str) -> str:
-    cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    return "; ".join(c for c in cells if c)
+def _cells(line: str) -> list[str]:
+    return [_inline(c) for c in line.strip().strip("|").split("|")]
+
+
+def _sentence(line: str) -> str:
+    """``line`` as a sentence: its first letter a capital, ended with a full stop where it ends
+    with none (or with ``;`` or ``,``), so that a sentence splitter finds where it ends."""
+    line = line.rstrip(" ;,")
+    if not line:
+        return line
+    line = line[0].upper() + line[1:]
+    return line if line[-1] in ".!?:" else line + "."
+
+
+def _table_row(cells: list[str], header: list[str] | None) -> str:
+    if header and len(header) == len(cells):
+        said = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=True) if c]
+    else:
+        said = [c for c in cells if c]
+    return _sentence("; ".join(said))
 
 
 def markdown_sections(text: str) -> list[str]:
@@ -65,11 +85,16 @@ def markdown_sections(text: str) -> list[str]:
     text = _COMMENT.sub("", _FRONT_MATTER.sub("", text.replace("\r\n", "\n"), count=1))
     sections: list[list[str]] = [[]]
     block: list[str] = []  # the lines of the paragraph or list item being read
+    item = False  # whether that block is a list item
+    header: list[str] | None = None  # the header cells of the table being read
 
     def end_block() -> None:
+        nonlocal item
         if block:
-            sections[-1].append(" ".join(block))
+            joined = " ".join(block)
+            sections[-1].append(_sentence(joined) if item else joined)
             block.clear()
+        item = False
 
     lines = text.split("\n")
     fenced = False
@@ -81,6 +106,20 @@ def markdown_sections(text: str) -> list[str]:
         if fenced:
             continue
         following = lines[n + 1] if n + 1 < len(lines) else ""
+        line = _QUOTE_MARKER.sub("", raw)
+        if line.lstrip().startswith("|"):  # a table row
+            end_block()
+            if _TABLE_RULE.match(line):
+                continue
+            cells = _cells(line)
+            if _TABLE_RULE.match(following):
+                header = cells  # the header row: said with each cell below
+                continue
+            row = _table_row(cells, header)
+            if row:
+                sections[-1].append(row)
+            continue
+        header = None
         setext = bool(raw.strip()) and not block and bool(_SETEXT_RULE.match(following))
         if _ATX_HEADING.match(raw) or (setext and not _LIST_MARKER.match(raw)):
             end_block()
@@ -89,20 +128,14 @@ def markdown_sections(text: str) -> list[str]:
         if not raw.strip():
             end_block()
             continue
-        if (_SETEXT_RULE.match(raw) or _THEMATIC_BREAK.match(raw) or _TABLE_RULE.match(raw)
+        if (_SETEXT_RULE.match(raw) or _THEMATIC_BREAK.match(raw)
                 or _LINK_DEFINITION.match(raw)):  # fmt: skip
             end_block()
             continue
-        line = _QUOTE_MARKER.sub("", raw)
         if _LIST_MARKER.match(line):
-            end_block()  # a list item is a line of its own
+            end_block()  # a list item is a sentence of its own
+            item = True
             line = _LIST_MARKER.sub("", line)
-        if line.lstrip().startswith("|"):
-            end_block()
-            row = _inline(_table_row(line))
-            if row:
-                sections[-1].append(row)
-            continue
         line = _inline(line)
         if line:
             block.append(line)

@@ -42,10 +42,18 @@ def test_headings_start_sections_and_markup_goes() -> None:
     assert sections == [
         "Northwind Home is an online retailer of furniture, founded in 2011 by Priya Sharma and "
         "Tom Hughes. Its snake_case name is north_wind and 2 * 3 = 6.",
-        "Leeds\nCoventry, opened in 2015\ncity; staff\nLeeds; 400\nA quoted line that goes on.",
+        # list items and table rows end as sentences; a row says its column's names
+        "Leeds.\nCoventry, opened in 2015.\nCity: Leeds; staff: 400.\nA quoted line that goes on.",
     ]
     # the heading no longer runs into the first sentence
     assert split_sentences(sections[0])[0].startswith("Northwind Home is an online retailer")
+    # joined into one passage, the list's items stay sentences apart
+    assert split_sentences(" ".join(sections[1].splitlines()))[:3] == [
+        "Leeds.", "Coventry, opened in 2015.", "City: Leeds; staff: 400."]  # fmt: skip
+    # a table without a header row: its cells
+    assert markdown_sections("| Leeds | 400 |\n| Coventry | 450 |") == [
+        "Leeds; 400.\nCoventry; 450."
+    ]
 
 
 def test_a_document_without_markup_is_its_paragraphs() -> None:
