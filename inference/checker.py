@@ -29,7 +29,10 @@ the way in. A year the evidence contradicts (:mod:`~favakit.inference.year_check
 the matching evidence sentence says "1911") caps the score, a rule beneath the model, which
 reads years a digit apart as alike; so does a count or rank the evidence contradicts
 (:mod:`~favakit.inference.count_check`: "24 players" where it says "23 players", "the 17th
-president" for "the 16th"); and a number the evidence writes another way ("$2000" where it
+president" for "the 16th"), a name (:mod:`~favakit.inference.name_check`), or a statement the
+evidence denies in its own words (:mod:`~favakit.inference.polarity_check`: "The warranty covers
+normal wear and tear." where it says "The warranty does not cover ... normal wear and tear");
+and a number the evidence writes another way ("$2000" where it
 says "$2,000", "1.5 million" for "1,500,000") is read in the evidence's form
 (:mod:`~favakit.inference.number_forms`), since the model reads a number's form, not its value.
 Where the device multiplies bf16 natively, the sequence head runs under bf16
@@ -56,6 +59,7 @@ from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.int8 import pack_int8, unpack_int8
 from favakit.inference.name_check import NameConflict, name_conflict
 from favakit.inference.number_forms import NumberForm, evidence_forms
+from favakit.inference.polarity_check import PolarityConflict, polarity_conflict
 from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
 from favakit.text import split_sentences, undo_ptb
 
@@ -207,7 +211,7 @@ def unpack_checker(folder: str | Path, out: str | Path) -> str:
 
 
 #: What a rule beneath the model found the evidence contradicts (it caps the score).
-Conflict = YearConflict | CountConflict | NameConflict
+Conflict = YearConflict | CountConflict | NameConflict | PolarityConflict
 
 
 class Checked(NamedTuple):
@@ -264,6 +268,9 @@ class Checker:
         self.count_check = bool(self.config.get("count_check", True))
         # and a name the evidence contradicts (name_check.py); "name_check": false
         self.name_check = bool(self.config.get("name_check", True))
+        # and a statement the evidence denies in its own words (polarity_check.py);
+        # "polarity_check": false
+        self.polarity_check = bool(self.config.get("polarity_check", True))
         # a number the evidence writes another way is read in its form (number_forms.py);
         # "number_forms": false in checker.json reads the text as written
         self.number_forms = bool(self.config.get("number_forms", True))
@@ -401,13 +408,15 @@ class Checker:
         return evidence_forms(text, evidence) if self.number_forms else (text, [])
 
     def conflict(self, text: str, evidence: Sequence[str]) -> Conflict | None:
-        """The year of ``text`` its evidence contradicts, else its count, else a name, where
-        this checker looks for each."""
+        """The year of ``text`` its evidence contradicts, else its count, else a name, else a
+        statement the evidence denies, where this checker looks for each."""
         found: Conflict | None = year_conflict(text, evidence) if self.year_check else None
         if found is None and self.count_check:
             found = count_conflict(text, evidence)
         if found is None and self.name_check:
             found = name_conflict(text, evidence)
+        if found is None and self.polarity_check:
+            found = polarity_conflict(text, evidence)
         return found
 
     def _autocast(self) -> Any:

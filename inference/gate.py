@@ -106,6 +106,7 @@ from favakit.inference.gate_checks import check_edits, verify_deletions, verify_
 from favakit.inference.gate_edits import (
     SentenceScorer,
     cite,
+    denials_typed,
     evidence_swap,
     flags_cited_at_clauses,
     gate_result,
@@ -229,6 +230,7 @@ class GatedEditor:
         if self.check_fixes:  # a flagged word the evidence says otherwise around the same words
             gated = word_fixes(self.checker, gated, topics, self.fix_threshold)
         # the last steps: a flag in one statement of a sentence cites that statement's evidence,
-        # and nothing of a list's marker, a heading or a Q&A's question is edited
-        return [without_layout(flags_cited_at_clauses(r, t))
+        # a flag in a sentence the evidence denies is typed contradictory, and nothing of a
+        # list's marker, a heading or a Q&A's question is edited
+        return [without_layout(denials_typed(flags_cited_at_clauses(r, t)))
                 for r, t in zip(gated, topics, strict=True)]  # fmt: skip

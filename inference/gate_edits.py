@@ -31,6 +31,7 @@ from favakit.inference.gate_words import (
     whole_words,
 )
 from favakit.inference.name_fix import name_fix
+from favakit.inference.polarity_check import polarity_conflict
 from favakit.inference.year_check import clause_spans
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans, states_nothing
@@ -39,7 +40,7 @@ from favakit.text import STOPWORDS, sentence_spans, states_nothing
 # shared with gate_checks
 __all__ = [
     "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite", "cited",
-    "collapsed_fix", "decontextualized", "evidence_swap", "flags_cited_at_clauses",
+    "collapsed_fix", "decontextualized", "denials_typed", "evidence_swap", "flags_cited_at_clauses",
     "function_word_deletion",
     "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean",
     "sentence_scores", "subject_of",
@@ -222,6 +223,27 @@ def cited(
     fix = "" if span.get("flagged") else span["right"]
     found = cite(sentence, fix, passages, context, subject)
     return {**span, "cites": found} if found else span
+
+
+def denials_typed(result: EditResult) -> EditResult:
+    """``result`` with each ``unverifiable`` flag in a sentence its evidence denies in its own
+    words (:func:`~favakit.inference.polarity_check.polarity_conflict`: "The warranty covers
+    damage caused by normal wear and tear." against "The warranty does not cover damage caused by
+    misuse, normal wear and tear, ...") typed ``contradictory``: the evidence says otherwise, it
+    does not merely say nothing."""
+    text, edits = result["original"], result.get("edits", [])
+    evidence = [str(p.get("text", "")) for p in result.get("evidence", [])]
+    if not evidence or not any(e.get("flagged") and e["type"] == "unverifiable" for e in edits):
+        return result
+    spans = sentence_spans(text)
+    out: list[EditSpan] = []
+    for e in edits:
+        n = sentence_of(spans, e["start"], e["end"])
+        if (e.get("flagged") and e["type"] == "unverifiable" and n is not None
+                and polarity_conflict(text[slice(*spans[n])], evidence) is not None):  # fmt: skip
+            e = {**e, "type": "contradictory"}
+        out.append(e)
+    return {**result, "edits": out}
 
 
 def flags_cited_at_clauses(result: EditResult, topic: str | None = None) -> EditResult:

@@ -132,7 +132,10 @@ def word_fixes(
     scores sentences, above ``threshold``; the best scored where several are): the flags over
     the stretch replaced by that fix (typed as the first of those flags is where that is a swap's
     type, :data:`_SWAP_TYPES`, else ``entity``; citing the evidence sentence), the sentence's
-    other flags kept. A warning counts them."""
+    other flags dropped (the checker finds the sentence supported once fixed: "Return shipping is
+    free for Plus members; *everyone else* pays a flat fee of £5.95." loses its flag at
+    "everyone else", the evidence's "other customers", when "5.95" -> "4.95" makes it supported).
+    A warning counts them."""
     questions = Questions()  # key: (result, sentence, the fix)
     for i, result in enumerate(results):
         passages: Sequence[Mapping[str, Any]] = result.get("evidence", [])
@@ -161,10 +164,11 @@ def word_fixes(
         for (j, n), (_, fix) in best.items():
             if j == i:
                 over = _over(flagged[n], fix["start"], fix["end"])
-                rest = [f for f in flagged[n] if f not in over]
                 score = min(f.get("checker_score", 0.0) for f in over)
                 typed = next((f["type"] for f in over if f["type"] in _SWAP_TYPES), "entity")
-                replacements[n] = [{**fix, "type": typed, "checker_score": score}, *rest]
+                # the sentence so fixed is supported: its other flags go, as verify_fixes drops
+                # a flag in a sentence its fix makes supported
+                replacements[n] = [{**fix, "type": typed, "checker_score": score}]
         note = (f"{len(replacements)} flagged word(s) fixed from the evidence sentence that says "
                 f"otherwise in the same words around them: the checker finds the sentence "
                 f"supported so fixed")  # fmt: skip

@@ -1156,12 +1156,13 @@ def test_a_flagged_word_is_fixed_from_the_evidence_only_where_the_judge_supports
     fixed_text = text.replace("train", "bus")
     judge = _ByText({fixed_text[len(first) :]: 0.9})
     [fixed] = word_fixes(judge, [result], [None], 0.5)
-    # the flag over "train" becomes the fix; the other flag stays
-    fix, other = fixed["edits"]
+    # the flag over "train" becomes the fix; the other flag goes: the sentence so fixed is
+    # supported
+    (fix,) = fixed["edits"]
     assert (fix["wrong"], fix["right"], fix["type"]) == ("train", "bus", "entity")
     assert fix["cites"] == {"passage": 0, "title": "Frida Kahlo",
                             "sentence": "A bus accident at the age of 18 left her with lasting pain."}  # fmt: skip
-    assert fix["checker_score"] == 0.01 and other == result["edits"][1]
+    assert fix["checker_score"] == 0.01
     assert fixed["corrected"] == fixed_text
     assert fixed["warnings"][-1].startswith("1 flagged word(s) fixed from the evidence")
     # a flag the editor typed (its fix taken back) gives the fix its type
@@ -1203,3 +1204,21 @@ def test_a_fix_is_shown_at_the_words_it_changes() -> None:
     turned = {"type": "contradictory", "start": 0, "end": 17, "wrong": "It was not built.",
               "right": "It was built."}  # fmt: skip
     assert changed_words(turned) is turned  # type: ignore[arg-type]  # FAVA marks the statement
+
+
+def test_a_flag_in_a_sentence_the_evidence_denies_is_typed_contradictory() -> None:
+    """An unsupported sentence is flagged ``unverifiable`` (the evidence does not back it); where
+    the evidence denies it in its own words (inference/polarity_check.py) the flag says
+    ``contradictory``: the evidence says otherwise."""
+    from favakit.inference.gate import GatedEditor
+
+    warranty = {"title": "warranty", "text": "Furniture has a two-year warranty. The warranty does "
+                "not cover damage caused by misuse, normal wear and tear."}  # fmt: skip
+    text = "The warranty covers damage caused by normal wear and tear. It was made in Leeds."
+    judge = _ByText({})  # every sentence unsupported
+    [got] = GatedEditor(_Retrieved([warranty]), judge, flags="sentences").edit_many([text])  # type: ignore[arg-type]
+    assert [(e["wrong"], e["type"]) for e in got["edits"]] == [
+        ("The warranty covers damage caused by normal wear and tear", "contradictory"),
+        ("It was made in Leeds", "unverifiable"),
+    ]
+    assert got["corrected"] == text

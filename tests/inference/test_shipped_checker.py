@@ -199,6 +199,33 @@ def test_a_name_the_evidence_contradicts_caps_the_score() -> None:
     assert raw > CONFLICT_SCORE  # what the model alone says
 
 
+def test_a_statement_the_evidence_denies_caps_the_score() -> None:
+    """The MiniLM checker reads "The warranty covers damage caused by normal wear and tear."
+    against "The warranty does not cover damage caused by misuse, normal wear and tear, ..." as
+    supported (0.89): the polarity rule (inference/polarity_check.py) caps the score and says
+    why; ``polarity_check: false`` in checker.json leaves the model's score alone."""
+    from favakit.inference.factory import open_verifier
+    from favakit.inference.year_check import CONFLICT_SCORE
+
+    verifier = open_verifier("checker", checker="checker")
+    evidence = ["All furniture comes with a two-year warranty against manufacturing defects. The "
+                "warranty does not cover damage caused by misuse, normal wear and tear, or items "
+                "bought from the clearance section."]  # fmt: skip
+    claim = "The warranty covers damage caused by normal wear and tear."
+    (verdict,) = verifier.verify([{"text": claim, "evidence": evidence}])
+    assert verdict["supported"] is False and verdict["score"] == CONFLICT_SCORE
+    (note,) = verdict["warnings"]
+    assert note.startswith(f"statement denied: the text says {claim!r} where the evidence says "
+                           "'The warranty does not cover damage")  # fmt: skip
+    (negated,) = verifier.verify([{"text": "The warranty does not cover normal wear and tear.",
+                                   "evidence": evidence}])  # fmt: skip
+    assert negated["supported"] is True and "warnings" not in negated
+    checker = verifier.checker  # type: ignore[attr-defined]
+    checker.polarity_check = False
+    ((raw, _),) = checker.score([claim], [evidence])
+    assert raw > checker.threshold  # what the model alone says
+
+
 def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
     """`favakit serve` (its default `--verify-judge checker`, wired as the command wires it):
     /v1/verify over loopback, answered by the checker that gates the editor, read as verdicts
