@@ -1,22 +1,29 @@
 """A statement its evidence denies: a rule beneath the checker's score, beside the year, count and
 name rules.
 
-The checkers read a claim against a denial of it as support when the two share nearly every
-word: the mpnet checker scores "The warranty covers damage caused by normal wear and tear." as
-supported against "The warranty does not cover damage caused by misuse, normal wear and tear,
-or items bought from the clearance section.", and "Perishable food can be returned within 30
-days." against "Gift cards, perishable food and personalised items cannot be returned." A
-sentence of the text is denied here when it is not negated itself, the evidence sentence that
-matches it (:func:`~favakit.inference.year_check.matching_sentence`) holds a clause
-(:func:`denying_clause`: the sentence cut at ``;`` and at "but", "although", "while",
-"whereas", "except", "however", "which", "who") that is negated ("not", "never", "cannot",
-"no longer", "-n't"; not "not only", "not just", "not until" ...) and that holds every content
-word of the text's sentence, as words or by their stem ("covered" and "cover"), but at most
-:data:`MISSING` of them, with at least :data:`SHARED` in all. A sentence that is itself negated
-is left to the model: "He did not die in 2000" against "He died in 1990" is supported.
+The checkers read a sentence against a denial of it as support when the two share nearly every
+word: against "The warranty does not cover damage caused by misuse, normal wear and tear, or
+items bought from the clearance section.", the MiniLM checker scores "The warranty covers damage
+caused by normal wear and tear." 0.89, and the mpnet gate left it alone. A sentence of the text
+is denied here when
 
-The choices are measured on the training files only (``scripts/rule_firings.py``; docs/
-benchmarks.md, session 42).
+- it is not negated itself, nor denies by its words ("no", "without", "failed to", "refused" ...):
+  "He did not die in 2000" against "He died in 1990" is supported, and is left to the model;
+- the evidence sentence that matches it (:func:`~favakit.inference.year_check.matching_sentence`)
+  holds a clause (:func:`denying_clause`: the sentence cut at ``;``, parentheses, "but",
+  "although", "though", "while", "whereas", "except", "however", "yet", ", which", ", who") that
+  is negated ("not", "never", "cannot", "-n't"; not "not only", "not until", "never again" ...,
+  nor "no longer", which says it once was);
+- one of the first two content words after the negation (what it governs) is a word of the text's
+  sentence: "winter does not *occur* in the tropical zone" does not deny "Winter is the coldest
+  season in temperate zones";
+- and that clause holds every content word of the text's sentence but at most :data:`MISSING`,
+  :data:`SHARED` at least, as words or by their stem ("covered" is "cover").
+
+"Perishable food can be returned within 30 days." against "Gift cards, perishable food and
+personalised items cannot be returned." is not caught: the clause lacks "30" and "days". The
+choices are measured on the training files only (``scripts/rule_firings.py``; docs/checker.md,
+docs/benchmarks.md, session 42).
 """
 
 from __future__ import annotations
@@ -65,13 +72,10 @@ class PolarityConflict(NamedTuple):
     sentence: str
     clause: str
 
-    @property
-    def score(self) -> float:
-        return CONFLICT_SCORE
-
     def note(self) -> str:
+        """What a verdict says of it."""
         return (f"statement denied: the text says {self.sentence!r} where the evidence says "
-                f"{self.clause!r}")  # fmt: skip
+                f"{self.clause!r}; P(supported) at most {CONFLICT_SCORE}")  # fmt: skip
 
 
 def _stem(word: str) -> str:
@@ -86,11 +90,14 @@ def _same(a: str, b: str) -> bool:
 
 
 def _stems(text: str) -> list[str]:
+    """The stems of ``text``'s content words, in their order."""
     words = [w.lower() for w in _WORD.findall(text)]
+    # a word is kept where it is its own content word: not a stopword, and no "n't" form
     return [_stem(w) for w in words if w in content_words(w)]
 
 
 def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
+    """The stems of ``words`` that one of ``theirs`` is a form of."""
     return {w for w in words if any(_same(w, t) for t in theirs)}
 
 
