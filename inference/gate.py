@@ -232,5 +232,7 @@ class GatedEditor:
         # the last steps: a flag in one statement of a sentence cites that statement's evidence,
         # a flag in a sentence the evidence denies is typed contradictory, and nothing of a
         # list's marker, a heading or a Q&A's question is edited
-        return [without_layout(denials_typed(flags_cited_at_clauses(r, t)))
-                for r, t in zip(gated, topics, strict=True)]  # fmt: skip
+        cited = [flags_cited_at_clauses(r, t) for r, t in zip(gated, topics, strict=True)]
+        if getattr(self.checker, "polarity_check", True):  # off where checker.json turns it off
+            cited = [denials_typed(r) for r in cited]
+        return [without_layout(r) for r in cited]

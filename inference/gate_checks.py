@@ -78,9 +78,10 @@ def verify_fixes(
     """Each gated result with its fixes checked: every sentence whose edits replace words (not
     flags, not deletions) is scored again as those edits leave it, decontextualized as the gate
     scores sentences. Where the checker still finds it unsupported (score at or below
-    ``threshold``, or ``fix_threshold`` where that is higher: the checker's verdict threshold,
-    which a fixed sentence must pass; :attr:`~favakit.inference.gate.GatedEditor.fix_threshold`), the sentence's part up to the end of the last fix's clause (the next comma,
-    semicolon or colon; :func:`_fixed_clause`) is scored as well: when that part is supported,
+    ``fix_threshold``, the bar a fixed sentence must pass; default ``threshold``;
+    :attr:`~favakit.inference.gate.GatedEditor.fix_threshold`), the sentence's part up to the
+    end of the last fix's clause (the next comma, semicolon or colon; :func:`_fixed_clause`) is
+    scored as well: when that part is supported,
     the fixes stay, flags inside that part are dropped, and the rest of the sentence is flagged
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola"; at
     its words the evidence never uses with ``flags="words"``);
@@ -109,12 +110,12 @@ def verify_fixes(
     if not sentences.keys:
         return list(results)
     answers = sentences.answers(checker)
-    threshold = threshold if fix_threshold is None else max(threshold, fix_threshold)
-    failed = [(ask, p) for ask, p in answers if p <= threshold]
+    bar = threshold if fix_threshold is None else fix_threshold
+    failed = [(ask, p) for ask, p in answers if p <= bar]
     # a flag in a sentence the checker finds supported once fixed goes, as in a supported clause
     supported_clauses: dict[int, list[tuple[int, int]]] = {}
     for (i, n), p in answers:
-        if p > threshold:
+        if p > bar:
             supported_clauses.setdefault(i, []).append(sentence_spans(results[i]["original"])[n])
     clauses = Questions()  # key: (result, sentence, the sentence's score, clause end)
     for (i, n), p in failed:
@@ -130,7 +131,7 @@ def verify_fixes(
     rest_ends: dict[int, int] = {}  # sentence ends flagged, per result
     held: set[tuple[int, int]] = set()
     for (i, n, p, end), q in clauses.answers(checker):
-        if q > threshold:
+        if q > bar:
             held.add((i, n))
             span = sentence_spans(results[i]["original"])[n]
             supported_clauses.setdefault(i, []).append((span[0], end))
@@ -335,13 +336,12 @@ def check_edits(
     sentence does not need dropped (:func:`drop_unneeded_fixes`), then a sentence flagged for a
     negation the evidence contradicts fixed
     (:func:`~favakit.inference.negation_fix.negation_fixes`); a fix, the editor's or a negation
-    dropped, holds above ``fix_threshold`` where that is higher than ``threshold``; ``flags`` as
-    the gate flags
+    dropped, holds above ``fix_threshold`` (default ``threshold``); ``flags`` as the gate flags
     (:data:`~favakit.inference.gate_words.FLAG_SPANS`). The flags at words come after
     (:func:`~favakit.inference.gate_words.flags_at_words`)."""
     checked = verify_deletions(checker, results, topics, threshold, flags)
     fixed = verify_fixes(checker, checked, topics, threshold, flags, fix_threshold)
     opinions = _opinion_deletions_checked(checker, fixed, topics, threshold, flags)
     needed = drop_unneeded_fixes(checker, opinions, topics, threshold)
-    bar = threshold if fix_threshold is None else max(threshold, fix_threshold)
+    bar = threshold if fix_threshold is None else fix_threshold
     return negation_fixes(checker, needed, topics, bar)

@@ -40,8 +40,8 @@ from favakit.text import STOPWORDS, sentence_spans, states_nothing
 # shared with gate_checks
 __all__ = [
     "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite", "cited",
-    "collapsed_fix", "decontextualized", "denials_typed", "evidence_swap", "flags_cited_at_clauses",
-    "function_word_deletion",
+    "collapsed_fix", "decontextualized", "denials_typed", "evidence_swap",
+    "flags_cited_at_clauses", "function_word_deletion",
     "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean",
     "sentence_scores", "subject_of",
 ]  # fmt: skip

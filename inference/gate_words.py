@@ -16,9 +16,9 @@ from favakit.text import STOPWORDS, list_marker_end, sentence_spans, states_noth
 
 __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "changed_words",
-    "checked_flags", "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words", "flag_words_beside",
-    "flagged_sentences", "flags_at_words", "function_words_only", "marked_words",
-    "marks_in_flagged_sentences", "narrowed_flag", "only_flagged", "sentence_of",
+    "checked_flags", "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words",
+    "flag_words_beside", "flagged_sentences", "flags_at_words", "function_words_only",
+    "marked_words", "marks_in_flagged_sentences", "narrowed_flag", "only_flagged", "sentence_of",
     "sentences_replaced", "splits_a_word", "unsupported_flag", "unsupported_words",
     "whole_words", "without_layout",
 ]  # fmt: skip

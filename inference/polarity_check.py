@@ -53,7 +53,8 @@ _CLAUSE_CUT = re.compile(
 _DENIAL = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
 _NOT_A_DENIAL = re.compile(
     r"(?:not|n't)\s+(?:only|just|merely|simply|solely|exclusively|entirely|least|until|till|long|"
-    r"far|unlike|always|necessarily|all|every|much|quite|yet|to mention)\b|never\s+(?:before|again)\b",
+    r"far|unlike|always|necessarily|all|every|much|quite|yet|to mention)\b"
+    r"|never\s+(?:before|again)\b",
     re.IGNORECASE,
 )
 # a sentence that denies by its words, not by "not": left to the model, as a negated one is

@@ -21,15 +21,16 @@ from __future__ import annotations
 
 import re
 
+from favakit.text import is_heading, list_marker_end
+
 __all__ = ["markdown_sections"]
 
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n.*?\n---[ \t]*(?:\n|\Z)", re.DOTALL)
 _FENCE = re.compile(r"^[ \t]*(```|~~~)")
-_ATX_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t]+|$)")
 _SETEXT_RULE = re.compile(r"^[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _THEMATIC_BREAK = re.compile(r"^[ \t]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
-_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?")
+_TASK_BOX = re.compile(r"\[[ xX]\][ \t]+")  # "- [x] done": a task list's box
 _QUOTE_MARKER = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
@@ -121,7 +122,7 @@ def markdown_sections(text: str) -> list[str]:
             continue
         header = None
         setext = bool(raw.strip()) and not block and bool(_SETEXT_RULE.match(following))
-        if _ATX_HEADING.match(raw) or (setext and not _LIST_MARKER.match(raw)):
+        if is_heading(raw) or (setext and not list_marker_end(raw)):
             end_block()
             sections.append([])  # a heading starts a section (its underline is skipped below)
             continue
@@ -132,10 +133,12 @@ def markdown_sections(text: str) -> list[str]:
                 or _LINK_DEFINITION.match(raw)):  # fmt: skip
             end_block()
             continue
-        if _LIST_MARKER.match(line):
+        marker = list_marker_end(line)
+        if marker:
             end_block()  # a list item is a sentence of its own
             item = True
-            line = _LIST_MARKER.sub("", line)
+            line = line[marker:]
+            line = line[m.end() :] if (m := _TASK_BOX.match(line)) else line
         line = _inline(line)
         if line:
             block.append(line)

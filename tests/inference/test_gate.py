@@ -1222,3 +1222,7 @@ def test_a_flag_in_a_sentence_the_evidence_denies_is_typed_contradictory() -> No
         ("It was made in Leeds", "unverifiable"),
     ]
     assert got["corrected"] == text
+    # a checker whose checker.json turns the rule off ("polarity_check": false) keeps the type
+    judge.polarity_check = False  # type: ignore[attr-defined]
+    [plain] = GatedEditor(_Retrieved([warranty]), judge, flags="sentences").edit_many([text])  # type: ignore[arg-type]
+    assert [e["type"] for e in plain["edits"]] == ["unverifiable", "unverifiable"]
