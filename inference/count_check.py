@@ -34,6 +34,7 @@ from favakit.inference.year_check import CONFLICT_SCORE, content_words, matching
 from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
 __all__ = [
+    "ADVERB_COUNTS",
     "AROUND",
     "AROUND_SHARED",
     "Count",
@@ -59,6 +60,12 @@ AROUND = 10
 AROUND_SHARED = 2
 _COUNTED = re.compile(r"\s*(%|[^\W\d_]+)")
 _CURRENCY = "$\u00a3\u20ac\u00a5"
+#: Counts of times written as one word: "renewed twice" is "renewed 2 times"
+ADVERB_COUNTS = {"twice": 2, "thrice": 3}
+# "twice" as a multiplier ("twice as large", "twice the size") counts no times
+_ADVERB_COUNT = re.compile(
+    r"\b(twice|thrice)\b(?!\s+(?:as|the|that|this|its|his|her|their|a)\b)", re.IGNORECASE
+)
 
 
 class Count(NamedTuple):
@@ -95,6 +102,8 @@ class CountConflict(NamedTuple):
         (``alone``: the word left out, as the text's number says it)."""
         if self.counted in _CURRENCY:
             return f"{self.counted}{number}"
+        if number.lower() in ADVERB_COUNTS:  # "twice"
+            return number
         if self.counted == "%":
             return f"{number}%"
         return number if alone else f"{number} {self.counted}"
@@ -113,6 +122,8 @@ def _numbers(sentence: str) -> list[tuple[int, int, Decimal, str, bool]]:
     found = [(q.start, q.end, q.value, q.written, False) for q in quantities(sentence)]
     found += [(s.start, s.end, s.value, s.written, s.ordinal)
               for s in spelled_numbers(sentence) + digit_ordinals(sentence)]  # fmt: skip
+    found += [(m.start(), m.end(), Decimal(ADVERB_COUNTS[m.group().lower()]), m.group(), False)
+              for m in _ADVERB_COUNT.finditer(sentence)]  # fmt: skip
     found.sort(key=lambda n: (n[0], -(n[1] - n[0])))
     kept: list[tuple[int, int, Decimal, str, bool]] = []
     for n in found:
@@ -137,6 +148,9 @@ def counts(sentence: str) -> list[Count]:
         if not ordinal and _YEAR_LIKE.fullmatch(written):
             continue
         if _BOUND_BEFORE.search(sentence[:start]) or _BOUND_AFTER.match(sentence, end):
+            continue
+        if written.lower() in ADVERB_COUNTS:  # "twice": it counts times
+            out.append(Count(value, "time", "times", ordinal, written, start, end))
             continue
         before = sentence[:start].rstrip()
         if before and before[-1] in _CURRENCY:  # "$873 million": it counts dollars

@@ -4,7 +4,8 @@ Where the count rule beneath the checker (:func:`~favakit.inference.count_check.
 finds a sentence's count contradicted, the matching evidence sentence gives exactly one other
 number counting the same word, and that sentence (or its passage's title) names the text's
 subject, an edit or flag holding the count becomes its fix: the count replaced by the evidence's
-number as the evidence writes it ("seventeenth" -> "16th"), typed ``entity``. As with years
+number as the evidence writes it ("seventeenth" -> "16th"; "three times" -> "twice"), typed
+``entity``. As with years
 (:func:`~favakit.inference.date_fix.year_fix`), another person's article lends no numbers.
 """
 
@@ -15,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from favakit.contracts import EditSpan
-from favakit.inference.count_check import count_conflict
+from favakit.inference.count_check import ADVERB_COUNTS, count_conflict
 from favakit.inference.date_fix import lends_to, replaced
 
 __all__ = ["count_fix"]
@@ -42,4 +43,10 @@ def count_fix(
     start, end = a + where[0][0], a + where[0][1]
     if not (edit["start"] <= start and end <= edit["end"]):
         return None
-    return replaced(edit, start, end, found.written, found.evidence_numbers[0])
+    right = found.evidence_numbers[0]
+    if right.lower() in ADVERB_COUNTS:  # "three times" -> "twice"
+        times = re.match(r"\s+times\b", text[end:b])
+        end += times.end() if times else 0
+    elif found.written.lower() in ADVERB_COUNTS:  # "twice" -> "three times"
+        right = f"{right} times"
+    return replaced(edit, start, end, text[start:end], right)

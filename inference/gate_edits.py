@@ -32,6 +32,7 @@ from favakit.inference.gate_words import (
 )
 from favakit.inference.name_fix import name_fix
 from favakit.inference.polarity_check import polarity_conflict
+from favakit.inference.scope_check import scope_fix
 from favakit.inference.year_check import clause_spans
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans, states_nothing
@@ -389,15 +390,18 @@ def contradiction_fix(
     subject: str,
 ) -> EditSpan | None:  # fmt: skip
     """``edit`` as the fix of a year, count or name of its sentence that the evidence gives
-    otherwise (:func:`~favakit.inference.date_fix.year_fix`, then
+    otherwise, or of words it gives only under a condition
+    (:func:`~favakit.inference.date_fix.year_fix`, then
     :func:`~favakit.inference.date_fix.role_year_fix`, then
     :func:`~favakit.inference.count_fix.count_fix`, then
-    :func:`~favakit.inference.name_fix.name_fix`), or None."""
+    :func:`~favakit.inference.name_fix.name_fix`, then
+    :func:`~favakit.inference.scope_check.scope_fix`), or None."""
     return (
         year_fix(edit, text, sentence, passages, subject)
         or role_year_fix(edit, text, sentence, passages, subject)
         or count_fix(edit, text, sentence, passages, subject)
         or name_fix(edit, text, sentence, passages, subject)
+        or scope_fix(edit, text, sentence, passages, subject)
     )
 
 

@@ -7,23 +7,39 @@ items bought from the clearance section.", the MiniLM checker scores "The warran
 caused by normal wear and tear." 0.89, and the mpnet gate left it alone. A sentence of the text
 is denied here when
 
-- it is not negated itself, nor denies by its words ("no", "without", "failed to", "refused" ...):
-  "He did not die in 2000" against "He died in 1990" is supported, and is left to the model;
-- the evidence sentence that matches it (:func:`~favakit.inference.year_check.matching_sentence`)
+- it is not negated itself ("not", "cannot": "residents who cannot visit a branch" is the
+  evidence's own statement), nor denies by its words ("no", "without", "failed to", "refused"
+  ...): "He did not die in 2000" against "He died in 1990" is supported, and is left to the
+  model;
+- the evidence has a sentence that matches it
+  (:func:`~favakit.inference.year_check.matching_sentence`), and a sentence of the evidence (that one or another: "Perishable food can be returned within
+  30 days." shares as many words with "Customers may return most items within 30 days ...")
   holds a clause (:func:`denying_clause`: the sentence cut at ``;``, parentheses, "but",
-  "although", "though", "while", "whereas", "except", "however", "yet", ", which", ", who") that
-  is negated ("not", "never", "cannot", "-n't"; not "not only", "not until", "never again" ...,
-  nor "no longer", which says it once was);
+  "although", "though", "while", "whereas", "except", "however", "yet", "that", ", which",
+  ", who"; "A stadium *that is not an all-seater* has areas ..." does not deny "An all-seater
+  stadium is a stadium.") that is negated ("not", "never", "cannot", "-n't"; not "not only",
+  "not until", "never again" ..., nor "no longer", which says it once was);
 - one of the first two content words after the negation (what it governs) is a word of the text's
   sentence: "winter does not *occur* in the tropical zone" does not deny "Winter is the coldest
   season in temperate zones";
 - and that clause holds every content word of the text's sentence but at most :data:`MISSING`,
-  :data:`SHARED` at least, as words or by their stem ("covered" is "cover").
+  :data:`SHARED` at least, as words or by their stem ("covered" is "cover"). Two kinds of word
+  the clause may lack beyond those:
 
-"Perishable food can be returned within 30 days." against "Gift cards, perishable food and
-personalised items cannot be returned." is not caught: the clause lacks "30" and "days". The
-choices are measured on the training files only (``scripts/rule_firings.py``; docs/checker.md,
-docs/benchmarks.md, session 42).
+  - the other members of a list of the text's (:func:`_in_lists`), one member of which the
+    clause holds whole: "We deliver to England, Scotland, Wales and Northern Ireland." against
+    "We do not deliver to Northern Ireland, the Channel Islands or outside the UK.";
+  - the text's restriction of time, place or measure (:func:`_adjunct_words`: from its first
+    such preposition on, every word before it held), where the denial has no words of its own
+    after the negation: "Perishable food can be returned within 30 days." against "Gift cards,
+    perishable food and personalised items cannot be returned." ("The model was not released in
+    Japan." does not deny "The model was released in the US in 2010.": "Japan" is its own).
+
+A sentence that is negated in one clause is read for its others: "We deliver to ... Northern
+Ireland, but not to the Channel Islands." for its first. Auxiliaries ("can", "does") are not
+content words here: "can be returned" and "cannot be returned" share "returned". The choices
+are measured on the training files only (``scripts/rule_firings.py``; docs/checker.md,
+docs/benchmarks.md, sessions 42 and 43).
 """
 
 from __future__ import annotations
@@ -38,16 +54,26 @@ from favakit.inference.year_check import (
     matching_sentence,
     negated,
 )
-from favakit.text import split_sentences, undo_ptb
+from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
-__all__ = ["MISSING", "SHARED", "PolarityConflict", "denying_clause", "polarity_conflict"]
+__all__ = [
+    "LIST_WORDS",
+    "MISSING",
+    "SHARED",
+    "PolarityConflict",
+    "denying_clause",
+    "polarity_conflict",
+]
 
 #: Content words of the text's sentence the denying clause may lack, and how many it must share.
 MISSING = 1
 SHARED = 3
+#: The most words a list's middle member holds ("Northern Ireland"); longer, it is a clause.
+LIST_WORDS = 3
 
 _CLAUSE_CUT = re.compile(
-    r"[;()]|\s+(?:but|although|though|while|whereas|except|however|yet)\b|,\s*(?:which|who|whom)\b",
+    r"[;()]|\s+(?:but|although|though|while|whereas|except|however|yet|that)\b"
+    r"|,\s*(?:which|who|whom)\b",
     re.IGNORECASE,
 )
 _DENIAL = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
@@ -62,6 +88,34 @@ _DENIES_ITSELF = re.compile(
     r"\b(?:no|none|nothing|nobody|neither|nor|without|unable|fail(?:s|ed)?|refuse[sd]?|"
     r"lack(?:s|ed)?|den(?:y|ies|ied))\b",
     re.IGNORECASE,
+)
+# a comma list: "A, B, C and D" (the first coordinate's start is found by _list_coordinates)
+_LIST = re.compile(
+    r"(?P<before>[^,;]*?)\s*,\s*(?P<middle>[^,;]+?(?:,\s*[^,;]+?)*?)\s*,?\s+(?:and|or)\s+"
+    r"(?P<last>[^,;]+)"
+)
+# where a claim's restriction of time, place or measure starts
+_ADJUNCT = re.compile(
+    r"\b(?:within|in|on|at|for|after|before|during|until|since|by|over|under|from)\b",
+    re.IGNORECASE,
+)
+# words that carry no content of a statement's own: "can" is not a word "cannot" lacks
+_AUXILIARIES = frozenset(
+    [
+        "can",
+        "cannot",
+        "could",
+        "may",
+        "might",
+        "must",
+        "shall",
+        "should",
+        "will",
+        "would",
+        "do",
+        "does",
+        "did",
+    ]
 )
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|d)$")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
@@ -94,7 +148,7 @@ def _stems(text: str) -> list[str]:
     """The stems of ``text``'s content words, in their order."""
     words = [w.lower() for w in _WORD.findall(text)]
     # a word is kept where it is its own content word: not a stopword, and no "n't" form
-    return [_stem(w) for w in words if w in content_words(w)]
+    return [_stem(w) for w in words if w in content_words(w) and w not in _AUXILIARIES]
 
 
 def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
@@ -102,9 +156,70 @@ def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
     return {w for w in words if any(_same(w, t) for t in theirs)}
 
 
+def _list_coordinates(claim: str) -> list[list[set[str]]]:
+    """The comma lists of ``claim`` ("England, Scotland, Wales and Northern Ireland"), each as
+    its coordinates' stems: three coordinates or more, the last after "and" or "or". The middle
+    coordinates are what lies between the commas; the first is the words before the first comma
+    back to a stopword, the last the words after "and" or "or" up to one more than the longest
+    middle one holds."""
+    groups = []
+    for found in _LIST.finditer(claim):
+        middle = [m.split() for m in re.split(r",\s*", found.group("middle")) if m.strip()]
+        if max(len(m) for m in middle) > LIST_WORDS:  # clauses, not a list's members
+            continue
+        longest = max(len(m) for m in middle) + 1
+        first: list[str] = []
+        for word in reversed(found.group("before").split()):
+            if word.lower().strip(",.") in STOPWORDS or len(first) == longest:
+                break
+            first.insert(0, word)
+        last = found.group("last").split()[:longest]
+        coordinates = [first, *middle, last]
+        groups.append([set(_stems(" ".join(c))) for c in coordinates if c])
+    return groups
+
+
+def _in_lists(words: set[str], covered: set[str], claim: str) -> set[str]:
+    """The stems of ``words`` that belong to a coordinate of one of ``claim``'s lists another
+    coordinate of which is ``covered`` whole: a list the evidence denies one member of."""
+    found: set[str] = set()
+    for coordinates in _list_coordinates(claim):
+        if any(c and c <= covered for c in coordinates):
+            found |= {w for c in coordinates for w in c} & words
+    return found
+
+
+def _adjunct_words(claim: str, covered: set[str]) -> set[str]:
+    """The stems of ``claim``'s words from its first preposition of time, place or measure on
+    ("within 30 days"), where every content word before that preposition is ``covered``: what a
+    denial of the rest, with no such words of its own, denies as well."""
+    cut = _ADJUNCT.search(claim)
+    if cut is None:
+        return set()
+    if not set(_stems(claim[: cut.start()])) <= covered:
+        return set()
+    return set(_stems(claim[cut.start() :]))
+
+
+def _denies(claim: str) -> bool:
+    """Whether a text's sentence or clause is negated ("not", "cannot", "-n't") or denies by its
+    words ("no", "without"): the model's to read, as a statement of the same polarity as its
+    denial ("residents who cannot visit a branch")."""
+    return negated(claim) or bool(_DENIAL.search(claim) or _DENIES_ITSELF.search(claim))
+
+
+def _text_clauses(claim: str) -> list[str]:
+    """The clauses of ``claim`` the rule reads: the whole sentence where it is not negated, else
+    its clauses (cut as an evidence sentence is) that are not ("We deliver to England, Scotland,
+    Wales and Northern Ireland, but not to the Channel Islands." is read for its first clause)."""
+    if not _denies(claim):
+        return [claim]
+    return [c for c in _CLAUSE_CUT.split(claim) if c and c.strip() and not _denies(c)]
+
+
 def denying_clause(claim: str, sentence: str) -> str | None:
     """The clause of an evidence ``sentence`` that denies ``claim`` (module doc), or None."""
-    if negated(claim) or _DENIES_ITSELF.search(claim):
+    if _denies(claim):
         return None
     words = set(_stems(claim))
     if len(words) < SHARED:
@@ -112,30 +227,42 @@ def denying_clause(claim: str, sentence: str) -> str | None:
     for clause in _CLAUSE_CUT.split(sentence):
         theirs = _stems(clause)
         covered = _covered(words, theirs)
-        if len(covered) < SHARED or len(words - covered) > MISSING:
+        if len(covered) < SHARED:
             continue
+        missing = words - covered - _in_lists(words, covered, claim)
         for denial in _DENIAL.finditer(clause):
             if _NOT_A_DENIAL.match(clause, denial.start()):
                 continue
-            denied = _stems(clause[denial.end() :])[:2]  # the words the denial governs
-            if _covered(set(denied), sorted(words)):
+            governed = _stems(clause[denial.end() :])
+            if not _covered(set(governed[:2]), sorted(words)):  # the words the denial governs
+                continue
+            if len(missing) <= MISSING:
+                return clause.strip(" ,.")
+            # a denial with no words of its own after it denies the claim's restrictions too
+            if set(governed) <= _covered(set(governed), sorted(words)) and missing <= (
+                _adjunct_words(claim, covered)
+            ):
                 return clause.strip(" ,.")
     return None
 
 
 def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | None:
-    """The first sentence of ``text`` its evidence denies (module doc), or None."""
+    """The first sentence of ``text`` its evidence denies (module doc), or None. A sentence with
+    no matching evidence sentence is not read; one with a match is read against every evidence
+    sentence, each clause of it that is not negated (:func:`_text_clauses`)."""
     passages = [undo_ptb(e) for e in evidence]
     sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
     if not sentences:
         return None
     for claim in split_sentences(undo_ptb(text)):
-        if negated(claim):
+        clauses = _text_clauses(claim)
+        if not clauses:
             continue
-        match = matching_sentence(claim, sentences)
-        if match is None:
+        if matching_sentence(claim, sentences) is None:
             continue
-        clause = denying_clause(claim, match[1])
-        if clause is not None:
-            return PolarityConflict(claim, clause)
+        for part in clauses:
+            for _, sentence in sentences:
+                clause = denying_clause(part.strip(" ,.;"), sentence)
+                if clause is not None:
+                    return PolarityConflict(claim, clause)
     return None

@@ -27,13 +27,16 @@ def test_each_rule_counts_the_rows_it_fires_on_by_label(
          "evidence": evidence, "label": "supported"},
         {"id": "d", "source": "x", "text": "Jupiter was first seen by Galileo in 1610.",
          "evidence": ["Jupiter was not first seen by Galileo in 1610."], "label": "not_supported"},
+        {"id": "e", "source": "x", "text": "Delivery is free on all orders.",
+         "evidence": ["Delivery is free on orders over £50."], "label": "not_supported"},
     ]  # fmt: skip
     (tmp_path / "train" / "x.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "firings.json"
     monkeypatch.setattr(sys, "argv", ["rule_firings", "--real", str(tmp_path), "--out", str(out)])
     rule_firings.main()
     found = json.loads(out.read_text())
-    assert found["year"]["total"] == {"rows": 4, "supported": 0, "not_supported": 1}
-    assert found["count"]["total"] == {"rows": 4, "supported": 0, "not_supported": 1}
-    assert found["name"]["x.jsonl"] == {"rows": 4, "supported": 0, "not_supported": 0}
-    assert found["polarity"]["total"] == {"rows": 4, "supported": 0, "not_supported": 1}
+    assert found["year"]["total"] == {"rows": 5, "supported": 0, "not_supported": 1}
+    assert found["count"]["total"] == {"rows": 5, "supported": 0, "not_supported": 1}
+    assert found["name"]["x.jsonl"] == {"rows": 5, "supported": 0, "not_supported": 0}
+    assert found["polarity"]["total"] == {"rows": 5, "supported": 0, "not_supported": 1}
+    assert found["scope"]["total"] == {"rows": 5, "supported": 0, "not_supported": 1}

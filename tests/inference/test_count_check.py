@@ -89,3 +89,16 @@ def test_a_summary_sentence_is_matched_by_the_words_around_its_count() -> None:
     assert count_conflict(summary, [evidence[0] + " Returning clients get 20% off."]) is None
     other = "A sales agent describes home, car and life insurance plans and a 20% rise in claims."
     assert count_conflict(other, evidence) is None
+
+
+def test_twice_and_thrice_count_times_and_twice_as_many_counts_none() -> None:
+    renew = [
+        "You can renew an item twice online or by phone, unless another member has reserved it."
+    ]
+    found = count_conflict("You can renew an item three times online or by phone.", renew)
+    assert found is not None and (found.written, found.evidence_numbers) == ("three", ("twice",))
+    assert "the text says three times where the evidence says twice" in found.note()
+    assert count_conflict("You can renew an item twice by phone.", renew) is None
+    # a multiplier is not a count of times
+    assert count_conflict("The new hall is twice as large as the old one.",
+                          ["The new hall is three times as large as the old one."]) is None  # fmt: skip

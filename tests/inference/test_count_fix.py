@@ -93,3 +93,14 @@ def test_an_editors_fix_that_puts_the_evidences_count_in_the_wrong_place_is_move
     other: EditSpan = {**misplaced, "right": "second"}
     kept = gate_result({**result, "edits": [other]}, [(0, len(PLANET))], [0.02], 0.12)  # type: ignore[arg-type]
     assert [e["right"] for e in kept["edits"]] == ["second"]
+
+
+def test_a_count_of_times_is_fixed_as_the_evidence_writes_it() -> None:
+    text = "You can renew an item three times online or by phone."
+    renew = {"title": "borrowing", "text": "You can renew an item twice online or by phone."}
+    fixed = count_fix(_flag(text, (0, len(text))), text, (0, len(text)), [renew])
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("three times", "twice")
+    text = "You can renew an item twice online."
+    renew = {"title": "borrowing", "text": "You can renew an item three times online or by phone."}
+    fixed = count_fix(_flag(text, (0, len(text))), text, (0, len(text)), [renew])
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("twice", "three times")

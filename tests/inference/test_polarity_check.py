@@ -37,6 +37,10 @@ def test_what_the_evidence_does_not_deny_is_left_to_the_model() -> None:
     assert (
         polarity_conflict("The warranty does not cover normal wear and tear.", [WARRANTY]) is None
     )
+    assert polarity_conflict(
+        "The Home Library Service is for residents who cannot visit a branch.",
+        ["The library runs a Home Library Service for residents who cannot visit a branch "
+         "because of illness."]) is None  # fmt: skip
     assert polarity_conflict("The authorities have found no evidence of poison.",
                              ["The authorities have not found any evidence of poison."]) is None  # fmt: skip
     # "not only", "no longer": not a denial of the statement
@@ -44,7 +48,40 @@ def test_what_the_evidence_does_not_deny_is_left_to_the_model() -> None:
                           "She wrote not only novels but also poems.") is None  # fmt: skip
     assert denying_clause("Yugoslavia was part of the group.",
                           "Yugoslavia is no longer part of the group.") is None  # fmt: skip
-    # a denial that leaves two of the text's words out says something else
-    assert denying_clause("Perishable food can be returned within 30 days.",
-                          "Gift cards, perishable food and personalised items cannot be "
-                          "returned.") is None  # fmt: skip
+    # a denial that leaves two of the text's words out says something else, unless they are
+    # the text's own restriction and the denial has none (the next test)
+    assert denying_clause("The warranty covers damage caused by manufacturing defects.",
+                          WARRANTY.split(". ")[1]) is None  # fmt: skip
+    # a denial restricted by words of its own ("in Japan") does not deny another restriction
+    assert denying_clause("The new model was released in the United States in 2010.",
+                          "The new model was not released in Japan.") is None  # fmt: skip
+    assert denying_clause("The new model was released in the United States in 2010.",
+                          "The new model was not released.") is not None  # fmt: skip
+    # a denial inside a relative clause is that clause's
+    assert polarity_conflict("An all-seater stadium is a stadium.",
+                             ["A stadium that is not an all-seater has areas for attendees to "
+                              "stand."]) is None  # fmt: skip
+    # a clause, not a list: "In 1990, he moved to Paris and London"
+    assert denying_clause("In 1990, the band moved to Paris and London.",
+                          "The band did not move to Paris.") is None  # fmt: skip
+
+
+def test_a_denial_covers_the_text_s_restriction_and_each_member_of_its_list() -> None:
+    # the denial is read in any evidence sentence, not only the one sharing the most words
+    returns = ("Customers may return most items within 30 days of delivery for a full refund. "
+               "Gift cards, perishable food and personalised items cannot be returned. Return "
+               "shipping is free for members of the Plus programme.")  # fmt: skip
+    # "cannot be returned" denies "can be returned within 30 days" as well
+    found = polarity_conflict("Perishable food can be returned within 30 days.", [returns])
+    assert found is not None and found.clause.startswith("Gift cards, perishable food")
+    assert polarity_conflict("Gift cards and personalised items can't be returned.",
+                             [returns]) is None  # fmt: skip
+    delivery = ("We deliver to England, Scotland and Wales. We do not deliver to Northern Ireland, "
+                "the Channel Islands or outside the UK.")  # fmt: skip
+    # one member of the text's list is denied; the clause a sentence negates is left alone
+    found = polarity_conflict(
+        "We deliver to England, Scotland, Wales and Northern Ireland, but not to the Channel "
+        "Islands.", [delivery])  # fmt: skip
+    assert found is not None and found.clause.startswith("We do not deliver to Northern Ireland")
+    assert polarity_conflict("We deliver to England, Scotland and Wales, but not to the Channel "
+                             "Islands.", [delivery]) is None  # fmt: skip

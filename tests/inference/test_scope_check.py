@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+from favakit.contracts import EditSpan
+from favakit.inference.scope_check import scope_conflict, scope_fix
+
+PAGES = [
+    "Plus members get: Free next-day delivery on orders over £20. Free returns. Early access to "
+    "sales.",
+    "Standard delivery takes 3 to 5 working days and costs £3.99. It is free on orders over £50.",
+]
+
+
+def test_a_statement_made_for_all_that_the_evidence_makes_under_a_condition_is_caught() -> None:
+    text = (
+        "It includes free next-day delivery on all orders, free returns and early access to sales."
+    )
+    found = scope_conflict(text, PAGES)
+    assert found is not None
+    assert (found.written, found.condition) == ("all orders", "over £20")
+    assert text[found.start : found.end] == "all orders"
+    assert found.note().startswith("condition dropped: the text says 'all orders' where the "
+                                   "evidence says only 'over £20'")  # fmt: skip
+    # the sentence before the condition's is its context: "It is free" is standard delivery's
+    found = scope_conflict("Standard delivery is free on every order.", PAGES)
+    assert found is not None and found.condition == "over £50"
+
+
+def test_a_condition_the_text_gives_or_the_evidence_lacks_is_left_to_the_model() -> None:
+    # the text's own condition (right or wrong: a bound is the count rule's and the model's)
+    assert scope_conflict("Standard delivery is free on every order over £50.", PAGES) is None
+    assert scope_conflict("Standard delivery is free on all orders over £30.", PAGES) is None
+    # no condition on the word where the statement is, a negated text, an evidence that says "all"
+    assert scope_conflict("We ship all orders from Leeds.", PAGES) is None
+    assert scope_conflict("Free next-day delivery is not available on all orders.", PAGES) is None
+    assert scope_conflict("Delivery is free on all orders.",
+                          ["Delivery is free on all orders over £50."]) is None  # fmt: skip
+
+
+def test_the_fix_writes_the_evidence_s_condition_after_the_text_s_words() -> None:
+    text = "Plus costs £79 a year. It includes free next-day delivery on all orders."
+    sentence = (23, len(text))
+    at = text.index("all")
+    flag: EditSpan = {"type": "relation", "start": at, "end": at + 3, "wrong": "all",
+                      "right": "all", "flagged": True}  # fmt: skip
+    fixed = scope_fix(flag, text, sentence, [{"text": p} for p in PAGES])
+    assert fixed is not None and "flagged" not in fixed
+    assert (fixed["type"], fixed["wrong"], fixed["right"]) == ("entity", "all orders",
+                                                              "all orders over £20")  # fmt: skip
+    assert text[fixed["start"] : fixed["end"]] == "all orders"
+    # an edit elsewhere in the sentence is not this fix
+    elsewhere: EditSpan = {**flag, "start": 23, "end": 25, "wrong": "It", "right": "It"}
+    assert scope_fix(elsewhere, text, sentence, [{"text": p} for p in PAGES]) is None
