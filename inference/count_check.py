@@ -64,7 +64,7 @@ _CURRENCY = "$\u00a3\u20ac\u00a5"
 ADVERB_COUNTS = {"twice": 2, "thrice": 3}
 # "twice" as a multiplier ("twice as large", "twice the size") counts no times
 _ADVERB_COUNT = re.compile(
-    r"\b(twice|thrice)\b(?!\s+(?:as|the|that|this|its|his|her|their|a)\b)", re.IGNORECASE
+    r"\b(twice|thrice)\b(?!\s+(?:as|the|that|this|its|his|her|their)\b)", re.IGNORECASE
 )
 
 

@@ -5,8 +5,8 @@ finds a sentence's count contradicted, the matching evidence sentence gives exac
 number counting the same word, and that sentence (or its passage's title) names the text's
 subject, an edit or flag holding the count becomes its fix: the count replaced by the evidence's
 number as the evidence writes it ("seventeenth" -> "16th"; "three times" -> "twice"), typed
-``entity``. As with years
-(:func:`~favakit.inference.date_fix.year_fix`), another person's article lends no numbers.
+``entity``. As with years (:func:`~favakit.inference.date_fix.year_fix`), another person's
+article lends no numbers.
 """
 
 from __future__ import annotations

@@ -99,6 +99,9 @@ def test_twice_and_thrice_count_times_and_twice_as_many_counts_none() -> None:
     assert found is not None and (found.written, found.evidence_numbers) == ("three", ("twice",))
     assert "the text says three times where the evidence says twice" in found.note()
     assert count_conflict("You can renew an item twice by phone.", renew) is None
+    # a count of times a day is one too
+    assert count_conflict("Take the tablets three times a day with food.",
+                          ["Take the tablets twice a day with food."]) is not None  # fmt: skip
     # a multiplier is not a count of times
     assert count_conflict("The new hall is twice as large as the old one.",
                           ["The new hall is three times as large as the old one."]) is None  # fmt: skip
