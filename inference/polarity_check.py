@@ -219,7 +219,7 @@ def _text_clauses(claim: str) -> list[str]:
 
 def denying_clause(claim: str, sentence: str) -> str | None:
     """The clause of an evidence ``sentence`` that denies ``claim`` (module doc), or None."""
-    if _denies(claim):
+    if _denies(claim) or not _DENIAL.search(sentence):
         return None
     words = set(_stems(claim))
     if len(words) < SHARED:
@@ -239,9 +239,8 @@ def denying_clause(claim: str, sentence: str) -> str | None:
             if len(missing) <= MISSING:
                 return clause.strip(" ,.")
             # a denial with no words of its own after it denies the claim's restrictions too
-            if set(governed) <= _covered(set(governed), sorted(words)) and missing <= (
-                _adjunct_words(claim, covered)
-            ):
+            own_words = set(governed) - _covered(set(governed), sorted(words))
+            if not own_words and missing <= _adjunct_words(claim, covered):
                 return clause.strip(" ,.")
     return None
 
