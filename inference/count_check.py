@@ -7,7 +7,10 @@ text is contradicted here when a number it gives (digits, words or an ordinal; n
 bound such as "more than 20", or in a negated sentence) counts a word ("23 *players*", "16th
 *president*"), the evidence sentence sharing the most of its content words (at least half, and
 two) gives another number of the same kind counting the same word, and the passage holding that
-sentence never gives the text's number in any form. A summary's sentence draws on several
+sentence never gives the text's number in any form (:func:`gives`: save as a count of another
+thing, "three *weeks*" for "renew it three *times*"). A limit a rule sets (:data:`LIMITS`: "up
+to 15 items", "within 5 business days") is a count of its own kind: the same limit on another
+number contradicts it, an exact number does not. A summary's sentence draws on several
 evidence sentences and shares half its words with none: there, an evidence sentence counting
 the same word contradicts the count where the words around the two counts (:data:`AROUND` either
 side) share :data:`AROUND_SHARED` content words or more, and no passage gives the text's number
@@ -18,7 +21,8 @@ the first month for new clients"). The checker then scores the text at most
 A count must count the same word on both sides: session 29 tried counts by the year rule alone
 and found it fired on supported rows whose sentence gave several counts, or a bound ("grossed
 over $800 million" against 873). The choices are measured on training data only
-(``scripts/count_rule.py``; docs/benchmarks.md, session 31).
+(``scripts/count_rule.py``, ``scripts/rule_firings.py``; docs/benchmarks.md, sessions 31 and
+44).
 """
 
 from __future__ import annotations
@@ -37,10 +41,13 @@ __all__ = [
     "ADVERB_COUNTS",
     "AROUND",
     "AROUND_SHARED",
+    "LIMITS",
     "Count",
     "CountConflict",
     "count_conflict",
     "counts",
+    "given_values",
+    "gives",
     "rounds_to",
     "values_in",
 ]
@@ -54,12 +61,28 @@ _BOUND_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|fewer|less|so)\b|plus\b|-?odd\b)", re.IGNORECASE)
+#: Bounds a rule or policy sets ("up to 15 items", "within 5 business days"): a bound of these
+#: counts as a count of its own kind, contradicted by the same bound on another number ("within
+#: 10 business days" against "within 5 business days"), never by an exact one.
+LIMITS = ("up to", "within", "at most", "at least", "no more than", "no fewer than",
+          "no later than", "a maximum of", "a minimum of", "maximum of", "minimum of")  # fmt: skip
+_LIMIT_BEFORE = re.compile(
+    r"\b(" + "|".join(w.replace(" ", r"\s+") for w in LIMITS) + r")\s+(?:[$\u00a3\u20ac]\s?)?$",
+    re.IGNORECASE,
+)
 #: Words either side of a count read by the local match, and how many content words the two
 #: sides must share (chosen on the training files: session 31, docs/benchmarks.md).
 AROUND = 10
 AROUND_SHARED = 2
 _COUNTED = re.compile(r"\s*(%|[^\W\d_]+)")
 _CURRENCY = "$\u00a3\u20ac\u00a5"
+# counted words that name no thing of their own: a number "counting" them may count anything
+# ("two *other* men", "3 *percent*", "4 *million* dollars")
+_NOT_UNITS = frozenset(
+    ["percent", "per", "cent", "million", "billion", "trillion", "thousand", "hundred",
+     "dollar", "pound", "euro", "yen", "pence", "usd", "gbp", "eur", "other", "more", "new",
+     "additional", "further", "extra", "separate", "different", "former"]
+)  # fmt: skip
 #: Counts of times written as one word: "renewed twice" is "renewed 2 times"
 ADVERB_COUNTS = {"twice": 2, "thrice": 3}
 # "twice" as a multiplier ("twice as large", "twice the size") counts no times
@@ -70,7 +93,8 @@ _ADVERB_COUNT = re.compile(
 
 class Count(NamedTuple):
     """A number of a sentence: its value, the word it counts (lower case, a plural's "s" aside,
-    to match on; and as written), whether it is an ordinal, and how it is written."""
+    to match on; and as written), whether it is an ordinal, how it is written, and the limit it
+    is under (:data:`LIMITS`)."""
 
     value: Decimal
     counted: str
@@ -79,6 +103,7 @@ class Count(NamedTuple):
     written: str
     start: int
     end: int
+    limit: str = ""  # the bound it is under, one of LIMITS ("up to"); "" for an exact count
 
 
 class CountConflict(NamedTuple):
@@ -138,29 +163,62 @@ def values_in(text: str) -> set[Decimal]:
     return {n[2] for n in _numbers(text)}
 
 
+def given_values(text: str) -> list[tuple[Decimal, str]]:
+    """Every number ``text`` gives, in any form, with the word it counts ("" where it counts
+    none :func:`counts` reads: a year, a bound, a number in a negated sentence)."""
+    found = []
+    for sentence in split_sentences(text):
+        counted = {c.start: c.counted for c in counts(sentence)}
+        found += [(n[2], counted.get(n[0], "")) for n in _numbers(sentence)]
+    return found
+
+
+def _counts_other(theirs: str, mine: str) -> bool:
+    """Whether a number counting ``theirs`` counts another thing than one counting ``mine``:
+    both count words of three letters or more ("three *weeks*" and "three *times*"), neither a
+    currency, a percentage or a scale word."""
+    return (theirs != mine and len(theirs) > 2 and len(mine) > 2
+            and theirs.isalpha() and mine.isalpha()
+            and not {theirs, mine} & _NOT_UNITS)  # fmt: skip
+
+
+def gives(given: Sequence[tuple[Decimal, str]], count: Count) -> bool:
+    """Whether ``given`` (:func:`given_values`) holds ``count``'s value, counting its word or
+    nothing :func:`counts` reads: the passage gives the text's number, and the rule keeps out.
+    A passage that gives it only as a count of something else ("three weeks" for "renew it three
+    times") does not."""
+    return any(value == count.value and not _counts_other(counted, count.counted)
+               for value, counted in given)  # fmt: skip
+
+
 def counts(sentence: str) -> list[Count]:
-    """The exact counts of ``sentence``: numbers followed by the word they count, not years,
-    not bounds ("more than 20 players", "20 or more"), none in a negated sentence."""
+    """The counts of ``sentence``: numbers followed by the word they count, exact or under a
+    limit (:data:`LIMITS`: "up to 15 items"); not years, not other bounds ("more than 20
+    players", "20 or more"), none in a negated sentence."""
     if negated(sentence):
         return []
     out = []
     for start, end, value, written, ordinal in _numbers(sentence):
         if not ordinal and _YEAR_LIKE.fullmatch(written):
             continue
-        if _BOUND_BEFORE.search(sentence[:start]) or _BOUND_AFTER.match(sentence, end):
+        if _BOUND_AFTER.match(sentence, end):
             continue
+        limit = _LIMIT_BEFORE.search(sentence[:start])
+        if limit is None and _BOUND_BEFORE.search(sentence[:start]):
+            continue
+        bound = " ".join(limit.group(1).lower().split()) if limit else ""
         if written.lower() in ADVERB_COUNTS:  # "twice": it counts times
-            out.append(Count(value, "time", "times", ordinal, written, start, end))
+            out.append(Count(value, "time", "times", ordinal, written, start, end, bound))
             continue
         before = sentence[:start].rstrip()
         if before and before[-1] in _CURRENCY:  # "$873 million": it counts dollars
-            out.append(Count(value, before[-1], before[-1], ordinal, written, start, end))
+            out.append(Count(value, before[-1], before[-1], ordinal, written, start, end, bound))
             continue
         word = _COUNTED.match(sentence, end)
         counted = word.group(1) if word else ""
         if counted != "%" and (counted.lower() in STOPWORDS or len(counted) < 2):
             continue
-        out.append(Count(value, _stem(counted), counted, ordinal, written, start, end))
+        out.append(Count(value, _stem(counted), counted, ordinal, written, start, end, bound))
     return out
 
 
@@ -180,8 +238,8 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
     sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
     if not sentences:
         return None
-    given: dict[int, set[Decimal]] = {}  # the values each passage gives, read once
-    everywhere: set[Decimal] | None = None  # the values any passage gives
+    given: dict[int, list[tuple[Decimal, str]]] = {}  # what each passage gives, read once
+    everywhere: list[tuple[Decimal, str]] | None = None  # what any passage gives
     for claim in split_sentences(undo_ptb(text)):
         mine = counts(claim)
         if not mine:
@@ -190,7 +248,7 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
         found = _sentence_match(claim, mine, claim_values, passages, sentences, given)
         if found is None:
             if everywhere is None:
-                everywhere = set().union(*(values_in(p) for p in passages))
+                everywhere = [g for p in passages for g in given_values(p)]
             found = _local_match(claim, mine, claim_values, everywhere, sentences)
         if found is not None:
             return found
@@ -199,14 +257,16 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
 
 def _others(theirs: Sequence[Count], count: Count, claim_values: set[Decimal]) -> list[Count]:
     """The counts of an evidence sentence that contradict ``count``: of the same kind, counting
-    the same word, a value the claim never gives and not one ``count`` rounds."""
+    the same word, under the same limit, a value the claim never gives and, for an exact count,
+    not one ``count`` rounds (a limit is a rule's own figure: "up to 20" does not round 15)."""
     return [c for c in theirs if c.counted == count.counted and c.ordinal == count.ordinal
-            and c.value not in claim_values and not rounds_to(c.value, count.value)]  # fmt: skip
+            and c.limit == count.limit and c.value not in claim_values
+            and (count.limit or not rounds_to(c.value, count.value))]  # fmt: skip
 
 
 def _sentence_match(
     claim: str, mine: list[Count], claim_values: set[Decimal], passages: list[str],
-    sentences: list[tuple[int, str]], given: dict[int, set[Decimal]],
+    sentences: list[tuple[int, str]], given: dict[int, list[tuple[Decimal, str]]],
 ) -> CountConflict | None:  # fmt: skip
     """A count of ``claim`` that the evidence sentence sharing the most of its content words (at
     least half, and two) contradicts, where that sentence's passage never gives it."""
@@ -215,11 +275,11 @@ def _sentence_match(
         return None
     at, best = match
     if at not in given:
-        given[at] = values_in(passages[at])
+        given[at] = given_values(passages[at])
     theirs = counts(best)
     for count in mine:
         others = _others(theirs, count, claim_values)
-        if count.value not in given[at] and others:
+        if others and not gives(given[at], count):
             return CountConflict(count.written, count.word,
                                  tuple(dict.fromkeys(c.written for c in others)), best)  # fmt: skip
     return None
@@ -234,8 +294,8 @@ def _around(sentence: str, count: Count) -> set[str]:
 
 
 def _local_match(
-    claim: str, mine: list[Count], claim_values: set[Decimal], everywhere: set[Decimal],
-    sentences: list[tuple[int, str]],
+    claim: str, mine: list[Count], claim_values: set[Decimal],
+    everywhere: Sequence[tuple[Decimal, str]], sentences: list[tuple[int, str]],
 ) -> CountConflict | None:  # fmt: skip
     """A count of ``claim`` that an evidence sentence contradicts where the words around the
     two counts match (at least :data:`AROUND_SHARED` content words in common), though the
@@ -243,7 +303,7 @@ def _local_match(
     gives in any form."""
     theirs: list[list[Count]] = []  # each evidence sentence's counts, read on first need
     for count in mine:
-        if count.value in everywhere:
+        if gives(everywhere, count):
             continue
         near = _around(claim, count)
         theirs = theirs or [counts(sentence) for _, sentence in sentences]

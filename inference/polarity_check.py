@@ -35,11 +35,17 @@ is denied here when
     perishable food and personalised items cannot be returned." ("The model was not released in
     Japan." does not deny "The model was released in the US in 2010.": "Japan" is its own).
 
+A denial by "no" (:func:`none_clause`) is read as well: "There are no late charges on children's
+books or on items borrowed with a Silver card." denies "Children's books are charged 10p a day
+when they are returned late.", whose words name the thing denied ("late charges") and one member
+of what it is denied for ("children's books"), whatever else they say of it; a text that says
+something is free, waived or exempt is the model's to read.
+
 A sentence that is negated in one clause is read for its others: "We deliver to ... Northern
 Ireland, but not to the Channel Islands." for its first. Auxiliaries ("can", "does") are not
 content words here: "can be returned" and "cannot be returned" share "returned". The choices
 are measured on the training files only (``scripts/rule_firings.py``; docs/checker.md,
-docs/benchmarks.md, sessions 42 and 43).
+docs/benchmarks.md, sessions 42 to 44).
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ __all__ = [
     "SHARED",
     "PolarityConflict",
     "denying_clause",
+    "none_clause",
     "polarity_conflict",
 ]
 
@@ -89,6 +96,16 @@ _DENIES_ITSELF = re.compile(
     r"lack(?:s|ed)?|den(?:y|ies|ied))\b",
     re.IGNORECASE,
 )
+# "there are no late charges on children's books": a thing denied, and what it is denied for
+_NONE_FOR = re.compile(
+    r"\b(?:there\s+(?:is|are|was|were|will\s+be)\s+)?no\s+(?P<thing>[\w'-]+(?:\s+[\w'-]+)?)"
+    r"\s+(?:on|for|to|in|at|from)\s+(?P<scope>[^;.]+)",
+    re.IGNORECASE,
+)
+_MEMBER_CUT = re.compile(r"\s*,\s*|\s+(?:or|and|nor)\s+(?:(?:on|for|to|in|at|from)\s+)?")
+_POSSESSIVE = re.compile(r"'s\b")
+# a claim that something is owed by none: "free of late charges", "fees are waived"
+_NOTHING_OWED = re.compile(r"\b(?:free|waive[sd]?|exempt)\b", re.IGNORECASE)
 # a comma list: "A, B, C and D" (the first coordinate's start is found by _list_coordinates)
 _LIST = re.compile(
     r"(?P<before>[^,;]*?)\s*,\s*(?P<middle>[^,;]+?(?:,\s*[^,;]+?)*?)\s*,?\s+(?:and|or)\s+"
@@ -245,6 +262,37 @@ def denying_clause(claim: str, sentence: str) -> str | None:
     return None
 
 
+def _members(scope: str) -> list[str]:
+    """The members of a denial's scope: "children's books or on items borrowed with a Silver
+    card" -> "children's books", "items borrowed with a Silver card"."""
+    return [m for m in _MEMBER_CUT.split(scope) if m and m.strip()]
+
+
+def none_clause(claim: str, sentence: str) -> str | None:
+    """The clause of an evidence ``sentence`` that says there is none of what ``claim`` says
+    there is, for something the claim names ("There are no late charges on children's books."
+    against "Children's books are charged 10p a day when they are returned late."), or None.
+    Every content word of the thing denied is one of the claim's (as words or by their stem:
+    "charges" is "charged"), and so is every content word of one member of what it is denied
+    for; the claim is not negated, does not deny by its words, and says nothing is free,
+    waived or exempt."""
+    if _denies(claim) or _NOTHING_OWED.search(claim):
+        return None
+    words = sorted(set(_stems(_POSSESSIVE.sub("", claim))))
+    for clause in _CLAUSE_CUT.split(sentence):
+        found = _NONE_FOR.search(clause)
+        if found is None:
+            continue
+        thing = set(_stems(found.group("thing")))
+        if not thing or len(_covered(thing, words)) < len(thing):
+            continue
+        for member in _members(found.group("scope")):
+            own = set(_stems(_POSSESSIVE.sub("", member)))  # "children's books": "children" too
+            if own and len(_covered(own, words)) == len(own):
+                return clause.strip(" ,.")
+    return None
+
+
 def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | None:
     """The first sentence of ``text`` its evidence denies (module doc), or None. A sentence with
     no matching evidence sentence is not read; one with a match is read against every evidence
@@ -261,7 +309,8 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
             continue
         for part in clauses:
             for _, sentence in sentences:
-                clause = denying_clause(part.strip(" ,.;"), sentence)
+                part = part.strip(" ,.;")
+                clause = denying_clause(part, sentence) or none_clause(part, sentence)
                 if clause is not None:
                     return PolarityConflict(claim, clause)
     return None

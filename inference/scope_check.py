@@ -16,11 +16,26 @@ alone. A sentence of the text drops a condition here when
   the same statement;
 - and the text gives no number of the bound itself.
 
+Two more restrictions of the quantified words are read the same way, on an evidence sentence
+sharing the statement's context:
+
+- an ordinal before the word (:data:`_ORDINAL`): "every replacement for a child's card is free"
+  against "The first replacement for a child's card is free." (the text not naming it);
+- names the evidence restricts the statement to with "only", after the preposition the text's
+  quantifier follows: "booked at all branches" against "booked at Central and Northgate only"
+  (or "only at Central and Northgate"; the text not naming them all).
+
+And a statement of no limit (:data:`_UNBOUNDED`: "with no upper limit", "unlimited") is
+contradicted by an evidence sentence on the same statement that sets one (:data:`_LIMIT`: "up to
+a maximum of £6 per item", "up to 15").
+
 The checker then scores the sentence at most
 :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`ScopeConflict.note`);
-the gate's fix (:func:`scope_fix`) writes the evidence's condition after the text's words:
-"all orders" -> "all orders over £20". The choices are measured on the training files only
-(``scripts/rule_firings.py``; docs/benchmarks.md, session 43).
+the gate's fix (:func:`scope_fix`) writes the evidence's condition after the text's words ("all
+orders" -> "all orders over £20"), or the evidence's words in place of the text's ("every
+replacement" -> "the first replacement", "all branches" -> "Central and Northgate", "with no
+upper limit" -> "up to a maximum of £6 per item"). The choices are measured on the training
+files only (``scripts/rule_firings.py``; docs/benchmarks.md, sessions 43 and 44).
 """
 
 from __future__ import annotations
@@ -52,11 +67,37 @@ _CONDITION = (
     r"[£$€]?\s?\d+(?:[.,]\d+)*(?:\s?(?:%|[A-Za-z]+\b))?"
 )
 _ALL = re.compile(r"\b(?:all|every|any|each)\s+", re.IGNORECASE)
+# "the first replacement", "your first two sessions": an ordinal before the word it restricts
+_ORDINAL = (
+    r"\b(?:the|your|its|their|our|a|his|her)\s+(?:first|second|third|initial|opening)"
+    r"(?:\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d+))?\s+"
+)
+# a statement of no limit: "with no upper limit", "without any cap", "unlimited"
+_UNBOUNDED = re.compile(
+    r"\b(?:(?:with\s+)?no\s+(?:upper\s+)?(?:limit|maximum|cap|ceiling)"
+    r"|without\s+(?:a|any)\s+(?:upper\s+)?(?:limit|maximum|cap|ceiling)|unlimited)\b",
+    re.IGNORECASE,
+)
+_AMOUNT = (
+    r"(?:[\u00a3$\u20ac]\s?)?\d+(?:[.,]\d+)*(?:p|%)?"
+    r"|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b"
+)
+# the limit an evidence sentence sets: "up to a maximum of £6 per item", "capped at 40"
+_LIMIT = re.compile(
+    rf"\b(?:(?:up\s+to\s+)?(?:a\s+)?(?:maximum|limit|cap)\s+of\s+(?:{_AMOUNT})"
+    rf"(?:\s+(?:per|a|an|each)\s+[a-z]+)?"
+    rf"|(?:capped\s+at|limited\s+to|no\s+more\s+than|up\s+to)\s+(?:{_AMOUNT}))",
+    re.IGNORECASE,
+)
+# a preposition right before the text's quantifier ("booked *at* all branches")
+_PREPOSITION = re.compile(r"\b(at|in|on|for|to|from|with|by)\s+$", re.IGNORECASE)
+# what a restriction by "only" names: up to six words, commas and "and"/"or" between them
+_NAMED = r"(?P<named>[\w'-]+(?:(?:\s*,\s*|\s+)[\w'-]+){0,5})"
 
 
 class ScopeConflict(NamedTuple):
     """The text's sentence, its quantified words and where they are in it, the evidence's
-    condition on them, and the evidence sentence."""
+    condition on them, the evidence sentence, and the words the fix writes in their place."""
 
     sentence: str
     written: str
@@ -64,9 +105,14 @@ class ScopeConflict(NamedTuple):
     end: int
     condition: str
     evidence: str
+    right: str
 
     def note(self) -> str:
         """What a verdict says of it."""
+        if _UNBOUNDED.fullmatch(self.written):
+            return (f"limit denied: the text says {self.written!r} where the evidence says "
+                    f"{self.condition!r} (\"{self.evidence}\"); P(supported) at most "
+                    f"{CONFLICT_SCORE}")  # fmt: skip
         return (f"condition dropped: the text says {self.written!r} where the evidence says "
                 f"only {self.condition!r} (\"{self.evidence}\"); P(supported) at most "
                 f"{CONFLICT_SCORE}")  # fmt: skip
@@ -89,6 +135,42 @@ def _condition_on(word: str, sentence: str) -> str | None:
     return found.group(1).strip()
 
 
+def _ordinal_on(word: str, sentence: str) -> str | None:
+    """The ordinal ``sentence`` restricts ``word`` by ("the first replacement" for
+    "replacement"), or None."""
+    found = re.search(rf"{_ORDINAL}{_forms(word)}\b", sentence, re.IGNORECASE)
+    return found.group().strip() if found else None
+
+
+def _only_at(preposition: str, sentence: str) -> tuple[str, str] | None:
+    """What ``sentence`` restricts by "only" after ``preposition`` ("at Central and Northgate
+    only", "only at Central and Northgate"): the phrase and the names in it, or None."""
+    for pattern in (rf"\b{preposition}\s+{_NAMED}\s+only\b",
+                    rf"\bonly\s+{preposition}\s+{_NAMED}(?=\s*[,.;]|\s*$)"):  # fmt: skip
+        found = re.search(pattern, sentence, re.IGNORECASE)
+        if found and not _ALL.match(found.group("named")):
+            return found.group().strip(), found.group("named")
+    return None
+
+
+def _restriction(
+    word: str, preposition: str, sentence: str
+) -> tuple[str, str, bool] | None:  # fmt: skip
+    """How ``sentence`` restricts the text's quantified ``word`` (module doc): the evidence's
+    words, the fix's, and whether the fix writes them after the text's words (a condition) or
+    in their place (an ordinal; names restricted by "only"). None where it does not."""
+    condition = _condition_on(word, sentence)
+    if condition is not None:
+        return condition, condition, True
+    ordinal = _ordinal_on(word, sentence)
+    if ordinal is not None and not _ALL.search(sentence):
+        return ordinal, ordinal[0].lower() + ordinal[1:], False
+    only = _only_at(preposition, sentence) if preposition else None
+    if only is not None:
+        return only[0], only[1], False
+    return None
+
+
 def _conflict_in(claim: str, sentences: Sequence[tuple[str, str]]) -> ScopeConflict | None:
     """The first quantified words of ``claim`` that an evidence sentence gives only under a
     condition (module doc), or None. ``sentences``: each evidence sentence with the one before
@@ -108,22 +190,35 @@ def _conflict_in(claim: str, sentences: Sequence[tuple[str, str]]) -> ScopeConfl
         if re.match(rf"\s*{_CONDITION}", claim[end:], re.IGNORECASE):
             continue  # the text's own condition: a bound the count rule and the model read
         context = content_words(" ".join(claim[: q.start()].split()[-CONTEXT:]))
+        at = _PREPOSITION.search(claim[: q.start()])
+        preposition = at.group(1).lower() if at else ""
         found = []
         for sentence, before in sentences:
             shared = len((content_words(sentence) | content_words(before)) & context)
             if negated(sentence) or shared < CONTEXT_SHARED:
                 continue
-            condition = _condition_on(word, sentence)
-            if condition is not None:
-                found.append((-shared, sentence, condition))
+            restriction = _restriction(word, preposition, sentence)
+            if restriction is not None:
+                found.append((-shared, sentence, restriction))
         if not found:
             continue
-        _, sentence, condition = min(found, key=lambda f: f[0])
-        numbers = re.findall(r"\d+(?:[.,]\d+)*", condition)
-        if any(re.search(rf"(?<![\d.]){re.escape(n)}(?!\d)", claim) for n in numbers):
+        _, sentence, (condition, right, after) = min(found, key=lambda f: f[0])
+        written = claim[q.start() : end]
+        if _given(condition, content_words(right) - content_words(written), claim):
             continue
-        return ScopeConflict(claim, claim[q.start() : end], q.start(), end, condition, sentence)
+        right = f"{written} {right}" if after else right
+        right = right[0].upper() + right[1:] if q.start() == 0 else right
+        return ScopeConflict(claim, written, q.start(), end, condition, sentence, right)
     return None
+
+
+def _given(condition: str, words: set[str], claim: str) -> bool:
+    """Whether ``claim`` gives the restriction itself: a number of ``condition``, or every one
+    of the fix's own ``words`` (the names restricted to; the ordinal)."""
+    numbers = re.findall(r"\d+(?:[.,]\d+)*", condition)
+    if any(re.search(rf"(?<![\d.]){re.escape(n)}(?!\d)", claim) for n in numbers):
+        return True
+    return not numbers and bool(words) and words <= content_words(claim)
 
 
 def _evidence_sentences(evidence: Sequence[str]) -> list[tuple[str, str]]:
@@ -135,6 +230,30 @@ def _evidence_sentences(evidence: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _limit_denied(claim: str, sentences: Sequence[tuple[str, str]]) -> ScopeConflict | None:
+    """The text's statement of no limit ("charged 25p a day with no upper limit") where an
+    evidence sentence on the same statement (:data:`CONTEXT_SHARED` content words of the
+    :data:`CONTEXT` before it) sets one ("up to a maximum of £6 per item"), or None. The fix
+    writes the evidence's limit in its place."""
+    found = _UNBOUNDED.search(claim)
+    if found is None or negated(claim):
+        return None
+    context = content_words(" ".join(claim[: found.start()].split()[-CONTEXT:]))
+    best: tuple[int, str, str] | None = None  # (shared words, sentence, its limit)
+    for sentence, before in sentences:
+        shared = len((content_words(sentence) | content_words(before)) & context)
+        limit = _LIMIT.search(sentence)
+        if limit is None or negated(sentence) or shared < CONTEXT_SHARED:
+            continue
+        if best is None or shared > best[0]:
+            best = (shared, sentence, limit.group())
+    if best is None:
+        return None
+    _, sentence, words = best
+    right = words[0].upper() + words[1:] if found.start() == 0 else words
+    return ScopeConflict(claim, found.group(), found.start(), found.end(), words, sentence, right)
+
+
 def scope_conflict(text: str, evidence: Sequence[str]) -> ScopeConflict | None:
     """The first sentence of ``text`` that states for all what the evidence gives only under a
     condition (module doc), or None."""
@@ -142,7 +261,7 @@ def scope_conflict(text: str, evidence: Sequence[str]) -> ScopeConflict | None:
     if not sentences:
         return None
     for claim in split_sentences(undo_ptb(text)):
-        found = _conflict_in(claim, sentences)
+        found = _conflict_in(claim, sentences) or _limit_denied(claim, sentences)
         if found is not None:
             return found
     return None
@@ -153,19 +272,21 @@ def scope_fix(
     subject: str = "",
 ) -> EditSpan | None:  # fmt: skip
     """``edit`` (a fix, deletion or flag, offsets in ``text``) as the fix of its sentence's
-    quantified words that the evidence gives only under a condition: the condition written
-    after them ("all orders" -> "all orders over £20"), typed ``entity``; None where there is
-    none or ``edit`` does not touch them. ``subject`` is not read: a condition is the page's,
+    quantified words that the evidence restricts, or its statement of no limit: the evidence's
+    condition written after them ("all orders" -> "all orders over £20"), or its words in their
+    place (module doc), typed ``entity``; None where there is none or ``edit`` does not touch
+    them. ``subject`` is not read: a condition is the page's,
     not a person's."""
     del subject
     a, b = sentence
-    found = _conflict_in(text[a:b], _evidence_sentences([str(p.get("text", "")) for p in passages]))
+    sentences = _evidence_sentences([str(p.get("text", "")) for p in passages])
+    found = _conflict_in(text[a:b], sentences) or _limit_denied(text[a:b], sentences)
     if found is None:
         return None
     start, end = a + found.start, a + found.end
     if edit["end"] <= start or end <= edit["start"]:
         return None
     fixed: EditSpan = {**edit, "type": "entity", "start": start, "end": end,
-                       "wrong": text[start:end], "right": f"{text[start:end]} {found.condition}"}  # fmt: skip
+                       "wrong": text[start:end], "right": found.right}  # fmt: skip
     fixed.pop("flagged", None)
     return fixed

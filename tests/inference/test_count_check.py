@@ -105,3 +105,38 @@ def test_twice_and_thrice_count_times_and_twice_as_many_counts_none() -> None:
     # a multiplier is not a count of times
     assert count_conflict("The new hall is twice as large as the old one.",
                           ["The new hall is three times as large as the old one."]) is None  # fmt: skip
+
+
+def test_a_number_given_only_as_a_count_of_another_thing_does_not_keep_the_rule_out() -> None:
+    """The passage's "three weeks" is not the text's "three times": the rule reads the text's
+    number as given only where the passage counts the same thing with it, or nothing it reads."""
+    borrowing = ("Books are lent for three weeks, and DVDs for one week. You can renew an item "
+                 "twice online or by phone, unless another member has reserved it.")  # fmt: skip
+    found = count_conflict("You can renew an item three times online or by phone.", [borrowing])
+    assert found is not None and found.evidence_numbers == ("twice",)
+    # the same thing counted with it, or the number counting nothing, keeps the rule out
+    assert count_conflict("You can renew an item three times online or by phone.",
+                          [borrowing + " DVDs can be renewed three times."]) is None  # fmt: skip
+    assert count_conflict("You can renew an item three times online or by phone.",
+                          [borrowing + " Members have renewed 3 of them."]) is None  # fmt: skip
+    # a currency or a percentage is no thing of its own: "£3" and "3%" give 3
+    fund = "The fund paid 4 grants this year."
+    assert count_conflict("The fund paid 3 grants.", [fund]) is not None
+    assert count_conflict("The fund paid 3 grants.", [fund + " Each was worth £3."]) is None
+    assert count_conflict("The fund paid 3 grants.", [fund + " Costs rose 3 percent."]) is None
+
+
+def test_a_limit_is_contradicted_by_the_same_limit_on_another_number() -> None:
+    refunds = ["Refunds are issued to the original payment method within 5 business days after "
+               "the returned item is received."]  # fmt: skip
+    found = count_conflict("Refunds are issued within 10 business days.", refunds)
+    assert found is not None and (found.written, found.evidence_numbers) == ("10", ("5",))
+    assert counts("Adults can borrow up to 15 items.")[0].limit == "up to"
+    assert count_conflict("Adults can borrow up to 20 items at a time.",
+                          ["Adults can borrow up to 15 items at a time."]) is not None  # fmt: skip
+    # a limit against an exact number, or another limit, is left to the model
+    assert count_conflict("Refunds are issued in 10 business days.", refunds) is None
+    assert count_conflict("Adults can borrow up to 20 items at a time.",
+                          ["Adults can borrow 15 items at a time."]) is None  # fmt: skip
+    assert count_conflict("Adults can borrow at least 20 items at a time.",
+                          ["Adults can borrow up to 15 items at a time."]) is None  # fmt: skip

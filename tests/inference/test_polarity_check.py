@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from favakit.inference.polarity_check import denying_clause, polarity_conflict
+from favakit.inference.polarity_check import denying_clause, none_clause, polarity_conflict
 
 WARRANTY = (
     "All furniture comes with a two-year warranty against manufacturing defects. The warranty "
@@ -85,3 +85,23 @@ def test_a_denial_covers_the_text_s_restriction_and_each_member_of_its_list() ->
     assert found is not None and found.clause.startswith("We do not deliver to Northern Ireland")
     assert polarity_conflict("We deliver to England, Scotland and Wales, but not to the Channel "
                              "Islands.", [delivery]) is None  # fmt: skip
+
+
+FINES = ("Adult books returned late are charged 25p a day. There are no late charges on "
+         "children's books or on items borrowed with a Silver card.")  # fmt: skip
+
+
+def test_a_thing_the_evidence_says_there_is_none_of_is_denied() -> None:
+    found = polarity_conflict("Children's books are charged 10p a day when they are returned late.",
+                              [FINES])  # fmt: skip
+    assert found is not None
+    assert found.clause == ("There are no late charges on children's books or on items borrowed "
+                            "with a Silver card")  # fmt: skip
+    # each member of what it is denied for
+    assert none_clause("Items borrowed with a Silver card are charged late fees.", FINES)
+    # another member, a claim that says it is free, or a thing the claim does not name
+    assert none_clause("Adult books are charged 25p a day when returned late.", FINES) is None
+    assert none_clause("Children's books are free of late charges.", FINES) is None
+    assert none_clause("Children's books can be borrowed for three weeks.", FINES) is None
+    assert none_clause("He had two children with his second wife.",
+                       "He had no children with his first wife.") is None  # fmt: skip

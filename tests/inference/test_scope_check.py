@@ -50,3 +50,64 @@ def test_the_fix_writes_the_evidence_s_condition_after_the_text_s_words() -> Non
     # an edit elsewhere in the sentence is not this fix
     elsewhere: EditSpan = {**flag, "start": 23, "end": 25, "wrong": "It", "right": "It"}
     assert scope_fix(elsewhere, text, sentence, [{"text": p} for p in PAGES]) is None
+
+
+LIBRARY = [
+    "Meeting rooms can be booked at Central and Northgate only, for £15 an hour; community groups "
+    "pay half price.",
+    "A replacement card costs £2.50. The first replacement for a child's card is free.",
+    "Adult books returned late are charged 25p a day, up to a maximum of £6 per item.",
+    "Adults can borrow up to 15 items at a time.",
+]
+
+
+def test_all_against_names_the_evidence_restricts_to_with_only() -> None:
+    text = "Meeting rooms can be booked at all branches for £15 an hour."
+    found = scope_conflict(text, LIBRARY)
+    assert found is not None
+    assert (found.written, found.condition, found.right) == (
+        "all branches", "at Central and Northgate only", "Central and Northgate")  # fmt: skip
+    # "only" before the preposition reads the same
+    assert scope_conflict(text, ["Meeting rooms can be booked only at Central and Northgate."])
+    # the names given, another preposition, or no shared statement: left to the model
+    assert scope_conflict("Meeting rooms can be booked at Central and Northgate for £15 an hour.",
+                          LIBRARY) is None  # fmt: skip
+    assert scope_conflict("Meeting rooms can be booked for all groups.", LIBRARY) is None
+    assert scope_conflict("All branches offer free Wi-Fi.", LIBRARY) is None
+
+
+def test_every_against_the_first_the_evidence_names() -> None:
+    text = "A replacement card costs £2.50, and every replacement for a child's card is free."
+    found = scope_conflict(text, LIBRARY)
+    assert found is not None
+    assert (found.written, found.right) == ("every replacement", "the first replacement")
+    assert scope_conflict(text.replace("every", "the first"), LIBRARY) is None
+
+
+def test_no_limit_against_the_limit_the_evidence_sets() -> None:
+    found = scope_conflict("Late adult books are charged 25p a day with no upper limit.", LIBRARY)
+    assert found is not None
+    assert (found.written, found.right) == ("with no upper limit", "up to a maximum of £6 per item")
+    assert found.note().startswith("limit denied: the text says 'with no upper limit' where the "
+                                   "evidence says 'up to a maximum of £6 per item'")  # fmt: skip
+    found = scope_conflict("Adults can borrow unlimited items at a time.", LIBRARY)
+    assert found is not None and (found.written, found.right) == ("unlimited", "up to 15")
+    # a limit on another statement, or none in the evidence
+    assert scope_conflict("Wi-Fi is free with no upper limit.", LIBRARY) is None
+    assert scope_conflict("Adults can borrow unlimited items.",
+                          ["Adults can borrow items at any branch."]) is None  # fmt: skip
+
+
+def test_the_fix_writes_the_evidence_s_words_in_place_of_the_text_s() -> None:
+    text = "Meeting rooms can be booked at all branches for £15 an hour."
+    at = text.index("all branches")
+    flag: EditSpan = {"type": "relation", "start": at, "end": at + 12, "wrong": "all branches",
+                      "right": "all branches", "flagged": True}  # fmt: skip
+    fixed = scope_fix(flag, text, (0, len(text)), [{"text": p} for p in LIBRARY])
+    assert fixed is not None and "flagged" not in fixed
+    assert (fixed["wrong"], fixed["right"]) == ("all branches", "Central and Northgate")
+    text = "Late adult books are charged 25p a day with no upper limit."
+    at = text.index("with")
+    flag = {**flag, "start": at, "end": len(text) - 1, "wrong": text[at:-1], "right": ""}
+    fixed = scope_fix(flag, text, (0, len(text)), [{"text": p} for p in LIBRARY])
+    assert fixed is not None and fixed["right"] == "up to a maximum of £6 per item"
