@@ -111,11 +111,12 @@ def leading_name(text: str) -> str:
 
 
 # capitalised words that open a sentence without naming anyone ("Both Leonardo and Galileo
-# ...", "Some of his films ...", "When ..."); function words (STOPWORDS) too
+# ...", "Some of his films ...", "When ...", "You can return ..."); function words (STOPWORDS) too
 _OPENERS = frozenset({
     "both", "some", "many", "most", "several", "all", "each", "every", "few", "when", "where",
     "what", "why", "how", "who", "which", "while", "although", "though", "today", "yesterday",
     "during", "since", "because", "if", "however", "there", "here", "then", "thus", "yes",
+    "you", "your", "we", "our", "i", "my", "us",
 })  # fmt: skip
 
 

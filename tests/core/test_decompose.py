@@ -62,6 +62,9 @@ def test_a_text_s_leading_name_and_pronouns_resolved_to_it() -> None:
     assert leading_name("The Eiffel Tower is in Paris.") == "Eiffel Tower"
     assert leading_name("Ludwig van Beethoven was born in Bonn.") == "Ludwig van Beethoven"
     assert leading_name("He was born in Ulm.") == "" and leading_name("In 1905 he wrote.") == ""
+    # an answer to a user names no one: "You" and "We" are not its subject
+    assert leading_name("You can return most items within 30 days.") == ""
+    assert leading_name("We deliver to England and Wales.") == ""
     assert (
         resolve_pronouns("She won the prize with her husband.", "Marie Curie")
         == "Marie Curie won the prize with Marie Curie's husband."
