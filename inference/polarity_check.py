@@ -39,7 +39,9 @@ A denial by "no" (:func:`none_clause`) is read as well: "There are no late charg
 books or on items borrowed with a Silver card." denies "Children's books are charged 10p a day
 when they are returned late.", whose words name the thing denied ("late charges") and one member
 of what it is denied for ("children's books"), whatever else they say of it; a text that says
-something is free, waived or exempt is the model's to read.
+something is free, waived or exempt is the model's to read. So is a day a page says closed
+(:func:`closed_clause`): "Millbrook is ... also open on Sundays." against the opening-hours
+table's row "Branch: Millbrook; ...; Sunday: closed" or "Millbrook is closed on Sundays.".
 
 A sentence that is negated in one clause is read for its others: "We deliver to ... Northern
 Ireland, but not to the Channel Islands." for its first. Auxiliaries ("can", "does") are not
@@ -67,6 +69,7 @@ __all__ = [
     "MISSING",
     "SHARED",
     "PolarityConflict",
+    "closed_clause",
     "denying_clause",
     "none_clause",
     "polarity_conflict",
@@ -104,6 +107,18 @@ _NONE_FOR = re.compile(
 )
 _MEMBER_CUT = re.compile(r"\s*,\s*|\s+(?:or|and|nor)\s+(?:(?:on|for|to|in|at|from)\s+)?")
 _POSSESSIVE = re.compile(r"'s\b")
+# opening hours: a claim that says open on a day, an evidence that says closed on it
+_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+         "weekday", "weekend")  # fmt: skip
+_DAY_WORD = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?|weekdays?|weekends?"
+_DAY = re.compile(rf"\b(?:{_DAY_WORD})\b", re.IGNORECASE)
+_OPEN = re.compile(r"\bopens?\b", re.IGNORECASE)
+_NAME = re.compile(r"\b[A-Z][a-z]+\b")
+_CLOSED_ON = re.compile(
+    rf"\bclosed\s+(?:on|at)\s+(?:all\s+)?(?P<day>{_DAY_WORD})\b"
+    rf"|\b(?P<row>{_DAY_WORD})\s*:\s*closed\b",
+    re.IGNORECASE,
+)
 # a claim that something is owed by none: "free of late charges", "fees are waived"
 _NOTHING_OWED = re.compile(r"\b(?:free|waive[sd]?|exempt)\b", re.IGNORECASE)
 # a comma list: "A, B, C and D" (the first coordinate's start is found by _list_coordinates)
@@ -293,6 +308,26 @@ def none_clause(claim: str, sentence: str) -> str | None:
     return None
 
 
+def closed_clause(claim: str, sentence: str) -> str | None:
+    """The evidence ``sentence`` where it says closed what ``claim`` says is open on a day
+    ("Millbrook is also open on Sundays." against "Millbrook is closed on Sundays." or a table's
+    row "Branch: Millbrook; ...; Sunday: closed"): the claim's first name (a capitalised word,
+    not a day's nor a function word: what it says is open) is in the sentence, and the sentence says closed on a day the claim says it
+    is open; else None."""
+    if _denies(claim) or not _OPEN.search(claim):
+        return None
+    days = {d.lower().rstrip("s") for d in _DAY.findall(claim)}
+    names = [w for w in _NAME.findall(claim)
+             if w.lower() not in STOPWORDS and w.lower().rstrip("s") not in _DAYS]  # fmt: skip
+    if not days or not names or not re.search(rf"\b{names[0]}\b", sentence):
+        return None
+    for found in _CLOSED_ON.finditer(sentence):
+        said = (found.group("day") or found.group("row") or "").lower().rstrip("s")
+        if said in days:
+            return sentence.strip(" ,.")
+    return None
+
+
 def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | None:
     """The first sentence of ``text`` its evidence denies (module doc), or None. A sentence with
     no matching evidence sentence is not read; one with a match is read against every evidence
@@ -310,7 +345,8 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
         for part in clauses:
             for _, sentence in sentences:
                 part = part.strip(" ,.;")
-                clause = denying_clause(part, sentence) or none_clause(part, sentence)
+                clause = (denying_clause(part, sentence) or none_clause(part, sentence)
+                          or closed_clause(part, sentence))  # fmt: skip
                 if clause is not None:
                     return PolarityConflict(claim, clause)
     return None

@@ -1,6 +1,11 @@
 from __future__ import annotations
 
-from favakit.inference.polarity_check import denying_clause, none_clause, polarity_conflict
+from favakit.inference.polarity_check import (
+    closed_clause,
+    denying_clause,
+    none_clause,
+    polarity_conflict,
+)
 
 WARRANTY = (
     "All furniture comes with a two-year warranty against manufacturing defects. The warranty "
@@ -105,3 +110,22 @@ def test_a_thing_the_evidence_says_there_is_none_of_is_denied() -> None:
     assert none_clause("Children's books can be borrowed for three weeks.", FINES) is None
     assert none_clause("He had two children with his second wife.",
                        "He had no children with his first wife.") is None  # fmt: skip
+
+
+HOURS = [
+    "Branch: Central; Weekdays: 9am to 8pm; Sunday: 11am to 4pm. Branch: Millbrook; Weekdays: "
+    "1pm to 6pm; Saturday: 10am to 1pm; Sunday: closed. Millbrook is closed on Wednesdays."
+]
+
+
+def test_open_on_a_day_the_evidence_says_closed_is_denied() -> None:
+    found = polarity_conflict(
+        "Millbrook is open from 1pm to 6pm on weekdays, and it is also open on Sundays.", HOURS
+    )
+    assert found is not None and found.clause.endswith("Sunday: closed")
+    assert closed_clause("Millbrook is open on Wednesdays.", HOURS[0]) is not None
+    # a day it is open, another branch's row, a text that says closed: left to the model
+    assert closed_clause("Millbrook is open on Saturdays from 10am to 1pm.", HOURS[0]) is None
+    assert closed_clause("Central is open on Sundays from 11am.",
+                         "Branch: Millbrook; Sunday: closed.") is None  # fmt: skip
+    assert closed_clause("Millbrook is not open on Sundays.", HOURS[0]) is None
