@@ -312,8 +312,8 @@ def closed_clause(claim: str, sentence: str) -> str | None:
     """The evidence ``sentence`` where it says closed what ``claim`` says is open on a day
     ("Millbrook is also open on Sundays." against "Millbrook is closed on Sundays." or a table's
     row "Branch: Millbrook; ...; Sunday: closed"): the claim's first name (a capitalised word,
-    not a day's nor a function word: what it says is open) is in the sentence, and the sentence says closed on a day the claim says it
-    is open; else None."""
+    not a day's nor a function word: what it says is open) is in the sentence, and the sentence
+    says closed on a day the claim says it is open; else None."""
     if _denies(claim) or not _OPEN.search(claim):
         return None
     days = {d.lower().rstrip("s") for d in _DAY.findall(claim)}
@@ -342,9 +342,8 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
             continue
         if matching_sentence(claim, sentences) is None:
             continue
-        for part in clauses:
+        for part in (c.strip(" ,.;") for c in clauses):
             for _, sentence in sentences:
-                part = part.strip(" ,.;")
                 clause = (denying_clause(part, sentence) or none_clause(part, sentence)
                           or closed_clause(part, sentence))  # fmt: skip
                 if clause is not None:

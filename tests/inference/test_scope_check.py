@@ -87,7 +87,8 @@ def test_every_against_the_first_the_evidence_names() -> None:
 def test_no_limit_against_the_limit_the_evidence_sets() -> None:
     found = scope_conflict("Late adult books are charged 25p a day with no upper limit.", LIBRARY)
     assert found is not None
-    assert (found.written, found.right) == ("with no upper limit", "up to a maximum of £6 per item")
+    assert found.written == "with no upper limit"
+    assert found.right == "up to a maximum of £6 per item"
     assert found.note().startswith("limit denied: the text says 'with no upper limit' where the "
                                    "evidence says 'up to a maximum of £6 per item'")  # fmt: skip
     found = scope_conflict("Adults can borrow unlimited items at a time.", LIBRARY)
