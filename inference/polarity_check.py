@@ -41,7 +41,9 @@ when they are returned late.", whose words name the thing denied ("late charges"
 of what it is denied for ("children's books"), whatever else they say of it; a text that says
 something is free, waived or exempt is the model's to read. So is a day a page says closed
 (:func:`closed_clause`): "Millbrook is ... also open on Sundays." against the opening-hours
-table's row "Branch: Millbrook; ...; Sunday: closed" or "Millbrook is closed on Sundays.".
+table's row "Branch: Millbrook; ...; Sunday: closed" or "Millbrook is closed on Sundays.". And an
+exception the evidence refuses (:func:`exception_clause`): "you are charged £4, unless you have
+full membership" against "you are charged £4, even with full membership".
 
 A sentence that is negated in one clause is read for its others: "We deliver to ... Northern
 Ireland, but not to the Channel Islands." for its first. Auxiliaries ("can", "does") are not
@@ -71,6 +73,7 @@ __all__ = [
     "PolarityConflict",
     "closed_clause",
     "denying_clause",
+    "exception_clause",
     "none_clause",
     "polarity_conflict",
 ]
@@ -119,6 +122,12 @@ _CLOSED_ON = re.compile(
     rf"|\b(?P<row>{_DAY_WORD})\s*:\s*closed\b",
     re.IGNORECASE,
 )
+_PERSONS = frozenset(["you", "your", "we", "our", "they", "their", "them", "us", "me", "my"])
+# an exception a claim makes, and an evidence's "even" that holds to the statement there
+_EXCEPT = re.compile(r"\b(?:unless|except(?:\s+(?:for|with|if|when))?)\s+(?P<phrase>[^,.;]+)",
+                     re.IGNORECASE)  # fmt: skip
+_EVEN = re.compile(r"\beven\s+(?:with|if|for|when|though|on)\s+(?P<phrase>[^,.;]+)",
+                   re.IGNORECASE)  # fmt: skip
 # a claim that something is owed by none: "free of late charges", "fees are waived"
 _NOTHING_OWED = re.compile(r"\b(?:free|waive[sd]?|exempt)\b", re.IGNORECASE)
 # a comma list: "A, B, C and D" (the first coordinate's start is found by _list_coordinates)
@@ -328,6 +337,26 @@ def closed_clause(claim: str, sentence: str) -> str | None:
     return None
 
 
+def exception_clause(claim: str, sentence: str) -> str | None:
+    """The evidence ``sentence`` where it holds to a statement "even with" what ``claim``
+    excepts from it ("..., you are charged £4, unless you have full membership." against "...,
+    you are charged £4, even with full membership."): every content word of the claim's
+    exception is one of the evidence's "even" phrase, and the two share :data:`SHARED` content
+    words besides; else None."""
+    excepted = _EXCEPT.search(claim)
+    held = _EVEN.search(sentence)
+    if excepted is None or held is None or _denies(claim):
+        return None
+    theirs = _stems(held.group("phrase"))
+    mine = set(_stems(excepted.group("phrase"))) - _PERSONS  # "unless *you* have ..."
+    if not mine or _covered(mine, theirs) != mine:
+        return None
+    rest = set(_stems(claim[: excepted.start()] + claim[excepted.end() :]))
+    if len(_covered(rest, _stems(sentence[: held.start()] + sentence[held.end() :]))) < SHARED:
+        return None
+    return sentence.strip(" ,.")
+
+
 def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | None:
     """The first sentence of ``text`` its evidence denies (module doc), or None. A sentence with
     no matching evidence sentence is not read; one with a match is read against every evidence
@@ -345,7 +374,8 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
         for part in (c.strip(" ,.;") for c in clauses):
             for _, sentence in sentences:
                 clause = (denying_clause(part, sentence) or none_clause(part, sentence)
-                          or closed_clause(part, sentence))  # fmt: skip
+                          or closed_clause(part, sentence)
+                          or exception_clause(part, sentence))  # fmt: skip
                 if clause is not None:
                     return PolarityConflict(claim, clause)
     return None

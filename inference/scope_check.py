@@ -23,7 +23,9 @@ sharing the statement's context:
   against "The first replacement for a child's card is free." (the text not naming it);
 - names the evidence restricts the statement to with "only", after the preposition the text's
   quantifier follows: "booked at all branches" against "booked at Central and Northgate only"
-  (or "only at Central and Northgate"; the text not naming them all).
+  (or "only at Central and Northgate"; the text not naming them all);
+- an age limit on "all ages" (:data:`_AGES`): "open to members of all ages" against "for members
+  aged 18 and over".
 
 And a statement of no limit (:data:`_UNBOUNDED`: "with no upper limit", "unlimited") is
 contradicted by an evidence sentence on the same statement that sets one (:data:`_LIMIT`: "up to
@@ -33,8 +35,8 @@ The checker then scores the sentence at most
 :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`ScopeConflict.note`);
 the gate's fix (:func:`scope_fix`) writes the evidence's condition after the text's words ("all
 orders" -> "all orders over £20"), or the evidence's words in place of the text's ("every
-replacement" -> "the first replacement", "all branches" -> "Central and Northgate", "with no
-upper limit" -> "up to a maximum of £6 per item"). The choices are measured on the training
+replacement" -> "the first replacement", "all branches" -> "Central and Northgate", "of all
+ages" -> "aged 18 and over", "with no upper limit" -> "up to a maximum of £6 per item"). The choices are measured on the training
 files only (``scripts/rule_firings.py``; docs/benchmarks.md, sessions 43 and 44).
 """
 
@@ -87,6 +89,12 @@ _LIMIT = re.compile(
     rf"\b(?:(?:up\s+to\s+)?(?:a\s+)?(?:maximum|limit|cap)\s+of\s+(?:{_AMOUNT})"
     rf"(?:\s+(?:per|a|an|each)\s+[a-z]+)?"
     rf"|(?:capped\s+at|limited\s+to|no\s+more\s+than|up\s+to)\s+(?:{_AMOUNT}))",
+    re.IGNORECASE,
+)
+# an age limit: "aged 18 and over", "aged under 16", "over-65s" is not read
+_AGES = re.compile(
+    r"\baged\s+(?:\d+\s*(?:and|or)\s+(?:over|above|older|under|below|younger)"
+    r"|(?:over|under|between)\s+\d+(?:\s+and\s+\d+)?|\d+\s*(?:to|-)\s*\d+)\b",
     re.IGNORECASE,
 )
 # a preposition right before the text's quantifier ("booked *at* all branches")
@@ -168,6 +176,9 @@ def _restriction(
     only = _only_at(preposition, sentence) if preposition else None
     if only is not None:
         return only[0], only[1], False
+    ages = _AGES.search(sentence) if word.lower() in ("age", "ages") else None
+    if ages is not None:
+        return ages.group(), ages.group(), False
     return None
 
 
@@ -203,12 +214,15 @@ def _conflict_in(claim: str, sentences: Sequence[tuple[str, str]]) -> ScopeConfl
         if not found:
             continue
         _, sentence, (condition, right, after) = min(found, key=lambda f: f[0])
-        written = claim[q.start() : end]
+        start = q.start()
+        if not after and word.lower().startswith("age") and claim[:start].endswith(" of "):
+            start -= 3  # "members of all ages" -> "members aged 18 and over"
+        written = claim[start:end]
         if _given(condition, content_words(right) - content_words(written), claim):
             continue
         right = f"{written} {right}" if after else right
-        right = right[0].upper() + right[1:] if q.start() == 0 else right
-        return ScopeConflict(claim, written, q.start(), end, condition, sentence, right)
+        right = right[0].upper() + right[1:] if start == 0 else right
+        return ScopeConflict(claim, written, start, end, condition, sentence, right)
     return None
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 from favakit.inference.polarity_check import (
     closed_clause,
     denying_clause,
+    exception_clause,
     none_clause,
     polarity_conflict,
 )
@@ -129,3 +130,15 @@ def test_open_on_a_day_the_evidence_says_closed_is_denied() -> None:
     assert closed_clause("Central is open on Sundays from 11am.",
                          "Branch: Millbrook; Sunday: closed.") is None  # fmt: skip
     assert closed_clause("Millbrook is not open on Sundays.", HOURS[0]) is None
+
+
+def test_an_exception_the_evidence_refuses_with_even_is_denied() -> None:
+    page = ("If you cancel less than two hours before a class, you are charged £4, even with full "
+            "membership.")  # fmt: skip
+    text = ("If you cancel a class less than two hours before it starts, you are charged £4, "
+            "unless you have full membership.")  # fmt: skip
+    found = polarity_conflict(text, [page])
+    assert found is not None and found.clause.endswith("even with full membership")
+    # another exception, or an "even" about another statement
+    assert exception_clause(text.replace("full membership", "a student card"), page) is None
+    assert exception_clause("Parking is free unless you have full membership.", page) is None

@@ -112,3 +112,15 @@ def test_the_fix_writes_the_evidence_s_words_in_place_of_the_text_s() -> None:
     flag = {**flag, "start": at, "end": len(text) - 1, "wrong": text[at:-1], "right": ""}
     fixed = scope_fix(flag, text, (0, len(text)), [{"text": p} for p in LIBRARY])
     assert fixed is not None and fixed["right"] == "up to a maximum of £6 per item"
+
+
+def test_all_ages_against_the_age_limit_the_evidence_sets() -> None:
+    pages = ["The sauna and steam room are for members aged 18 and over."]
+    text = "The sauna and steam room are open to members of all ages."
+    found = scope_conflict(text, pages)
+    assert found is not None
+    assert (found.written, found.right) == ("of all ages", "aged 18 and over")
+    assert text[found.start : found.end] == "of all ages"
+    # the limit given, or a limit on another statement
+    assert scope_conflict("The sauna is open to members aged 18 and over.", pages) is None
+    assert scope_conflict("Swimming lessons are for all ages.", pages) is None
