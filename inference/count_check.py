@@ -7,7 +7,7 @@ text is contradicted here when a number it gives (digits, words or an ordinal; n
 bound such as "more than 20", or in a negated sentence) counts a word ("23 *players*", "16th
 *president*"), the evidence sentence sharing the most of its content words (at least half, and
 two) gives another number of the same kind counting the same word, and the passage holding that
-sentence never gives the text's number in any form (:func:`gives`: save as a count of another
+sentence never gives the text's number in any form (:func:`_gives`: save as a count of another
 thing, "three *weeks*" for "renew it three *times*"). A limit a rule sets (:data:`LIMITS`: "up
 to 15 items", "within 5 business days") is a count of its own kind: the same limit on another
 number contradicts it, an exact number does not. A summary's sentence draws on several
@@ -46,8 +46,6 @@ __all__ = [
     "CountConflict",
     "count_conflict",
     "counts",
-    "given_values",
-    "gives",
     "rounds_to",
     "values_in",
 ]
@@ -163,7 +161,7 @@ def values_in(text: str) -> set[Decimal]:
     return {n[2] for n in _numbers(text)}
 
 
-def given_values(text: str) -> list[tuple[Decimal, str]]:
+def _given_values(text: str) -> list[tuple[Decimal, str]]:
     """Every number ``text`` gives, in any form, with the word it counts ("" where it counts
     none :func:`counts` reads: a year, a bound, a number in a negated sentence)."""
     found = []
@@ -182,8 +180,8 @@ def _counts_other(theirs: str, mine: str) -> bool:
             and not {theirs, mine} & _NOT_UNITS)  # fmt: skip
 
 
-def gives(given: Sequence[tuple[Decimal, str]], count: Count) -> bool:
-    """Whether ``given`` (:func:`given_values`) holds ``count``'s value, counting its word or
+def _gives(given: Sequence[tuple[Decimal, str]], count: Count) -> bool:
+    """Whether ``given`` (:func:`_given_values`) holds ``count``'s value, counting its word or
     nothing :func:`counts` reads: the passage gives the text's number, and the rule keeps out.
     A passage that gives it only as a count of something else ("three weeks" for "renew it three
     times") does not."""
@@ -248,7 +246,7 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
         found = _sentence_match(claim, mine, claim_values, passages, sentences, given)
         if found is None:
             if everywhere is None:
-                everywhere = [g for p in passages for g in given_values(p)]
+                everywhere = [g for p in passages for g in _given_values(p)]
             found = _local_match(claim, mine, claim_values, everywhere, sentences)
         if found is not None:
             return found
@@ -275,11 +273,11 @@ def _sentence_match(
         return None
     at, best = match
     if at not in given:
-        given[at] = given_values(passages[at])
+        given[at] = _given_values(passages[at])
     theirs = counts(best)
     for count in mine:
         others = _others(theirs, count, claim_values)
-        if others and not gives(given[at], count):
+        if others and not _gives(given[at], count):
             return CountConflict(count.written, count.word,
                                  tuple(dict.fromkeys(c.written for c in others)), best)  # fmt: skip
     return None
@@ -303,7 +301,7 @@ def _local_match(
     gives in any form."""
     theirs: list[list[Count]] = []  # each evidence sentence's counts, read on first need
     for count in mine:
-        if gives(everywhere, count):
+        if _gives(everywhere, count):
             continue
         near = _around(claim, count)
         theirs = theirs or [counts(sentence) for _, sentence in sentences]

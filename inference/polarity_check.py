@@ -111,8 +111,6 @@ _NONE_FOR = re.compile(
 _MEMBER_CUT = re.compile(r"\s*,\s*|\s+(?:or|and|nor)\s+(?:(?:on|for|to|in|at|from)\s+)?")
 _POSSESSIVE = re.compile(r"'s\b")
 # opening hours: a claim that says open on a day, an evidence that says closed on it
-_DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
-         "weekday", "weekend")  # fmt: skip
 _DAY_WORD = r"(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?|weekdays?|weekends?"
 _DAY = re.compile(rf"\b(?:{_DAY_WORD})\b", re.IGNORECASE)
 _OPEN = re.compile(r"\bopens?\b", re.IGNORECASE)
@@ -308,11 +306,11 @@ def none_clause(claim: str, sentence: str) -> str | None:
         if found is None:
             continue
         thing = set(_stems(found.group("thing")))
-        if not thing or len(_covered(thing, words)) < len(thing):
+        if not thing or _covered(thing, words) != thing:
             continue
         for member in _members(found.group("scope")):
             own = set(_stems(_POSSESSIVE.sub("", member)))  # "children's books": "children" too
-            if own and len(_covered(own, words)) == len(own):
+            if own and _covered(own, words) == own:
                 return clause.strip(" ,.")
     return None
 
@@ -327,7 +325,7 @@ def closed_clause(claim: str, sentence: str) -> str | None:
         return None
     days = {d.lower().rstrip("s") for d in _DAY.findall(claim)}
     names = [w for w in _NAME.findall(claim)
-             if w.lower() not in STOPWORDS and w.lower().rstrip("s") not in _DAYS]  # fmt: skip
+             if w.lower() not in STOPWORDS and not _DAY.fullmatch(w)]  # fmt: skip
     if not days or not names or not re.search(rf"\b{names[0]}\b", sentence):
         return None
     for found in _CLOSED_ON.finditer(sentence):

@@ -36,8 +36,9 @@ The checker then scores the sentence at most
 the gate's fix (:func:`scope_fix`) writes the evidence's condition after the text's words ("all
 orders" -> "all orders over £20"), or the evidence's words in place of the text's ("every
 replacement" -> "the first replacement", "all branches" -> "Central and Northgate", "of all
-ages" -> "aged 18 and over", "with no upper limit" -> "up to a maximum of £6 per item"). The choices are measured on the training
-files only (``scripts/rule_firings.py``; docs/benchmarks.md, sessions 43 and 44).
+ages" -> "aged 18 and over", "with no upper limit" -> "up to a maximum of £6 per item"). The
+choices are measured on the training files only (``scripts/rule_firings.py``;
+docs/benchmarks.md, sessions 43 and 44).
 """
 
 from __future__ import annotations
@@ -200,13 +201,13 @@ def _conflict_in(claim: str, sentences: Sequence[tuple[str, str]]) -> ScopeConfl
         end = q.start("words") + q.group("words").index(word) + len(word)
         if re.match(rf"\s*{_CONDITION}", claim[end:], re.IGNORECASE):
             continue  # the text's own condition: a bound the count rule and the model read
-        context = content_words(" ".join(claim[: q.start()].split()[-CONTEXT:]))
+        context = _context(claim, q.start())
         at = _PREPOSITION.search(claim[: q.start()])
         preposition = at.group(1).lower() if at else ""
         found = []
         for sentence, before in sentences:
-            shared = len((content_words(sentence) | content_words(before)) & context)
-            if negated(sentence) or shared < CONTEXT_SHARED:
+            shared = _shared(context, sentence, before)
+            if shared is None:
                 continue
             restriction = _restriction(word, preposition, sentence)
             if restriction is not None:
@@ -220,10 +221,27 @@ def _conflict_in(claim: str, sentences: Sequence[tuple[str, str]]) -> ScopeConfl
         written = claim[start:end]
         if _given(condition, content_words(right) - content_words(written), claim):
             continue
-        right = f"{written} {right}" if after else right
-        right = right[0].upper() + right[1:] if start == 0 else right
+        right = _opening(f"{written} {right}" if after else right, start)
         return ScopeConflict(claim, written, start, end, condition, sentence, right)
     return None
+
+
+def _context(claim: str, at: int) -> set[str]:
+    """The content words of the :data:`CONTEXT` words of ``claim`` before character ``at``: the
+    statement its quantifier or statement of no limit is on."""
+    return content_words(" ".join(claim[:at].split()[-CONTEXT:]))
+
+
+def _shared(context: set[str], sentence: str, before: str) -> int | None:
+    """How many words of ``context`` an evidence sentence (with the one ``before`` it) holds;
+    None where that is fewer than :data:`CONTEXT_SHARED` or the sentence is negated."""
+    shared = len((content_words(sentence) | content_words(before)) & context)
+    return None if shared < CONTEXT_SHARED or negated(sentence) else shared
+
+
+def _opening(words: str, at: int) -> str:
+    """``words`` capitalised where they open the sentence (``at`` 0)."""
+    return words[0].upper() + words[1:] if at == 0 else words
 
 
 def _given(condition: str, words: set[str], claim: str) -> bool:
@@ -252,20 +270,25 @@ def _limit_denied(claim: str, sentences: Sequence[tuple[str, str]]) -> ScopeConf
     found = _UNBOUNDED.search(claim)
     if found is None or negated(claim):
         return None
-    context = content_words(" ".join(claim[: found.start()].split()[-CONTEXT:]))
+    context = _context(claim, found.start())
     best: tuple[int, str, str] | None = None  # (shared words, sentence, its limit)
     for sentence, before in sentences:
-        shared = len((content_words(sentence) | content_words(before)) & context)
+        shared = _shared(context, sentence, before)
         limit = _LIMIT.search(sentence)
-        if limit is None or negated(sentence) or shared < CONTEXT_SHARED:
+        if shared is None or limit is None:
             continue
         if best is None or shared > best[0]:
             best = (shared, sentence, limit.group())
     if best is None:
         return None
     _, sentence, words = best
-    right = words[0].upper() + words[1:] if found.start() == 0 else words
-    return ScopeConflict(claim, found.group(), found.start(), found.end(), words, sentence, right)
+    return ScopeConflict(claim, found.group(), found.start(), found.end(), words, sentence,
+                         _opening(words, found.start()))  # fmt: skip
+
+
+def _sentence_conflict(claim: str, sentences: Sequence[tuple[str, str]]) -> ScopeConflict | None:
+    """:func:`_conflict_in` of a sentence of the text, else :func:`_limit_denied`."""
+    return _conflict_in(claim, sentences) or _limit_denied(claim, sentences)
 
 
 def scope_conflict(text: str, evidence: Sequence[str]) -> ScopeConflict | None:
@@ -275,7 +298,7 @@ def scope_conflict(text: str, evidence: Sequence[str]) -> ScopeConflict | None:
     if not sentences:
         return None
     for claim in split_sentences(undo_ptb(text)):
-        found = _conflict_in(claim, sentences) or _limit_denied(claim, sentences)
+        found = _sentence_conflict(claim, sentences)
         if found is not None:
             return found
     return None
@@ -289,12 +312,11 @@ def scope_fix(
     quantified words that the evidence restricts, or its statement of no limit: the evidence's
     condition written after them ("all orders" -> "all orders over £20"), or its words in their
     place (module doc), typed ``entity``; None where there is none or ``edit`` does not touch
-    them. ``subject`` is not read: a condition is the page's,
-    not a person's."""
+    them. ``subject`` is not read: a condition is the page's, not a person's."""
     del subject
     a, b = sentence
     sentences = _evidence_sentences([str(p.get("text", "")) for p in passages])
-    found = _conflict_in(text[a:b], sentences) or _limit_denied(text[a:b], sentences)
+    found = _sentence_conflict(text[a:b], sentences)
     if found is None:
         return None
     start, end = a + found.start, a + found.end
