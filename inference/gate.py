@@ -41,7 +41,10 @@ The rule, sentence by sentence:
   still finds it unsupported, its part up
   to the end of the last fix's clause is scored: if that part is supported the fixes stay and
   the rest of the sentence is flagged (at its words the evidence never uses, as above), else its
-  replacements become flags (no fix offered). A
+  replacements become flags (no fix offered). Where that part, as written, is supported as
+  well and scores no less than fixed, its fixes were not needed and go, after the flags at
+  words (:func:`~favakit.inference.gate_checks.drop_fixes_clauses_need_not`: "open from 1pm to
+  6pm on weekdays, | and it is also open on Sundays" keeps its "open"). A
   fix whose words the evidence holds can still answer another question ("born on December 18"
   -> "February" where the evidence's February 18 is the death date and no whole date aligns):
   it is not offered;
@@ -102,7 +105,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from favakit.contracts import EditInput, Editor, EditResult, Verifier, as_request
-from favakit.inference.gate_checks import check_edits, verify_deletions, verify_fixes
+from favakit.inference.gate_checks import (
+    check_edits,
+    drop_fixes_clauses_need_not,
+    verify_deletions,
+    verify_fixes,
+)
 from favakit.inference.gate_edits import (
     SentenceScorer,
     cite,
@@ -126,8 +134,8 @@ from favakit.inference.word_fix import word_fixes
 
 __all__ = [
     "FLAG_SPANS", "GateSettings", "GatedEditor", "JudgeScorer", "SentenceScorer", "check_edits",
-    "cite", "evidence_swap", "flag_words_beside", "gate_result", "grounded_fix", "marked_words",
-    "sentence_scores", "verify_deletions", "verify_fixes",
+    "cite", "drop_fixes_clauses_need_not", "evidence_swap", "flag_words_beside", "gate_result",
+    "grounded_fix", "marked_words", "sentence_scores", "verify_deletions", "verify_fixes",
 ]  # fmt: skip
 
 
@@ -227,6 +235,8 @@ class GatedEditor:
         if self.flags == "words":  # a result without evidence comes back as it is
             flagged = marks_in_flagged_sentences(self.checker, gated, marks)
             gated = [flags_at_words(r, m) for r, m in zip(gated, flagged, strict=True)]
+        if self.check_fixes:  # a fix its clause did not need, the error flagged after it
+            gated = drop_fixes_clauses_need_not(self.checker, gated, topics, self.fix_threshold)
         if self.check_fixes:  # a flagged word the evidence says otherwise around the same words
             gated = word_fixes(self.checker, gated, topics, self.fix_threshold)
         # the last steps: a flag in one statement of a sentence cites that statement's evidence,

@@ -1226,3 +1226,34 @@ def test_a_flag_in_a_sentence_the_evidence_denies_is_typed_contradictory() -> No
     judge.polarity_check = False  # type: ignore[attr-defined]
     [plain] = GatedEditor(_Retrieved([warranty]), judge, flags="sentences").edit_many([text])  # type: ignore[arg-type]
     assert [e["type"] for e in plain["edits"]] == ["unverifiable", "unverifiable"]
+
+
+def test_a_fix_in_a_clause_supported_as_written_is_dropped() -> None:
+    from favakit.inference.gate import drop_fixes_clauses_need_not
+
+    original = "Millbrook is open from 1pm to 6pm on weekdays, and it is also open on Sundays."
+    start, last = original.index("open"), original.rindex("open")
+    fix: EditSpan = {"type": "relation", "start": start, "end": start + 4, "wrong": "open",
+                     "right": "closed"}  # fmt: skip
+    flag: EditSpan = {"type": "contradictory", "start": last, "end": last + 4, "wrong": "open",
+                      "right": "open", "flagged": True}  # fmt: skip
+    evidence = [{"title": "branches", "text": "Millbrook: weekdays 1pm to 6pm; Sunday: closed."}]
+    result: EditResult = {"original": original, "corrected": "", "evidence": evidence,
+                          "edits": [fix, flag]}  # fmt: skip
+    clause = "Millbrook is open from 1pm to 6pm on weekdays"
+    fixed = clause.replace("open", "closed")
+    judge = _ByText({fixed: 0.6, clause: 0.8})
+    (checked,) = drop_fixes_clauses_need_not(judge, [result], [None], 0.5)
+    assert judge.asked == [fixed, clause]  # the fixed clause, then the clause as written
+    assert checked["edits"] == [flag]  # the error is in the rest, flagged where it was
+    assert checked["corrected"] == original
+    assert checked["warnings"] == ["1 fix(es) dropped: the checker finds their clause supported "
+                                   "as written; the rest of the sentence is flagged"]  # fmt: skip
+    # a clause that scores less as written than fixed, or is unsupported, keeps its fix
+    for scores in ({fixed: 0.8, clause: 0.6}, {fixed: 0.1, clause: 0.4}):
+        (kept,) = drop_fixes_clauses_need_not(_ByText(scores), [result], [None], 0.5)
+        assert kept is result
+    # without a flag after the fix's clause, nothing is asked
+    alone = _ByText({})
+    (same,) = drop_fixes_clauses_need_not(alone, [{**result, "edits": [fix]}], [None], 0.5)
+    assert same["edits"] == [fix] and alone.asked == []
