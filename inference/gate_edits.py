@@ -20,6 +20,7 @@ from favakit.inference.gate_words import (
     CLAUSE,
     WORD,
     checked_flags,
+    doubles_a_word,
     edits_by_sentence,
     function_words_only,
     narrowed_flag,
@@ -114,15 +115,30 @@ def named_articles(text: str, passages: Sequence[Mapping[str, Any]]) -> list[str
     and chemist", whose facts the checker would lend her; "Hampden County, Massachusetts" is not
     named by "Hampshire County"), else all of them (no article named, or passages without titles
     such as evidence given by hand)."""
-    named = _named_passages(shared_words(text), passages)
+    named = _named_passages(text, passages)
     return [str(p.get("text", "")) for n, p in enumerate(passages) if n in named or not named]
 
 
-def _named_passages(words: set[str], passages: Sequence[Mapping[str, Any]]) -> set[int]:
-    """The indexes of the passages whose title's name (:func:`_title_head`) is all in
-    ``words``."""
+def _named_passages(
+    text: str, passages: Sequence[Mapping[str, Any]], as_name: bool = False
+) -> set[int]:
+    """The indexes of the passages whose title's name (:func:`_title_head`) ``text`` gives:
+    each of its words is in ``text``; with ``as_name``, one at least written as a name
+    (:func:`_naming_words`; "Silene conoidea", "University of Kansas"), for a common word is
+    no name there: "unless you have full membership" does not name the page titled
+    "Membership" (nor "branches" a page named after its file)."""
+    words, naming = shared_words(text), _naming_words(text)
     return {n for n, p in enumerate(passages)
-            if (head := _title_head(str(p.get("title") or ""))) and head <= words}  # fmt: skip
+            if (head := _title_head(str(p.get("title") or ""))) and head <= words
+            and (head & naming or not as_name)}  # fmt: skip
+
+
+def _naming_words(text: str) -> set[str]:
+    """The words of ``text`` that can give a name, lower-cased as
+    :func:`~favakit.inference.checker.shared_words` reads them: those it writes capitalised, and
+    those with a digit."""
+    return {w.lower() for w in re.findall(r"\w+", text)
+            if len(w) > 2 and (w[0].isupper() or not w.isalpha())}  # fmt: skip
 
 
 def _title_head(title: str) -> set[str]:
@@ -146,7 +162,10 @@ def cite(
     Einstein's article, not Newton's "He was president of the Royal Society"), then of those in
     the articles ``context`` names (:func:`named_articles`' rule: "- Invented the steam engine."
     under "Key facts about Isaac Newton:" cites Newton's article, not Ada Lovelace's "notes on
-    the engine", where no sentence is about the name the text opens with), the one sharing
+    the engine", where no sentence is about the name the text opens with; a title's common
+    word names nothing here unless the text writes it as a name: "unless you have full
+    membership" cites the classes page's "even with full membership", not the Membership
+    page's "You can freeze your membership"), the one sharing
     the most content words with ``sentence``
     (:func:`~favakit.inference.checker.shared_words` less stopwords: "Hillary was from
     Australia" is about Hillary, not "from"); between equals, the one whose passage shares the
@@ -159,10 +178,9 @@ def cite(
     holds = _whole_words(fix) if fix.strip() else None
     words = shared_words(sentence)
     mine = words - STOPWORDS
-    in_context = shared_words(context)
-    around = in_context - STOPWORDS
+    around = shared_words(context) - STOPWORDS
     named = shared_words(leading_name(context) if subject is None else subject) - STOPWORDS
-    articles = _named_passages(in_context, passages)
+    articles = _named_passages(context, passages, as_name=True)
     best: tuple[tuple[bool, bool, bool, int, int, int], int, str] | None = None
     for n, passage in enumerate(passages):
         body = str(passage.get("text", ""))
@@ -444,8 +462,11 @@ def _statements_about_others(
     found = []
     for s, t in clause_spans(text[a:b])[1:]:
         name = leading_name(text[a + s : a + t])
-        words = shared_words(name)
-        if len(name.split()) >= 2 and not words & mine and _named_passages(words, passages):
+        if (
+            len(name.split()) >= 2
+            and not shared_words(name) & mine
+            and _named_passages(name, passages)
+        ):
             found.append((s, t, name))
     return found
 
@@ -556,6 +577,8 @@ def gate_result(
                 span = as_flag(span)  # narrowed at the end (gate_words.flags_at_words)
             elif splits_a_word(span, text):  # "the *seven*th" -> "sixth": "the sixthth"
                 span = as_flag(whole_words(span, text))
+            elif doubles_a_word(span, text):  # "the *developers'* test" -> "the test test"
+                span = as_flag(span)
             if passages:
                 dated = date_fix(span, text, sentences[n], passages, subject) or contradiction_fix(
                     span, text, sentences[n], passages, subject

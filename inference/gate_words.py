@@ -16,11 +16,11 @@ from favakit.text import STOPWORDS, list_marker_end, sentence_spans, states_noth
 
 __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "changed_words",
-    "checked_flags", "edits_by_sentence", "flag_clauses_at_words", "flag_sentences_at_words",
-    "flag_words_beside", "flagged_sentences", "flags_at_words", "function_words_only",
-    "marked_words", "marks_in_flagged_sentences", "narrowed_flag", "only_flagged", "sentence_of",
-    "sentences_replaced", "splits_a_word", "unsupported_flag", "unsupported_words",
-    "whole_words", "without_layout",
+    "checked_flags", "doubles_a_word", "edits_by_sentence", "flag_clauses_at_words",
+    "flag_sentences_at_words", "flag_words_beside", "flagged_sentences", "flags_at_words",
+    "function_words_only", "marked_words", "marks_in_flagged_sentences", "narrowed_flag",
+    "only_flagged", "sentence_of", "sentences_replaced", "splits_a_word", "unsupported_flag",
+    "unsupported_words", "whole_words", "without_layout",
 ]  # fmt: skip
 
 
@@ -219,23 +219,55 @@ def _token_marks(
     return out
 
 
+def _one_word(text: str, i: int) -> bool:
+    """Whether ``text[i - 1]`` and ``text[i]`` belong to one word: two letters or digits, or a
+    digit beside the point or comma inside a number ("3.8", "1,200")."""
+    if not 0 < i < len(text):
+        return False
+    left, right = text[i - 1], text[i]
+    if left.isalnum() and right.isalnum():
+        return True
+    if left in ".," and right.isdigit():
+        return i >= 2 and text[i - 2].isdigit()
+    return left.isdigit() and right in ".," and i + 1 < len(text) and text[i + 1].isdigit()
+
+
 def splits_a_word(edit: EditSpan, text: str) -> bool:
-    """Whether ``edit`` starts or ends inside a word of ``text`` (an editor's tag around
-    "seven" of "seventh"): its fix would leave a broken word ("sixthth")."""
+    """Whether ``edit`` starts or ends inside a word or number of ``text`` (an editor's tag
+    around "seven" of "seventh", or the "8" of "Python 3.8"): its fix would leave a broken word
+    ("sixthth") or a number's fragment changed ("3.9" for "3.10")."""
+    return edit["start"] < edit["end"] and (
+        _one_word(text, edit["start"]) or _one_word(text, edit["end"])
+    )
 
-    def inside(i: int) -> bool:
-        return 0 < i < len(text) and text[i - 1].isalnum() and text[i].isalnum()
 
-    return edit["start"] < edit["end"] and (inside(edit["start"]) or inside(edit["end"]))
+def doubles_a_word(edit: EditSpan, text: str) -> bool:
+    """Whether ``edit``'s fix repeats the word beside it, as the text did not ("the
+    *developers'* test machine" -> "test": "the test test machine"; "returned *to* Earth" ->
+    "to to")."""
+    right, wrong = _plain_words(edit["right"]), _plain_words(edit["wrong"])
+    if edit.get("flagged") or not right:
+        return False
+    before = _plain_words(text[: edit["start"]])[-1:]
+    after = _plain_words(text[edit["end"] :])[:1]
+    doubled_before = bool(before) and before == right[:1] and before != wrong[:1]
+    doubled_after = bool(after) and after == right[-1:] and after != wrong[-1:]
+    return doubled_before or doubled_after
+
+
+def _plain_words(text: str) -> list[str]:
+    """Lower-cased words, a number's point or comma and a word's apostrophe or hyphen kept in
+    ("3.8", "developers'"), sentence punctuation left out ("Earth." is "earth")."""
+    return re.findall(r"\w+(?:[’'.,-]\w+)*['’]?", text.lower())
 
 
 def whole_words(edit: EditSpan, text: str) -> EditSpan:
-    """``edit`` widened to the whole words it touches, its wrong text read again from
-    ``text``."""
+    """``edit`` widened to the whole words (and numbers: "3.8") it touches, its wrong text read
+    again from ``text``."""
     a, b = edit["start"], edit["end"]
-    while a > 0 and text[a - 1].isalnum():
+    while _one_word(text, a):
         a -= 1
-    while b < len(text) and text[b].isalnum():
+    while _one_word(text, b):
         b += 1
     return {**edit, "start": a, "end": b, "wrong": text[a:b]}
 

@@ -1136,6 +1136,50 @@ def test_an_edit_that_cuts_a_word_becomes_a_flag_over_the_whole_word() -> None:
     assert not splits_a_word({**cut, "start": 0, "end": 6}, "Saturn's rings")
 
 
+def test_an_edit_inside_a_number_becomes_a_flag_over_the_whole_number() -> None:
+    from favakit.inference.gate_words import splits_a_word, whole_words
+
+    text = "Tidewater needs Python 3.8 or newer."
+    at = text.index("8 or")
+    cut: EditSpan = {"type": "entity", "start": at, "end": at + 1, "wrong": "8", "right": "9"}
+    evidence = [{"title": "install", "text": "Tidewater needs Python 3.10 or newer."}]
+    result: EditResult = {"original": text, "corrected": "", "edits": [cut], "evidence": evidence}
+    [flag] = gate_result(result, sentence_spans(text), [0.1], threshold=0.5)["edits"]
+    # "3.9" is never written for "3.8": the whole number is flagged ("3.10" is no "9")
+    assert (flag["wrong"], flag.get("flagged")) == ("3.8", True)
+    assert flag["start"] == text.index("3.8")
+    assert whole_words({**cut, "start": 8, "end": 11}, "about 1,200 MB")["wrong"] == "1,200"
+    # a number's end at a sentence's period, or a list's comma, is not inside it
+    assert not splits_a_word({**cut, "start": 9, "end": 13}, "Ended in 1998. Then")
+    assert not splits_a_word({**cut, "start": 3, "end": 4}, "In 5, 6 and 7")
+
+
+def test_a_fix_that_doubles_the_word_beside_it_becomes_a_flag() -> None:
+    from favakit.inference.gate_words import doubles_a_word
+
+    text = "On the developers' test machine, later backups took under 10 minutes."
+    at = text.index("developers'")
+    doubled: EditSpan = {"type": "entity", "start": at, "end": at + 11, "wrong": "developers'",
+                         "right": "test"}  # fmt: skip
+    evidence = [{"title": "faq", "text": "On our test machine, later backups took under 2 "
+                 "minutes."}]  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": [doubled],
+                          "evidence": evidence}  # fmt: skip
+    [flag] = gate_result(result, sentence_spans(text), [0.1], threshold=0.5)["edits"]
+    assert flag["flagged"] and "test test" not in gate_result(
+        result, sentence_spans(text), [0.1], threshold=0.5)["corrected"]  # fmt: skip
+    landed = "In 1969, Apollo 11 returned to Earth."
+    at = landed.index("returned")
+    assert doubles_a_word({"type": "relation", "start": at, "end": at + 8, "wrong": "returned",
+                           "right": "returned to"}, landed)  # fmt: skip
+    # a fix beside a word it does not repeat, or a text that already had the pair, is a fix
+    ten = text.index("10")
+    assert not doubles_a_word({**doubled, "start": ten, "end": ten + 2, "wrong": "10",
+                               "right": "2"}, text)  # fmt: skip
+    assert not doubles_a_word({**doubled, "start": 0, "end": 2, "wrong": "It is",
+                               "right": "It"}, "It is is")  # fmt: skip
+
+
 KAHLO = ("Frida Kahlo was a Mexican painter, born in Coyoacán, Mexico City, in 1907. A bus "
          "accident at the age of 18 left her with lasting pain.")  # fmt: skip
 

@@ -4,7 +4,7 @@ article, the checker lends a person that article's facts."""
 
 from __future__ import annotations
 
-from favakit.inference.gate_edits import Questions, named_articles
+from favakit.inference.gate_edits import Questions, cite, named_articles
 
 CURIE = {"title": "Marie Curie", "text": "Marie Curie was a Polish-born physicist and chemist "
          "who worked in France. She was born in Warsaw in 1867 and died in 1934."}  # fmt: skip
@@ -53,3 +53,22 @@ def test_the_shipped_checker_no_longer_lends_one_article_s_facts_to_another_pers
     (_, alone), (_, own) = named.answers(checker)
     assert mixed > checker.gate_threshold  # the miss, read as one source
     assert alone <= checker.gate_threshold < own
+
+
+def test_a_common_word_names_no_article_a_citation_prefers() -> None:
+    """A page titled by a common word is named, for a citation, only where the text writes that
+    word as a name: "unless you have full membership" rests on the classes page's rule, not the
+    Membership page. The fix check still reads a text against every page whose title's words it
+    has (a narrower reading: a fix must hold against it)."""
+    membership = {"title": "Membership",
+                  "text": "You can freeze your full membership for a month at no charge."}  # fmt: skip
+    classes = {"title": "Classes", "text": "If you cancel a class late, you pay a fee, even "
+               "with full membership. Classes run every day."}  # fmt: skip
+    text = "If you cancel late, you pay £4, unless you have full membership."
+    found = cite(text, "", [membership, classes], text)
+    assert found is not None and found["title"] == "Classes"
+    assert found["sentence"].startswith("If you cancel a class late")
+    # the same text names the page by its word where it writes it as a name
+    named = "Membership: if you cancel late, you pay £4, unless you have full membership."
+    assert cite(named, "", [membership, classes], named)["title"] == "Membership"  # type: ignore[index]
+    assert named_articles(text, [membership, classes]) == [membership["text"]]
