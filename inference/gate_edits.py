@@ -34,6 +34,7 @@ from favakit.inference.gate_words import (
 from favakit.inference.name_fix import name_fix
 from favakit.inference.polarity_check import polarity_conflict
 from favakit.inference.scope_check import scope_fix
+from favakit.inference.swap_check import swap_fix
 from favakit.inference.year_check import clause_spans
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, sentence_spans, states_nothing
@@ -408,18 +409,20 @@ def contradiction_fix(
     subject: str,
 ) -> EditSpan | None:  # fmt: skip
     """``edit`` as the fix of a year, count or name of its sentence that the evidence gives
-    otherwise, or of words it gives only under a condition
+    otherwise, of words it gives only under a condition, or of a word it gives as its opposite
     (:func:`~favakit.inference.date_fix.year_fix`, then
     :func:`~favakit.inference.date_fix.role_year_fix`, then
     :func:`~favakit.inference.count_fix.count_fix`, then
     :func:`~favakit.inference.name_fix.name_fix`, then
-    :func:`~favakit.inference.scope_check.scope_fix`), or None."""
+    :func:`~favakit.inference.scope_check.scope_fix`, then
+    :func:`~favakit.inference.swap_check.swap_fix`), or None."""
     return (
         year_fix(edit, text, sentence, passages, subject)
         or role_year_fix(edit, text, sentence, passages, subject)
         or count_fix(edit, text, sentence, passages, subject)
         or name_fix(edit, text, sentence, passages, subject)
         or scope_fix(edit, text, sentence, passages, subject)
+        or swap_fix(edit, text, sentence, passages, subject)
     )
 
 

@@ -1,0 +1,51 @@
+from __future__ import annotations
+
+from favakit.contracts import EditSpan
+from favakit.inference.swap_check import swap_conflict, swap_fix
+
+PAGES = [
+    "Encryption is off by default; turn it on with --encrypt.",
+    "The gym is closed on Sundays from 8am. Backups are compressed with zstd at level 3.",
+]
+
+
+def test_an_opposite_in_the_evidence_s_same_words_is_caught() -> None:
+    text = "Tidewater is simple. Encryption is on by default; you can turn it off with a flag."
+    found = swap_conflict(text, PAGES)
+    assert found is not None
+    assert (found.written, found.right) == ("on", "off")
+    assert text[found.start : found.end] == "on" and found.start == text.index("on by")
+    assert found.evidence == "Encryption is off by default"
+    assert found.note().startswith("opposite: the text says 'on' where the evidence says 'off'")
+    found = swap_conflict("The gym is open on Sundays from 8am.", PAGES)
+    assert found is not None and (found.written, found.right) == ("open", "closed")
+
+
+def test_a_word_that_is_no_opposite_or_a_statement_the_evidence_also_makes_is_left_alone() -> None:
+    # a synonym or a more general word is as often supported ("movie" / "film"): not read
+    assert swap_conflict("Backups are compressed with gzip at level 3.", PAGES) is None
+    assert swap_conflict("Down with Love is a 2003 comedy movie.",
+                         ["Down with Love is a 2003 comedy film."]) is None  # fmt: skip
+    # the same statement as written elsewhere in the evidence; a short one; two words changed
+    both = [*PAGES, "Encryption is on by default in the cloud edition."]
+    assert swap_conflict("Encryption is on by default in the cloud edition.", both) is None
+    assert swap_conflict("It is on.", ["It is off."]) is None
+    assert swap_conflict("Encryption is always on by default.", PAGES) is None
+
+
+def test_the_fix_writes_the_evidence_s_word() -> None:
+    text = "Encryption is on by default. Backups are compressed with zstd at level 3."
+    at = text.index("on by")
+    flag: EditSpan = {"type": "unverifiable", "start": 0, "end": 27, "wrong": text[:27],
+                      "right": text[:27], "flagged": True}  # fmt: skip
+    fixed = swap_fix(flag, text, (0, 28), [{"text": p} for p in PAGES])
+    assert fixed is not None and "flagged" not in fixed
+    assert (fixed["start"], fixed["end"], fixed["wrong"], fixed["right"]) == (at, at + 2, "on",
+                                                                              "off")  # fmt: skip
+    assert fixed["type"] == "relation"
+    # an edit elsewhere in the sentence is not this rule's to fix
+    other: EditSpan = {**flag, "start": 0, "end": 10, "wrong": "Encryption"}
+    assert swap_fix(other, text, (0, 28), [{"text": p} for p in PAGES]) is None
+    capital = "Open on Sundays from 8am, the gym is."
+    assert swap_fix({**flag, "start": 0, "end": 4}, capital, (0, len(capital)),
+                    [{"text": "Closed on Sundays from 8am, the gym is."}])["right"] == "Closed"  # type: ignore[index]  # fmt: skip
