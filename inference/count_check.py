@@ -63,7 +63,8 @@ _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|fewer|less|so)\b|plus\b|-?odd\b)
 #: counts as a count of its own kind, contradicted by the same bound on another number ("within
 #: 10 business days" against "within 5 business days"), never by an exact one.
 LIMITS = ("up to", "within", "at most", "at least", "no more than", "no fewer than",
-          "no later than", "a maximum of", "a minimum of", "maximum of", "minimum of")  # fmt: skip
+          "no later than", "a maximum of", "a minimum of", "maximum of", "minimum of",
+          "limited to")  # fmt: skip
 _LIMIT_BEFORE = re.compile(
     r"\b(" + "|".join(w.replace(" ", r"\s+") for w in LIMITS) + r")\s+(?:[$\u00a3\u20ac]\s?)?$",
     re.IGNORECASE,
@@ -174,10 +175,15 @@ def _given_values(text: str) -> list[tuple[Decimal, str]]:
 def _counts_other(theirs: str, mine: str) -> bool:
     """Whether a number counting ``theirs`` counts another thing than one counting ``mine``:
     both count words of three letters or more ("three *weeks*" and "three *times*"), neither a
-    currency, a percentage or a scale word."""
-    return (theirs != mine and len(theirs) > 2 and len(mine) > 2
-            and theirs.isalpha() and mine.isalpha()
-            and not {theirs, mine} & _NOT_UNITS)  # fmt: skip
+    percentage or a scale word; or one is a sum of money and the other a thing ("£60" and "60
+    *minutes*")."""
+    if theirs == mine or {theirs, mine} & _NOT_UNITS:
+        return False
+    money = [w for w in (theirs, mine) if len(w) == 1 and w in _CURRENCY]
+    if money:
+        other = mine if theirs in money else theirs
+        return len(other) > 2 and other.isalpha()
+    return len(theirs) > 2 and len(mine) > 2 and theirs.isalpha() and mine.isalpha()
 
 
 def _gives(given: Sequence[tuple[Decimal, str]], count: Count) -> bool:

@@ -20,6 +20,7 @@ from favakit.inference.gate_edits import (
     decontextualized,
     is_fix,
     person_turned_to,
+    rule_fix,
     subject_of,
 )
 from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
@@ -146,11 +147,13 @@ def verify_fixes(
     for (i, n), _ in failed:
         if (i, n) not in held:
             unfixed.setdefault(i, set()).add(n)
+    failed_scores = dict(failed)
     out = list(results)
     for i in set(unfixed) | set(supported_clauses):
         result = results[i]
         spans = sentence_spans(result["original"])
         edits: list[EditSpan] = []
+        ruled: set[int] = set()  # sentences still unsupported where a rule's fix stays
         cleared = 0
         for e in result["edits"]:
             m = sentence_of(spans, e["start"], e["end"])
@@ -159,6 +162,10 @@ def verify_fixes(
                 cleared += 1
                 continue  # a flag in a clause the checker found supported once fixed
             if m is not None and m in unfixed.get(i, set()) and is_fix(e):
+                if _rules_own(e, result, spans[m], topics[i]):
+                    ruled.add(m)
+                    edits.append(e)
+                    continue
                 e = cited(
                     as_flag(e),
                     result["original"][slice(*spans[m])],
@@ -167,6 +174,9 @@ def verify_fixes(
                     subject_of(topics[i], result["original"], spans[m][0]),
                 )
             edits.append(e)
+        for m in sorted(ruled):
+            edits += _flags_beside_a_rules_fix(result, spans[m], edits, failed_scores[(i, m)],
+                                               flags)  # fmt: skip
         edits = sorted([*edits, *rest_flags.get(i, [])], key=lambda e: (e["start"], e["end"]))
         if edits == result["edits"]:
             continue  # every fix held, nothing to drop
@@ -308,6 +318,37 @@ def drop_unneeded_fixes(
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
                   "warnings": [*result.get("warnings", []), note]}  # fmt: skip
     return out
+
+
+def _rules_own(
+    edit: EditSpan, result: EditResult, sentence: tuple[int, int], topic: str | None
+) -> bool:
+    """Whether ``edit`` is the fix a rule beneath the checker makes in ``sentence``
+    (:func:`~favakit.inference.gate_edits.rule_fix`): the evidence's own number, year, name or
+    word where it says otherwise in the same words. It stays when the checker finds the sentence
+    still unsupported once fixed: the error the rule read is fixed, and the sentence's other
+    words keep their flags ("A reservation holds a bike for *30* -> 10 minutes and costs
+    *50p*.")."""
+    fix = rule_fix(result["original"], sentence, result.get("evidence", []), topic)
+    return fix is not None and all(fix[k] == edit[k] for k in ("start", "end", "right"))
+
+
+def _flags_beside_a_rules_fix(
+    result: EditResult, sentence: tuple[int, int], edits: Sequence[EditSpan], score: float,
+    flags: str,
+) -> list[EditSpan]:  # fmt: skip
+    """Flags (no fix) at the words of ``sentence`` the evidence never uses, where no edit of
+    ``edits`` is: the sentence keeps a rule's fix, and the checker finds it unsupported with
+    that fix too ("Alan Turing was born in *London* in 1922 -> 1912."). None with
+    ``flags="sentences"``: the fix already marks the sentence."""
+    if flags == "sentences":
+        return []
+    original, passages = result["original"], result.get("evidence", [])
+    whole = unsupported_flag(original, *sentence, score)
+    found = narrowed_flag(cited(whole, original[slice(*sentence)], passages, original),
+                          original, passages, flags=flags)  # fmt: skip
+    return [f for f in found
+            if not any(e["start"] < f["end"] and f["start"] < e["end"] for e in edits)]  # fmt: skip
 
 
 def drop_fixes_clauses_need_not(

@@ -45,7 +45,7 @@ __all__ = [
     "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite", "cited",
     "collapsed_fix", "decontextualized", "denials_typed", "evidence_swap",
     "flags_cited_at_clauses", "function_word_deletion",
-    "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean",
+    "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean", "rule_fix",
     "sentence_scores", "subject_of",
 ]  # fmt: skip
 
@@ -218,13 +218,13 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
     # words any text has ("No", "a", "is") are not evidence for a fix: it needs a content word
     # (longer than two letters) or a number
     telling = bool(shared_words(right)) or bool(_NUMBER.search(right))
-    if (
-        edit.get("flagged")
-        or not right.strip()
-        or (telling and any(holds.search(str(p.get("text", ""))) for p in passages))
-    ):
+    if edit.get("flagged") or not right.strip():
         return edit
     wrong = edit["wrong"].strip()
+    if telling and any(holds.search(str(p.get("text", ""))) for p in passages):
+        number = right.strip() if _NUMBER.fullmatch(right.strip()) else ""
+        whole = _whole_number(number, sentence, passages) if number else ""
+        return {**edit, "right": right.replace(number, whole)} if whole else edit
     if _NUMBER.fullmatch(wrong):
         closest = cite(sentence, "", passages)
         numbers = {m.group(0) for m in _NUMBER.finditer(closest["sentence"])} if closest else set()
@@ -233,6 +233,20 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
         if len(same) == 1:
             return {**edit, "right": edit["wrong"].replace(wrong, same.pop())}
     return {**edit, "right": edit["wrong"], "flagged": True}
+
+
+def _whole_number(number: str, sentence: str, passages: Sequence[Mapping[str, Any]]) -> str:
+    """The number of the evidence sentence closest to ``sentence`` that ``number`` is the start
+    of ("15.5" for "15", "1,400" for "1"), where that sentence never gives ``number`` alone; ""
+    otherwise. A fix is the whole number the evidence gives, never a fragment of it."""
+    closest = cite(sentence, "", passages)
+    if not closest:
+        return ""
+    numbers = [m.group(0) for m in _NUMBER.finditer(closest["sentence"])]
+    if number in numbers:
+        return ""
+    longer = {n for n in numbers if re.match(re.escape(number) + r"[.,]\d", n)}
+    return longer.pop() if len(longer) == 1 else ""
 
 
 def cited(
@@ -496,7 +510,10 @@ def _fixed_by_the_rules(
     "flows from" where "the Pacific Ocean" is wrong), and a fix that puts the rule's own words
     elsewhere in the sentence (:func:`_misplaced`: "Jupiter is the *largest* -> fifth planet
     ... and the sixth planet from the Sun", where the evidence's "fifth" replaces "sixth"), the
-    sentence's other edits kept. Also the number of sentences so fixed."""
+    sentence's other edits kept; and, where the sentence has a fix and no edit touches what the
+    rule fixes, the rule's fix beside the editor's ("A reservation holds a bike for *30*
+    minutes and costs *50p*." against "... for 10 minutes and is free.": the editor fixed
+    "50p", the count rule fixes "30"). Also the number of sentences so fixed."""
     if not passages:
         return kept, 0
     fixes: dict[int, tuple[EditSpan, list[EditSpan]]] = {}  # the fix and what it replaces
@@ -504,21 +521,36 @@ def _fixed_by_the_rules(
     for n, edits in edits_by_sentence(kept, sentences).items():
         if n not in flagged and not any(is_fix(e) for e in edits):
             continue
-        a, b = sentences[n]
-        subject = subject_of(topic, text, a)
-        whole = unsupported_flag(text, a, b, min(e.get("checker_score", 0.0) for e in edits))
-        found = statement_fix(whole, text, (a, b), passages, subject)
-        if found is None:
+        score = min(e.get("checker_score", 0.0) for e in edits)
+        fix = rule_fix(text, sentences[n], passages, topic, score)
+        if fix is None:
             continue
-        fix = cited(found[0], text[a:b], passages, text, found[1])
-        replaced = edits if n in flagged else _misplaced(fix, edits)
-        if replaced:
-            fixes[n] = (fix, replaced)
+        if n in flagged:
+            fixes[n] = (fix, edits)
+        elif misplaced := _misplaced(fix, edits):
+            fixes[n] = (fix, misplaced)
+        elif not any(e["start"] < fix["end"] and fix["start"] < e["end"] for e in edits):
+            fixes[n] = (fix, [])  # beside the editor's fixes of other words
     if not fixes:
         return kept, 0
     gone = {id(e) for _, replaced in fixes.values() for e in replaced}
     out = [e for e in kept if id(e) not in gone]
     return out + [fix for fix, _ in fixes.values()], len(fixes)
+
+
+def rule_fix(
+    text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    topic: str | None, score: float = 0.0,
+) -> EditSpan | None:  # fmt: skip
+    """The fix a rule beneath the checker makes in ``sentence`` (a span of ``text``): a year,
+    count or name the evidence gives otherwise, words it gives only under a condition, a word
+    it says as its opposite (:func:`statement_fix` of the whole sentence, about its
+    :func:`subject_of`), cited and carrying ``score`` as its ``checker_score``; None where no
+    rule fires or the rule offers no fix."""
+    a, b = sentence
+    found = statement_fix(unsupported_flag(text, a, b, score), text, sentence, passages,
+                          subject_of(topic, text, a))  # fmt: skip
+    return None if found is None else cited(found[0], text[a:b], passages, text, found[1])
 
 
 def _misplaced(fix: EditSpan, edits: Sequence[EditSpan]) -> list[EditSpan]:
@@ -528,6 +560,13 @@ def _misplaced(fix: EditSpan, edits: Sequence[EditSpan]) -> list[EditSpan]:
         return []
     right = fix["right"].strip().lower()
     return [e for e in edits if is_fix(e) and e["right"].strip().lower() == right]
+
+
+def _points_at_nothing(edit: EditSpan) -> bool:
+    """Whether ``edit`` is a flag of function words only (the editor's flag of "A" in "A
+    reservation holds a bike for 30 minutes and costs 50p."): beside the sentence's other edits
+    it says nothing of where the error is, and is dropped."""
+    return bool(edit.get("flagged")) and function_words_only(edit["wrong"])
 
 
 def gate_result(
@@ -561,6 +600,8 @@ def gate_result(
         score = scores[n] if n is not None else 0.0
         if score > threshold and not (keep_evidence_swaps and evidence_swap(edit, passages)):
             dropped += 1
+            continue
+        if n is not None and per_sentence[n] > 1 and _points_at_nothing(edit):
             continue
         span: EditSpan = {**edit, "checker_score": round(score, 4)}
         if n is not None:

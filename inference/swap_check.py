@@ -7,7 +7,8 @@ on Sundays from 8am". The checker, reading nearly the same words, calls such a t
 supported; this rule caps it (:data:`~favakit.inference.year_check.CONFLICT_SCORE`).
 
 It fires only where the two words are opposites ("on" / "off", "open" / "closed", "before" /
-"after": :data:`_OPPOSITES`), and not where the evidence also states the text's statement as
+"after": :data:`_OPPOSITES`) or two of a closed set of alternatives (days, months, seasons, how
+often: :data:`_ALTERNATIVES`), and not where the evidence also states the text's statement as
 written. Any other word swapped is as often a synonym or a more general word ("movie" / "film",
 "person" / "man") and is left to the checker. Statements are the clauses :func:`~favakit.inference.year_check.clause_spans` reads,
 and whole sentences, of at least :data:`MIN_WORDS` words.
@@ -45,6 +46,18 @@ _OPPOSITES = {
         ("older", "newer"), ("oldest", "newest"), ("largest", "smallest"), ("most", "least"),
     )
 }  # fmt: skip
+#: Closed sets of alternatives that exclude each other: a day, a month, a season or how often
+#: (a "monthly" plan is not a "yearly" one). Two members of one set are read as an opposite.
+_ALTERNATIVES = (
+    frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]),
+    frozenset(["mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays",
+               "sundays", "weekdays", "weekends"]),
+    frozenset(["january", "february", "march", "april", "may", "june", "july", "august",
+               "september", "october", "november", "december"]),
+    frozenset(["spring", "summer", "autumn", "winter"]),
+    frozenset(["hourly", "daily", "weekly", "fortnightly", "monthly", "quarterly", "yearly",
+               "annual", "annually"]),
+)  # fmt: skip
 
 
 class SwapConflict(NamedTuple):
@@ -79,8 +92,13 @@ def _swappable(a: str, b: str) -> bool:
     """Whether text word ``a`` against evidence word ``b`` says otherwise: they are opposites
     (:data:`_OPPOSITES`). Any other pair is not read: a word the evidence writes otherwise in
     the same words is as often its synonym or its more general word ("movie" / "film", "person"
-    / "man"): on the training files such swaps fired on 73 supported rows and 122 unsupported."""
-    return frozenset((a, b)) in _OPPOSITES
+    / "man"): on the training files such swaps fired on 73 supported rows and 122 unsupported.
+    Two members of one closed set of alternatives (:data:`_ALTERNATIVES`: "monthly" / "yearly",
+    "Monday" / "Friday") are read as opposites."""
+    pair = frozenset((a, b))
+    return pair in _OPPOSITES or any(
+        len(pair) == 2 and pair <= alternatives for alternatives in _ALTERNATIVES
+    )
 
 
 def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:

@@ -119,11 +119,19 @@ def test_a_number_given_only_as_a_count_of_another_thing_does_not_keep_the_rule_
                           [borrowing + " DVDs can be renewed three times."]) is None  # fmt: skip
     assert count_conflict("You can renew an item three times online or by phone.",
                           [borrowing + " Members have renewed 3 of them."]) is None  # fmt: skip
-    # a currency or a percentage is no thing of its own: "£3" and "3%" give 3
+    # a percentage is no thing of its own: "3 percent" gives 3
     fund = "The fund paid 4 grants this year."
     assert count_conflict("The fund paid 3 grants.", [fund]) is not None
-    assert count_conflict("The fund paid 3 grants.", [fund + " Each was worth £3."]) is None
     assert count_conflict("The fund paid 3 grants.", [fund + " Costs rose 3 percent."]) is None
+    # a sum of money is: "£60" is not "60 minutes" (session 46; it changes no training row)
+    assert count_conflict("The fund paid 3 grants.", [fund + " Each was worth £3."]) is not None
+    prices = ["Plan: Day pass; price: £6; what it includes: unlimited rides of up to 45 minutes "
+              "each, for 24 hours. Students get the yearly plan for £60."]  # fmt: skip
+    found = count_conflict("A day pass gives unlimited rides of up to 60 minutes each.", prices)
+    assert found is not None and found.evidence_numbers == ("45",)
+    # money against money is the same thing counted
+    assert count_conflict("Students pay £60 for the yearly plan.",
+                          [*prices, "A yearly plan costs £90."]) is None  # fmt: skip
 
 
 def test_a_limit_is_contradicted_by_the_same_limit_on_another_number() -> None:
@@ -140,3 +148,12 @@ def test_a_limit_is_contradicted_by_the_same_limit_on_another_number() -> None:
                           ["Adults can borrow 15 items at a time."]) is None  # fmt: skip
     assert count_conflict("Adults can borrow at least 20 items at a time.",
                           ["Adults can borrow up to 15 items at a time."]) is None  # fmt: skip
+
+
+def test_limited_to_is_a_limit_and_its_number_is_read_whole() -> None:
+    rules = ["Electric bikes are limited to 15.5 mph, and the motor only helps while you pedal."]
+    found = count_conflict("Electric bikes are limited to 20 mph.", rules)
+    assert found is not None and (found.written, found.evidence_numbers) == ("20", ("15.5",))
+    assert counts("Bikes are limited to 20 mph.")[0].limit == "limited to"
+    # an exact speed against the limit is left to the model
+    assert count_conflict("Electric bikes go 20 mph.", rules) is None

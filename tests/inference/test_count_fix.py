@@ -89,10 +89,12 @@ def test_an_editors_fix_that_puts_the_evidences_count_in_the_wrong_place_is_move
     assert gated["corrected"] == PLANET.replace("sixth", "fifth")
     (fix,) = gated["edits"]
     assert (fix["wrong"], fix["right"], fix["cites"]["title"]) == ("sixth", "fifth", "Jupiter")
-    # an editor's fix to other words the evidence has is the editor's to keep or lose
+    # an editor's fix to other words the evidence has is the editor's to keep or lose; the
+    # rule's fix of the count is made beside it
     other: EditSpan = {**misplaced, "right": "second"}
     kept = gate_result({**result, "edits": [other]}, [(0, len(PLANET))], [0.02], 0.12)  # type: ignore[arg-type]
-    assert [e["right"] for e in kept["edits"]] == ["second"]
+    assert [(e["wrong"], e["right"]) for e in kept["edits"]] == [("largest", "second"),
+                                                                 ("sixth", "fifth")]  # fmt: skip
 
 
 def test_a_count_of_times_is_fixed_as_the_evidence_writes_it() -> None:

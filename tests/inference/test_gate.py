@@ -472,10 +472,14 @@ def test_a_flag_in_a_sentence_the_fix_makes_supported_is_dropped() -> None:
     assert checked["warnings"] == [
         "1 flag(s) dropped: the checker finds their sentence or clause supported once fixed"
     ]
-    # where the fixed sentence is still unsupported, the flag stays (and the fix is taken back)
-    (kept,) = verify_fixes(_ByText({}), [result], [None], 0.5)
-    assert [e["wrong"] for e in kept["edits"]] == ["passed", "1957"]
-    assert all(e.get("flagged") for e in kept["edits"])
+    # where the fixed sentence is still unsupported, the flag stays; so does the fix, which is
+    # the year rule's own (the evidence's death year in the same words), while a fix no rule
+    # makes is taken back
+    other: EditSpan = {"type": "entity", "start": 0, "end": 6, "wrong": "Turing", "right": "Church"}
+    (kept,) = verify_fixes(_ByText({}), [{**result, "edits": [other, flag, fix]}], [None], 0.5)
+    shown = [(e["wrong"], e["right"], bool(e.get("flagged"))) for e in kept["edits"]]
+    assert shown == [("Turing", "Turing", True), ("passed", "passed", True),
+                     ("1957", "1954", False)]  # fmt: skip
 
 
 def test_a_fix_whose_clause_is_supported_stays_and_the_rest_is_flagged() -> None:
@@ -1093,9 +1097,10 @@ def test_a_qas_question_is_neither_asked_about_nor_flagged_and_its_answer_is() -
     gated = GatedEditor(Editor(), judge)  # type: ignore[arg-type]
     [got] = gated.edit_many([{"text": text, "evidence": ["Alan Turing was born in 1912."]}])
     assert judge.asked[0] == "A: Alan Turing was born in London in 1922."
-    # the answer's words the evidence never uses are flagged; nothing of the question is
-    assert [e["wrong"] for e in got["edits"]] == ["London", "1922"]
-    assert all(e.get("flagged") for e in got["edits"])
+    # the answer's year is fixed by the year rule, its other words the evidence never uses are
+    # flagged; nothing of the question is
+    shown = [(e["wrong"], e["right"], bool(e.get("flagged"))) for e in got["edits"]]
+    assert shown == [("London", "London", True), ("1922", "1912", False)]
     assert states_nothing("Question: Who?") and states_nothing("## Career")
     assert not states_nothing("A: Turing.") and not states_nothing("Q3 revenue rose.")
 
@@ -1301,3 +1306,50 @@ def test_a_fix_in_a_clause_supported_as_written_is_dropped() -> None:
     alone = _ByText({})
     (same,) = drop_fixes_clauses_need_not(alone, [{**result, "edits": [fix]}], [None], 0.5)
     assert same["edits"] == [fix] and alone.asked == []
+
+
+def test_a_rules_fix_stays_beside_the_editors_where_the_sentence_stays_unsupported() -> None:
+    """The count rule reads "30 minutes" against the evidence's "10 minutes" in the same words:
+    its fix is added beside the editor's fix of another word, and the checker's doubt about the
+    whole sentence (still wrong at "50p") takes back the editor's fix only."""
+    from favakit.inference.gate import verify_fixes
+
+    text = "A reservation holds a bike for 30 minutes and costs 50p."
+    evidence = [
+        {"title": "prices", "text": "Plan: Single ride; price: £1.50; what it includes: one ride "
+                                    "of up to 30 minutes."},
+        {"title": "faq", "text": "A reservation holds a bike for 10 minutes and is free. You can "
+                                 "hold one reservation at a time."},
+    ]  # fmt: skip
+    at = text.index("50p")
+    edits: list[EditSpan] = [
+        # the editor's flag of a function word: beside another edit it points at nothing
+        {"type": "entity", "start": 0, "end": 1, "wrong": "A", "right": "A", "flagged": True},
+        {"type": "entity", "start": at, "end": at + 3, "wrong": "50p", "right": "£1.50"},
+    ]
+    result: EditResult = {"original": text, "corrected": "", "edits": edits, "evidence": evidence}
+    gated = gate_result(result, sentence_spans(text), [0.01], threshold=0.5)
+    shown = [(e["wrong"], e["right"], bool(e.get("flagged"))) for e in gated["edits"]]
+    assert shown == [("30", "10", False), ("50p", "£1.50", False)]
+    assert gated["edits"][0]["cites"]["sentence"].startswith("A reservation holds a bike for 10")
+    (checked,) = verify_fixes(_ByText({}), [gated], [None], 0.5)
+    shown = [(e["wrong"], e["right"], bool(e.get("flagged"))) for e in checked["edits"]]
+    assert shown == [("30", "10", False), ("50p", "50p", True)]
+    assert checked["corrected"] == "A reservation holds a bike for 10 minutes and costs 50p."
+    # alone in its sentence, the editor's flag of a function word stays for the gate to place
+    alone: EditResult = {**result, "edits": [edits[0]], "evidence": evidence[:1]}
+    [flag] = gate_result(alone, sentence_spans(text), [0.01], threshold=0.5)["edits"]
+    assert flag["flagged"]
+
+
+def test_a_numbers_fix_is_the_whole_number_the_evidence_gives_never_a_fragment() -> None:
+    from favakit.inference.gate import grounded_fix
+
+    passages = [{"title": "rules", "text": "If a station is full, the app gives you 15 extra "
+                 "minutes. Electric bikes are limited to 15.5 mph, and the motor only helps "
+                 "while you pedal."}]  # fmt: skip
+    fix: EditSpan = {"type": "entity", "start": 30, "end": 32, "wrong": "20", "right": "15"}
+    # "15" is in the evidence, but the sentence about the speed gives 15.5
+    assert grounded_fix(fix, "Electric bikes are limited to 20 mph.", passages)["right"] == "15.5"
+    # where the closest sentence gives the number alone, it is the fix as written
+    assert grounded_fix(fix, "The app gives you 20 extra minutes.", passages)["right"] == "15"

@@ -49,3 +49,17 @@ def test_the_fix_writes_the_evidence_s_word() -> None:
     capital = "Open on Sundays from 8am, the gym is."
     assert swap_fix({**flag, "start": 0, "end": 4}, capital, (0, len(capital)),
                     [{"text": "Closed on Sundays from 8am, the gym is."}])["right"] == "Closed"  # type: ignore[index]  # fmt: skip
+
+
+def test_two_of_a_closed_set_of_alternatives_are_read_as_opposites() -> None:
+    prices = ["Students get the yearly plan for £60. Over-65s get the monthly plan half price.",
+              "The pool is closed on Mondays for cleaning."]  # fmt: skip
+    text = "Students pay £60 a year, and over-65s get the yearly plan half price."
+    found = swap_conflict(text, prices)
+    assert found is not None and (found.written, found.right) == ("yearly", "monthly")
+    assert text[found.start : found.end] == "yearly" and found.start == text.index("yearly plan")
+    found = swap_conflict("The pool is closed on Fridays for cleaning.", prices)
+    assert found is not None and (found.written, found.right) == ("Fridays", "Mondays")
+    # words of two different sets, or a word outside every set, are not read
+    assert swap_conflict("The pool is closed on weekly for cleaning.", prices) is None
+    assert swap_conflict("The pool is closed on holidays for cleaning.", prices) is None
