@@ -41,7 +41,11 @@ The rule, sentence by sentence:
   still finds it unsupported, its part up
   to the end of the last fix's clause is scored: if that part is supported the fixes stay and
   the rest of the sentence is flagged (at its words the evidence never uses, as above), else its
-  replacements become flags (no fix offered). Where that part, as written, is supported as
+  replacements become flags (no fix offered), but for the fix a rule beneath the checker makes
+  (:func:`~favakit.inference.gate_edits.rule_fix`: a year, count or name the evidence gives
+  otherwise, an opposite in its same words), which stays, the sentence's other words the
+  evidence never uses flagged beside it (a rule's fix is also made beside the editor's fixes of
+  other words: "for *30* -> 10 minutes and costs *50p*"). Where that part, as written, is supported as
   well and scores no less than fixed, its fixes were not needed and go, after the flags at
   words (:func:`~favakit.inference.gate_checks.drop_fixes_clauses_need_not`: "open from 1pm to
   6pm on weekdays, | and it is also open on Sundays" keeps its "open"). A
@@ -73,6 +77,10 @@ The rule, sentence by sentence:
   at words): the evidence's words in its place ("a *train* accident at the age of 18" -> "bus"
   against "A bus accident at the age of 18 ..."), where the checker finds the sentence so fixed
   supported; the sentence's other flags stay.
+* **a denied list member** (:func:`~favakit.inference.gate_edits.denials_typed`): a flag in a
+  sentence the evidence denies in its own words is typed ``contradictory``, and put at the
+  members of the sentence's list the denial names ("... the harbour district and *Old Town*"
+  against "There are no stations in Old Town").
 * **layout** (last; :func:`~favakit.inference.gate_words.without_layout`): a list's numbers and
   bullets ("2. He died in 1737.") are read past when the text is split and decontextualized,
   and never edited, nor is a Markdown heading or a Q&A's labelled question (never scored
@@ -240,9 +248,10 @@ class GatedEditor:
         if self.check_fixes:  # a flagged word the evidence says otherwise around the same words
             gated = word_fixes(self.checker, gated, topics, self.fix_threshold)
         # the last steps: a flag in one statement of a sentence cites that statement's evidence,
-        # a flag in a sentence the evidence denies is typed contradictory, and nothing of a
-        # list's marker, a heading or a Q&A's question is edited
+        # a flag in a sentence the evidence denies is typed contradictory (and put at the list
+        # members it denies), and nothing of a list's marker, a heading or a Q&A's question is
+        # edited
         cited = [flags_cited_at_clauses(r, t) for r, t in zip(gated, topics, strict=True)]
         if getattr(self.checker, "polarity_check", True):  # off where checker.json turns it off
-            cited = [denials_typed(r) for r in cited]
+            cited = [denials_typed(r, at_members=self.flags == "words") for r in cited]
         return [without_layout(r) for r in cited]

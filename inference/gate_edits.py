@@ -32,7 +32,7 @@ from favakit.inference.gate_words import (
     whole_words,
 )
 from favakit.inference.name_fix import name_fix
-from favakit.inference.polarity_check import polarity_conflict
+from favakit.inference.polarity_check import denied_members, polarity_conflict
 from favakit.inference.scope_check import scope_fix
 from favakit.inference.swap_check import swap_fix
 from favakit.inference.year_check import clause_spans
@@ -259,25 +259,55 @@ def cited(
     return {**span, "cites": found} if found else span
 
 
-def denials_typed(result: EditResult) -> EditResult:
+def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     """``result`` with each ``unverifiable`` flag in a sentence its evidence denies in its own
     words (:func:`~favakit.inference.polarity_check.polarity_conflict`: "The warranty covers
     damage caused by normal wear and tear." against "The warranty does not cover damage caused by
     misuse, normal wear and tear, ...") typed ``contradictory``: the evidence says otherwise, it
-    does not merely say nothing."""
+    does not merely say nothing. Where the denial names members of one of the sentence's lists
+    (:func:`~favakit.inference.polarity_check.denied_members`: "Old Town" of "stations in the
+    city centre, the harbour district and Old Town" against "There are no stations in Old
+    Town"), the sentence's flags are put at those members instead, typed ``contradictory`` and
+    citing the denial, where no fix of the sentence touches them (with ``at_members``; the gate
+    turns it off where it flags whole sentences)."""
     text, edits = result["original"], result.get("edits", [])
-    evidence = [str(p.get("text", "")) for p in result.get("evidence", [])]
-    if not evidence or not any(e.get("flagged") and e["type"] == "unverifiable" for e in edits):
+    passages = result.get("evidence", [])
+    evidence = [str(p.get("text", "")) for p in passages]
+    if not evidence or not any(e.get("flagged") for e in edits):
         return result
     spans = sentence_spans(text)
+    where = [sentence_of(spans, e["start"], e["end"]) for e in edits]
+    denied: dict[int, list[EditSpan]] = {}  # a sentence's flags at its denied members
+    typed: set[int] = set()  # sentences whose unverifiable flags are typed contradictory
+    for n in sorted({n for e, n in zip(edits, where, strict=True)
+                     if n is not None and e.get("flagged")}):  # fmt: skip
+        a, b = spans[n]
+        conflict = polarity_conflict(text[a:b], evidence)
+        if conflict is None:
+            continue
+        typed.add(n)
+        mine = [e for e, m in zip(edits, where, strict=True) if m == n]
+        members = [(a + s, a + t) for s, t in denied_members(text[a:b], conflict.clause)]
+        if at_members and members and not any(is_fix(e) and e["start"] < t and s < e["end"]
+                                              for e in mine for s, t in members):  # fmt: skip
+            score = min(e.get("checker_score", 0.0) for e in mine if e.get("flagged"))
+            found = cite(conflict.clause, "", passages)
+            denied[n] = []
+            for s, t in members:
+                flag = unsupported_flag(text, s, t, score)
+                flag["type"] = "contradictory"
+                if found:
+                    flag["cites"] = found
+                denied[n].append(flag)
     out: list[EditSpan] = []
-    for e in edits:
-        n = sentence_of(spans, e["start"], e["end"])
-        if (e.get("flagged") and e["type"] == "unverifiable" and n is not None
-                and polarity_conflict(text[slice(*spans[n])], evidence) is not None):  # fmt: skip
+    for e, m in zip(edits, where, strict=True):
+        if m in denied and e.get("flagged"):
+            continue
+        if e.get("flagged") and e["type"] == "unverifiable" and m in typed:
             e = {**e, "type": "contradictory"}
         out.append(e)
-    return {**result, "edits": out}
+    out += [f for flags in denied.values() for f in flags]
+    return {**result, "edits": sorted(out, key=lambda e: (e["start"], e["end"]))}
 
 
 def flags_cited_at_clauses(result: EditResult, topic: str | None = None) -> EditResult:

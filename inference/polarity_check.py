@@ -72,8 +72,10 @@ __all__ = [
     "SHARED",
     "PolarityConflict",
     "closed_clause",
+    "denied_members",
     "denying_clause",
     "exception_clause",
+    "list_members",
     "none_clause",
     "polarity_conflict",
 ]
@@ -353,6 +355,63 @@ def exception_clause(claim: str, sentence: str) -> str | None:
     if len(_covered(rest, _stems(sentence[: held.start()] + sentence[held.end() :]))) < SHARED:
         return None
     return sentence.strip(" ,.")
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` of ``text`` without the spaces at either end."""
+    part = text[start:end]
+    return start + len(part) - len(part.lstrip()), end - len(part) + len(part.rstrip())
+
+
+def list_members(sentence: str) -> list[list[tuple[int, int]]]:
+    """The comma lists of ``sentence`` ("the city centre, the harbour district and Old Town"),
+    each as its members' spans, read as :func:`_list_coordinates` reads them: the middle ones
+    between the commas (at most :data:`LIST_WORDS` words), the first back from the first comma
+    to a stopword, the last after "and" or "or" up to one more word than the longest middle
+    one. A list whose middle is a clause is tried again from its second part ("..., with
+    stations in the city centre, the harbour district and Old Town")."""
+    out = []
+    at = 0
+    while (found := _LIST.search(sentence, at)) is not None:
+        at = found.start("middle")
+        a, b = found.span("middle")
+        middle = [_trimmed(sentence, a + m.start(), a + m.end())
+                  for m in re.finditer(r"[^,]+", sentence[a:b]) if m.group().strip()]  # fmt: skip
+        sizes = [len(sentence[s:e].split()) for s, e in middle]
+        if not middle or max(sizes) > LIST_WORDS:
+            continue
+        longest = max(sizes) + 1
+        a, b = found.span("before")
+        first: list[re.Match[str]] = []
+        for word in reversed(list(re.finditer(r"\S+", sentence[a:b]))):
+            if word.group().lower().strip(",.") in STOPWORDS or len(first) == longest:
+                break
+            first.insert(0, word)
+        members = [(a + first[0].start(), a + first[-1].end())] if first else []
+        a, b = found.span("last")
+        last = list(re.finditer(r"[^\s,;!?]+", sentence[a:b].rstrip(" .!?")))[:longest]
+        members += middle + ([(a + last[0].start(), a + last[-1].end())] if last else [])
+        out.append(members)
+        at = found.end()
+    return out
+
+
+def denied_members(sentence: str, clause: str) -> list[tuple[int, int]]:
+    """The spans of the members of ``sentence``'s lists (:func:`list_members`) whose every
+    content word the denying ``clause`` holds, in lists where it does not hold every member:
+    "Old Town" of "stations in the city centre, the harbour district and Old Town" against
+    "There are no stations in Old Town". Where the evidence denies a list's member, the error
+    is that member."""
+    theirs = _stems(clause)
+    found = []
+    for members in list_members(sentence):
+        held = []
+        for start, end in members:
+            own = set(_stems(sentence[start:end]))
+            held.append(bool(own) and _covered(own, theirs) == own)
+        if any(held) and not all(held):
+            found += [m for m, h in zip(members, held, strict=True) if h]
+    return found
 
 
 def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | None:

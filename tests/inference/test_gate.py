@@ -1353,3 +1353,24 @@ def test_a_numbers_fix_is_the_whole_number_the_evidence_gives_never_a_fragment()
     assert grounded_fix(fix, "Electric bikes are limited to 20 mph.", passages)["right"] == "15.5"
     # where the closest sentence gives the number alone, it is the fix as written
     assert grounded_fix(fix, "The app gives you 20 extra minutes.", passages)["right"] == "15"
+
+
+def test_a_denied_list_member_is_flagged_at_that_member() -> None:
+    """The evidence denies one member of the sentence's list ("There are no stations in Old
+    Town"): the sentence's flags go to that member, typed contradictory and citing the denial."""
+    from favakit.inference.gate import GatedEditor
+
+    about = {"title": "about", "text": "Larkspur Bikes is the public bike-share scheme of the "
+             "city of Larkspur. Stations are found in the city centre, the harbour district and "
+             "the university campus. There are no stations in Old Town, where cycling is not "
+             "allowed."}  # fmt: skip
+    text = ("Larkspur Bikes is the city's bike-share scheme, with stations in the city centre, "
+            "the harbour district and Old Town.")  # fmt: skip
+    [got] = GatedEditor(_Retrieved([about]), _ByText({})).edit_many([text])  # type: ignore[arg-type]
+    [flag] = got["edits"]
+    assert (flag["wrong"], flag["type"], flag.get("flagged")) == ("Old Town", "contradictory", True)
+    assert flag["start"] == text.index("Old Town")
+    assert flag["cites"]["sentence"].startswith("There are no stations in Old Town")
+    # flagging whole sentences, the sentence stays flagged whole
+    [whole] = GatedEditor(_Retrieved([about]), _ByText({}), flags="sentences").edit_many([text])  # type: ignore[arg-type]
+    assert [(e["wrong"], e["type"]) for e in whole["edits"]] == [(text[:-1], "contradictory")]

@@ -142,3 +142,24 @@ def test_an_exception_the_evidence_refuses_with_even_is_denied() -> None:
     # another exception, or an "even" about another statement
     assert exception_clause(text.replace("full membership", "a student card"), page) is None
     assert exception_clause("Parking is free unless you have full membership.", page) is None
+
+
+def test_a_lists_members_and_the_ones_a_denial_names() -> None:
+    from favakit.inference.polarity_check import denied_members, list_members
+
+    text = "Larkspur Bikes has stations, with docks in the city centre, the harbour district and Old Town."
+    assert [[text[a:b] for a, b in m] for m in list_members(text)] == [
+        ["city centre", "the harbour district", "Old Town"]
+    ]
+    found = denied_members(text, "There are no stations in Old Town, where cycling is not allowed")
+    assert [text[a:b] for a, b in found] == ["Old Town"]
+    deliver = "We deliver to England, Scotland, Wales and Northern Ireland."
+    denial = "We do not deliver to Northern Ireland, the Channel Islands or outside the UK"
+    assert [deliver[a:b] for a, b in denied_members(deliver, denial)] == ["Northern Ireland"]
+    # a denial of every member, or of none, locates nothing; nor does a sentence without a list
+    assert (
+        denied_members("It sells apples, pears and plums.", "It sells no apples, pears or plums")
+        == []
+    )
+    assert denied_members(deliver, "We do not deliver to the Channel Islands") == []
+    assert denied_members("We deliver to England.", denial) == []
