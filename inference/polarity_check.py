@@ -43,7 +43,10 @@ something is free, waived or exempt is the model's to read. So is a day a page s
 (:func:`closed_clause`): "Millbrook is ... also open on Sundays." against the opening-hours
 table's row "Branch: Millbrook; ...; Sunday: closed" or "Millbrook is closed on Sundays.". And an
 exception the evidence refuses (:func:`exception_clause`): "you are charged £4, unless you have
-full membership" against "you are charged £4, even with full membership".
+full membership" against "you are charged £4, even with full membership". And a member of a
+list the evidence says is not offered (:func:`unoffered_member_clause`): "runs on Linux, macOS
+and Windows" against "It runs on Linux and macOS. Windows is not supported." (it fires on no
+row of the training files, session 46).
 
 A sentence that is negated in one clause is read for its others: "We deliver to ... Northern
 Ireland, but not to the Channel Islands." for its first. Auxiliaries ("can", "does") are not
@@ -78,6 +81,7 @@ __all__ = [
     "list_members",
     "none_clause",
     "polarity_conflict",
+    "unoffered_member_clause",
 ]
 
 #: Content words of the text's sentence the denying clause may lack, and how many it must share.
@@ -120,6 +124,12 @@ _NAME = re.compile(r"\b[A-Z][a-z]+\b")
 _CLOSED_ON = re.compile(
     rf"\bclosed\s+(?:on|at)\s+(?:all\s+)?(?P<day>{_DAY_WORD})\b"
     rf"|\b(?P<row>{_DAY_WORD})\s*:\s*closed\b",
+    re.IGNORECASE,
+)
+# "Windows is not supported": a thing, of up to three words, said not to be offered
+_NOT_OFFERED = re.compile(
+    r"(?P<subject>[^\W\d_][\w.+'-]*(?:\s+[^\W\d_][\w.+'-]*){0,2})\s+(?:is|are)(?:\s+not|n't)\s+"
+    r"(?:supported|available|offered|accepted|allowed|included|provided|sold|stocked)\b",
     re.IGNORECASE,
 )
 _PERSONS = frozenset(["you", "your", "we", "our", "they", "their", "them", "us", "me", "my"])
@@ -357,6 +367,33 @@ def exception_clause(claim: str, sentence: str) -> str | None:
     return sentence.strip(" ,.")
 
 
+def _plain_words(text: str) -> list[str]:
+    """``text``'s words, lower case, with the dots and hyphens inside names ("macOS",
+    "Node.js", "e-mail")."""
+    return [w.lower() for w in re.findall(r"[\w.+'-]*\w", text)]
+
+
+def unoffered_member_clause(claim: str, sentence: str, passage: str) -> str | None:
+    """The clause of an evidence ``sentence`` that says one member of a list of ``claim`` is not
+    supported, available, offered ... ("Windows is not supported" against "Tidewater runs on
+    Linux, macOS and Windows."), where that ``passage`` names another member of the list (the
+    list is of what the passage speaks of: "It runs on Linux and macOS."); else None. The claim
+    is not negated and does not deny by its words."""
+    if _denies(claim):
+        return None
+    for found in _NOT_OFFERED.finditer(sentence):
+        subject = _plain_words(found.group("subject"))
+        for members in list_members(claim):
+            names = [_plain_words(claim[a:b]) for a, b in members]
+            denied = [m for m in names if m and subject[-len(m) :] == m]
+            if len(denied) != 1:
+                continue
+            said = set(_plain_words(passage))
+            if any(m and m != denied[0] and set(m) <= said for m in names):
+                return found.group(0)
+    return None
+
+
 def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
     """``[start, end)`` of ``text`` without the spaces at either end."""
     part = text[start:end]
@@ -429,10 +466,11 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
         if matching_sentence(claim, sentences) is None:
             continue
         for part in (c.strip(" ,.;") for c in clauses):
-            for _, sentence in sentences:
+            for i, sentence in sentences:
                 clause = (denying_clause(part, sentence) or none_clause(part, sentence)
                           or closed_clause(part, sentence)
-                          or exception_clause(part, sentence))  # fmt: skip
+                          or exception_clause(part, sentence)
+                          or unoffered_member_clause(part, sentence, passages[i]))  # fmt: skip
                 if clause is not None:
                     return PolarityConflict(claim, clause)
     return None

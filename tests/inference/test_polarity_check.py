@@ -163,3 +163,32 @@ def test_a_lists_members_and_the_ones_a_denial_names() -> None:
     )
     assert denied_members(deliver, "We do not deliver to the Channel Islands") == []
     assert denied_members("We deliver to England.", denial) == []
+
+
+def test_a_list_member_the_evidence_says_is_not_supported_is_denied() -> None:
+    from favakit.inference.polarity_check import unoffered_member_clause
+
+    page = "Tidewater is a command-line backup tool. It runs on Linux and macOS. Windows is not supported."
+    text = "Tidewater is a command-line backup tool that runs on Linux, macOS and Windows."
+    found = polarity_conflict(text, [page])
+    assert found is not None and found.clause == "Windows is not supported"
+    assert (
+        unoffered_member_clause(text, "Windows isn't supported.", page) == "Windows isn't supported"
+    )
+    # the list as the page gives it; a passage that names no other member; a negated text
+    assert (
+        polarity_conflict(
+            "Tidewater is a command-line backup tool that runs on Linux and macOS.", [page]
+        )
+        is None
+    )
+    assert (
+        unoffered_member_clause(text, "Windows is not supported.", "Windows is not supported.")
+        is None
+    )
+    assert (
+        unoffered_member_clause(
+            "It does not run on Linux, macOS or Windows.", "Windows is not supported.", page
+        )
+        is None
+    )
