@@ -21,12 +21,14 @@ from typing import Any, NamedTuple
 __all__ = [
     "MONTHS",
     "STOPWORDS",
+    "WORD_FORM",
     "count_tokens",
     "count_words",
     "is_heading",
     "keep_case",
     "list_marker_end",
     "pack_passages",
+    "plain_words",
     "sentence_spans",
     "split_sentences",
     "states_nothing",
@@ -50,6 +52,17 @@ STOPWORDS = frozenset(
 #: The months, in order, lower-cased: what date parsing and date rules read.
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")  # fmt: skip
+
+#: A word as the rules compare words: a number's point or comma and a word's inner apostrophe or
+#: hyphen kept in ("3.8", "1,200", "don't", "e-mail", "Node.js"), and a plural's closing
+#: apostrophe ("developers'"); sentence punctuation left out ("Earth." is "Earth").
+WORD_FORM = re.compile(r"\w+(?:[’'.,-]\w+)*['’]?")
+
+
+def plain_words(text: str) -> list[str]:
+    """``text``'s words (:data:`WORD_FORM`), lower case."""
+    return WORD_FORM.findall(text.lower())
+
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]", re.UNICODE)
 # Words that end with a period without ending a sentence.

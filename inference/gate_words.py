@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from favakit.contracts import EditResult, EditSpan
 from favakit.tags import apply_edits
-from favakit.text import STOPWORDS, list_marker_end, sentence_spans, states_nothing
+from favakit.text import STOPWORDS, list_marker_end, plain_words, sentence_spans, states_nothing
 
 __all__ = [
     "CLAUSE", "FLAG_SPANS", "TOKEN_THRESHOLD", "WORD", "WordMarker", "changed_words",
@@ -245,20 +245,14 @@ def doubles_a_word(edit: EditSpan, text: str) -> bool:
     """Whether ``edit``'s fix repeats the word beside it, as the text did not ("the
     *developers'* test machine" -> "test": "the test test machine"; "returned *to* Earth" ->
     "to to")."""
-    right, wrong = _plain_words(edit["right"]), _plain_words(edit["wrong"])
+    right, wrong = plain_words(edit["right"]), plain_words(edit["wrong"])
     if edit.get("flagged") or not right:
         return False
-    before = _plain_words(text[: edit["start"]])[-1:]
-    after = _plain_words(text[edit["end"] :])[:1]
+    before = plain_words(text[: edit["start"]])[-1:]
+    after = plain_words(text[edit["end"] :])[:1]
     doubled_before = bool(before) and before == right[:1] and before != wrong[:1]
     doubled_after = bool(after) and after == right[-1:] and after != wrong[-1:]
     return doubled_before or doubled_after
-
-
-def _plain_words(text: str) -> list[str]:
-    """Lower-cased words, a number's point or comma and a word's apostrophe or hyphen kept in
-    ("3.8", "developers'"), sentence punctuation left out ("Earth." is "earth")."""
-    return re.findall(r"\w+(?:[’'.,-]\w+)*['’]?", text.lower())
 
 
 def whole_words(edit: EditSpan, text: str) -> EditSpan:

@@ -30,10 +30,14 @@ is denied here when
     clause holds whole: "We deliver to England, Scotland, Wales and Northern Ireland." against
     "We do not deliver to Northern Ireland, the Channel Islands or outside the UK.";
   - the text's restriction of time, place or measure (:func:`_adjunct_words`: from its first
-    such preposition on, every word before it held), where the denial has no words of its own
-    after the negation: "Perishable food can be returned within 30 days." against "Gift cards,
-    perishable food and personalised items cannot be returned." ("The model was not released in
-    Japan." does not deny "The model was released in the US in 2010.": "Japan" is its own).
+    such preposition on, every word before it held but at most :data:`MISSING`), and a purpose
+    it opens with ("To save space, "; not needed for the matching sentence either), where the
+    denial has no words of its own after the negation: "Perishable food can be returned within
+    30 days." against "Gift cards, perishable food and personalised items cannot be returned.";
+    "To save space, Tidewater deletes old files from the source after each backup." against
+    "Tidewater never deletes files from the source." (session 46; no further training row)
+    ("The model was not released in Japan." does not deny "The model was released in the US in
+    2010.": "Japan" is its own).
 
 A denial by "no" (:func:`none_clause`) is read as well: "There are no late charges on children's
 books or on items borrowed with a Silver card." denies "Children's books are charged 10p a day
@@ -67,7 +71,7 @@ from favakit.inference.year_check import (
     matching_sentence,
     negated,
 )
-from favakit.text import STOPWORDS, split_sentences, undo_ptb
+from favakit.text import STOPWORDS, plain_words, split_sentences, undo_ptb
 
 __all__ = [
     "LIST_WORDS",
@@ -150,6 +154,8 @@ _ADJUNCT = re.compile(
     r"\b(?:within|in|on|at|for|after|before|during|until|since|by|over|under|from)\b",
     re.IGNORECASE,
 )
+# a purpose a claim opens with: "To save space, Tidewater deletes ..."
+_PURPOSE = re.compile(r"\s*(?:to|in order to|so as to)\s+[^,;]+,\s*", re.IGNORECASE)
 # words that carry no content of a statement's own: "can" is not a word "cannot" lacks
 _AUXILIARIES = frozenset(
     [
@@ -242,14 +248,19 @@ def _in_lists(words: set[str], covered: set[str], claim: str) -> set[str]:
 
 def _adjunct_words(claim: str, covered: set[str]) -> set[str]:
     """The stems of ``claim``'s words from its first preposition of time, place or measure on
-    ("within 30 days"), where every content word before that preposition is ``covered``: what a
-    denial of the rest, with no such words of its own, denies as well."""
+    ("within 30 days"), and of a purpose it opens with ("To save space, ..."), where every
+    content word before that preposition is ``covered`` but at most :data:`MISSING` ("old" of
+    "deletes old files from the source"): what a denial of the rest, with no such words of its
+    own, denies as well."""
+    rest = _without_purpose(claim)
+    opening = set(_stems(claim[: len(claim) - len(rest)]))
+    claim = rest
     cut = _ADJUNCT.search(claim)
     if cut is None:
         return set()
-    if not set(_stems(claim[: cut.start()])) <= covered:
+    if len(set(_stems(claim[: cut.start()])) - covered) > MISSING:
         return set()
-    return set(_stems(claim[cut.start() :]))
+    return opening | set(_stems(claim[cut.start() :]))
 
 
 def _denies(claim: str) -> bool:
@@ -257,6 +268,13 @@ def _denies(claim: str) -> bool:
     words ("no", "without"): the model's to read, as a statement of the same polarity as its
     denial ("residents who cannot visit a branch")."""
     return negated(claim) or bool(_DENIAL.search(claim) or _DENIES_ITSELF.search(claim))
+
+
+def _without_purpose(claim: str) -> str:
+    """``claim`` without a purpose it opens with ("To save space, "): the text's own reason,
+    which no evidence sentence need match."""
+    purpose = _PURPOSE.match(claim)
+    return claim[purpose.end() :] if purpose else claim
 
 
 def _text_clauses(claim: str) -> list[str]:
@@ -291,7 +309,7 @@ def denying_clause(claim: str, sentence: str) -> str | None:
                 return clause.strip(" ,.")
             # a denial with no words of its own after it denies the claim's restrictions too
             own_words = set(governed) - _covered(set(governed), sorted(words))
-            if not own_words and missing <= _adjunct_words(claim, covered):
+            if not own_words and len(missing - _adjunct_words(claim, covered)) <= MISSING:
                 return clause.strip(" ,.")
     return None
 
@@ -367,12 +385,6 @@ def exception_clause(claim: str, sentence: str) -> str | None:
     return sentence.strip(" ,.")
 
 
-def _plain_words(text: str) -> list[str]:
-    """``text``'s words, lower case, with the dots and hyphens inside names ("macOS",
-    "Node.js", "e-mail")."""
-    return [w.lower() for w in re.findall(r"[\w.+'-]*\w", text)]
-
-
 def unoffered_member_clause(claim: str, sentence: str, passage: str) -> str | None:
     """The clause of an evidence ``sentence`` that says one member of a list of ``claim`` is not
     supported, available, offered ... ("Windows is not supported" against "Tidewater runs on
@@ -382,13 +394,13 @@ def unoffered_member_clause(claim: str, sentence: str, passage: str) -> str | No
     if _denies(claim):
         return None
     for found in _NOT_OFFERED.finditer(sentence):
-        subject = _plain_words(found.group("subject"))
+        subject = plain_words(found.group("subject"))
         for members in list_members(claim):
-            names = [_plain_words(claim[a:b]) for a, b in members]
+            names = [plain_words(claim[a:b]) for a, b in members]
             denied = [m for m in names if m and subject[-len(m) :] == m]
             if len(denied) != 1:
                 continue
-            said = set(_plain_words(passage))
+            said = set(plain_words(passage))
             if any(m and m != denied[0] and set(m) <= said for m in names):
                 return found.group(0)
     return None
@@ -463,7 +475,7 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
         clauses = _text_clauses(claim)
         if not clauses:
             continue
-        if matching_sentence(claim, sentences) is None:
+        if matching_sentence(_without_purpose(claim), sentences) is None:
             continue
         for part in (c.strip(" ,.;") for c in clauses):
             for i, sentence in sentences:

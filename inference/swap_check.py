@@ -22,13 +22,12 @@ from typing import Any, NamedTuple
 
 from favakit.contracts import EditSpan
 from favakit.inference.year_check import CONFLICT_SCORE, clause_spans
-from favakit.text import split_sentences, undo_ptb
+from favakit.text import MONTHS, WORD_FORM, split_sentences, undo_ptb
 
 __all__ = ["MIN_WORDS", "SwapConflict", "swap_conflict", "swap_fix"]
 
 MIN_WORDS = 5  # a shorter statement repeats the evidence but for a word too easily
 
-_WORD = re.compile(r"\w+(?:[’'.,-]\w+)*")
 _OPPOSITES = {
     frozenset(pair)
     for pair in (
@@ -52,8 +51,7 @@ _ALTERNATIVES = (
     frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]),
     frozenset(["mondays", "tuesdays", "wednesdays", "thursdays", "fridays", "saturdays",
                "sundays", "weekdays", "weekends"]),
-    frozenset(["january", "february", "march", "april", "may", "june", "july", "august",
-               "september", "october", "november", "december"]),
+    frozenset(MONTHS),
     frozenset(["spring", "summer", "autumn", "winter"]),
     frozenset(["hourly", "daily", "weekly", "fortnightly", "monthly", "quarterly", "yearly",
                "annual", "annually"]),
@@ -79,7 +77,7 @@ class SwapConflict(NamedTuple):
 
 
 def _words(statement: str) -> list[re.Match[str]]:
-    return list(_WORD.finditer(statement))
+    return list(WORD_FORM.finditer(statement))
 
 
 def _statements(sentence: str) -> list[tuple[int, int]]:

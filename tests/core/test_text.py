@@ -129,3 +129,11 @@ def test_word_changes_rebuild_the_original(old: list[str], new: list[str]) -> No
         at = c.end
     rebuilt.append(edited[at:])
     assert " ".join("".join(" " + p + " " for p in rebuilt).split()) == original
+
+
+def test_plain_words_keep_numbers_names_and_a_plurals_apostrophe_whole() -> None:
+    from favakit.text import plain_words
+
+    text = "On the developers' machine, Python 3.8 took 1,200 MB on macOS. Node.js didn't."
+    assert plain_words(text) == ["on", "the", "developers'", "machine", "python", "3.8", "took",
+                                 "1,200", "mb", "on", "macos", "node.js", "didn't"]  # fmt: skip

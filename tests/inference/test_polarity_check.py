@@ -192,3 +192,17 @@ def test_a_list_member_the_evidence_says_is_not_supported_is_denied() -> None:
         )
         is None
     )
+
+
+def test_a_purpose_the_text_opens_with_and_one_modifier_do_not_keep_a_denial_out() -> None:
+    pages = ["Only snapshots older than the keep limit are deleted. Tidewater never deletes files "
+             "from the source."]  # fmt: skip
+    text = "To save space, Tidewater deletes old files from the source after each backup."
+    found = polarity_conflict(text, pages)
+    assert found is not None and found.clause == "Tidewater never deletes files from the source"
+    assert polarity_conflict("Tidewater deletes old files from the source.", pages) is not None
+    # two words of its own before the restriction, or the statement made the other way: no denial
+    assert polarity_conflict("Tidewater deletes large old files from the source.", pages) is None
+    assert (
+        polarity_conflict("To save space, Tidewater keeps old files in the source.", pages) is None
+    )
