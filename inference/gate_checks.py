@@ -90,7 +90,9 @@ def verify_fixes(
     (the error is there, after the fixed clause: "born on July 27, 1942, | in Pensacola"; at
     its words the evidence never uses with ``flags="words"``);
     otherwise the replacements become flags (no fix offered, the text unchanged there, the flag
-    citing the closest evidence sentence). Where the fixed sentence is supported, flags left in
+    citing the closest evidence sentence), but for the fix a rule beneath the checker makes
+    there (:func:`_rules_own`), which stays, the sentence's other words the evidence never uses
+    flagged beside it (:func:`_flags_beside_a_rules_fix`). Where the fixed sentence is supported, flags left in
     it are dropped (the checker finds nothing wrong there once fixed). A fixed sentence (or
     clause) is read against the articles it names
     (:func:`~favakit.inference.gate_edits.named_articles`): a fix taken from another person's
