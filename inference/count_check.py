@@ -8,13 +8,16 @@ bound such as "more than 20", or in a negated sentence) counts a word ("23 *play
 *president*"), the evidence sentence sharing the most of its content words (at least half, and
 two) gives another number of the same kind counting the same word, and the passage holding that
 sentence never gives the text's number in any form (:func:`_gives`: save as a count of another
-thing, "three *weeks*" for "renew it three *times*"). A limit a rule sets (:data:`LIMITS`: "up
-to 15 items", "within 5 business days") is a count of its own kind: the same limit on another
-number contradicts it, an exact number does not. A summary's sentence draws on several
-evidence sentences and shares half its words with none: there, an evidence sentence counting
-the same word contradicts the count where the words around the two counts (:data:`AROUND` either
-side) share :data:`AROUND_SHARED` content words or more, and no passage gives the text's number
-("a promotion of *20%* off the first month for new clients" against "a promotion of 10% off
+thing, "three *weeks*" for "renew it three *times*"), or the text's sentence is that sentence in
+its words, the number aside (:func:`_restates`: "£1 for each extra *30* minutes" against "£1 for
+each extra 15 minutes", its passage's "rides of up to 30 minutes" elsewhere). A limit a rule
+sets (:data:`LIMITS`: "up to 15 items", "within 5 business days") is a count of its own kind:
+the same limit on another number contradicts it, an exact number does not; a count held "at a
+time" or "at once" is a limit too ("one reservation at a time" is "up to one"). A summary's
+sentence draws on several evidence sentences and shares half its words with none: there, an
+evidence sentence counting the same word contradicts the count where the words around the two
+counts (:data:`AROUND` either side) share :data:`AROUND_SHARED` content words or more, and no
+passage gives the text's number ("a promotion of *20%* off the first month for new clients" against "a promotion of 10% off
 the first month for new clients"). The checker then scores the text at most
 :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`CountConflict.note`).
 
@@ -32,7 +35,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import NamedTuple
 
-from favakit.inference.number_forms import quantities
+from favakit.inference.number_forms import CURRENCY, quantities
 from favakit.inference.number_words import digit_ordinals, spelled_numbers
 from favakit.inference.year_check import CONFLICT_SCORE, content_words, matching_sentence, negated
 from favakit.text import STOPWORDS, split_sentences, undo_ptb
@@ -69,12 +72,17 @@ _LIMIT_BEFORE = re.compile(
     r"\b(" + "|".join(w.replace(" ", r"\s+") for w in LIMITS) + r")\s+(?:[$\u00a3\u20ac]\s?)?$",
     re.IGNORECASE,
 )
+# a count held "at a time" or "at once" is a limit ("one reservation at a time" is "up to one"),
+# the phrase after the counted word or at most three more words
+_AT_A_TIME = re.compile(
+    r"(?:\s+[^\W\d_]+){0,3}?\s+at\s+(?:a\s+time|one\s+time|any\s+one\s+time|once)\b",
+    re.IGNORECASE,
+)
 #: Words either side of a count read by the local match, and how many content words the two
 #: sides must share (chosen on the training files: session 31, docs/benchmarks.md).
 AROUND = 10
 AROUND_SHARED = 2
 _COUNTED = re.compile(r"\s*(%|[^\W\d_]+)")
-_CURRENCY = "$\u00a3\u20ac\u00a5"
 # counted words that name no thing of their own: a number "counting" them may count anything
 # ("two *other* men", "3 *percent*", "4 *million* dollars")
 _NOT_UNITS = frozenset(
@@ -124,7 +132,7 @@ class CountConflict(NamedTuple):
     def _shown(self, number: str, alone: bool = False) -> str:
         """``number`` with what it counts as a reader writes it: "$3000", "15%", "24 players"
         (``alone``: the word left out, as the text's number says it)."""
-        if self.counted in _CURRENCY:
+        if self.counted in CURRENCY:
             return f"{self.counted}{number}"
         if number.lower() in ADVERB_COUNTS:  # "twice"
             return number
@@ -179,7 +187,7 @@ def _counts_other(theirs: str, mine: str) -> bool:
     *minutes*")."""
     if theirs == mine or {theirs, mine} & _NOT_UNITS:
         return False
-    money = [w for w in (theirs, mine) if len(w) == 1 and w in _CURRENCY]
+    money = [w for w in (theirs, mine) if len(w) == 1 and w in CURRENCY]
     if money:
         other = mine if theirs in money else theirs
         return len(other) > 2 and other.isalpha()
@@ -197,7 +205,8 @@ def _gives(given: Sequence[tuple[Decimal, str]], count: Count) -> bool:
 
 def counts(sentence: str) -> list[Count]:
     """The counts of ``sentence``: numbers followed by the word they count, exact or under a
-    limit (:data:`LIMITS`: "up to 15 items"); not years, not other bounds ("more than 20
+    limit (:data:`LIMITS`: "up to 15 items"; "up to" for a count held "at a time" or "at
+    once"); not years, not other bounds ("more than 20
     players", "20 or more"), none in a negated sentence."""
     if negated(sentence):
         return []
@@ -215,13 +224,15 @@ def counts(sentence: str) -> list[Count]:
             out.append(Count(value, "time", "times", ordinal, written, start, end, bound))
             continue
         before = sentence[:start].rstrip()
-        if before and before[-1] in _CURRENCY:  # "$873 million": it counts dollars
+        if before and before[-1] in CURRENCY:  # "$873 million": it counts dollars
             out.append(Count(value, before[-1], before[-1], ordinal, written, start, end, bound))
             continue
         word = _COUNTED.match(sentence, end)
         counted = word.group(1) if word else ""
         if counted != "%" and (counted.lower() in STOPWORDS or len(counted) < 2):
             continue
+        if not bound and word and _AT_A_TIME.match(sentence, word.end()):
+            bound = "up to"
         out.append(Count(value, _stem(counted), counted, ordinal, written, start, end, bound))
     return out
 
@@ -249,7 +260,10 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
         if not mine:
             continue
         claim_values = values_in(claim)
-        found = _sentence_match(claim, mine, claim_values, passages, sentences, given)
+        match = matching_sentence(claim, sentences)
+        found = None
+        if match is not None:
+            found = _sentence_match(claim, mine, claim_values, match, passages, given)
         if found is None:
             if everywhere is None:
                 everywhere = [g for p in passages for g in _given_values(p)]
@@ -269,24 +283,34 @@ def _others(theirs: Sequence[Count], count: Count, claim_values: set[Decimal]) -
 
 
 def _sentence_match(
-    claim: str, mine: list[Count], claim_values: set[Decimal], passages: list[str],
-    sentences: list[tuple[int, str]], given: dict[int, list[tuple[Decimal, str]]],
+    claim: str, mine: list[Count], claim_values: set[Decimal], match: tuple[int, str],
+    passages: list[str], given: dict[int, list[tuple[Decimal, str]]],
 ) -> CountConflict | None:  # fmt: skip
-    """A count of ``claim`` that the evidence sentence sharing the most of its content words (at
-    least half, and two) contradicts, where that sentence's passage never gives it."""
-    match = matching_sentence(claim, sentences)
-    if match is None:
-        return None
+    """A count of ``claim`` that ``match``, the evidence sentence sharing the most of its content
+    words (:func:`~favakit.inference.year_check.matching_sentence`), contradicts, where that
+    sentence's passage never gives it (or the claim restates the sentence: :func:`_restates`)."""
     at, best = match
     if at not in given:
         given[at] = _given_values(passages[at])
     theirs = counts(best)
     for count in mine:
         others = _others(theirs, count, claim_values)
-        if others and not _gives(given[at], count):
+        if others and (not _gives(given[at], count) or _restates(claim, count, best)):
             return CountConflict(count.written, count.word,
                                  tuple(dict.fromkeys(c.written for c in others)), best)  # fmt: skip
     return None
+
+
+def _restates(claim: str, count: Count, sentence: str) -> bool:
+    """Whether ``claim`` says ``sentence`` in its words, ``count``'s number aside, and the
+    sentence never gives that number: every content word of the claim but that number is the
+    sentence's. The claim then gives another number for the sentence's own statement, and its
+    passage giving that number about something else does not keep the rule out ("cost £1 for
+    each extra *30* minutes" against "cost £1 for each extra 15 minutes" in a passage that also
+    prices "one ride of up to 30 minutes"). A sentence that gives it ("the fourth largest
+    country in Africa, and the 16th largest in the world") may be what the claim says."""
+    words = content_words(claim) - content_words(count.written)
+    return count.value not in values_in(sentence) and words <= content_words(sentence)
 
 
 def _around(sentence: str, count: Count) -> set[str]:

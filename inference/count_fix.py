@@ -5,7 +5,8 @@ finds a sentence's count contradicted, the matching evidence sentence gives exac
 number counting the same word, and that sentence (or its passage's title) names the text's
 subject, an edit or flag holding the count becomes its fix: the count replaced by the evidence's
 number as the evidence writes it ("seventeenth" -> "16th"; "three times" -> "twice"), typed
-``entity``. As with years (:func:`~favakit.inference.date_fix.year_fix`), another person's
+``entity``; not a sum of money where the evidence sentence gives several (which one the text
+meant is not known: :func:`_priced_twice`). As with years (:func:`~favakit.inference.date_fix.year_fix`), another person's
 article lends no numbers.
 """
 
@@ -16,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from favakit.contracts import EditSpan
-from favakit.inference.count_check import ADVERB_COUNTS, count_conflict
+from favakit.inference.count_check import ADVERB_COUNTS, CountConflict, count_conflict, counts
 from favakit.inference.date_fix import lends_to, replaced
+from favakit.inference.number_forms import CURRENCY
 
 __all__ = ["count_fix"]
 
@@ -32,7 +34,7 @@ def count_fix(
     not hold it, or ``subject`` is given and the evidence sentence is not about it."""
     a, b = sentence
     found = count_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
-    if found is None or len(found.evidence_numbers) != 1:
+    if found is None or len(found.evidence_numbers) != 1 or _priced_twice(found, text[a:b]):
         return None
     if not lends_to(found.sentence, passages, subject):
         return None
@@ -50,3 +52,14 @@ def count_fix(
     elif found.written.lower() in ADVERB_COUNTS:  # "twice" -> "three times"
         right = f"{right} times"
     return replaced(edit, start, end, text[start:end], right)
+
+
+def _priced_twice(found: CountConflict, sentence: str) -> bool:
+    """Whether ``found`` is a sum of money and its evidence sentence gives several: "bicycles
+    cost *£3*" against "A car costs £38 single to Keel and £52 single to Marrow." is
+    contradicted, but which price the text meant is not known (not "£52", Marrow's car fare:
+    bicycles travel free)."""
+    mine = [c.counted for c in counts(sentence) if c.written == found.written]
+    if not mine or mine[0] not in CURRENCY:
+        return False
+    return sum(c.counted == mine[0] for c in counts(found.sentence)) > 1

@@ -35,9 +35,9 @@ from favakit.inference.name_fix import name_fix
 from favakit.inference.polarity_check import denied_members, polarity_conflict
 from favakit.inference.scope_check import scope_fix
 from favakit.inference.swap_check import swap_fix
-from favakit.inference.year_check import clause_spans
+from favakit.inference.year_check import clause_spans, content_words, matching_sentence
 from favakit.tags import apply_edits
-from favakit.text import STOPWORDS, sentence_spans, states_nothing
+from favakit.text import STOPWORDS, sentence_spans, split_sentences, states_nothing
 
 # Questions, as_flag, cited, decontextualized, is_fix, person_turned_to and subject_of are
 # shared with gate_checks
@@ -209,7 +209,9 @@ _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d(?![\w])")
 
 def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
     """``edit`` with a fix the evidence holds: kept when the evidence has its words (a content
-    word or a number among them: "Lanny Flaherty's" -> "No" is not grounded by a "no"); a number
+    word or a number among them: "Lanny Flaherty's" -> "No" is not grounded by a "no"), and a
+    number fix when the evidence sentence the sentence says gives it (:func:`_another_statements`);
+    a number
     replaced by the one number of the closest evidence sentence that differs from the wrong one
     (``"1979" -> "14"`` with evidence "born ... 1879" becomes ``"1979" -> "1879"``); otherwise
     the edit becomes a flag (no fix offered). Deletions and flags pass as they are."""
@@ -224,6 +226,8 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
     if telling and any(holds.search(str(p.get("text", ""))) for p in passages):
         number = right.strip() if _NUMBER.fullmatch(right.strip()) else ""
         whole = _whole_number(number, sentence, passages) if number else ""
+        if number and _another_statements(edit["wrong"], whole or number, sentence, passages):
+            return {**edit, "right": edit["wrong"], "flagged": True}
         return {**edit, "right": right.replace(number, whole)} if whole else edit
     if _NUMBER.fullmatch(wrong):
         closest = cite(sentence, "", passages)
@@ -233,6 +237,24 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
         if len(same) == 1:
             return {**edit, "right": edit["wrong"].replace(wrong, same.pop())}
     return {**edit, "right": edit["wrong"], "flagged": True}
+
+
+def _another_statements(
+    wrong: str, number: str, sentence: str, passages: Sequence[Mapping[str, Any]]
+) -> bool:
+    """Whether ``number``, an editor's fix of ``wrong`` in ``sentence``, is missing from the
+    evidence sentence that sentence says (:func:`~favakit.inference.year_check.matching_sentence`)
+    where that evidence sentence says the words around ``wrong`` too (two content words of the
+    four either side): it is then another statement's number ("The Petrel ... carries 120
+    passengers and 12 cars." -> "22", from "The Tern ... carries 180 passengers and 22 cars.",
+    where the Petrel's sentence says it carries no vehicles), and the edit is a flag."""
+    said = matching_sentence(sentence, [(i, s) for i, p in enumerate(passages)
+                                        for s in split_sentences(str(p.get("text", "")))])  # fmt: skip
+    at = sentence.find(wrong.strip())
+    if said is None or at < 0 or number in _NUMBER.findall(said[1]):
+        return False
+    near = sentence[:at].split()[-4:] + sentence[at + len(wrong.strip()) :].split()[:4]
+    return len(content_words(" ".join(near)) & content_words(said[1])) >= 2
 
 
 def _whole_number(number: str, sentence: str, passages: Sequence[Mapping[str, Any]]) -> str:

@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 from favakit.inference.number_words import spelled_numbers
 
-__all__ = ["NumberForm", "Quantity", "evidence_forms", "quantities"]
+__all__ = ["CURRENCY", "NumberForm", "Quantity", "evidence_forms", "quantities"]
 
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
 _QUANTITY = re.compile(
@@ -33,7 +33,8 @@ _QUANTITY = re.compile(
     r"(?:\s+(thousand|million|billion|trillion)\b)?",
     re.IGNORECASE,
 )
-_CURRENCY = "$\u00a3\u20ac\u00a5"
+#: The signs of a sum of money: a number after one counts it ("$873 million")
+CURRENCY = "$\u00a3\u20ac\u00a5"
 _NEXT_WORD = re.compile(r"\s*([^\W\d_]+)")
 _YEAR_LIKE = re.compile(r"(?:1\d|20)\d\d")
 # "05" in "2018-11-05": a date's part, not another way of writing 5
@@ -52,7 +53,7 @@ class Quantity(NamedTuple):
         """Whether a currency sign precedes it, and the word that follows it (lower case)."""
         before = text[: self.start].rstrip()
         after = _NEXT_WORD.match(text, self.end)
-        return (bool(before) and before[-1] in _CURRENCY, after.group(1).lower() if after else "")
+        return (bool(before) and before[-1] in CURRENCY, after.group(1).lower() if after else "")
 
 
 class NumberForm(NamedTuple):

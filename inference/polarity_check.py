@@ -37,7 +37,11 @@ is denied here when
     "To save space, Tidewater deletes old files from the source after each backup." against
     "Tidewater never deletes files from the source." (session 46; no further training row)
     ("The model was not released in Japan." does not deny "The model was released in the US in
-    2010.": "Japan" is its own).
+    2010.": "Japan" is its own). A denial of any place or time ("not allowed anywhere on the
+    ships", "never ... at any time") counts as one with no words of its own, and needs two of
+    the text's words, not :data:`SHARED`: "Smoking is allowed on the outside decks." against
+    "Smoking, including e-cigarettes, is not allowed anywhere on the ships." (session 47; no
+    further training row).
 
 A denial by "no" (:func:`none_clause`) is read as well: "There are no late charges on children's
 books or on items borrowed with a Silver card." denies "Children's books are charged 10p a day
@@ -144,11 +148,14 @@ _EVEN = re.compile(r"\beven\s+(?:with|if|for|when|though|on)\s+(?P<phrase>[^,.;]
                    re.IGNORECASE)  # fmt: skip
 # a claim that something is owed by none: "free of late charges", "fees are waived"
 _NOTHING_OWED = re.compile(r"\b(?:free|waive[sd]?|exempt)\b", re.IGNORECASE)
-# a comma list: "A, B, C and D" (the first coordinate's start is found by _list_coordinates)
+# a comma list: "A, B, C and D" (the first member's start is found by list_members)
 _LIST = re.compile(
     r"(?P<before>[^,;]*?)\s*,\s*(?P<middle>[^,;]+?(?:,\s*[^,;]+?)*?)\s*,?\s+(?:and|or)\s+"
     r"(?P<last>[^,;]+)"
 )
+# a denial of any place or time: it denies a claim's own restriction of place or time too
+_ANYWHERE = re.compile(r"\s+(?:\w+\s+)?(?:anywhere|at\s+any\s+time|ever)\b", re.IGNORECASE)
+_ANYWHERE_DENIED = re.compile(r"(?:\b(?:not|never|cannot)|n't)" + _ANYWHERE.pattern, re.IGNORECASE)
 # where a claim's restriction of time, place or measure starts
 _ADJUNCT = re.compile(
     r"\b(?:within|in|on|at|for|after|before|during|until|since|by|over|under|from)\b",
@@ -215,25 +222,8 @@ def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
 
 def _list_coordinates(claim: str) -> list[list[set[str]]]:
     """The comma lists of ``claim`` ("England, Scotland, Wales and Northern Ireland"), each as
-    its coordinates' stems: three coordinates or more, the last after "and" or "or". The middle
-    coordinates are what lies between the commas; the first is the words before the first comma
-    back to a stopword, the last the words after "and" or "or" up to one more than the longest
-    middle one holds."""
-    groups = []
-    for found in _LIST.finditer(claim):
-        middle = [m.split() for m in re.split(r",\s*", found.group("middle")) if m.strip()]
-        if max(len(m) for m in middle) > LIST_WORDS:  # clauses, not a list's members
-            continue
-        longest = max(len(m) for m in middle) + 1
-        first: list[str] = []
-        for word in reversed(found.group("before").split()):
-            if word.lower().strip(",.") in STOPWORDS or len(first) == longest:
-                break
-            first.insert(0, word)
-        last = found.group("last").split()[:longest]
-        coordinates = [first, *middle, last]
-        groups.append([set(_stems(" ".join(c))) for c in coordinates if c])
-    return groups
+    its members' stems (:func:`list_members`)."""
+    return [[set(_stems(claim[a:b])) for a, b in members] for members in list_members(claim)]
 
 
 def _in_lists(words: set[str], covered: set[str], claim: str) -> set[str]:
@@ -296,7 +286,8 @@ def denying_clause(claim: str, sentence: str) -> str | None:
     for clause in _CLAUSE_CUT.split(sentence):
         theirs = _stems(clause)
         covered = _covered(words, theirs)
-        if len(covered) < SHARED:
+        anywhere = bool(_ANYWHERE_DENIED.search(clause))
+        if len(covered) < (2 if anywhere else SHARED):
             continue
         missing = words - covered - _in_lists(words, covered, claim)
         for denial in _DENIAL.finditer(clause):
@@ -307,8 +298,11 @@ def denying_clause(claim: str, sentence: str) -> str | None:
                 continue
             if len(missing) <= MISSING:
                 return clause.strip(" ,.")
-            # a denial with no words of its own after it denies the claim's restrictions too
+            # a denial with no words of its own after it denies the claim's restrictions too,
+            # and so does one of any place or time ("is not allowed anywhere on the ships")
             own_words = set(governed) - _covered(set(governed), sorted(words))
+            if anywhere and _ANYWHERE.match(clause, denial.end()):
+                own_words = set()
             if not own_words and len(missing - _adjunct_words(claim, covered)) <= MISSING:
                 return clause.strip(" ,.")
     return None
@@ -414,10 +408,9 @@ def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
 
 def list_members(sentence: str) -> list[list[tuple[int, int]]]:
     """The comma lists of ``sentence`` ("the city centre, the harbour district and Old Town"),
-    each as its members' spans, read as :func:`_list_coordinates` reads them: the middle ones
-    between the commas (at most :data:`LIST_WORDS` words), the first back from the first comma
-    to a stopword, the last after "and" or "or" up to one more word than the longest middle
-    one. A list whose middle is a clause is tried again from its second part ("..., with
+    each as its members' spans: the middle ones between the commas (at most
+    :data:`LIST_WORDS` words), the first back from the first comma to a stopword, the last
+    after "and" or "or" up to one more word than the longest middle one. A list whose middle is a clause is tried again from its second part ("..., with
     stations in the city centre, the harbour district and Old Town")."""
     out = []
     at = 0

@@ -17,6 +17,10 @@ offers a fix (:func:`aligned_replacements`):
   accident at the"), or three before it where the sentence ends after it ("Saturn is the
   seventh."), so the stretch fills the same slot in the same statement;
 - every evidence sentence that lines up so gives the same words;
+- a number is taken only from the evidence sentence the sentence says
+  (:func:`~favakit.inference.year_check.matching_sentence`): "The Petrel ... carries 120
+  passengers and *12* cars." lines up around "passengers and ... cars" with "The Tern ...
+  carries 180 passengers and 22 cars.", another ship's count;
 
 and the checker must then find the sentence with the evidence's words supported
 (:func:`word_fixes`), as a negation's fix is checked. The fix replaces the flags over it, and
@@ -37,7 +41,7 @@ from favakit.contracts import Citation, EditResult, EditSpan
 from favakit.inference.checker import shared_words
 from favakit.inference.gate_edits import Questions, SentenceScorer, decontextualized
 from favakit.inference.gate_words import flagged_sentences, sentences_replaced
-from favakit.inference.year_check import clause_spans
+from favakit.inference.year_check import clause_spans, matching_sentence
 from favakit.text import STOPWORDS, keep_case, sentence_spans, split_sentences
 
 __all__ = ["aligned_replacements", "word_fixes"]
@@ -86,6 +90,9 @@ def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[i
     (:func:`~favakit.inference.year_check.clause_spans`)."""
     found: dict[tuple[int, int], dict[str, str]] = {}
     given = set().union(*(shared_words(e) for e in evidence)) if evidence else set()
+    match = matching_sentence(sentence, [(i, s) for i, e in enumerate(evidence)
+                                         for s in split_sentences(e)])  # fmt: skip
+    said = match[1] if match else None  # the evidence sentence the sentence says
     parts = clause_spans(sentence)  # each statement too: the evidence may state them apart
     for s, t in [(0, len(sentence)), *(parts if len(parts) > 1 else [])]:
         at = list(_WORD.finditer(sentence, s, t))
@@ -111,6 +118,8 @@ def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[i
                         continue  # "at Cambridge University" is no slot for ", among them"
                     if shared_words(" ".join(mine[a1:a2])) & given:
                         continue  # a word the evidence uses may be right in another way
+                    if other != said and any(c.isdigit() for w in wrong for c in w):
+                        continue  # a number from another statement's sentence (module doc)
                     if _same_around(mine, theirs, a1, a2, b1, b2):
                         start, end = at[a1].start(), at[a2 - 1].end()
                         right = other[there[b1].start() : there[b2 - 1].end()]

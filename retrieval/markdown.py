@@ -6,7 +6,9 @@ runs into the sentence after it ("# About Northwind Home Northwind Home is an on
 :func:`markdown_sections` keeps the prose and drops the markup:
 
 - a heading (``#`` to ``######``, or a line underlined with ``===`` / ``---``) starts a new
-  section and is itself dropped (a title, not a statement); a passage never spans two sections;
+  section and is itself dropped (a title, not a statement), save a question: an FAQ's answer
+  ("Only on the Keel to Marrow route.") says nothing without its question, so a heading that
+  ends with "?" is kept as the section's first sentence; a passage never spans two sections;
 - front matter (a leading ``---`` ... ``---`` block), fenced code, HTML comments, images and
   table rules go;
 - a link keeps its text, emphasis and inline code their words; a paragraph's wrapped lines are
@@ -30,6 +32,7 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _SETEXT_RULE = re.compile(r"^[ \t]{0,3}(?:=+|-+)[ \t]*$")
 _THEMATIC_BREAK = re.compile(r"^[ \t]{0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$")
+_ATX_MARKS = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]*|[ \t]+#+[ \t]*$")  # "## Title ##"
 _TASK_BOX = re.compile(r"\[[ xX]\][ \t]+")  # "- [x] done": a task list's box
 _QUOTE_MARKER = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -81,7 +84,7 @@ def _table_row(cells: list[str], header: list[str] | None) -> str:
 
 def markdown_sections(text: str) -> list[str]:
     """The prose of a Markdown document, one string per section (headings start a section and
-    are dropped), a line per paragraph (its wrapped lines joined, as Markdown joins them), list
+    are dropped, a question kept as its first line), a line per paragraph (its wrapped lines joined, as Markdown joins them), list
     item or table row; sections with no prose are left out."""
     text = _COMMENT.sub("", _FRONT_MATTER.sub("", text.replace("\r\n", "\n"), count=1))
     sections: list[list[str]] = [[]]
@@ -125,6 +128,9 @@ def markdown_sections(text: str) -> list[str]:
         if is_heading(raw) or (setext and not list_marker_end(raw)):
             end_block()
             sections.append([])  # a heading starts a section (its underline is skipped below)
+            title = _inline(_ATX_MARKS.sub("", raw))
+            if title.endswith("?"):  # an FAQ's question: what its answer is the answer to
+                sections[-1].append(title)
             continue
         if not raw.strip():
             end_block()

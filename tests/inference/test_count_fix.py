@@ -106,3 +106,17 @@ def test_a_count_of_times_is_fixed_as_the_evidence_writes_it() -> None:
     renew = {"title": "borrowing", "text": "You can renew an item three times online or by phone."}
     fixed = count_fix(_flag(text, (0, len(text))), text, (0, len(text)), [renew])
     assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("twice", "three times")
+
+
+def test_a_price_is_not_fixed_where_the_evidence_sentence_gives_several() -> None:
+    fares = {"title": "fares", "text": "A car with its driver costs £38 single to Keel and £52 "
+             "single to Marrow. Bicycles travel free."}  # fmt: skip
+    text = "A car with its driver costs £38 single to Keel, and bicycles cost £3."
+    whole = (0, len(text))
+    # contradicted (the checker is told), but £52 is Marrow's car fare, not the bicycles' price
+    assert count_fix(_flag(text, whole), text, whole, [fares]) is None
+    # one price in the evidence sentence is the fix
+    car = "A car with its driver costs £45 single to Keel."
+    one = {"title": "fares", "text": "A car with its driver costs £38 single to Keel."}
+    fixed = count_fix(_flag(car, (0, len(car))), car, (0, len(car)), [one])
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("45", "38")

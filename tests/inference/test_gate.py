@@ -253,6 +253,18 @@ def test_a_fix_comes_from_the_evidence_or_becomes_a_flag() -> None:
     assert grounded_fix(edit("1979", "14"), sentence, evidence)["right"] == "1879"
     # a fix the evidence holds stays as it is
     assert grounded_fix(edit("1979", "1879"), sentence, evidence)["right"] == "1879"
+    # a number of another statement (his death's year), not of the sentence the text says, is
+    # no fix: a flag (session 47)
+    death = grounded_fix(edit("1979", "1955"), sentence, evidence)
+    assert death["flagged"] and death["right"] == "1979"
+    # ... where the sentence the text says is about the number's words: in a sentence joining
+    # two statements, the number's own statement may be another evidence sentence
+    fares = [{"title": "fares", "text": "Children under 5 travel free. Residents of Keel and "
+              "Marrow pay half the adult fare with a resident's card."}]  # fmt: skip
+    joined = ("Children under 12 travel free, and residents of Keel and Marrow pay half the adult "
+              "fare with a resident's card.")  # fmt: skip
+    under = {"type": "entity", "start": 15, "end": 17, "wrong": "12", "right": "5"}
+    assert grounded_fix(under, joined, fares)["right"] == "5"  # type: ignore[arg-type]
     # a fix of words the evidence does not have becomes a flag: no fix offered
     lyon = grounded_fix(edit("Ulm", "Lyon"), sentence, evidence)
     assert lyon["flagged"] and lyon["right"] == "Ulm"

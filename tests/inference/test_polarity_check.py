@@ -206,3 +206,14 @@ def test_a_purpose_the_text_opens_with_and_one_modifier_do_not_keep_a_denial_out
     assert (
         polarity_conflict("To save space, Tidewater keeps old files in the source.", pages) is None
     )
+
+
+def test_a_denial_of_any_place_denies_a_claim_of_one_place() -> None:
+    rules = ["No. Smoking, including e-cigarettes, is not allowed anywhere on the ships."]
+    found = polarity_conflict("Smoking is allowed on the outside decks.", rules)
+    assert found is not None and found.clause.endswith("is not allowed anywhere on the ships")
+    assert polarity_conflict("Smoking is allowed in the bar, but not in the cabins.", rules)
+    # another statement, or a denial of one place only, is not denied so
+    assert polarity_conflict("Dogs are allowed on the outside decks.", rules) is None
+    assert polarity_conflict("Smoking is allowed on the outside decks.",
+                             ["Smoking is not allowed in the cabins."]) is None  # fmt: skip

@@ -46,6 +46,17 @@ def test_no_candidate_without_the_same_words_around_or_where_the_evidence_disagr
     assert _words("The bus accident at the age of 18 left her with lasting pain.", [KAHLO]) == []
 
 
+def test_a_number_comes_only_from_the_sentence_the_text_says() -> None:
+    ships = ["The Tern, built in 2011, carries 180 passengers and 22 cars. The Petrel, built in "
+             "2023, is a hybrid-electric ship for 120 passengers; it carries no vehicles."]  # fmt: skip
+    petrel = "The Petrel, built in 2023, is a hybrid-electric ship that carries 120 passengers and 12 cars."
+    # "passengers and ... cars" lines up with the Tern's sentence: another ship's count
+    assert _words(petrel, ships) == []
+    # the sentence the text says gives it: the number is its fix
+    tern = "The Tern, built in 2011, carries 180 passengers and 12 cars."
+    assert _words(tern, ships) == [("12", "22")]
+
+
 def _flagged_result(text: str, word: str) -> dict[str, Any]:
     at = text.index(word)
     flag = {"type": "unverifiable", "start": at, "end": at + len(word), "wrong": word, "right": word,

@@ -80,3 +80,16 @@ def test_knowledge_source_from_markdown_files(tmp_path: Path) -> None:
     build_kb(docs / "company.md", tmp_path / "one.db")
     with KnowledgeSource(tmp_path / "one.db") as kb:
         assert list(kb.titles()) == ["company"]
+
+
+def test_a_question_heading_stays_with_its_answer() -> None:
+    faq = (
+        "# Questions\n\n## Can I buy a ticket on board?\n\nOnly on the Keel route.\n\n"
+        "Is it free?\n-----------\n\nYes.\n\n## Opening hours ##\n\nDaily.\n"
+    )
+    # an FAQ's answer says nothing without its question; a title stays dropped
+    assert markdown_sections(faq) == [
+        "Can I buy a ticket on board?\nOnly on the Keel route.",
+        "Is it free?\nYes.",
+        "Daily.",
+    ]
