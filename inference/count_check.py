@@ -17,9 +17,10 @@ time" or "at once" is a limit too ("one reservation at a time" is "up to one"). 
 sentence draws on several evidence sentences and shares half its words with none: there, an
 evidence sentence counting the same word contradicts the count where the words around the two
 counts (:data:`AROUND` either side) share :data:`AROUND_SHARED` content words or more, and no
-passage gives the text's number ("a promotion of *20%* off the first month for new clients" against "a promotion of 10% off
-the first month for new clients"). The checker then scores the text at most
-:data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`CountConflict.note`).
+passage gives the text's number ("a promotion of *20%* off the first month for new clients"
+against "a promotion of 10% off the first month for new clients"). The checker then scores the
+text at most :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why
+(:meth:`CountConflict.note`).
 
 A count must count the same word on both sides: session 29 tried counts by the year rule alone
 and found it fired on supported rows whose sentence gave several counts, or a bound ("grossed

@@ -6,8 +6,8 @@ number counting the same word, and that sentence (or its passage's title) names 
 subject, an edit or flag holding the count becomes its fix: the count replaced by the evidence's
 number as the evidence writes it ("seventeenth" -> "16th"; "three times" -> "twice"), typed
 ``entity``; not a sum of money where the evidence sentence gives several (which one the text
-meant is not known: :func:`_priced_twice`). As with years (:func:`~favakit.inference.date_fix.year_fix`), another person's
-article lends no numbers.
+meant is not known: :func:`_priced_twice`). As with years
+(:func:`~favakit.inference.date_fix.year_fix`), another person's article lends no numbers.
 """
 
 from __future__ import annotations

@@ -209,12 +209,12 @@ _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*\d(?![\w])|(?<![\w.])\d(?![\w])")
 
 def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, Any]]) -> EditSpan:
     """``edit`` with a fix the evidence holds: kept when the evidence has its words (a content
-    word or a number among them: "Lanny Flaherty's" -> "No" is not grounded by a "no"), and a
-    number fix when the evidence sentence the sentence says gives it (:func:`_another_statements`);
-    a number
-    replaced by the one number of the closest evidence sentence that differs from the wrong one
-    (``"1979" -> "14"`` with evidence "born ... 1879" becomes ``"1979" -> "1879"``); otherwise
-    the edit becomes a flag (no fix offered). Deletions and flags pass as they are."""
+    word or a number among them: "Lanny Flaherty's" -> "No" is not grounded by a "no"), a number
+    only where the evidence sentence the sentence says gives it (:func:`_another_statements`); a
+    number the evidence lacks replaced by the one number of the closest evidence sentence that
+    differs from the wrong one (``"1979" -> "14"`` with evidence "born ... 1879" becomes
+    ``"1979" -> "1879"``); otherwise the edit becomes a flag (no fix offered). Deletions and
+    flags pass as they are."""
     right = edit["right"]
     holds = _whole_words(right)
     # words any text has ("No", "a", "is") are not evidence for a fix: it needs a content word

@@ -410,8 +410,9 @@ def list_members(sentence: str) -> list[list[tuple[int, int]]]:
     """The comma lists of ``sentence`` ("the city centre, the harbour district and Old Town"),
     each as its members' spans: the middle ones between the commas (at most
     :data:`LIST_WORDS` words), the first back from the first comma to a stopword, the last
-    after "and" or "or" up to one more word than the longest middle one. A list whose middle is a clause is tried again from its second part ("..., with
-    stations in the city centre, the harbour district and Old Town")."""
+    after "and" or "or" up to one more word than the longest middle one. A list whose middle is
+    a clause is tried again from its second part ("..., with stations in the city centre, the
+    harbour district and Old Town")."""
     out = []
     at = 0
     while (found := _LIST.search(sentence, at)) is not None:

@@ -84,8 +84,9 @@ def _table_row(cells: list[str], header: list[str] | None) -> str:
 
 def markdown_sections(text: str) -> list[str]:
     """The prose of a Markdown document, one string per section (headings start a section and
-    are dropped, a question kept as its first line), a line per paragraph (its wrapped lines joined, as Markdown joins them), list
-    item or table row; sections with no prose are left out."""
+    are dropped, a question kept as its first line), a line per paragraph (its wrapped lines
+    joined, as Markdown joins them), list item or table row; sections with no prose are left
+    out."""
     text = _COMMENT.sub("", _FRONT_MATTER.sub("", text.replace("\r\n", "\n"), count=1))
     sections: list[list[str]] = [[]]
     block: list[str] = []  # the lines of the paragraph or list item being read
