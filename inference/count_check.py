@@ -38,7 +38,13 @@ from typing import NamedTuple
 
 from favakit.inference.number_forms import CURRENCY, quantities
 from favakit.inference.number_words import digit_ordinals, spelled_numbers
-from favakit.inference.year_check import CONFLICT_SCORE, content_words, matching_sentence, negated
+from favakit.inference.year_check import (
+    CONFLICT_SCORE,
+    content_words,
+    matching_sentence,
+    negated,
+    passage_sentences,
+)
 from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
 __all__ = [
@@ -251,7 +257,7 @@ def rounds_to(exact: Decimal, rounded: Decimal) -> bool:
 def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
     """The first count of ``text`` the evidence contradicts (module doc), or None."""
     passages = [undo_ptb(e) for e in evidence]
-    sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
+    sentences = passage_sentences(passages)
     if not sentences:
         return None
     given: dict[int, list[tuple[Decimal, str]]] = {}  # what each passage gives, read once

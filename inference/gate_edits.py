@@ -35,9 +35,14 @@ from favakit.inference.name_fix import name_fix
 from favakit.inference.polarity_check import denied_members, polarity_conflict
 from favakit.inference.scope_check import scope_fix
 from favakit.inference.swap_check import swap_fix
-from favakit.inference.year_check import clause_spans, content_words, matching_sentence
+from favakit.inference.year_check import (
+    clause_spans,
+    content_words,
+    matching_sentence,
+    passage_sentences,
+)
 from favakit.tags import apply_edits
-from favakit.text import STOPWORDS, sentence_spans, split_sentences, states_nothing
+from favakit.text import STOPWORDS, sentence_spans, states_nothing
 
 # Questions, as_flag, cited, decontextualized, is_fix, person_turned_to and subject_of are
 # shared with gate_checks
@@ -248,8 +253,9 @@ def _another_statements(
     four either side): it is then another statement's number ("The Petrel ... carries 120
     passengers and 12 cars." -> "22", from "The Tern ... carries 180 passengers and 22 cars.",
     where the Petrel's sentence says it carries no vehicles), and the edit is a flag."""
-    said = matching_sentence(sentence, [(i, s) for i, p in enumerate(passages)
-                                        for s in split_sentences(str(p.get("text", "")))])  # fmt: skip
+    said = matching_sentence(
+        sentence, passage_sentences([str(p.get("text", "")) for p in passages])
+    )
     at = sentence.find(wrong.strip())
     if said is None or at < 0 or number in _NUMBER.findall(said[1]):
         return False

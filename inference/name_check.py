@@ -38,7 +38,12 @@ from difflib import SequenceMatcher
 from typing import NamedTuple
 
 from favakit.decompose import leading_name, resolve_opening_person
-from favakit.inference.year_check import CONFLICT_SCORE, matching_sentence, negated
+from favakit.inference.year_check import (
+    CONFLICT_SCORE,
+    matching_sentence,
+    negated,
+    passage_sentences,
+)
 from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
 __all__ = ["BROAD_REGIONS", "NameConflict", "is_name", "name_conflict", "names_alike"]
@@ -158,7 +163,7 @@ def name_conflict(text: str, evidence: Sequence[str]) -> NameConflict | None:
     """The first sentence of ``text`` with a name its evidence contradicts (module doc), or
     None."""
     passages = [undo_ptb(e) for e in evidence]
-    sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
+    sentences = passage_sentences(passages)
     if not sentences:
         return None
     for claim in split_sentences(undo_ptb(text)):

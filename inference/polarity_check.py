@@ -74,6 +74,7 @@ from favakit.inference.year_check import (
     content_words,
     matching_sentence,
     negated,
+    passage_sentences,
 )
 from favakit.text import STOPWORDS, plain_words, split_sentences, undo_ptb
 
@@ -462,7 +463,7 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
     no matching evidence sentence is not read; one with a match is read against every evidence
     sentence, each clause of it that is not negated (:func:`_text_clauses`)."""
     passages = [undo_ptb(e) for e in evidence]
-    sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
+    sentences = passage_sentences(passages)
     if not sentences:
         return None
     for claim in split_sentences(undo_ptb(text)):

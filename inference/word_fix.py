@@ -41,7 +41,7 @@ from favakit.contracts import Citation, EditResult, EditSpan
 from favakit.inference.checker import shared_words
 from favakit.inference.gate_edits import Questions, SentenceScorer, decontextualized
 from favakit.inference.gate_words import flagged_sentences, sentences_replaced
-from favakit.inference.year_check import clause_spans, matching_sentence
+from favakit.inference.year_check import clause_spans, matching_sentence, passage_sentences
 from favakit.text import STOPWORDS, keep_case, sentence_spans, split_sentences
 
 __all__ = ["aligned_replacements", "word_fixes"]
@@ -90,8 +90,7 @@ def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[i
     (:func:`~favakit.inference.year_check.clause_spans`)."""
     found: dict[tuple[int, int], dict[str, str]] = {}
     given = set().union(*(shared_words(e) for e in evidence)) if evidence else set()
-    match = matching_sentence(sentence, [(i, s) for i, e in enumerate(evidence)
-                                         for s in split_sentences(e)])  # fmt: skip
+    match = matching_sentence(sentence, passage_sentences(evidence))
     said = match[1] if match else None  # the evidence sentence the sentence says
     parts = clause_spans(sentence)  # each statement too: the evidence may state them apart
     for s, t in [(0, len(sentence)), *(parts if len(parts) > 1 else [])]:

@@ -46,6 +46,7 @@ __all__ = [
     "matching_sentence",
     "negated",
     "numbers_in",
+    "passage_sentences",
     "year_conflict",
     "year_spans",
     "years_in",
@@ -142,6 +143,12 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
 
 
+def passage_sentences(passages: Sequence[str]) -> list[tuple[int, str]]:
+    """``(passage index, sentence)`` for each sentence of each passage, in order: the list
+    :func:`matching_sentence` and the rules beneath the checker read evidence as."""
+    return [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
+
+
 def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple[int, str] | None:
     """``(passage index, sentence)`` of the evidence sentence sharing the most of ``claim``'s
     content words, where it shares at least half of them and two: the sentence the rules
@@ -191,7 +198,7 @@ def year_conflict(text: str, evidence: Sequence[str]) -> YearConflict | None:
     """The first sentence of ``text`` whose year the evidence contradicts (module doc), or None."""
     passages = [undo_ptb(e) for e in evidence]
     given = [set(numbers_in(p)) for p in passages]
-    sentences = [(i, s) for i, p in enumerate(passages) for s in split_sentences(p)]
+    sentences = passage_sentences(passages)
     for sentence in split_sentences(undo_ptb(text)):
         held: set[str] = set()  # the years of statements their own evidence sentence backs
         for claim in [*clauses(sentence), sentence]:  # a statement's own year first
