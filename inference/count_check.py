@@ -4,23 +4,25 @@ The checkers miss a count or rank a digit away: mpnet reads "The team had 24 pla
 "The team had 23 players." as supported (P 0.99), "the 17th president" against "the 16th
 president" too (0.99), and MiniLM "101 floors" against "102 floors" (0.97). A sentence of the
 text is contradicted here when a number it gives (digits, words or an ordinal; not a year, a
-bound such as "more than 20", or in a negated sentence) counts a word ("23 *players*", "16th
-*president*"), the evidence sentence sharing the most of its content words (at least half, and
-two) gives another number of the same kind counting the same word, and the passage holding that
-sentence never gives the text's number in any form (:func:`_gives`: save as a count of another
-thing, "three *weeks*" for "renew it three *times*"), or the text's sentence is that sentence in
-its words, the number aside (:func:`_restates`: "£1 for each extra *30* minutes" against "£1 for
-each extra 15 minutes", its passage's "rides of up to 30 minutes" elsewhere). A limit a rule
-sets (:data:`LIMITS`: "up to 15 items", "within 5 business days") is a count of its own kind:
-the same limit on another number contradicts it, an exact number does not; a count held "at a
-time" or "at once" is a limit too ("one reservation at a time" is "up to one"). A summary's
-sentence draws on several evidence sentences and shares half its words with none: there, an
-evidence sentence counting the same word contradicts the count where the words around the two
-counts (:data:`AROUND` either side) share :data:`AROUND_SHARED` content words or more, and no
-passage gives the text's number ("a promotion of *20%* off the first month for new clients"
-against "a promotion of 10% off the first month for new clients"). The checker then scores the
-text at most :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why
-(:meth:`CountConflict.note`).
+bound such as "more than 20", though a duration "after eleven *months*" is exact, or in a
+negated sentence) counts a word ("23 *players*", "16th *president*"), the evidence sentence
+sharing the most of its content words (at least half, and two) gives another number of the same
+kind counting the same word, and the passage holding that sentence never gives the text's number
+in any form (:func:`_gives`: save as a count of another thing, "three *weeks*" for "renew it
+three *times*"), or the text's sentence is that sentence in its words, the number aside
+(:func:`_restates`: "£1 for each extra *30* minutes" against "£1 for each extra 15 minutes", its
+passage's "rides of up to 30 minutes" elsewhere). A limit a rule sets (:data:`LIMITS`: "up to 15
+items", "within 5 business days") is a count of its own kind: the same limit on another number
+contradicts it, an exact number does not; a count held "at a time" or "at once" is a limit too
+("one reservation at a time" is "up to one"). A part of a counted whole is one too ("two of its
+five steel supports" counts steel supports as a part of five): another part of the same whole
+contradicts it ("three of its five steel supports"). A summary's sentence draws on several
+evidence sentences and shares half its words with none: there, an evidence sentence counting the
+same word contradicts the count where the words around the two counts (:data:`AROUND` either
+side) share :data:`AROUND_SHARED` content words or more, and no passage gives the text's number
+("a promotion of *20%* off the first month for new clients" against "a promotion of 10% off the
+first month for new clients"). The checker then scores the text at most
+:data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`CountConflict.note`).
 
 A count must count the same word on both sides: session 29 tried counts by the year rule alone
 and found it fired on supported rows whose sentence gave several counts, or a bound ("grossed
@@ -68,6 +70,13 @@ _BOUND_BEFORE = re.compile(
     r"since|until|till|by|within)\s+(?:\$\s?)?$",
     re.IGNORECASE,
 )
+# "after eleven months of repairs": a duration after "after" is exact, not a bound
+_AFTER = re.compile(r"\bafter\s+$", re.IGNORECASE)
+_DURATION = re.compile(
+    r"\s*(?:minutes?|hours?|days?|weeks?|months?|years?|decades?)\b", re.IGNORECASE
+)
+# "two of its five": the part of a counted whole
+_PART_OF = re.compile(r"\s+of\s+(?:(?:the|its|their|his|her|our|your|these|those)\s+)?", re.I)
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|fewer|less|so)\b|plus\b|-?odd\b)", re.IGNORECASE)
 #: Bounds a rule or policy sets ("up to 15 items", "within 5 business days"): a bound of these
 #: counts as a count of its own kind, contradicted by the same bound on another number ("within
@@ -108,7 +117,7 @@ _ADVERB_COUNT = re.compile(
 class Count(NamedTuple):
     """A number of a sentence: its value, the word it counts (lower case, a plural's "s" aside,
     to match on; and as written), whether it is an ordinal, how it is written, and the limit it
-    is under (:data:`LIMITS`)."""
+    is under (:data:`LIMITS`) or the whole it is a part of ("of 5")."""
 
     value: Decimal
     counted: str
@@ -117,7 +126,7 @@ class Count(NamedTuple):
     written: str
     start: int
     end: int
-    limit: str = ""  # the bound it is under, one of LIMITS ("up to"); "" for an exact count
+    limit: str = ""  # one of LIMITS ("up to"), or "of 5" for a part of five; "" for an exact count
 
 
 class CountConflict(NamedTuple):
@@ -179,10 +188,11 @@ def values_in(text: str) -> set[Decimal]:
 
 def _given_values(text: str) -> list[tuple[Decimal, str]]:
     """Every number ``text`` gives, in any form, with the word it counts ("" where it counts
-    none :func:`counts` reads: a year, a bound, a number in a negated sentence)."""
+    none :func:`counts` reads: a year, a bound). A negated sentence's numbers count their words
+    too."""
     found = []
     for sentence in split_sentences(text):
-        counted = {c.start: c.counted for c in counts(sentence)}
+        counted = {c.start: c.counted for c in counts(sentence, denied=True)}
         found += [(n[2], counted.get(n[0], "")) for n in _numbers(sentence)]
     return found
 
@@ -210,21 +220,26 @@ def _gives(given: Sequence[tuple[Decimal, str]], count: Count) -> bool:
                for value, counted in given)  # fmt: skip
 
 
-def counts(sentence: str) -> list[Count]:
+def counts(sentence: str, denied: bool = False) -> list[Count]:
     """The counts of ``sentence``: numbers followed by the word they count, exact or under a
     limit (:data:`LIMITS`: "up to 15 items"; "up to" for a count held "at a time" or "at
-    once"); not years, not other bounds ("more than 20
-    players", "20 or more"), none in a negated sentence."""
-    if negated(sentence):
+    once"; "of 5" for a part of a counted whole: "two of its five steel supports"); not years,
+    not other bounds ("more than 20 players", "20 or more"), none in a negated sentence unless
+    ``denied``: what a passage gives is read so, as a negated sentence still says what its
+    numbers count ("A diversion of nine *miles* is not a small thing." does not give "nine
+    *months* of repairs")."""
+    if negated(sentence) and not denied:
         return []
     out = []
-    for start, end, value, written, ordinal in _numbers(sentence):
+    numbers = _numbers(sentence)
+    for start, end, value, written, ordinal in numbers:
         if not ordinal and _YEAR_LIKE.fullmatch(written):
             continue
         if _BOUND_AFTER.match(sentence, end):
             continue
         limit = _LIMIT_BEFORE.search(sentence[:start])
-        if limit is None and _BOUND_BEFORE.search(sentence[:start]):
+        exact = _AFTER.search(sentence[:start]) and _DURATION.match(sentence, end)
+        if limit is None and not exact and _BOUND_BEFORE.search(sentence[:start]):
             continue
         bound = " ".join(limit.group(1).lower().split()) if limit else ""
         if written.lower() in ADVERB_COUNTS:  # "twice": it counts times
@@ -234,6 +249,12 @@ def counts(sentence: str) -> list[Count]:
         if before and before[-1] in CURRENCY:  # "$873 million": it counts dollars
             out.append(Count(value, before[-1], before[-1], ordinal, written, start, end, bound))
             continue
+        part = _part(sentence, end, numbers)
+        if part is not None:
+            if not bound:  # "two of its five steel supports": a part of five, of its own kind
+                out.append(Count(value, _stem(part[1]), part[1], ordinal, written, start, end,
+                                 f"of {part[0]}"))  # fmt: skip
+            continue
         word = _COUNTED.match(sentence, end)
         counted = word.group(1) if word else ""
         if counted != "%" and (counted.lower() in STOPWORDS or len(counted) < 2):
@@ -242,6 +263,22 @@ def counts(sentence: str) -> list[Count]:
             bound = "up to"
         out.append(Count(value, _stem(counted), counted, ordinal, written, start, end, bound))
     return out
+
+
+def _part(
+    sentence: str, end: int, numbers: Sequence[tuple[int, int, Decimal, str, bool]]
+) -> tuple[Decimal, str] | None:
+    """``(the whole, the word it counts)`` where the number ending at ``end`` is a part of a
+    counted whole ("two *of its five steel* supports", "three of the 12 members"), else None."""
+    of = _PART_OF.match(sentence, end)
+    whole = next((n for n in numbers if of and n[0] == of.end() and not n[4]), None)
+    word = _COUNTED.match(sentence, whole[1]) if whole else None
+    if whole is None or word is None:
+        return None
+    counted = word.group(1)
+    if counted.lower() in STOPWORDS or len(counted) < 2 or counted == "%":
+        return None
+    return whole[2], counted
 
 
 def rounds_to(exact: Decimal, rounded: Decimal) -> bool:

@@ -189,3 +189,32 @@ def test_a_sentence_restated_with_another_number_is_contradicted_though_its_pass
     assert found is not None and (found.written, found.evidence_numbers) == ("30", ("15",))
     # a sentence with words of its own is still kept out by the passage's "30 minutes"
     assert count_conflict("Late rides in winter cost £1 for each extra 30 minutes.", prices) is None
+
+
+def test_a_duration_after_after_is_exact_and_a_negated_sentence_still_says_what_it_counts() -> None:
+    story = ["The bridge reopened on Monday after eleven months of repairs, two months later than "
+             "planned. A diversion of nine miles is not a small thing."]  # fmt: skip
+    found = count_conflict(
+        "The bridge reopened after nine months of repairs, two months late.", story
+    )
+    assert found is not None and (found.written, found.evidence_numbers) == ("nine", ("eleven",))
+    # "nine miles" in the denied sentence gives nine of another thing; nine months is not given
+    assert count_conflict("The bridge reopened after eleven months of repairs.", story) is None
+    # "after" before a time of day or a year stays a bound
+    assert (
+        count_conflict("The bridge reopened after 5 pm.", ["The bridge reopened after 6 pm."])
+        is None
+    )
+    # a negated sentence's own count is still left to the model
+    assert count_conflict("The bridge did not reopen after nine months.", story) is None
+
+
+def test_a_part_of_a_counted_whole_is_a_count_of_its_own_kind() -> None:
+    bridge = ["Engineers found cracks in two of its five steel supports."]
+    found = count_conflict("Engineers found cracks in three of its five steel supports.", bridge)
+    assert found is not None and (found.written, found.evidence_numbers) == ("three", ("two",))
+    assert count_conflict("Engineers found cracks in two of its five steel supports.", bridge) is None
+    # the part is given as a count of what the whole counts
+    assert count_conflict("Engineers found cracks in two steel supports.", bridge) is None
+    assert [(c.value, c.counted, c.limit) for c in counts(bridge[0])] == [
+        (Decimal(2), "steel", "of 5"), (Decimal(5), "steel", "")]  # fmt: skip
