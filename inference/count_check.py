@@ -252,8 +252,9 @@ def counts(sentence: str, denied: bool = False) -> list[Count]:
         part = _part(sentence, end, numbers)
         if part is not None:
             if not bound:  # "two of its five steel supports": a part of five, of its own kind
-                out.append(Count(value, _stem(part[1]), part[1], ordinal, written, start, end,
-                                 f"of {part[0]}"))  # fmt: skip
+                whole, counted, phrase = part
+                out.append(Count(value, _stem(counted), phrase, ordinal, written, start, end,
+                                 f"of {whole}"))  # fmt: skip
             continue
         word = _COUNTED.match(sentence, end)
         counted = word.group(1) if word else ""
@@ -267,9 +268,10 @@ def counts(sentence: str, denied: bool = False) -> list[Count]:
 
 def _part(
     sentence: str, end: int, numbers: Sequence[tuple[int, int, Decimal, str, bool]]
-) -> tuple[Decimal, str] | None:
-    """``(the whole, the word it counts)`` where the number ending at ``end`` is a part of a
-    counted whole ("two *of its five steel* supports", "three of the 12 members"), else None."""
+) -> tuple[Decimal, str, str] | None:
+    """``(the whole, the word it counts, the words from the part's number to that word)`` where
+    the number ending at ``end`` is a part of a counted whole ("two *of its five steel*
+    supports", "three of the 12 members"), else None."""
     of = _PART_OF.match(sentence, end)
     whole = next((n for n in numbers if of and n[0] == of.end() and not n[4]), None)
     word = _COUNTED.match(sentence, whole[1]) if whole else None
@@ -278,7 +280,7 @@ def _part(
     counted = word.group(1)
     if counted.lower() in STOPWORDS or len(counted) < 2 or counted == "%":
         return None
-    return whole[2], counted
+    return whole[2], counted, sentence[end : word.end()].strip()
 
 
 def rounds_to(exact: Decimal, rounded: Decimal) -> bool:
