@@ -214,7 +214,9 @@ def test_a_part_of_a_counted_whole_is_a_count_of_its_own_kind() -> None:
     found = count_conflict("Engineers found cracks in three of its five steel supports.", bridge)
     assert found is not None and (found.written, found.evidence_numbers) == ("three", ("two",))
     assert "the text says three of its five steel where the evidence says two" in found.note()
-    assert count_conflict("Engineers found cracks in two of its five steel supports.", bridge) is None
+    assert (
+        count_conflict("Engineers found cracks in two of its five steel supports.", bridge) is None
+    )
     # the part is given as a count of what the whole counts
     assert count_conflict("Engineers found cracks in two steel supports.", bridge) is None
     assert [(c.value, c.counted, c.limit) for c in counts(bridge[0])] == [
