@@ -114,6 +114,10 @@ _ADVERB_COUNT = re.compile(
 )
 
 
+#: a number of a sentence as :func:`_numbers` reads it: start, end, value, as written, ordinal
+_Number = tuple[int, int, Decimal, str, bool]
+
+
 class Count(NamedTuple):
     """A number of a sentence: its value, the word it counts (lower case, a plural's "s" aside,
     to match on; and as written), whether it is an ordinal, how it is written, and the limit it
@@ -164,7 +168,7 @@ def _stem(word: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
-def _numbers(sentence: str) -> list[tuple[int, int, Decimal, str, bool]]:
+def _numbers(sentence: str) -> list[_Number]:
     """Every number of ``sentence``: digits (with a scale word), words, digit ordinals; a span
     inside another's is left out ("16" of "16th")."""
     found = [(q.start, q.end, q.value, q.written, False) for q in quantities(sentence)]
@@ -173,7 +177,7 @@ def _numbers(sentence: str) -> list[tuple[int, int, Decimal, str, bool]]:
     found += [(m.start(), m.end(), Decimal(ADVERB_COUNTS[m.group().lower()]), m.group(), False)
               for m in _ADVERB_COUNT.finditer(sentence)]  # fmt: skip
     found.sort(key=lambda n: (n[0], -(n[1] - n[0])))
-    kept: list[tuple[int, int, Decimal, str, bool]] = []
+    kept: list[_Number] = []
     for n in found:
         if kept and n[0] < kept[-1][1]:
             continue
@@ -192,7 +196,7 @@ def _given_values(text: str) -> list[tuple[Decimal, str]]:
     too."""
     found = []
     for sentence in split_sentences(text):
-        counted = {c.start: c.counted for c in counts(sentence, denied=True)}
+        counted = {c.start: c.counted for c in counts(sentence, even_negated=True)}
         found += [(n[2], counted.get(n[0], "")) for n in _numbers(sentence)]
     return found
 
@@ -220,15 +224,15 @@ def _gives(given: Sequence[tuple[Decimal, str]], count: Count) -> bool:
                for value, counted in given)  # fmt: skip
 
 
-def counts(sentence: str, denied: bool = False) -> list[Count]:
+def counts(sentence: str, even_negated: bool = False) -> list[Count]:
     """The counts of ``sentence``: numbers followed by the word they count, exact or under a
     limit (:data:`LIMITS`: "up to 15 items"; "up to" for a count held "at a time" or "at
     once"; "of 5" for a part of a counted whole: "two of its five steel supports"); not years,
     not other bounds ("more than 20 players", "20 or more"), none in a negated sentence unless
-    ``denied``: what a passage gives is read so, as a negated sentence still says what its
-    numbers count ("A diversion of nine *miles* is not a small thing." does not give "nine
+    ``even_negated``: what a passage gives is read so, as a negated sentence still says what
+    its numbers count ("A diversion of nine *miles* is not a small thing." does not give "nine
     *months* of repairs")."""
-    if negated(sentence) and not denied:
+    if negated(sentence) and not even_negated:
         return []
     out = []
     numbers = _numbers(sentence)
@@ -266,14 +270,14 @@ def counts(sentence: str, denied: bool = False) -> list[Count]:
     return out
 
 
-def _part(
-    sentence: str, end: int, numbers: Sequence[tuple[int, int, Decimal, str, bool]]
-) -> tuple[Decimal, str, str] | None:
+def _part(sentence: str, end: int, numbers: Sequence[_Number]) -> tuple[Decimal, str, str] | None:
     """``(the whole, the word it counts, the words from the part's number to that word)`` where
     the number ending at ``end`` is a part of a counted whole ("two *of its five steel*
     supports", "three of the 12 members"), else None."""
     of = _PART_OF.match(sentence, end)
-    whole = next((n for n in numbers if of and n[0] == of.end() and not n[4]), None)
+    if of is None:
+        return None
+    whole = next((n for n in numbers if n[0] == of.end() and not n[4]), None)  # not an ordinal
     word = _COUNTED.match(sentence, whole[1]) if whole else None
     if whole is None or word is None:
         return None

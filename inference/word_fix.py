@@ -42,7 +42,7 @@ from favakit.inference.checker import shared_words
 from favakit.inference.gate_edits import Questions, SentenceScorer, decontextualized
 from favakit.inference.gate_words import flagged_sentences, sentences_replaced
 from favakit.inference.year_check import clause_spans, matching_sentence, passage_sentences
-from favakit.text import STOPWORDS, keep_case, sentence_spans, split_sentences
+from favakit.text import STOPWORDS, keep_case, sentence_spans
 
 __all__ = ["aligned_replacements", "word_fixes"]
 
@@ -90,7 +90,8 @@ def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[i
     (:func:`~favakit.inference.year_check.clause_spans`)."""
     found: dict[tuple[int, int], dict[str, str]] = {}
     given = set().union(*(shared_words(e) for e in evidence)) if evidence else set()
-    match = matching_sentence(sentence, passage_sentences(evidence))
+    sentences = passage_sentences(evidence)  # split once: the match and every line-up read them
+    match = matching_sentence(sentence, sentences)
     said = match[1] if match else None  # the evidence sentence the sentence says
     parts = clause_spans(sentence)  # each statement too: the evidence may state them apart
     for s, t in [(0, len(sentence)), *(parts if len(parts) > 1 else [])]:
@@ -98,33 +99,32 @@ def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[i
         while at and not at[-1].group()[0].isalnum():
             at.pop()  # the closing stop: "the seventh." lines up with "the sixth planet ..."
         mine = [m.group().lower() for m in at]
-        for passage in evidence:
-            for other in split_sentences(passage):
-                there = list(_WORD.finditer(other))
-                theirs = [m.group().lower() for m in there]
-                if len(set(mine) & set(theirs)) < _AROUND - 1:
-                    continue  # too few words in common to line up around a slot
-                matcher = SequenceMatcher(None, mine, theirs, autojunk=False)
-                for op, a1, a2, b1, b2 in matcher.get_opcodes():
-                    if op == "replace" and a2 == len(mine):  # the statement ends: as many words
-                        b2 = min(b2, b1 + a2 - a1)
-                    if op != "replace" or a2 - a1 != b2 - b1 or a2 - a1 > _MOST_WORDS:
-                        continue  # as many words in place of as many, three at most
-                    if not _content(mine[a1:a2]) or not _content(theirs[b1:b2]):
-                        continue
-                    wrong = [m.group() for m in at[a1:a2]]
-                    if [_shape(w) for w in wrong] != [_shape(t.group()) for t in there[b1:b2]]:
-                        continue  # "at Cambridge University" is no slot for ", among them"
-                    if shared_words(" ".join(mine[a1:a2])) & given:
-                        continue  # a word the evidence uses may be right in another way
-                    if other != said and any(c.isdigit() for w in wrong for c in w):
-                        continue  # a number from another statement's sentence (module doc)
-                    if _same_around(mine, theirs, a1, a2, b1, b2):
-                        start, end = at[a1].start(), at[a2 - 1].end()
-                        right = other[there[b1].start() : there[b2 - 1].end()]
-                        found.setdefault((start, end), {}).setdefault(
-                            keep_case(sentence[start:end], right), other
-                        )
+        for _, other in sentences:
+            there = list(_WORD.finditer(other))
+            theirs = [m.group().lower() for m in there]
+            if len(set(mine) & set(theirs)) < _AROUND - 1:
+                continue  # too few words in common to line up around a slot
+            matcher = SequenceMatcher(None, mine, theirs, autojunk=False)
+            for op, a1, a2, b1, b2 in matcher.get_opcodes():
+                if op == "replace" and a2 == len(mine):  # the statement ends: as many words
+                    b2 = min(b2, b1 + a2 - a1)
+                if op != "replace" or a2 - a1 != b2 - b1 or a2 - a1 > _MOST_WORDS:
+                    continue  # as many words in place of as many, three at most
+                if not _content(mine[a1:a2]) or not _content(theirs[b1:b2]):
+                    continue
+                wrong = [m.group() for m in at[a1:a2]]
+                if [_shape(w) for w in wrong] != [_shape(t.group()) for t in there[b1:b2]]:
+                    continue  # "at Cambridge University" is no slot for ", among them"
+                if shared_words(" ".join(mine[a1:a2])) & given:
+                    continue  # a word the evidence uses may be right in another way
+                if other != said and any(c.isdigit() for w in wrong for c in w):
+                    continue  # a number from another statement's sentence (module doc)
+                if _same_around(mine, theirs, a1, a2, b1, b2):
+                    start, end = at[a1].start(), at[a2 - 1].end()
+                    right = other[there[b1].start() : there[b2 - 1].end()]
+                    found.setdefault((start, end), {}).setdefault(
+                        keep_case(sentence[start:end], right), other
+                    )
     return [(start, end, *next(iter(fills.items())))
             for (start, end), fills in sorted(found.items()) if len(fills) == 1]  # fmt: skip
 
