@@ -91,21 +91,22 @@ def read_with_question(answer: str, question: str) -> str:
     return answer[: label.end()] + body[: it.start()] + said + body[it.end() :]
 
 
+_POSSESSIVE_END = re.compile(r"(?<=s)'$|'s$")
 _NAME = re.compile(r"^(?:The\s+)?([A-Z][\w'.-]*(?:\s+(?:(?:of|de|von|van|the)\s+)?[A-Z][\w'.-]*)*)")
 
 
 def leading_name(text: str) -> str:
-    """The capitalised name a text opens with (``"Marie Curie was ..."`` -> ``"Marie Curie"``,
-    past Markdown headings, lines that open with a question, a list item's marker and bold or italic
-    marks), the usual topic of a bio or an encyclopedic paragraph; ``""`` when it opens
-    otherwise."""
+    """The capitalised name a text opens with (``"Marie Curie was ..."`` -> ``"Marie Curie"``;
+    a possessive's "'s" aside: ``"Okafor's first ..."`` -> ``"Okafor"``), past Markdown
+    headings, lines that open with a question, a list item's marker and bold or italic marks:
+    the usual topic of a bio or an encyclopedic paragraph; ``""`` when it opens otherwise."""
     lines = text.strip().splitlines()
     while lines and (not lines[0].strip() or is_heading(lines[0])
                      or split_sentences(lines[0])[0].endswith("?")):  # fmt: skip
         lines.pop(0)  # "## Early life", "Q: When was Alan Turing born?"
     text = "\n".join(lines).strip()
     m = _NAME.match(text[list_marker_end(text) :].lstrip("*_"))  # "1. **Marie Curie** was"
-    name = m.group(1) if m else ""
+    name = _POSSESSIVE_END.sub("", m.group(1)) if m else ""  # "Okafor's first commission"
     first = name.split()[0].lower().rstrip(".") if name else ""
     return "" if _PRONOUN.match(name) or first in STOPWORDS | _OPENERS else name
 

@@ -39,6 +39,7 @@ from itertools import pairwise
 from typing import Any, NamedTuple
 
 from favakit.contracts import EditSpan
+from favakit.decompose import leading_name
 from favakit.inference.checker import shared_words
 from favakit.inference.year_check import year_conflict, year_spans
 from favakit.text import MONTHS, sentence_spans
@@ -280,9 +281,12 @@ def _role_years(body: str) -> list[tuple[int, int, str, str | None]]:
 
 def about_subject(subject_words: set[str], sentence: str, passage: Mapping[str, Any]) -> bool:
     """Whether an evidence ``sentence`` of ``passage`` is about the subject: a word of it in the
-    sentence or the passage's title ("He died in 1954." in the passage "Alan Turing")."""
-    title = shared_words(str(passage.get("title", "")))
-    return bool(subject_words & (shared_words(sentence) | title))
+    sentence or the passage's title ("He died in 1954." in the passage "Alan Turing"); for a
+    passage with no title (evidence a user gives inline), the name its text opens with, as an
+    article opens with its subject's ("Kerstin Vale (born 1985) is ...": "She competed at two
+    Olympic Games" is about her)."""
+    title = str(passage.get("title", "")) or leading_name(str(passage.get("text", "")))
+    return bool(subject_words & (shared_words(sentence) | shared_words(title)))
 
 
 def _subject_role_years(

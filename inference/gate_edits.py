@@ -233,7 +233,8 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
         whole = _whole_number(number, sentence, passages) if number else ""
         if number and _another_statements(edit["wrong"], whole or number, sentence, passages):
             return {**edit, "right": edit["wrong"], "flagged": True}
-        return {**edit, "right": right.replace(number, whole)} if whole else edit
+        right = _lower_as_written(right, wrong, holds, passages)
+        return {**edit, "right": right.replace(number, whole) if whole else right}
     if _NUMBER.fullmatch(wrong):
         closest = cite(sentence, "", passages)
         numbers = {m.group(0) for m in _NUMBER.finditer(closest["sentence"])} if closest else set()
@@ -242,6 +243,22 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
         if len(same) == 1:
             return {**edit, "right": edit["wrong"].replace(wrong, same.pop())}
     return {**edit, "right": edit["wrong"], "flagged": True}
+
+
+def _lower_as_written(
+    right: str, wrong: str, holds: re.Pattern[str], passages: Sequence[Mapping[str, Any]]
+) -> str:
+    """``right`` with its first letter lower-cased where the editor capitalised a fix of a
+    lower-case word in mid-sentence and the evidence writes the fix in lower case ("She wrote
+    *four* books" -> "Three", the evidence's "She wrote three books": "three")."""
+    if not (right.lstrip()[:1].isupper() and wrong[:1].islower()):
+        return right
+    for p in passages:
+        for m in holds.finditer(str(p.get("text", ""))):
+            if m.group()[:1].islower():
+                at = len(right) - len(right.lstrip())
+                return right[:at] + right[at].lower() + right[at + 1 :]
+    return right
 
 
 def _another_statements(

@@ -214,8 +214,10 @@ def _token_marks(
     for (i, n, (a, _)), words in zip(asks, found, strict=True):
         # a mark of function words alone ("while", "When") states nothing to flag (chosen on
         # the development split's span rows: character F1 0.4088 -> 0.4093, session 39)
-        out[i][n] = [(a + s, a + e) for s, e, _ in words
-                     if not function_words_only(results[i]["original"][a + s : a + e])]  # fmt: skip
+        text = results[i]["original"]
+        # a mark of part of a number is a mark of the number ("9" of "9,000")
+        out[i][n] = [_widened(text, a + s, a + e) for s, e, _ in words
+                     if not function_words_only(text[a + s : a + e])]  # fmt: skip
     return out
 
 
@@ -258,12 +260,17 @@ def doubles_a_word(edit: EditSpan, text: str) -> bool:
 def whole_words(edit: EditSpan, text: str) -> EditSpan:
     """``edit`` widened to the whole words (and numbers: "3.8") it touches, its wrong text read
     again from ``text``."""
-    a, b = edit["start"], edit["end"]
+    a, b = _widened(text, edit["start"], edit["end"])
+    return {**edit, "start": a, "end": b, "wrong": text[a:b]}
+
+
+def _widened(text: str, a: int, b: int) -> tuple[int, int]:
+    """``text[a:b]`` widened to the whole words and numbers it touches."""
     while _one_word(text, a):
         a -= 1
     while _one_word(text, b):
         b += 1
-    return {**edit, "start": a, "end": b, "wrong": text[a:b]}
+    return a, b
 
 
 def unsupported_flag(text: str, start: int, end: int, score: float) -> EditSpan:

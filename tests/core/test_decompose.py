@@ -65,6 +65,10 @@ def test_a_text_s_leading_name_and_pronouns_resolved_to_it() -> None:
     # an answer to a user names no one: "You" and "We" are not its subject
     assert leading_name("You can return most items within 30 days.") == ""
     assert leading_name("We deliver to England and Wales.") == ""
+    # a possessive names its owner: "He taught ..." after it is "Okafor taught ..."
+    assert leading_name("Okafor's first commission won a prize.") == "Okafor"
+    assert leading_name("Charles' brother was born in 1809.") == "Charles"
+    assert leading_name("O'Brien was born in Cork.") == "O'Brien"
     assert (
         resolve_pronouns("She won the prize with her husband.", "Marie Curie")
         == "Marie Curie won the prize with Marie Curie's husband."

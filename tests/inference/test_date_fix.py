@@ -208,3 +208,22 @@ def test_a_year_is_not_fixed_from_another_persons_article() -> None:
     # whose, unknown: the evidence's year, as before; and Curie's own text takes it
     assert year_fix(flag, text, second, [CURIE])["right"] == "1911"  # type: ignore[index]
     assert year_fix(flag, text, second, [CURIE], subject="Marie Curie")["right"] == "1911"  # type: ignore[index]
+
+
+def test_an_untitled_article_is_about_the_name_it_opens_with() -> None:
+    from favakit.inference.count_fix import count_fix
+    from favakit.inference.date_fix import year_fix
+
+    # evidence given inline has no title: its opening name says whom it is about
+    vale = {"title": "", "text": "Kerstin Vale (born 1985) is a Scottish runner. She competed "
+            "at two Olympic Games. She retired from racing in 2017."}  # fmt: skip
+    text = "Kerstin Vale is a runner. She competed at three Olympic Games. She retired from racing in 2016."
+    second = (text.index("She competed"), text.index(" She retired"))
+    third = (text.index("She retired"), len(text))
+    three, year = _edit(text, "three"), _edit(text, "2016")
+    assert count_fix(three, text, second, [vale], "Kerstin Vale")["right"] == "two"  # type: ignore[index]
+    assert year_fix(year, text, third, [vale], "Kerstin Vale")["right"] == "2017"  # type: ignore[index]
+    # another person's untitled article lends nothing
+    other = {**vale, "text": vale["text"].replace("Kerstin Vale", "Ann Moray")}
+    assert count_fix(three, text, second, [other], "Kerstin Vale") is None
+    assert year_fix(year, text, third, [other], "Kerstin Vale") is None

@@ -275,6 +275,14 @@ def test_a_fix_comes_from_the_evidence_or_becomes_a_flag() -> None:
     assert subject["flagged"] and subject["right"] == "Einstein"
     assert grounded_fix(edit("Einstein", "Albert Einstein"), sentence, evidence)["right"] == (
         "Albert Einstein")  # fmt: skip
+    # a word the editor capitalised in mid-sentence is written as the evidence writes it
+    books = [{"title": "", "text": "She wrote three books. Three of them were novels."}]
+    wrote = "She wrote four books."
+    four = {"type": "entity", "start": 10, "end": 14, "wrong": "four", "right": "Three"}
+    assert grounded_fix(four, wrote, books)["right"] == "three"  # type: ignore[arg-type]
+    # ... not a name, which the evidence capitalises
+    assert grounded_fix(edit("was", "Ulm"), sentence, evidence)["right"] == "Ulm"
+    assert grounded_fix(edit("in Ulm", "In Ulm"), sentence, evidence)["right"] == "in Ulm"
 
 
 def test_the_gate_grounds_every_kept_fix() -> None:
@@ -666,6 +674,14 @@ def test_the_token_heads_words_are_flagged_beside_the_words_the_evidence_never_u
     assert marked_words(_Marker({}, ["not"]), [negated], [(sentences, [0.9, 0.1])], 0.5) == [
         {1: [(at, at + 3)]}
     ]
+    # a mark of part of a number or a word is a mark of the whole ("9" of "9,000")
+    staff = {**result, "original": text.replace("in Oslo", "with 9,000 staff")}
+    at = staff["original"].index("9,000")
+    spans = sentence_spans(staff["original"])
+    assert marked_words(_Marker({}, ["9"]), [staff], [(spans, [0.9, 0.1])], 0.5) == [
+        {1: [(at, at + 5)]}
+    ]
+    assert marked_words(_Marker({}, ["Chem"]), [result], [(sentences, [0.9, 0.1])], 0.5) == [marks]
     # the marked word and the year the evidence never has: two flags, "in" between them
     gated = gate_result(result, sentences, [0.9, 0.1], 0.5, marked=marks)
     assert [e["wrong"] for e in gated["edits"]] == ["Chemistry", "Oslo"]
