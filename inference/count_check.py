@@ -21,14 +21,19 @@ evidence sentences and shares half its words with none: there, an evidence sente
 same word contradicts the count where the words around the two counts (:data:`AROUND` either
 side) share :data:`AROUND_SHARED` content words or more, and no passage gives the text's number
 ("a promotion of *20%* off the first month for new clients" against "a promotion of 10% off the
-first month for new clients"). The checker then scores the text at most
+first month for new clients"). A number the text gives as a bound or an approximation ("translated into *more than forty*
+languages", "employs *about 9,000* people") is contradicted where every number the matching
+evidence sentence gives counting the same word, exact, bounded or approximate, allows none of
+its values ("fourteen languages", "about 900 people"; an approximation holds its number within
+a factor of :data:`APPROX_FACTOR`), and the passage never gives the text's number
+(:func:`_range_match`). The checker then scores the text at most
 :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`CountConflict.note`).
 
 A count must count the same word on both sides: session 29 tried counts by the year rule alone
 and found it fired on supported rows whose sentence gave several counts, or a bound ("grossed
 over $800 million" against 873). The choices are measured on training data only
-(``scripts/count_rule.py``, ``scripts/rule_firings.py``; docs/benchmarks.md, sessions 31 and
-44).
+(``scripts/count_rule.py``, ``scripts/rule_firings.py``; docs/benchmarks.md, sessions 31, 44
+and 49: the bounds fire on 16 more unsupported training rows and no supported one).
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ from favakit.text import STOPWORDS, split_sentences, undo_ptb
 
 __all__ = [
     "ADVERB_COUNTS",
+    "APPROX_FACTOR",
     "AROUND",
     "AROUND_SHARED",
     "LIMITS",
@@ -152,8 +158,8 @@ class CountConflict(NamedTuple):
     def _shown(self, number: str, alone: bool = False) -> str:
         """``number`` with what it counts as a reader writes it: "$3000", "15%", "24 players"
         (``alone``: the word left out, as the text's number says it)."""
-        if self.counted in CURRENCY:
-            return f"{self.counted}{number}"
+        if self.counted in CURRENCY:  # "$873 million"; a bound says it: "over $900 million"
+            return number if self.counted in number else f"{self.counted}{number}"
         if number.lower() in ADVERB_COUNTS:  # "twice"
             return number
         if self.counted == "%":
@@ -320,6 +326,10 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
             found = _local_match(claim, mine, claim_values, everywhere, sentences)
         if found is not None:
             return found
+    for claim in split_sentences(undo_ptb(text)):
+        found = _range_match(claim, sentences, passages, given)
+        if found is not None:
+            return found
     return None
 
 
@@ -391,4 +401,88 @@ def _local_match(
             if others:
                 return CountConflict(count.written, count.word,
                                      tuple(dict.fromkeys(c.written for c in others)), sentence)  # fmt: skip
+    return None
+
+
+# a number the text gives as a bound or an approximation, by what it allows: more ("more than
+# forty languages"), less ("fewer than 20 staff") or about as many ("about 9,000 people")
+_RANGE_BEFORE = re.compile(
+    r"\b(?:(?P<more>over|more than|upwards of|in excess of)|(?P<less>under|less than|fewer than)|"
+    r"(?P<about>about|around|approximately|roughly|nearly|almost|some|close to|circa|an "
+    r"estimated))\s+(?P<currency>[$\u00a3\u20ac]\s?)?$",
+    re.IGNORECASE,
+)
+#: How far from its number an approximation may be and still hold it: "about 900" holds 450 to
+#: 1,800, not 9,000.
+APPROX_FACTOR = Decimal(2)
+
+
+class _Range(NamedTuple):
+    """A count and the values it allows: ``low`` to ``high`` (None: no end)."""
+
+    count: Count
+    low: Decimal
+    high: Decimal | None
+
+
+def _ranges(sentence: str, bounded_only: bool) -> list[_Range]:
+    """The counts of ``sentence`` (not negated) given as a bound or an approximation
+    (:data:`_RANGE_BEFORE`), each as the values it allows, its ``written`` form holding the
+    bound ("more than forty"); and, unless ``bounded_only``, its exact counts, each allowing
+    its own value."""
+    if negated(sentence):
+        return []
+    out = [] if bounded_only else [_Range(c, c.value, c.value) for c in counts(sentence)
+                                    if not c.limit and not c.ordinal]  # fmt: skip
+    for start, end, value, written, ordinal in _numbers(sentence):
+        bound = _RANGE_BEFORE.search(sentence[:start])
+        if bound is None or ordinal or _YEAR_LIKE.fullmatch(written):
+            continue
+        if _BOUND_AFTER.match(sentence, end):
+            continue
+        currency = (bound.group("currency") or "").strip()
+        word = _COUNTED.match(sentence, end)
+        counted = currency or (word.group(1) if word else "")
+        if not currency and counted != "%" and (counted.lower() in STOPWORDS or len(counted) < 2):
+            continue
+        kind = bound.group("more") or bound.group("less") or bound.group("about")
+        count = Count(value, _stem(counted), counted, False, sentence[bound.start() : end],
+                      bound.start(), end, " ".join(kind.lower().split()))  # fmt: skip
+        if bound.group("more"):
+            out.append(_Range(count, value, None))
+        elif bound.group("less"):
+            out.append(_Range(count, Decimal(0), value))
+        else:
+            out.append(_Range(count, value / APPROX_FACTOR, value * APPROX_FACTOR))
+    return out
+
+
+def _apart(a: _Range, b: _Range) -> bool:
+    """Whether no value is allowed by both ``a`` and ``b``."""
+    return (a.high is not None and a.high < b.low) or (b.high is not None and b.high < a.low)
+
+
+def _range_match(
+    claim: str, sentences: list[tuple[int, str]], passages: list[str],
+    given: dict[int, list[tuple[Decimal, str]]],
+) -> CountConflict | None:  # fmt: skip
+    """A bound or approximation of ``claim`` ("more than forty languages") that the evidence
+    sentence it matches rules out: each number that sentence gives counting the same word
+    allows none of its values ("translated into fourteen languages"), and the sentence's
+    passage never gives the claim's number."""
+    mine = _ranges(claim, bounded_only=True)
+    match = matching_sentence(claim, sentences) if mine else None
+    if match is None:
+        return None
+    at, best = match
+    if at not in given:
+        given[at] = _given_values(passages[at])
+    theirs = _ranges(best, bounded_only=False)
+    claim_values = values_in(claim)
+    for r in mine:
+        same = [t for t in theirs if t.count.counted == r.count.counted]
+        if (same and all(_apart(r, t) and t.count.value not in claim_values for t in same)
+                and not _gives(given[at], r.count)):  # fmt: skip
+            return CountConflict(r.count.written, r.count.word,
+                                 tuple(dict.fromkeys(t.count.written for t in same)), best)  # fmt: skip
     return None

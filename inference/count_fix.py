@@ -51,6 +51,10 @@ def count_fix(
         end += times.end() if times else 0
     elif found.written.lower() in ADVERB_COUNTS:  # "twice" -> "three times"
         right = f"{right} times"
+    elif (
+        found.counted in CURRENCY and found.counted in found.written and found.counted not in right
+    ):
+        right = f"{found.counted}{right}"  # a bound's "over $900 million" -> "$873 million"
     return replaced(edit, start, end, text[start:end], right)
 
 

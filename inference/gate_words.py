@@ -57,7 +57,8 @@ class WordMarker(Protocol):
 WORD = re.compile(r"\w+")
 
 
-_WORD_FORM = re.compile(r"\w+(?:'\w+)?")
+# a number with its separators is one word ("9,000", "4:01.32"), as is a possessive
+_WORD_FORM = re.compile(r"\d+(?:[.,:]\d+)*(?!\w)|\w+(?:'\w+)?")
 # endings taken off before words are compared ("studies", "studied" -> "study"; "moves",
 # "moved", "moving" -> "mov"), the first that fits, leaving at least three letters
 _ENDINGS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("e", ""))

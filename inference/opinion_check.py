@@ -8,10 +8,12 @@ words one by one ("far", "most beautiful sight", "night sky") tells a reader les
 it out. This module finds a judgement by rule (:func:`opinion_words`): a hedge that marks one
 ("arguably", "widely regarded as", "who ever lived", "of all time") or an evaluative word
 ("breathtaking", "beautiful", "overrated"; capitalised in mid-sentence it is part of a name, "A
-Beautiful Mind", and does not count). It acts only where the gate has already found the
+Beautiful Mind", and does not count). It acts where the gate has already found the
 sentence unsupported and every edit there is a flag
-(:func:`~favakit.inference.gate_words.flagged_sentences`), and only when the evidence never uses
-some of the judgement's words: a judgement the evidence itself reports in the same words
+(:func:`~favakit.inference.gate_words.flagged_sentences`), and on a sentence the gate let pass
+untouched whose judgement is a hedge ("and is widely regarded as the most important architect of
+his generation", which the checker reads as supported: :func:`_judged_sentences`); only when the
+evidence never uses some of the judgement's words: a judgement the evidence itself reports in the same words
 ("legendary", "of all time") is left flagged. Then, as the negation fix does, the checker decides
 (:func:`opinion_deletions`):
 
@@ -139,6 +141,15 @@ def _unused_opinion(sentence: str, evidence: str) -> bool:
     return any(w not in evidence for w in words)
 
 
+def _unused_hedge(sentence: str, evidence: str) -> bool:
+    """Whether ``sentence`` voices a judgement by a hedge (:data:`_HEDGES`: "widely regarded
+    as", "of all time"; not an evaluative word alone) in words the evidence (lower-cased,
+    joined) never uses. Of the sentences of every training row, 12 do so, every one in a row
+    labelled not supported (docs/benchmarks.md, session 49)."""
+    return any(not evaluative and sentence[a:b].lower() not in evidence
+               for a, b, evaluative in opinion_words(sentence))  # fmt: skip
+
+
 def _opinion_edits(
     original: str, sentence: tuple[int, int], cuts: Sequence[tuple[int, int, str]], score: float
 ) -> list[EditSpan]:  # fmt: skip
@@ -179,13 +190,35 @@ def _smaller_fixes(sentence: str) -> list[tuple[tuple[tuple[int, int, str], ...]
     return [(tuple(cuts), rest) for cuts, rest in (f for f in found if f is not None)]
 
 
+def _judged_sentences(
+    result: EditResult, spans: Sequence[tuple[int, int]], evidence: str
+) -> dict[int, list[EditSpan]]:
+    """The sentences of ``result`` (by index in ``spans``) whose judgement may be deleted, each
+    with its flags: those the gate only flagged (:func:`~favakit.inference.gate_words.
+    flagged_sentences`), and those it let pass untouched that voice a judgement by a hedge the
+    evidence never uses (:func:`_unused_hedge`), with none: the checker reads "He received the
+    Royal Gold Medal in 2021 and is widely regarded as the most important African architect of
+    his generation." as supported."""
+    judged = flagged_sentences(result)
+    if not result.get("evidence"):
+        return judged
+    edited = {n for n, (a, b) in enumerate(spans)
+              for e in result.get("edits", []) if a <= e["start"] < b}  # fmt: skip
+    original = result["original"]
+    for n, (a, b) in enumerate(spans):
+        if n not in edited and n not in judged and _unused_hedge(original[a:b], evidence):
+            judged[n] = []
+    return judged
+
+
 def opinion_deletions(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
     threshold: float,
 ) -> list[EditResult]:  # fmt: skip
-    """Each gated result with every sentence that the gate only flagged and that voices a
-    judgement the evidence never makes (:func:`_unused_opinion`; no flag reaching across the
-    sentence's bounds) edited as ``subjective``, its flags replaced by the smallest deletion
+    """Each gated result with every sentence that the gate only flagged, or let pass with a
+    hedge (:func:`_judged_sentences`), and that voices a judgement the evidence never makes
+    (:func:`_unused_opinion`; no flag reaching across the sentence's bounds) edited as
+    ``subjective``, its flags (if any) replaced by the smallest deletion
     that leaves it supported: its evaluative words (:func:`without_opinion`), else the clause
     holding the judgement (:func:`without_clause`), where the checker finds the sentence so
     edited supported (decontextualized as the gate scores sentences, above ``threshold``);
@@ -198,19 +231,24 @@ def opinion_deletions(
         original = result["original"]
         spans = spans_of[i]
         evidence = " ".join(str(p.get("text", "")) for p in result.get("evidence", [])).lower()
-        for n, flags in flagged_sentences(result).items():
+        for n, flags in _judged_sentences(result, spans, evidence).items():
             a, b = spans[n]
             if any(not a <= f["start"] <= f["end"] <= b for f in flags):
                 continue
             if not _unused_opinion(original[a:b], evidence):
                 continue
-            candidates[(i, n)] = min(f.get("checker_score", 0.0) for f in flags)
+            candidates[(i, n)] = min((f.get("checker_score", 0.0) for f in flags), default=1.0)
+            if not flags:  # a sentence the gate let pass: its own score, for its edits
+                questions.ask((i, n, -1, ()), decontextualized(original[a:b], topics[i],
+                              original, a), result["evidence"])  # fmt: skip
             for k, (cuts, rest) in enumerate(_smaller_fixes(original[a:b])):
                 questions.ask((i, n, k, cuts), decontextualized(rest, topics[i], original, a),
                               result["evidence"])  # fmt: skip
     smallest: dict[tuple[int, int], tuple[int, tuple[tuple[int, int, str], ...]]] = {}
     for (i, n, k, cuts), p in questions.answers(checker):
-        if p > threshold and ((i, n) not in smallest or k < smallest[(i, n)][0]):
+        if k < 0:
+            candidates[(i, n)] = p
+        elif p > threshold and ((i, n) not in smallest or k < smallest[(i, n)][0]):
             smallest[(i, n)] = (k, cuts)  # the first preferred of those supported
     made: dict[int, dict[int, list[EditSpan]]] = {}
     for (i, n), score in candidates.items():
@@ -223,7 +261,7 @@ def opinion_deletions(
                                      for e in edits]  # fmt: skip
     out = list(results)
     for i, by_sentence in made.items():
-        note = (f"{len(by_sentence)} flagged sentence(s) voice a judgement the evidence never "
-                f"makes: it is deleted as subjective")  # fmt: skip
+        note = (f"{len(by_sentence)} sentence(s) voice a judgement the evidence never makes: "
+                f"it is deleted as subjective")  # fmt: skip
         out[i] = sentences_replaced(results[i], spans_of[i], by_sentence, note)
     return out

@@ -221,3 +221,37 @@ def test_a_part_of_a_counted_whole_is_a_count_of_its_own_kind() -> None:
     assert count_conflict("Engineers found cracks in two steel supports.", bridge) is None
     assert [(c.value, c.counted, c.limit) for c in counts(bridge[0])] == [
         (Decimal(2), "steel", "of 5"), (Decimal(5), "steel", "")]  # fmt: skip
+
+
+def test_a_bound_or_an_approximation_the_evidence_rules_out_is_contradicted() -> None:
+    novel = ["The novel was published in 1981 and was translated into fourteen languages."]
+    more = "The novel was published in 1981 and was translated into more than forty languages."
+    found = count_conflict(more, novel)
+    assert found is not None and (found.written, found.evidence_numbers) == (
+        "more than forty", ("fourteen",))  # fmt: skip
+    assert "the text says more than forty languages where the evidence says fourteen" in (
+        found.note())  # fmt: skip
+    # a bound the evidence's number meets, or a bound beside the evidence's own
+    assert count_conflict(more.replace("forty", "ten"), novel) is None
+    assert count_conflict(more.replace("more", "fewer").replace("forty", "twenty"), novel) is None
+    assert count_conflict(more, [novel[0].replace("into", "into over")]) is None
+    assert count_conflict(more.replace("more than forty", "fewer than ten"), novel) is not None
+    # an approximation holds its number within a factor of two, the evidence's too
+    staff = ["The company employs about 900 people in three countries."]
+    about = count_conflict("The company employs about 9,000 people in three countries.", staff)
+    assert about is not None and about.evidence_numbers == ("about 900",)
+    assert (
+        count_conflict("The company employs about 1,000 people in three countries.", staff) is None
+    )
+    assert (
+        count_conflict("The company employs nearly 1,500 people in three countries.", staff) is None
+    )
+    # money: the bound holds the currency, and "over $800 million" of $873 million is true
+    film = ["The film grossed $873 million worldwide in 2019."]
+    over = count_conflict("The film grossed over $900 million worldwide in 2019.", film)
+    assert over is not None and "the text says over $900 million where" in over.note()
+    assert count_conflict("The film grossed over $800 million worldwide in 2019.", film) is None
+    # negated, or counting another word, or its number given elsewhere in the passage: the model's
+    assert count_conflict(more.replace("was translated", "was not translated"), novel) is None
+    assert count_conflict(more.replace("languages", "countries"), novel) is None
+    assert count_conflict(more, [novel[0] + " Forty languages have a summary."]) is None

@@ -120,3 +120,17 @@ def test_a_price_is_not_fixed_where_the_evidence_sentence_gives_several() -> Non
     one = {"title": "fares", "text": "A car with its driver costs £38 single to Keel."}
     fixed = count_fix(_flag(car, (0, len(car))), car, (0, len(car)), [one])
     assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("45", "38")
+
+
+def test_a_bound_the_evidence_rules_out_becomes_the_evidences_number() -> None:
+    text = "The novel was published in 1981 and was translated into more than forty languages."
+    novel = {"title": "", "text": "The novel was published in 1981 and was translated into "
+             "fourteen languages."}  # fmt: skip
+    whole = (0, len(text))
+    fixed = count_fix(_flag(text, whole), text, whole, [novel])
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("more than forty", "fourteen")
+    film = "The film grossed over $900 million worldwide in 2019."
+    gross = {"title": "", "text": "The film grossed $873 million worldwide in 2019."}
+    fixed = count_fix(_flag(film, (0, len(film))), film, (0, len(film)), [gross])
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == (
+        "over $900 million", "$873 million")  # fmt: skip

@@ -105,6 +105,10 @@ def test_unsupported_words_are_the_content_words_the_evidence_never_uses() -> No
     # neighbours join into one span; words apart stay apart
     assert words("Curie moved to Lisbon, Portugal in 1950.") == ["Lisbon, Portugal", "1950"]
     assert words("Curie studied chemistry and biology.") == ["chemistry", "biology"]
+    # a number is one word with its separators: "9,000" is not "9" beside the evidence's "000"
+    counted = [{"text": "Curie had 1,000 members in 1.5 days."}]
+    said = "Curie had 9,000 members in 1.5 days."
+    assert [said[a:b] for a, b in unsupported_words(said, (0, len(said)), counted)] == ["9,000"]
     # a negation or a swapped relation uses only the evidence's words: nothing to narrow to
     assert words("Curie has not studied physics.") == []
     assert words("She studied physics before Paris.") == []

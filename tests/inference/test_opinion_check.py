@@ -115,7 +115,7 @@ def test_the_smallest_deletion_the_checker_supports_replaces_the_flags() -> None
     for r in got:
         (edit,) = r["edits"]
         assert edit["cites"]["title"] == "Tower" and edit["checker_score"] == 0.01
-        assert r["warnings"][-1].startswith("1 flagged sentence(s) voice a judgement")
+        assert r["warnings"][-1].startswith("1 sentence(s) voice a judgement")
 
 
 def test_only_a_flagged_sentence_with_a_judgement_of_its_own_is_touched() -> None:
@@ -138,6 +138,28 @@ def test_only_a_flagged_sentence_with_a_judgement_of_its_own_is_touched() -> Non
     # the sentence holding only a flag is deleted; the one holding the fix stays as it was
     assert [e["type"] for e in with_fix["edits"]] == ["relation", "subjective"]
     assert (across, evidence_says, name) == (results[2], results[3], results[4])
+
+
+def test_a_hedge_in_a_sentence_the_gate_let_pass_is_deleted_too() -> None:
+    """The checker reads a hedged judgement beside a supported fact as supported (session 49's
+    "... and is widely regarded as the most important African architect of his generation"):
+    a sentence with no edit whose hedge the evidence never uses is taken as a flagged one is;
+    its evaluative words alone are not."""
+    first = "The tower was built in 1889. "
+    hedged = first + "It is 330 metres tall and is widely regarded as the finest tower ever built."
+    evaluative = first + "It is a stunning tower of 330 metres."
+    said = first + "It is 330 metres tall and is widely regarded as a symbol of France."
+    judge = _ByText({"It is 330 metres tall.": 0.9, hedged[len(first) :]: 0.8})
+    results = [_result(hedged), _result(evaluative),
+               {**_result(said), "evidence": [{"title": "T", "text": "The tower, 330 metres "
+                "tall, is widely regarded as a symbol of France."}]}]  # fmt: skip
+    got = opinion_deletions(judge, results, [None] * 3, 0.5)
+    (edit,) = got[0]["edits"]
+    assert got[0]["corrected"] == first + "It is 330 metres tall."
+    assert (edit["type"], edit["right"]) == ("subjective", "")
+    assert edit["wrong"] == " and is widely regarded as the finest tower ever built"
+    assert edit["checker_score"] == 0.8  # the sentence's own score, asked for it
+    assert got[1:] == results[1:]
 
 
 def test_a_deleted_judgement_that_also_states_a_supported_fact_is_flagged() -> None:
