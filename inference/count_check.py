@@ -420,7 +420,7 @@ APPROX_FACTOR = Decimal(2)
 class _Range(NamedTuple):
     """A count and the values it allows: ``low`` to ``high`` (None: no end)."""
 
-    count: Count
+    number: Count
     low: Decimal
     high: Decimal | None
 
@@ -480,9 +480,9 @@ def _range_match(
     theirs = _ranges(best, bounded_only=False)
     claim_values = values_in(claim)
     for r in mine:
-        same = [t for t in theirs if t.count.counted == r.count.counted]
-        if (same and all(_apart(r, t) and t.count.value not in claim_values for t in same)
-                and not _gives(given[at], r.count)):  # fmt: skip
-            return CountConflict(r.count.written, r.count.word,
-                                 tuple(dict.fromkeys(t.count.written for t in same)), best)  # fmt: skip
+        same = [t for t in theirs if t.number.counted == r.number.counted]
+        if (same and all(_apart(r, t) and t.number.value not in claim_values for t in same)
+                and not _gives(given[at], r.number)):  # fmt: skip
+            return CountConflict(r.number.written, r.number.word,
+                                 tuple(dict.fromkeys(t.number.written for t in same)), best)  # fmt: skip
     return None
