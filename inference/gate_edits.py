@@ -32,6 +32,7 @@ from favakit.inference.gate_words import (
     whole_words,
 )
 from favakit.inference.name_fix import name_fix
+from favakit.inference.place_fix import role_place_fix
 from favakit.inference.polarity_check import denied_members, polarity_conflict
 from favakit.inference.scope_check import scope_fix
 from favakit.inference.swap_check import swap_fix
@@ -503,6 +504,7 @@ def contradiction_fix(
     :func:`~favakit.inference.date_fix.role_year_fix`, then
     :func:`~favakit.inference.count_fix.count_fix`, then
     :func:`~favakit.inference.name_fix.name_fix`, then
+    :func:`~favakit.inference.place_fix.role_place_fix`, then
     :func:`~favakit.inference.scope_check.scope_fix`, then
     :func:`~favakit.inference.swap_check.swap_fix`), or None."""
     return (
@@ -510,6 +512,7 @@ def contradiction_fix(
         or role_year_fix(edit, text, sentence, passages, subject)
         or count_fix(edit, text, sentence, passages, subject)
         or name_fix(edit, text, sentence, passages, subject)
+        or role_place_fix(edit, text, sentence, passages, subject)
         or scope_fix(edit, text, sentence, passages, subject)
         or swap_fix(edit, text, sentence, passages, subject)
     )
