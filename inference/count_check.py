@@ -21,12 +21,12 @@ evidence sentences and shares half its words with none: there, an evidence sente
 same word contradicts the count where the words around the two counts (:data:`AROUND` either
 side) share :data:`AROUND_SHARED` content words or more, and no passage gives the text's number
 ("a promotion of *20%* off the first month for new clients" against "a promotion of 10% off the
-first month for new clients"). A number the text gives as a bound or an approximation ("translated into *more than forty*
-languages", "employs *about 9,000* people") is contradicted where every number the matching
-evidence sentence gives counting the same word, exact, bounded or approximate, allows none of
-its values ("fourteen languages", "about 900 people"; an approximation holds its number within
-a factor of :data:`APPROX_FACTOR`), and the passage never gives the text's number
-(:func:`_range_match`). The checker then scores the text at most
+first month for new clients"). A number the text gives as a bound or an approximation
+("translated into *more than forty* languages", "employs *about 9,000* people") is contradicted
+where every number the matching evidence sentence gives counting the same word, exact, bounded
+or approximate, allows none of its values ("fourteen languages", "about 900 people"; an
+approximation holds its number within a factor of :data:`APPROX_FACTOR`), and the passage never
+gives the text's number (:func:`_range_match`). The checker then scores the text at most
 :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`CountConflict.note`).
 
 A count must count the same word on both sides: session 29 tried counts by the year rule alone

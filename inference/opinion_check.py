@@ -1,6 +1,6 @@
-"""An opinion stated as a fact: where the gate flagged a sentence and offered no fix, and the
-sentence voices a judgement the evidence never makes, the judgement is deleted as
-``subjective``.
+"""An opinion stated as a fact: where the gate flagged a sentence and offered no fix (or let it
+pass with a hedge), and the sentence voices a judgement the evidence never makes, the judgement
+is deleted as ``subjective``.
 
 FAVA deletes subjective content ("an expression or proposition that lacks universal validity"):
 no evidence can fix "It is by far the most beautiful sight in the night sky", and flagging its
@@ -8,13 +8,13 @@ words one by one ("far", "most beautiful sight", "night sky") tells a reader les
 it out. This module finds a judgement by rule (:func:`opinion_words`): a hedge that marks one
 ("arguably", "widely regarded as", "who ever lived", "of all time") or an evaluative word
 ("breathtaking", "beautiful", "overrated"; capitalised in mid-sentence it is part of a name, "A
-Beautiful Mind", and does not count). It acts where the gate has already found the
-sentence unsupported and every edit there is a flag
+Beautiful Mind", and does not count). It acts where the gate has already found the sentence
+unsupported and every edit there is a flag
 (:func:`~favakit.inference.gate_words.flagged_sentences`), and on a sentence the gate let pass
-untouched whose judgement is a hedge ("and is widely regarded as the most important architect of
-his generation", which the checker reads as supported: :func:`_judged_sentences`); only when the
-evidence never uses some of the judgement's words: a judgement the evidence itself reports in the same words
-("legendary", "of all time") is left flagged. Then, as the negation fix does, the checker decides
+untouched whose judgement is a hedge ("and is widely regarded as the most important architect
+of his generation", which the checker reads as supported: :func:`_judged_sentences`); only when
+the evidence never uses some of the judgement's words: a judgement the evidence itself reports
+in the same words ("legendary", "of all time") is left flagged. Then, as the negation fix does, the checker decides
 (:func:`opinion_deletions`):
 
 * a sentence whose judgement is only evaluative words ("introducing *impressive* objectives")
