@@ -683,7 +683,6 @@ def gate_result(
             continue
         span: EditSpan = {**edit, "checker_score": round(score, 4)}
         if n is not None:
-            edited.add(n)
             if per_sentence[n] == 1:  # the only edit there
                 span = _whole_sentence_deletion(span, sentences[n], text)
             elif opening_cut(span, sentences[n], text):
@@ -711,6 +710,7 @@ def gate_result(
                 span = cited(fixed, sentence, passages, text, subject)
             if rewritten:
                 rewritten_at.add((span["start"], span["end"]))
+            edited.add(n)  # a sentence all of whose edits were dropped is flagged as unedited
         kept.append(span)
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)

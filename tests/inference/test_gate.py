@@ -371,6 +371,14 @@ def test_a_deletion_of_a_sentences_opening_words_leaves_no_fragment() -> None:
     )
     assert [e["wrong"] for e in fixed["edits"]] == ["direct current"]
     assert any("opening words dropped" in w for w in fixed["warnings"])
+    # where the sentence's other edit points at nothing (a flag of function words), dropping
+    # the deletion leaves the unsupported sentence with no edit: it is flagged, not passed
+    nothing = {**edit(opening, opening + 2, "He"), "flagged": True}
+    flagged = gate_result({"original": text, "corrected": "", "edits": [
+        edit(opening, wrong, ""), nothing]}, sentence_spans(text), [0.9, 0.1, 0.9],
+        threshold=0.5)  # fmt: skip
+    assert flagged["edits"] and all(e.get("flagged") for e in flagged["edits"])
+    assert "direct current systems" in {e["wrong"] for e in flagged["edits"]}
     alone = gate_result({"original": text, "corrected": "", "edits": [edit(opening, wrong, "")]},
                         sentence_spans(text), [0.9, 0.1, 0.9], threshold=0.5)  # fmt: skip
     assert alone["corrected"] == "Tesla worked for Edison. He died in 1943."
