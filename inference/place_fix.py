@@ -5,13 +5,13 @@ in 1948" against an article's lead "(born 12 June 1948 in Groningen, Netherlands
 The name rule (:mod:`~favakit.inference.name_check`) reads a place one has once where the two
 sentences line up word by word ("born in Vienna" against "born in Salzburg"); a biography's
 lead gives the place after a date, in a parenthesis the text's sentence does not line up with.
-Here the role is read as a date-year rule reads it (:func:`~favakit.inference.date_fix.
-role_year_fix`): "born", "died" or "buried", then at most a date, then "in", "at" or "near" and
-a capitalised name (:data:`ROLE_PLACE`). Where a sentence of the text gives such a place, the
+Here the role is read as the year rule reads a year of birth or death
+(:func:`~favakit.inference.date_fix.role_year_fix`): "born", "died" or "buried", then at most a
+date, then "in", "at" or "near" and a capitalised name (:data:`ROLE_PLACE`). Where a sentence of the text gives such a place, the
 evidence sentences about the text's subject (:func:`~favakit.inference.date_fix.about_subject`)
 give exactly one place for that role, and the text's place is none of the evidence's words
-there (a spelling of it, or the country after it: "born in the Netherlands" against
-"Groningen, Netherlands"), an edit or flag holding the place becomes its fix: the place replaced
+there (a spelling of it, or the region after it: "died in Nova Scotia" against "Halifax,
+Nova Scotia"), an edit or flag holding the place becomes its fix: the place replaced
 by the evidence's, typed ``entity``. A broad region ("born in Europe") is left as it is.
 """
 

@@ -44,6 +44,7 @@ def test_no_fix_for_a_right_place_a_country_a_region_or_another_persons() -> Non
 
     for right in ("Groningen", "the Netherlands", "Netherlands", "Europe", "Gronigen"):
         assert fix(TEXT.replace("Amsterdam", right), [MARROW]) is None, right
+    assert fix("Ilse Marrow died in Nova Scotia in 2019.", [MARROW]) is None  # the region
     other = {"title": "", "text": MARROW["text"].replace("Ilse Marrow", "Ann Moray")}
     assert fix(TEXT, [other]) is None
     assert fix(TEXT, [MARROW], subject="") is None
