@@ -342,11 +342,14 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     assert bare["edits"], "the shipped detector should find the planted place"
     gate = GateSettings(str(trained_checker), threshold=1.0, check_fixes=False)
     kept = open_editor(ClientSpec(device="cpu"), "encoder", gate=gate).edit_many([request])[0]
-    # with the fix check, no sentence is supported at threshold 1, the fixed one neither: the
-    # fix is taken back, and the place is flagged with the text left as it was
+    # with the fix check, no sentence is supported at threshold 1, the fixed one neither; the
+    # fix stays all the same, as the rule beneath the checker makes it from the evidence (the
+    # untitled evidence opens with Einstein's name, so "He was born in Ulm" is his: session 49)
     gate = GateSettings(str(trained_checker), threshold=1.0)
     checked = open_editor(ClientSpec(device="cpu"), "encoder", gate=gate).edit_many([request])[0]
-    assert checked["corrected"] == text and all(e.get("flagged") for e in checked["edits"])
+    assert checked["corrected"] == text.replace("Paris", "Ulm")
+    [ulm] = [e for e in checked["edits"] if not e.get("flagged")]
+    assert (ulm["wrong"], ulm["right"]) == ("Paris", "Ulm")
     assert sorted(e["start"] for e in checked["edits"]) == sorted(
         [0] + [e["start"] for e in bare["edits"]]
     )
