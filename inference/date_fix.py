@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from itertools import pairwise
 from typing import Any, NamedTuple
 
@@ -285,8 +286,15 @@ def about_subject(subject_words: set[str], sentence: str, passage: Mapping[str, 
     passage with no title (evidence a user gives inline), the name its text opens with, as an
     article opens with its subject's ("Kerstin Vale (born 1985) is ...": "She competed at two
     Olympic Games" is about her)."""
-    title = str(passage.get("title", "")) or leading_name(str(passage.get("text", "")))
+    title = str(passage.get("title", "")) or _opening_name(str(passage.get("text", "")))
     return bool(subject_words & (shared_words(sentence) | shared_words(title)))
+
+
+@lru_cache(maxsize=256)
+def _opening_name(text: str) -> str:
+    """:func:`~favakit.decompose.leading_name` of a passage, read once per passage, not once
+    for each of its sentences the rules ask about."""
+    return leading_name(text)
 
 
 def _subject_role_years(

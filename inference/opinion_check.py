@@ -133,21 +133,15 @@ def without_opinion(sentence: str) -> tuple[list[tuple[int, int, str]], str] | N
     return cuts, apply_edits(sentence, edits)
 
 
-def _unused_opinion(sentence: str, evidence: str) -> bool:
-    """Whether ``sentence`` voices a judgement (:func:`opinion_words`) in words the evidence
-    (lower-cased, joined) never uses: "widely regarded as the greatest band of all time"
-    against "among the best-selling music acts of all time" does."""
-    words = [sentence[a:b].lower() for a, b, _ in opinion_words(sentence)]
-    return any(w not in evidence for w in words)
-
-
-def _unused_hedge(sentence: str, evidence: str) -> bool:
-    """Whether ``sentence`` voices a judgement by a hedge (:data:`_HEDGES`: "widely regarded
-    as", "of all time"; not an evaluative word alone) in words the evidence (lower-cased,
-    joined) never uses. Of the sentences of every training row, 12 do so, every one in a row
-    labelled not supported (docs/benchmarks.md, session 49)."""
-    return any(not evaluative and sentence[a:b].lower() not in evidence
-               for a, b, evaluative in opinion_words(sentence))  # fmt: skip
+def _unused_opinion(sentence: str, evidence: str, hedges_only: bool = False) -> bool:
+    """Whether ``sentence`` voices a judgement (:func:`opinion_words`; with ``hedges_only``, by a
+    hedge, :data:`_HEDGES`, not an evaluative word) in words the evidence (lower-cased, joined)
+    never uses: "widely regarded as the greatest band of all time" against "among the
+    best-selling music acts of all time" does. Of the sentences of every training row, 12 hold
+    such a hedge, every one in a row labelled not supported (docs/benchmarks.md, session 49)."""
+    return any(sentence[a:b].lower() not in evidence
+               for a, b, evaluative in opinion_words(sentence)
+               if not (hedges_only and evaluative))  # fmt: skip
 
 
 def _opinion_edits(
@@ -196,7 +190,7 @@ def _judged_sentences(
     """The sentences of ``result`` (by index in ``spans``) whose judgement may be deleted, each
     with its flags: those the gate only flagged (:func:`~favakit.inference.gate_words.
     flagged_sentences`), and those it let pass untouched that voice a judgement by a hedge the
-    evidence never uses (:func:`_unused_hedge`), with none: the checker reads "He received the
+    evidence never uses (:func:`_unused_opinion`), with none: the checker reads "He received the
     Royal Gold Medal in 2021 and is widely regarded as the most important African architect of
     his generation." as supported."""
     judged = flagged_sentences(result)
@@ -206,7 +200,11 @@ def _judged_sentences(
               for e in result.get("edits", []) if a <= e["start"] < b}  # fmt: skip
     original = result["original"]
     for n, (a, b) in enumerate(spans):
-        if n not in edited and n not in judged and _unused_hedge(original[a:b], evidence):
+        if (
+            n not in edited
+            and n not in judged
+            and _unused_opinion(original[a:b], evidence, hedges_only=True)
+        ):
             judged[n] = []
     return judged
 

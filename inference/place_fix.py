@@ -79,7 +79,7 @@ def role_place_fix(
     if not named or not held:
         return None
     start, end, role, place, _ = held[0]
-    given = {p for p in _subject_places(passages, named).get(role, [])}
+    given = set(_subject_places(passages, named).get(role, []))
     if len({p for p, _ in given}) != 1:
         return None
     theirs, around = next(iter(given))
