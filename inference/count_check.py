@@ -112,6 +112,8 @@ _NOT_UNITS = frozenset(
      "dollar", "pound", "euro", "yen", "pence", "usd", "gbp", "eur", "other", "more", "new",
      "additional", "further", "extra", "separate", "different", "former"]
 )  # fmt: skip
+# what a number read as counting a percentage may count as well: "14 per cent", "14 pc"
+_PERCENT_WORDS = frozenset(["percent", "per", "cent", "pc", "percentage", "point", "points"])
 #: Counts of times written as one word: "renewed twice" is "renewed 2 times"
 ADVERB_COUNTS = {"twice": 2, "thrice": 3}
 # "twice" as a multiplier ("twice as large", "twice the size") counts no times
@@ -203,16 +205,35 @@ def _given_values(text: str) -> list[tuple[Decimal, str]]:
     found = []
     for sentence in split_sentences(text):
         counted = {c.start: c.counted for c in counts(sentence, even_negated=True)}
-        found += [(n[2], counted.get(n[0], "")) for n in _numbers(sentence)]
+        found += [(n[2], counted.get(n[0]) or _next_word(sentence, n)) for n in _numbers(sentence)]
     return found
+
+
+def _next_word(sentence: str, number: _Number) -> str:
+    """The word after a number :func:`counts` does not read as a count (a bound: "helped by 14
+    *new* shops", "more than 20 *players*"), stemmed, as what it counts; "" where none follows
+    or it is a stopword; the currency for a sum ("an estimated *$*16 million budget")."""
+    before = sentence[: number[0]].rstrip()
+    if before and before[-1] in CURRENCY:
+        return before[-1]
+    word = _COUNTED.match(sentence, number[1])
+    if word is None or (word.group(1) != "%" and word.group(1).lower() in STOPWORDS):
+        return ""
+    return _stem(word.group(1))
 
 
 def _counts_other(theirs: str, mine: str) -> bool:
     """Whether a number counting ``theirs`` counts another thing than one counting ``mine``:
     both count words of three letters or more ("three *weeks*" and "three *times*"), neither a
     percentage or a scale word; or one is a sum of money and the other a thing ("£60" and "60
-    *minutes*")."""
-    if theirs == mine or {theirs, mine} & _NOT_UNITS:
+    *minutes*"); or one is a percentage and the other counts any word but a percentage's
+    ("sales rose *14%*" and "14 new *shops*", which :func:`counts` reads as counting "new")."""
+    if theirs == mine:
+        return False
+    if "percent" in (theirs, mine):  # a share is no count of things, however it reads
+        other = mine if theirs == "percent" else theirs
+        return other.isalpha() and other not in _PERCENT_WORDS
+    if {theirs, mine} & _NOT_UNITS:
         return False
     money = [w for w in (theirs, mine) if len(w) == 1 and w in CURRENCY]
     if money:

@@ -5,8 +5,8 @@ finds a sentence's count contradicted, the matching evidence sentence gives exac
 number counting the same word, and that sentence (or its passage's title) names the text's
 subject, an edit or flag holding the count becomes its fix: the count replaced by the evidence's
 number as the evidence writes it ("seventeenth" -> "16th"; "three times" -> "twice"), typed
-``entity``; not a sum of money where the evidence sentence gives several (which one the text
-meant is not known: :func:`_priced_twice`). As with years
+``entity``; not a sum of money where the evidence sentence gives several the text's sentence
+does not (which one the text meant is not known: :func:`_priced_twice`). As with years
 (:func:`~favakit.inference.date_fix.year_fix`), another person's article lends no numbers.
 """
 
@@ -17,7 +17,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from favakit.contracts import EditSpan
-from favakit.inference.count_check import ADVERB_COUNTS, CountConflict, count_conflict, counts
+from favakit.inference.count_check import (
+    ADVERB_COUNTS,
+    CountConflict,
+    count_conflict,
+    counts,
+    values_in,
+)
 from favakit.inference.date_fix import lends_to, replaced
 from favakit.inference.number_forms import CURRENCY
 
@@ -62,8 +68,23 @@ def _priced_twice(found: CountConflict, sentence: str) -> bool:
     """Whether ``found`` is a sum of money and its evidence sentence gives several: "bicycles
     cost *£3*" against "A car costs £38 single to Keel and £52 single to Marrow." is
     contradicted, but which price the text meant is not known (not "£52", Marrow's car fare:
-    bicycles travel free)."""
-    mine = [c.counted for c in counts(sentence) if c.written == found.written]
-    if not mine or mine[0] not in CURRENCY:
+    bicycles travel free). Where the sentence gives the other sums but one, and the text's sum
+    and that one follow the same word, the text meant that one: against "a profit of £8.1
+    million, up from £5.6 million", "a profit of £8.1 million, up *from* £6.5 million" meant
+    £5.6 million ("and bicycles *cost* £3" did not mean "*and* £52")."""
+    mine = [c for c in counts(sentence) if c.written == found.written]
+    if not mine or mine[0].counted not in CURRENCY:
         return False
-    return sum(c.counted == mine[0] for c in counts(found.sentence)) > 1
+    theirs = [c for c in counts(found.sentence) if c.counted == mine[0].counted]
+    if len(theirs) < 2:
+        return False
+    given = values_in(sentence)
+    left = [c for c in theirs if c.value not in given]
+    return not (len(left) == 1 and _word_before(sentence, mine[0].start)
+                == _word_before(found.sentence, left[0].start))  # fmt: skip
+
+
+def _word_before(sentence: str, at: int) -> str:
+    """The word before a sum starting at ``at`` (its currency sign aside), lower case."""
+    words = re.findall(r"[^\W\d_]+", sentence[:at])
+    return words[-1].lower() if words else ""

@@ -20,7 +20,7 @@ from favakit.inference.gate_edits import (
     decontextualized,
     is_fix,
     person_turned_to,
-    rule_fix,
+    rule_fixes,
     subject_of,
 )
 from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
@@ -330,9 +330,10 @@ def _rules_own(
     word where it says otherwise in the same words. It stays when the checker finds the sentence
     still unsupported once fixed: the error the rule read is fixed, and the sentence's other
     words keep their flags ("A reservation holds a bike for *30* -> 10 minutes and costs
-    *50p*.")."""
-    fix = rule_fix(result["original"], sentence, result.get("evidence", []), topic)
-    return fix is not None and all(fix[k] == edit[k] for k in ("start", "end", "right"))
+    *50p*."), and so does a further fix the rules make once the first is made
+    (:func:`~favakit.inference.gate_edits.rule_fixes`)."""
+    fixes = rule_fixes(result["original"], sentence, result.get("evidence", []), topic)
+    return any(all(fix[k] == edit[k] for k in ("start", "end", "right")) for fix in fixes)
 
 
 def _flags_beside_a_rules_fix(

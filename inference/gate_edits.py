@@ -52,6 +52,7 @@ __all__ = [
     "collapsed_fix", "decontextualized", "denials_typed", "evidence_swap",
     "flags_cited_at_clauses", "function_word_deletion",
     "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean", "rule_fix",
+    "rule_fixes",
     "sentence_scores", "subject_of",
 ]  # fmt: skip
 
@@ -306,11 +307,12 @@ def cited(
 
 
 def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
-    """``result`` with each ``unverifiable`` flag in a sentence its evidence denies in its own
-    words (:func:`~favakit.inference.polarity_check.polarity_conflict`: "The warranty covers
-    damage caused by normal wear and tear." against "The warranty does not cover damage caused by
-    misuse, normal wear and tear, ...") typed ``contradictory``: the evidence says otherwise, it
-    does not merely say nothing. Where the denial names members of one of the sentence's lists
+    """``result`` with each flag in a sentence its evidence denies in its own words
+    (:func:`~favakit.inference.polarity_check.polarity_conflict`: "The warranty covers damage
+    caused by normal wear and tear." against "The warranty does not cover damage caused by
+    misuse, normal wear and tear, ...") typed ``contradictory`` and citing the denial: the
+    evidence says otherwise, it does not merely say nothing (nor is the sentence only a
+    judgement, whatever type the editor gave its flag). Where the denial names members of one of the sentence's lists
     (:func:`~favakit.inference.polarity_check.denied_members`: "Old Town" of "stations in the
     city centre, the harbour district and Old Town" against "There are no stations in Old
     Town"), the sentence's flags are put at those members instead, typed ``contradictory`` and
@@ -324,20 +326,20 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     spans = sentence_spans(text)
     where = [sentence_of(spans, e["start"], e["end"]) for e in edits]
     denied: dict[int, list[EditSpan]] = {}  # a sentence's flags at its denied members
-    typed: set[int] = set()  # sentences whose unverifiable flags are typed contradictory
+    typed: dict[int, Citation | None] = {}  # sentences whose flags cite the denial
     for n in sorted({n for e, n in zip(edits, where, strict=True)
                      if n is not None and e.get("flagged")}):  # fmt: skip
         a, b = spans[n]
         conflict = polarity_conflict(text[a:b], evidence)
         if conflict is None:
             continue
-        typed.add(n)
+        found = cite(conflict.clause, "", passages)
+        typed[n] = found
         mine = [e for e, m in zip(edits, where, strict=True) if m == n]
         members = [(a + s, a + t) for s, t in denied_members(text[a:b], conflict.clause)]
         if at_members and members and not any(is_fix(e) and e["start"] < t and s < e["end"]
                                               for e in mine for s, t in members):  # fmt: skip
             score = min(e.get("checker_score", 0.0) for e in mine if e.get("flagged"))
-            found = cite(conflict.clause, "", passages)
             denied[n] = []
             for s, t in members:
                 flag = unsupported_flag(text, s, t, score)
@@ -349,8 +351,11 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     for e, m in zip(edits, where, strict=True):
         if m in denied and e.get("flagged"):
             continue
-        if e.get("flagged") and e["type"] == "unverifiable" and m in typed:
+        if e.get("flagged") and m in typed:
             e = {**e, "type": "contradictory"}
+            denial = typed[m]
+            if denial is not None:
+                e["cites"] = denial
         out.append(e)
     out += [f for flags in denied.values() for f in flags]
     return {**result, "edits": sorted(out, key=lambda e: (e["start"], e["end"]))}
@@ -616,6 +621,93 @@ def _fixed_by_the_rules(
     return out + [fix for fix, _ in fixes.values()], len(fixes)
 
 
+#: The most fixes the rules make in one sentence, each read with the ones before applied.
+MAX_RULE_FIXES = 3
+
+
+def _further_rule_fixes(
+    kept: list[EditSpan], sentences: Sequence[tuple[int, int]], text: str,
+    passages: Sequence[Mapping[str, Any]], topic: str | None,
+) -> tuple[list[EditSpan], int]:  # fmt: skip
+    """``kept`` with the rules' fixes that a sentence still needs once its fixes are made: the
+    rules that read a contradiction (:func:`_conflict_fix`) read it with them applied, and a
+    further year, count or opposite they find on words no fix touches is fixed beside them, up
+    to :data:`MAX_RULE_FIXES` in a sentence. A
+    summary's sentence may give two numbers wrong ("up from £*6.5* million, as sales rose *14%*
+    to £96 million" against "£5.6 million" and "Sales rose 11%"), and the rules name one at a
+    time. A flag of those words gives way to the fix. Also the number of fixes added."""
+    if not passages:
+        return kept, 0
+    out, added = list(kept), 0
+    for n, edits in edits_by_sentence(kept, sentences).items():
+        fixes = sorted((e for e in edits if is_fix(e)), key=lambda e: e["start"])
+        if not fixes:
+            continue
+        a, b = sentences[n]
+        subject = subject_of(topic, text, a)
+        score = min(e.get("checker_score", 0.0) for e in edits)
+        while len(fixes) < MAX_RULE_FIXES:
+            fixed, placed = _with_fixes(text, (a, b), fixes)
+            found = _conflict_fix(unsupported_flag(fixed, 0, len(fixed), score), fixed,
+                                  (0, len(fixed)), passages, subject)  # fmt: skip
+            at = None if found is None else _in_original(found, placed, fixes, a)
+            if found is None or at is None or text[at[0] : at[1]] != found["wrong"]:
+                break
+            touched = [e for e in edits if e["start"] < at[1] and at[0] < e["end"]]
+            if any(is_fix(e) for e in touched):
+                break
+            found = cited(found, fixed, passages, fixed, subject)
+            further: EditSpan = {**found, "start": at[0], "end": at[1]}
+            fixes = sorted([*fixes, further], key=lambda e: e["start"])
+            out = [e for e in out if all(e is not t for t in touched)] + [further]
+            added += 1
+    return out, added
+
+
+def _conflict_fix(
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    subject: str,
+) -> EditSpan | None:  # fmt: skip
+    """The fixes of :func:`contradiction_fix` that fire only where the evidence contradicts the
+    sentence (a year, a count, an opposite), not those that take the sentence's being wrong as
+    given and find what the evidence says instead (a name, a place), which a sentence once
+    fixed need not be."""
+    return (year_fix(edit, text, sentence, passages, subject)
+            or count_fix(edit, text, sentence, passages, subject)
+            or swap_fix(edit, text, sentence, passages, subject))  # fmt: skip
+
+
+def _with_fixes(
+    text: str, sentence: tuple[int, int], fixes: Sequence[EditSpan]
+) -> tuple[str, list[tuple[int, int]]]:
+    """``sentence`` (a span of ``text``) with ``fixes`` (in order, inside it) made, and where
+    each fix's words stand in it."""
+    a, b = sentence
+    out, placed, at = [], [], a
+    for fix in fixes:
+        out.append(text[at : fix["start"]])
+        start = sum(len(piece) for piece in out)
+        out.append(fix["right"])
+        placed.append((start, start + len(fix["right"])))
+        at = fix["end"]
+    out.append(text[at:b])
+    return "".join(out), placed
+
+
+def _in_original(
+    found: EditSpan, placed: Sequence[tuple[int, int]], fixes: Sequence[EditSpan], offset: int
+) -> tuple[int, int] | None:
+    """Where ``found`` (offsets in the sentence with ``fixes`` made, which stand at ``placed``)
+    lies in the text, its sentence starting at ``offset``; None where it touches a fix's words."""
+    shift = 0
+    for (start, end), fix in zip(placed, fixes, strict=True):
+        if start < found["end"] and found["start"] < end:
+            return None
+        if end <= found["start"]:
+            shift += len(fix["right"]) - (fix["end"] - fix["start"])
+    return offset + found["start"] - shift, offset + found["end"] - shift
+
+
 def rule_fix(
     text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
     topic: str | None, score: float = 0.0,
@@ -629,6 +721,18 @@ def rule_fix(
     found = statement_fix(unsupported_flag(text, a, b, score), text, sentence, passages,
                           subject_of(topic, text, a))  # fmt: skip
     return None if found is None else cited(found[0], text[a:b], passages, text, found[1])
+
+
+def rule_fixes(
+    text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    topic: str | None,
+) -> list[EditSpan]:  # fmt: skip
+    """Every fix the rules beneath the checker make in ``sentence`` (a span of ``text``): the
+    first (:func:`rule_fix`) and those it leaves to make (:func:`_further_rule_fixes`)."""
+    first = rule_fix(text, sentence, passages, topic)
+    if first is None:
+        return []
+    return _further_rule_fixes([first], [sentence], text, passages, topic)[0]
 
 
 def _misplaced(fix: EditSpan, edits: Sequence[EditSpan]) -> list[EditSpan]:
@@ -715,6 +819,7 @@ def gate_result(
     if whole_dates:
         kept = _one_fix_per_date(kept, whole_dates)
     kept, evidence_fixes = _fixed_by_the_rules(kept, sentences, text, passages, topic)
+    kept, further_fixes = _further_rule_fixes(kept, sentences, text, passages, topic)
     # counted as flags only where no rule of the evidence fixed them after all
     rewrites = sum(1 for e in kept if e.get("flagged") and (e["start"], e["end"]) in rewritten_at)
     checked_flags(flags)
@@ -761,6 +866,9 @@ def gate_result(
     if evidence_fixes:
         notes.append(f"{evidence_fixes} sentence(s) the evidence does not support had their year, "
                      "count or name fixed from it")  # fmt: skip
+    if further_fixes:
+        notes.append(f"{further_fixes} further year, count or name fix(es) from the evidence in "
+                     "sentences already fixed")  # fmt: skip
     if flagged:
         note = f"{flagged} sentence(s) the evidence does not support were flagged with no fix"
         if narrowed:

@@ -24,9 +24,12 @@ from favakit.contracts import EditSpan
 from favakit.inference.year_check import CONFLICT_SCORE, clause_spans
 from favakit.text import MONTHS, WORD_FORM, split_sentences, undo_ptb
 
-__all__ = ["MIN_WORDS", "SwapConflict", "swap_conflict", "swap_fix"]
+__all__ = ["MIN_WORDS", "WINDOW", "SwapConflict", "swap_conflict", "swap_fix"]
 
 MIN_WORDS = 5  # a shorter statement repeats the evidence but for a word too easily
+#: Words either side of an opposite that must be the evidence's, where no statement of the
+#: evidence matches the text's word for word (:func:`_window_swap`).
+WINDOW = 2
 
 _OPPOSITES = {
     frozenset(pair)
@@ -43,6 +46,8 @@ _OPPOSITES = {
         ("import", "export"), ("imports", "exports"), ("buy", "sell"), ("bought", "sold"),
         ("full", "empty"), ("cheaper", "dearer"), ("faster", "slower"), ("larger", "smaller"),
         ("older", "newer"), ("oldest", "newest"), ("largest", "smallest"), ("most", "least"),
+        ("more", "fewer"), ("approved", "rejected"), ("improved", "worsened"),
+        ("rising", "falling"), ("risen", "fallen"), ("gained", "lost"),
     )
 }  # fmt: skip
 #: Closed sets of alternatives that exclude each other: a day, a month, a season or how often
@@ -134,6 +139,39 @@ def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:
                     return SwapConflict(sentence, mine[k].group(), start,
                                         start + len(mine[k].group()), found[k].group(),
                                         statement)  # fmt: skip
+    return _window_swap(plain, evidence)
+
+
+def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
+    """The first word of ``text`` whose opposite an evidence sentence writes between the same
+    :data:`WINDOW` words either side, where the evidence never writes the text's words so: a
+    summary's sentence joins several of the evidence's and matches none word for word
+    ("customers were buying *more* cakes and sandwiches, and ..." against "customers were
+    buying fewer cakes and sandwiches but more drinks")."""
+    theirs = [(sentence, _words(sentence)) for passage in evidence
+              for sentence in split_sentences(undo_ptb(passage))]  # fmt: skip
+    lowered = [[m.group().lower() for m in found] for _, found in theirs]
+    grams = {tuple(words[k : k + 2 * WINDOW + 1]) for words in lowered
+             for k in range(len(words) - 2 * WINDOW)}  # fmt: skip
+    at = 0
+    for sentence in split_sentences(text):
+        offset = text.find(sentence, at)
+        at = offset + len(sentence)
+        mine = _words(sentence)
+        words = [m.group().lower() for m in mine]
+        for i in range(WINDOW, len(words) - WINDOW):
+            if tuple(words[i - WINDOW : i + WINDOW + 1]) in grams:
+                continue
+            left, right = words[i - WINDOW : i], words[i + 1 : i + WINDOW + 1]
+            for (statement, found), their_words in zip(theirs, lowered, strict=True):
+                for j in range(WINDOW, len(their_words) - WINDOW):
+                    if (their_words[j - WINDOW : j] == left
+                            and their_words[j + 1 : j + WINDOW + 1] == right
+                            and _swappable(words[i], their_words[j])):  # fmt: skip
+                        start = offset + mine[i].start()
+                        return SwapConflict(sentence, mine[i].group(), start,
+                                            start + len(mine[i].group()), found[j].group(),
+                                            statement)  # fmt: skip
     return None
 
 

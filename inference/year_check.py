@@ -215,6 +215,50 @@ def year_conflict(text: str, evidence: Sequence[str]) -> YearConflict | None:
             others = tuple(dict.fromkeys(y for y in years_in(best) if y not in mine))
             if others:
                 return YearConflict(new[0], others, best)
+    return _bound_conflict(undo_ptb(text), passages, given)
+
+
+#: Words either side of a bounded year that :func:`_bound_conflict` compares, and how many
+#: content words the two sides must share.
+AROUND = 8
+AROUND_SHARED = 2
+# a year bounded by "since", "until", "before" or "after": "its first win *since 2011*"
+_BOUNDED_YEAR = re.compile(
+    r"\b(since|until|till|before|after)\s+((?:1\d|20)\d\d)(?![\d,]|['\u2019]?s\b)", re.I
+)
+
+
+def _bounded_years(sentence: str) -> list[tuple[str, str, set[str]]]:
+    """``(bound, year, content words around it)`` for each year ``sentence`` bounds by
+    "since", "until", "before" or "after"; none in a negated sentence."""
+    if negated(sentence):
+        return []
+    found = []
+    for m in _BOUNDED_YEAR.finditer(sentence):
+        before = sentence[: m.start()].split()[-AROUND:]
+        after = sentence[m.end() :].split()[:AROUND]
+        found.append((m.group(1).lower(), m.group(2), content_words(" ".join(before + after))))
+    return found
+
+
+def _bound_conflict(
+    text: str, passages: Sequence[str], given: Sequence[set[str]]
+) -> YearConflict | None:
+    """A year the text bounds ("its first win in the event *since 2001*") where an evidence
+    sentence bounds another year the same way and the words around the two share
+    :data:`AROUND_SHARED` content words or more ("It was Linden's first win in the event since
+    2011."), and no passage gives the text's year: a summary's sentence draws on several of the
+    evidence's, and the bounded year is the statement's date as much as an exact one is."""
+    mine = [(b, y, near) for s in split_sentences(text) for b, y, near in _bounded_years(s)
+            if not any(y in g for g in given)]  # fmt: skip
+    if not mine:
+        return None
+    for passage in passages:
+        for sentence in split_sentences(passage):
+            for bound, year, near in _bounded_years(sentence):
+                for my_bound, my_year, my_near in mine:
+                    if bound == my_bound and len(near & my_near) >= AROUND_SHARED:
+                        return YearConflict(my_year, (year,), sentence)
     return None
 
 

@@ -120,6 +120,14 @@ def test_a_price_is_not_fixed_where_the_evidence_sentence_gives_several() -> Non
     one = {"title": "fares", "text": "A car with its driver costs £38 single to Keel."}
     fixed = count_fix(_flag(car, (0, len(car))), car, (0, len(car)), [one])
     assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("45", "38")
+    # the text gives the sentence's other sum, and its own follows the same word as the one left
+    profit = {"title": "", "text": "Brightwater made a profit of £8.1 million, up from £5.6 "
+              "million a year earlier."}  # fmt: skip
+    text = "Brightwater made a profit of £8.1 million, up from £6.5 million."
+    fixed = count_fix(_flag(text, (0, len(text))), text, (0, len(text)), [profit])
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("6.5 million", "5.6 million")
+    other = text.replace("up from", "against")
+    assert count_fix(_flag(other, (0, len(other))), other, (0, len(other)), [profit]) is None
 
 
 def test_a_bound_the_evidence_rules_out_becomes_the_evidences_number() -> None:

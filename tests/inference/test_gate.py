@@ -1382,6 +1382,35 @@ def test_a_rules_fix_stays_beside_the_editors_where_the_sentence_stays_unsupport
     assert flag["flagged"]
 
 
+def test_the_rules_fix_a_second_number_once_the_first_is_fixed() -> None:
+    """A summary's sentence gives two numbers wrong; the count rule names one at a time: read
+    again with the first fix made, it fixes the second, and the checker's fix check then sees
+    the sentence whole."""
+    from favakit.inference.gate import verify_fixes
+
+    text = ("Brightwater reported a profit of £8.1 million, up from £6.5 million, as sales rose "
+            "14% to £96 million.")  # fmt: skip
+    evidence = [{"title": "", "text": "Brightwater reported a profit of £8.1 million, up from "
+                 "£5.6 million a year earlier. Sales rose 11% to £96 million, helped by 14 new "
+                 "shops."}]  # fmt: skip
+    at = text.index("6.5")
+    edits: list[EditSpan] = [
+        {"type": "entity", "start": at, "end": at + 3, "wrong": "6.5", "right": "6.5",
+         "flagged": True},
+        {"type": "entity", "start": text.index("14"), "end": text.index("14") + 2, "wrong": "14",
+         "right": "14", "flagged": True},
+    ]  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": edits, "evidence": evidence}
+    gated = gate_result(result, sentence_spans(text), [0.01], threshold=0.5)
+    shown = [(e["wrong"], e["right"], bool(e.get("flagged"))) for e in gated["edits"]]
+    assert shown == [("6.5 million", "5.6 million", False), ("14", "11", False)]
+    assert gated["edits"][1]["cites"]["sentence"].startswith("Sales rose 11%")
+    assert any("1 further year, count or name fix" in w for w in gated["warnings"])
+    (checked,) = verify_fixes(_ByText({}), [gated], [None], 0.5)
+    assert checked["corrected"] == ("Brightwater reported a profit of £8.1 million, up from £5.6 "
+                                    "million, as sales rose 11% to £96 million.")  # fmt: skip
+
+
 def test_a_numbers_fix_is_the_whole_number_the_evidence_gives_never_a_fragment() -> None:
     from favakit.inference.gate import grounded_fix
 

@@ -217,3 +217,15 @@ def test_a_denial_of_any_place_denies_a_claim_of_one_place() -> None:
     assert polarity_conflict("Dogs are allowed on the outside decks.", rules) is None
     assert polarity_conflict("Smoking is allowed on the outside decks.",
                              ["Smoking is not allowed in the cabins."]) is None  # fmt: skip
+
+
+def test_a_statement_before_its_with_adjunct_is_read_alone() -> None:
+    """The adjunct ", with 61% of patients seen ..." adds detail the denial does not hold: the statement
+    before it is read on its own against "did not improve"."""
+    report = ["Waiting times in emergency care did not improve. Only 61% of patients were seen "
+              "within four hours in August, against a national target of 78%."]  # fmt: skip
+    text = ("Emergency waiting times also improved, with 61% of patients seen within four hours "
+            "in August against a national target of 78%.")  # fmt: skip
+    found = polarity_conflict(text, report)
+    assert found is not None and found.clause.startswith("Waiting times in emergency care")
+    assert polarity_conflict(text.replace("also improved", "did not improve"), report) is None

@@ -63,3 +63,24 @@ def test_two_of_a_closed_set_of_alternatives_are_read_as_opposites() -> None:
     # words of two different sets, or a word outside every set, are not read
     assert swap_conflict("The pool is closed on weekly for cleaning.", prices) is None
     assert swap_conflict("The pool is closed on holidays for cleaning.", prices) is None
+
+
+def test_an_opposite_between_the_evidence_s_words_is_caught_where_no_statement_matches() -> None:
+    """A summary's sentence joins two of the evidence's and matches neither word for word: the
+    opposite is read between the same two words either side (swap_check.WINDOW)."""
+    report = ["Chief executive Rosa Delacroix said customers were buying fewer cakes and "
+              "sandwiches but more drinks, and that the app had 1.3 million users.",
+              "An earlier version, with 180 homes and no social housing, was rejected in 2024."]  # fmt: skip
+    text = ("Rosa Delacroix said customers were buying more cakes and sandwiches, and the app "
+            "had 1.3 million users.")  # fmt: skip
+    found = swap_conflict(text, report)
+    assert found is not None and (found.written, found.right) == ("more", "fewer")
+    assert found.start == text.index("more cakes")
+    found = swap_conflict(
+        "A plan with no social housing was approved in 2024, then withdrawn.", report
+    )
+    assert found is not None and (found.written, found.right) == ("approved", "rejected")
+    # the evidence writing the text's words so elsewhere keeps the rule out; so does a word
+    # whose neighbours differ ("more drinks" is the evidence's own)
+    assert swap_conflict(text, [*report, "Customers were buying more cakes and tea."]) is None
+    assert swap_conflict("They sold more drinks and cakes in the summer.", report) is None

@@ -155,3 +155,21 @@ def test_between_equal_sentences_the_claims_own_passage_is_compared() -> None:
     )
     found = year_conflict("Ada Lovelace died in 1854 at the age of 36.", [franklin, lovelace])
     assert found is not None and (found.year, found.evidence_years) == ("1854", ("1852",))
+
+
+def test_a_bounded_year_is_read_against_the_same_bound_around_the_same_words() -> None:
+    """A summary's sentence joins two of the report's; "since 2001" is a bound, no exact date,
+    and is read against the evidence's "since" where the words around share two or more."""
+    report = ["Linden College won the men's eights at the Kessel Regatta on Saturday, beating "
+              "the favourites by two-thirds of a length. It was Linden's first win in the event "
+              "since 2011."]  # fmt: skip
+    text = ("Linden College won the men's eights at the Kessel Regatta, beating the favourites "
+            "for their first win in the event since 2001.")  # fmt: skip
+    found = year_conflict(text, report)
+    assert found is not None and (found.year, found.evidence_years) == ("2001", ("2011",))
+    assert found.sentence == "It was Linden's first win in the event since 2011."
+    # the year given anywhere, another bound, other words around it, or a negated sentence: none
+    assert year_conflict(text, [report[0] + " The club was founded in 2001."]) is None
+    assert year_conflict(text.replace("since 2001", "before 2001"), report) is None
+    assert year_conflict("The river has flooded every spring since 2001.", report) is None
+    assert year_conflict(text.replace("their first", "not their first"), report) is None
