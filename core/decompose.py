@@ -107,17 +107,24 @@ def leading_name(text: str) -> str:
     text = "\n".join(lines).strip()
     m = _NAME.match(text[list_marker_end(text) :].lstrip("*_"))  # "1. **Marie Curie** was"
     name = _POSSESSIVE_END.sub("", m.group(1)) if m else ""  # "Okafor's first commission"
-    first = name.split()[0].lower().rstrip(".") if name else ""
+    first = name.split()[0].lower().rstrip(".").split("-")[0] if name else ""  # "Twenty-two"
     return "" if _PRONOUN.match(name) or first in STOPWORDS | _OPENERS else name
 
 
 # capitalised words that open a sentence without naming anyone ("Both Leonardo and Galileo
-# ...", "Some of his films ...", "When ...", "You can return ..."); function words (STOPWORDS) too
+# ...", "Some of his films ...", "When ...", "You can return ...", "Forty of the homes ...");
+# function words (STOPWORDS) too
 _OPENERS = frozenset({
     "both", "some", "many", "most", "several", "all", "each", "every", "few", "when", "where",
     "what", "why", "how", "who", "which", "while", "although", "though", "today", "yesterday",
     "during", "since", "because", "if", "however", "there", "here", "then", "thus", "yes",
     "you", "your", "we", "our", "i", "my", "us",
+    # a number opens a sentence without naming anyone ("Forty of the homes will be let ...")
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
+    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred",
+    "hundreds", "thousand", "thousands", "dozens", "half", "about", "nearly", "almost", "over",
+    "more", "fewer", "less", "only",
 })  # fmt: skip
 
 

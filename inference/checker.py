@@ -35,7 +35,9 @@ normal wear and tear." where it says "The warranty does not cover ... normal wea
 or one the evidence makes only under a condition (:mod:`~favakit.inference.scope_check`: "free
 delivery on all orders" where it says "on orders over £20"), or one it makes in the same words
 with an opposite (:mod:`~favakit.inference.swap_check`: "Encryption is on by default" where it
-says "Encryption is off by default");
+says "Encryption is off by default"), or a name of several words that a long document never
+gives (:mod:`~favakit.inference.unseen_check`: "funded by the European Research Council" in a
+summary of a report that names no funder);
 and a number the evidence writes another way ("$2000" where it
 says "$2,000", "1.5 million" for "1,500,000") is read in the evidence's form
 (:mod:`~favakit.inference.number_forms`), since the model reads a number's form, not its value.
@@ -66,6 +68,7 @@ from favakit.inference.number_forms import NumberForm, evidence_forms
 from favakit.inference.polarity_check import PolarityConflict, polarity_conflict
 from favakit.inference.scope_check import ScopeConflict, scope_conflict
 from favakit.inference.swap_check import SwapConflict, swap_conflict
+from favakit.inference.unseen_check import UnseenName, unseen_name
 from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
 from favakit.text import split_sentences, undo_ptb
 
@@ -219,7 +222,8 @@ def unpack_checker(folder: str | Path, out: str | Path) -> str:
 #: What a rule beneath the model found the evidence contradicts (it caps the score).
 Conflict = (
     YearConflict | CountConflict | NameConflict | PolarityConflict | ScopeConflict | SwapConflict
-)
+    | UnseenName
+)  # fmt: skip
 
 
 class Checked(NamedTuple):
@@ -283,6 +287,9 @@ class Checker:
         self.scope_check = bool(self.config.get("scope_check", True))
         # and one it makes in the same words with an opposite (swap_check.py); "swap_check": false
         self.swap_check = bool(self.config.get("swap_check", True))
+        # and a name of several words a long document never gives (unseen_check.py);
+        # "unseen_check": false
+        self.unseen_check = bool(self.config.get("unseen_check", True))
         # a number the evidence writes another way is read in its form (number_forms.py);
         # "number_forms": false in checker.json reads the text as written
         self.number_forms = bool(self.config.get("number_forms", True))
@@ -422,7 +429,8 @@ class Checker:
     def conflict(self, text: str, evidence: Sequence[str]) -> Conflict | None:
         """The year of ``text`` its evidence contradicts, else its count, else a name, else a
         statement the evidence denies, else one it makes only under a condition, else one it
-        makes with an opposite, where this checker looks for each."""
+        makes with an opposite, else a name a long document never gives, where this checker
+        looks for each."""
         found: Conflict | None = year_conflict(text, evidence) if self.year_check else None
         if found is None and self.count_check:
             found = count_conflict(text, evidence)
@@ -434,6 +442,8 @@ class Checker:
             found = scope_conflict(text, evidence)
         if found is None and self.swap_check:
             found = swap_conflict(text, evidence)
+        if found is None and self.unseen_check:
+            found = unseen_name(text, evidence)
         return found
 
     def _autocast(self) -> Any:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from favakit.contracts import EditResult, EditSpan
+from favakit.inference.number_words import ORDINAL_UNITS, UNITS
 from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, list_marker_end, plain_words, sentence_spans, states_nothing
 
@@ -65,10 +66,17 @@ _ENDINGS = (("ies", "y"), ("ied", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s
 _STEM = 7  # letters a word is compared by, after its ending (chosen on the development split)
 
 
+# an ordinal is read as its number ("the *fifth* year in a row" uses the evidence's "five
+# years"); not "first" or "second", which are as often no count
+_CARDINAL_OF = {o: c for o, c in zip(ORDINAL_UNITS[3:], UNITS[3:], strict=True)}
+
+
 def _form(word: str) -> str:
-    """How :func:`unsupported_words` compares a word: lower-cased, without a possessive "'s"
-    and one of :data:`_ENDINGS`, its first :data:`_STEM` letters."""
+    """How :func:`unsupported_words` compares a word: lower-cased, an ordinal from "third" on
+    as its number, without a possessive "'s" and one of :data:`_ENDINGS`, its first
+    :data:`_STEM` letters."""
     word = word.lower().removesuffix("'s")
+    word = _CARDINAL_OF.get(word, word)
     for ending, instead in _ENDINGS:
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             word = word[: -len(ending)] + instead

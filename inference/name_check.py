@@ -176,6 +176,57 @@ def name_conflict(text: str, evidence: Sequence[str]) -> NameConflict | None:
         )
         if found is not None:
             return found
+    return _speaker_swap(text, passages)
+
+
+#: Words after a person's name that must be the evidence's after another person's name for
+#: :func:`_speaker_swap`, one of them at least a content word other than a verb of saying.
+AFTER_NAME = 3
+_SAYING = frozenset({"said", "says", "told", "added", "warned", "argued", "claimed", "stated",
+                     "noted", "explained", "insisted"})  # fmt: skip
+
+
+def _people(sentence: str) -> list[tuple[list[str], str, list[str]]]:
+    """``(name, word before, the AFTER_NAME words after, lower case)`` for each run of two or
+    more capitalised words of ``sentence`` that are not stopwords ("Councillor Dev Mahajan")."""
+    tokens = [m.group() for m in _TOKEN.finditer(sentence)]
+    found, i = [], 0
+    while i < len(tokens):
+        j = i
+        while j < len(tokens) and tokens[j][0].isupper() and tokens[j].lower() not in STOPWORDS:
+            j += 1
+        if j - i >= 2:
+            before = tokens[i - 1].lower() if i else ""
+            found.append((tokens[i:j], before, [t.lower() for t in tokens[j : j + AFTER_NAME]]))
+        i = max(j, i + 1)
+    return found
+
+
+def _speaker_swap(text: str, passages: Sequence[str]) -> NameConflict | None:
+    """A person the text gives another's words or deeds: the text's name of two words or more
+    and the evidence's other name are followed by the same :data:`AFTER_NAME` words (one a
+    content word other than a verb of saying) and preceded by the same title or word (not a
+    stopword), and the evidence never writes the text's name before those words: "Councillor
+    *Dev Mahajan*, who voted against, warned ..." against "Councillor Ruth Ellingham, who voted
+    against, said ...". A summary joins the evidence's sentences and matches none word for
+    word; the text's name is often one the report gives elsewhere (Mahajan led the vote for)."""
+    theirs = [(s, person) for p in passages for s in split_sentences(p) for person in _people(s)]
+    for claim in split_sentences(text):  # a negation elsewhere in it does not matter here
+        for name, before, after in _people(claim):
+            if len(after) < AFTER_NAME or all(w in STOPWORDS or w in _SAYING for w in after):
+                continue
+            if any(other == name and their_after == after for _, (other, _, their_after) in theirs):
+                continue
+            for sentence, (other, their_before, their_after) in theirs:
+                title = [w for w, v in zip(name, other, strict=False) if w == v]
+                if their_after != after or title != name[: len(title)]:
+                    continue
+                mine, given = name[len(title) :], other[len(title) :]
+                if len(mine) < 2 or len(given) < 2 or set(mine) & set(given):
+                    continue
+                if not title and (before != their_before or not before or before in STOPWORDS):
+                    continue
+                return NameConflict(" ".join(mine), " ".join(given), sentence)
     return None
 
 

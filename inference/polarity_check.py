@@ -54,7 +54,10 @@ exception the evidence refuses (:func:`exception_clause`): "you are charged £4,
 full membership" against "you are charged £4, even with full membership". And a member of a
 list the evidence says is not offered (:func:`unoffered_member_clause`): "runs on Linux, macOS
 and Windows" against "It runs on Linux and macOS. Windows is not supported." (it fires on no
-row of the training files, session 46).
+row of the training files, session 46). And a change the evidence finds no effect on
+(:func:`no_effect_clause`): "which also reduced the survival of worker bees" against "The
+researchers did not find any effect on the survival of worker bees" (session 50: no row of the
+training files has such a finding; written for model summaries of studies).
 
 A sentence that is negated in one clause is read for its others: "We deliver to ... Northern
 Ireland, but not to the Channel Islands." for its first. Auxiliaries ("can", "does") are not
@@ -88,6 +91,7 @@ __all__ = [
     "denying_clause",
     "exception_clause",
     "list_members",
+    "no_effect_clause",
     "none_clause",
     "polarity_conflict",
     "unoffered_member_clause",
@@ -384,6 +388,43 @@ def exception_clause(claim: str, sentence: str) -> str | None:
     return sentence.strip(" ,.")
 
 
+# "did not find any effect on the survival of worker bees", "had no significant effect on X"
+_NO_EFFECT = re.compile(
+    r"\b(?:no|not\s+(?:find|found|show|shown|see|seen|have|had|detect|detected)\s+(?:any|an?)|"
+    r"without\s+any)\s+(?:(?:significant|measurable|clear|detectable|apparent)\s+)?"
+    r"(?:effect|impact|influence|change|difference)s?\s+(?:on|in|to)\s+(?P<thing>[^.;,]+)",
+    re.IGNORECASE,
+)
+# a verb of change in the text: "reduced", "increases", "improving", "harmed" ...
+_CHANGE = re.compile(
+    r"\b(?:reduc|increas|decreas|lower|rais|improv|worsen|harm|boost|declin|shorten|lengthen|"
+    r"enhanc|impair|damag)\w*",
+    re.IGNORECASE,
+)
+#: Words after a verb of change that must name what the evidence finds no effect on.
+_CHANGED_WITHIN = 6
+
+
+def no_effect_clause(claim: str, sentence: str) -> str | None:
+    """The clause of an evidence ``sentence`` that finds no effect on what ``claim`` says
+    something changed ("which also *reduced* the survival of worker bees" against "The
+    researchers did not find any effect on the survival of worker bees"): the content words of
+    the first five words after "effect on" (two at least, or the one there is) among the
+    :data:`_CHANGED_WITHIN` words after the claim's verb of change; else None. A claim that
+    denies is the model's to read."""
+    if _denies(claim):
+        return None
+    for found in _NO_EFFECT.finditer(sentence):
+        thing = content_words(" ".join(found.group("thing").split()[:5]))
+        if not thing:
+            continue
+        for verb in _CHANGE.finditer(claim):
+            after = content_words(" ".join(claim[verb.end() :].split()[:_CHANGED_WITHIN]))
+            if len(thing & after) >= min(2, len(thing)):
+                return found.group().strip(" ,.")
+    return None
+
+
 def unoffered_member_clause(claim: str, sentence: str, passage: str) -> str | None:
     """The clause of an evidence ``sentence`` that says one member of a list of ``claim`` is not
     supported, available, offered ... ("Windows is not supported" against "Tidewater runs on
@@ -481,6 +522,7 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
                 clause = (denying_clause(part, sentence) or none_clause(part, sentence)
                           or closed_clause(part, sentence)
                           or exception_clause(part, sentence)
+                          or no_effect_clause(part, sentence)
                           or unoffered_member_clause(part, sentence, passages[i]))  # fmt: skip
                 if clause is not None:
                     return PolarityConflict(claim, clause)

@@ -1,7 +1,8 @@
 """The rows of the training files each rule beneath the checker fires on, by label (no model):
-the year, count, name, polarity, scope and swap rules (:mod:`favakit.inference.year_check`,
-``count_check``, ``name_check``, ``polarity_check``, ``scope_check``, ``swap_check``). A change to a rule, or to how they match a sentence with the evidence, is
-checked here first: a rule should fire on unsupported rows and hardly ever on supported ones.
+the year, count, name, polarity, scope, swap and unseen-name rules
+(:mod:`favakit.inference.year_check`, ``count_check``, ``name_check``, ``polarity_check``,
+``scope_check``, ``swap_check``, ``unseen_check``). A change to a rule, or to how they match a
+sentence with the evidence, is checked here first: a rule should fire on unsupported rows and hardly ever on supported ones.
 
     python scripts/rule_firings.py --real ../shared/data/real --out runs/rule_firings.json
 
@@ -31,13 +32,15 @@ def main() -> None:
     from favakit.inference.polarity_check import polarity_conflict
     from favakit.inference.scope_check import scope_conflict
     from favakit.inference.swap_check import swap_conflict
+    from favakit.inference.unseen_check import unseen_name
     from favakit.inference.year_check import year_conflict
 
     files = f"{args.real}/train/*.jsonl,{args.real}/train_spans/*.jsonl"
     out: dict[str, dict[str, dict[str, int]]] = {}
     for name, rule in (("year", year_conflict), ("count", count_conflict),
                        ("name", name_conflict), ("polarity", polarity_conflict),
-                       ("scope", scope_conflict), ("swap", swap_conflict)):  # fmt: skip
+                       ("scope", scope_conflict), ("swap", swap_conflict),
+                       ("unseen", unseen_name)):  # fmt: skip
         t0 = time.perf_counter()
         found = firings(files, lambda text, evidence, rule=rule: rule(text, evidence) is not None)
         found["total"] = {label: sum(v[label] for v in found.values())

@@ -62,6 +62,9 @@ def test_a_text_s_leading_name_and_pronouns_resolved_to_it() -> None:
     assert leading_name("The Eiffel Tower is in Paris.") == "Eiffel Tower"
     assert leading_name("Ludwig van Beethoven was born in Bonn.") == "Ludwig van Beethoven"
     assert leading_name("He was born in Ulm.") == "" and leading_name("In 1905 he wrote.") == ""
+    # a number opens a sentence without naming anyone
+    assert leading_name("Forty of the homes will be let.") == ""
+    assert leading_name("Twenty-two people were hurt.") == ""
     # an answer to a user names no one: "You" and "We" are not its subject
     assert leading_name("You can return most items within 30 days.") == ""
     assert leading_name("We deliver to England and Wales.") == ""

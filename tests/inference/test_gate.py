@@ -109,6 +109,12 @@ def test_unsupported_words_are_the_content_words_the_evidence_never_uses() -> No
     counted = [{"text": "Curie had 1,000 members in 1.5 days."}]
     said = "Curie had 9,000 members in 1.5 days."
     assert [said[a:b] for a, b in unsupported_words(said, (0, len(said)), counted)] == ["9,000"]
+    # an ordinal from "third" on is its number: "the fifth year" uses "five years"
+    rowing = [{"text": "Her crew have won the event five years in a row."}]
+    row = "Her crew won the event for the fifth year in a row."
+    assert [row[a:b] for a, b in unsupported_words(row, (0, len(row)), rowing)] == []
+    sixth = row.replace("fifth", "sixth")
+    assert [sixth[a:b] for a, b in unsupported_words(sixth, (0, len(sixth)), rowing)] == ["sixth"]
     # a negation or a swapped relation uses only the evidence's words: nothing to narrow to
     assert words("Curie has not studied physics.") == []
     assert words("She studied physics before Paris.") == []

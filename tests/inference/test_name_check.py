@@ -92,3 +92,19 @@ def test_a_place_of_birth_or_death_is_contradicted_where_the_passage_names_the_p
     # another person's birthplace in the passage is not his
     father = ["Mozart wrote more than 600 works. His father Leopold was born in Augsburg."]
     assert name_conflict("Mozart was born in Vienna and wrote more than 600 works.", father) is None
+
+
+def test_a_person_given_another_s_words_is_contradicted() -> None:
+    """A summary gives one councillor's vote and words to another the report names elsewhere:
+    the two names sit between the same title and the same three words."""
+    report = ["Councillor Dev Mahajan, who leads the planning committee, said the town needed "
+              "homes. Councillor Ruth Ellingham, who voted against, said the roads could not "
+              "take the extra traffic."]  # fmt: skip
+    text = "Councillor Dev Mahajan, who voted against, warned that the roads could not cope."
+    found = name_conflict(text, report)
+    assert found is not None
+    assert (found.written, found.evidence_words) == ("Dev Mahajan", "Ruth Ellingham")
+    # the right person, words after the name that say nothing but "said", or another title: none
+    assert name_conflict(text.replace("Dev Mahajan", "Ruth Ellingham"), report) is None
+    assert name_conflict("Councillor Dev Mahajan said the roads could cope.", report) is None
+    assert name_conflict(text.replace("Councillor", "Mayor"), report) is None

@@ -4,6 +4,7 @@ from favakit.inference.polarity_check import (
     closed_clause,
     denying_clause,
     exception_clause,
+    no_effect_clause,
     none_clause,
     polarity_conflict,
 )
@@ -229,3 +230,20 @@ def test_a_statement_before_its_with_adjunct_is_read_alone() -> None:
     found = polarity_conflict(text, report)
     assert found is not None and found.clause.startswith("Waiting times in emergency care")
     assert polarity_conflict(text.replace("also improved", "did not improve"), report) is None
+
+
+def test_a_change_the_evidence_finds_no_effect_on_is_denied() -> None:
+    study = ["The researchers did not find any effect on the survival of worker bees. Exposed "
+             "colonies produced 27% fewer new queens, and the fungicide may disturb the bees' "
+             "gut bacteria."]  # fmt: skip
+    text = "The fungicide disturbs the bees' gut bacteria, which also reduced the survival of worker bees."
+    found = polarity_conflict(text, study)
+    assert (
+        found is not None and found.clause == "not find any effect on the survival of worker bees"
+    )
+    assert no_effect_clause("Exposure reduced the survival of worker bees.", study[0]) is not None
+    # a change of something else, or a denied change, is not read
+    assert no_effect_clause("Exposure reduced the number of new queens.", study[0]) is None
+    assert (
+        no_effect_clause("Exposure did not reduce the survival of worker bees.", study[0]) is None
+    )
