@@ -220,8 +220,9 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
     only where the evidence sentence the sentence says gives it (:func:`_another_statements`); a
     number the evidence lacks replaced by the one number of the closest evidence sentence that
     differs from the wrong one (``"1979" -> "14"`` with evidence "born ... 1879" becomes
-    ``"1979" -> "1879"``); otherwise the edit becomes a flag (no fix offered). Deletions and
-    flags pass as they are."""
+    ``"1979" -> "1879"``); otherwise the edit becomes a flag (no fix offered). A fix that drops
+    words of the wrong span the evidence writes beside it takes them back
+    (:func:`_with_words_kept`). Deletions and flags pass as they are."""
     right = edit["right"]
     holds = _whole_words(right)
     # words any text has ("No", "a", "is") are not evidence for a fix: it needs a content word
@@ -236,6 +237,8 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
         if number and _another_statements(edit["wrong"], whole or number, sentence, passages):
             return {**edit, "right": edit["wrong"], "flagged": True}
         right = _lower_as_written(right, wrong, holds, passages)
+        if not number:
+            right = _with_words_kept(right, wrong, passages)
         return {**edit, "right": right.replace(number, whole) if whole else right}
     if _NUMBER.fullmatch(wrong):
         closest = cite(sentence, "", passages)
@@ -245,6 +248,24 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
         if len(same) == 1:
             return {**edit, "right": edit["wrong"].replace(wrong, same.pop())}
     return {**edit, "right": edit["wrong"], "flagged": True}
+
+
+def _with_words_kept(right: str, wrong: str, passages: Sequence[Mapping[str, Any]]) -> str:
+    """``right`` with the words of ``wrong`` it drops at either end where the evidence writes
+    them beside it: the aligned evidence span, not a fragment of it ("a *piano concerto*" ->
+    "violin", the evidence's "a violin concerto": "violin concerto")."""
+    mine, fix = wrong.split(), right.strip()
+    if len(mine) < 2 or not fix:
+        return right
+    evidence = [str(p.get("text", "")) for p in passages]
+    for k in range(1, len(mine)):
+        head, tail = " ".join(mine[:k]), " ".join(mine[k:])
+        for candidate, kept in ((f"{fix} {tail}", tail), (f"{head} {fix}", head)):
+            if fix.lower().endswith(kept.lower()) or fix.lower().startswith(kept.lower()):
+                continue
+            if any(_whole_words(candidate).search(e) for e in evidence):
+                return candidate
+    return right
 
 
 def _lower_as_written(

@@ -60,11 +60,13 @@ _MOST_TEXT_WORDS, _MOST_EVIDENCE_WORDS = 3, 6
 
 
 class NameConflict(NamedTuple):
-    """The text's name, the evidence's words in its place, the evidence sentence."""
+    """The text's name, the evidence's words in its place, the evidence sentence, and whether
+    the text gives the evidence's person's words to another (:func:`_speaker_swap`)."""
 
     written: str
     evidence_words: str
     sentence: str
+    speaker: bool = False
 
     def note(self) -> str:
         """What a verdict says of it."""
@@ -226,7 +228,7 @@ def _speaker_swap(text: str, passages: Sequence[str]) -> NameConflict | None:
                     continue
                 if not title and (before != their_before or not before or before in STOPWORDS):
                     continue
-                return NameConflict(" ".join(mine), " ".join(given), sentence)
+                return NameConflict(" ".join(mine), " ".join(given), sentence, speaker=True)
     return None
 
 

@@ -8,7 +8,10 @@ name becomes its fix: the name replaced by the evidence's words in its place, ty
 As with years and counts (:func:`~favakit.inference.count_fix.count_fix`), another person's
 article lends no names, and the subject's own name is never replaced: evidence that names
 another subject in its place ("The Nile River flows ..." against "The Amazon River flows ...")
-is about something else.
+is about something else. But for a person the text gives another's words or deeds
+(``NameConflict.speaker``: "Councillor *Dev Mahajan*, who voted against, warned ..." against
+"Councillor Ruth Ellingham, who voted against, said ..."): the sentence is about the wrong
+person by its words, and the evidence's person is the fix.
 """
 
 from __future__ import annotations
@@ -35,9 +38,12 @@ def name_fix(
     ``subject`` is given and the evidence sentence is not about it."""
     a, b = sentence
     found = name_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
-    if found is None or not lends_to(found.sentence, passages, subject):
+    if found is None:
         return None
-    if shared_words(found.written) & shared_words(subject):
+    # a sentence that gives one person another's words is about the wrong person by its words
+    if not found.speaker and not lends_to(found.sentence, passages, subject):
+        return None
+    if not found.speaker and shared_words(found.written) & shared_words(subject):
         return None
     where = [m.span() for m in re.finditer(rf"(?<!\w){re.escape(found.written)}(?!\w)", text[a:b])]
     if len(where) != 1:

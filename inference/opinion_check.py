@@ -48,7 +48,8 @@ _HEDGES = (
     r"arguably|undoubtedly|unquestionably|indisputably|undeniably|frankly|"
     r"without (?:a |any )?doubt|beyond (?:a |any )?doubt|"
     r"(?:widely|generally|often|universally|commonly) (?:regarded|considered|seen|acknowledged|"
-    r"hailed|celebrated) as|considered by many|many (?:would )?(?:agree|argue|believe|say)|"
+    r"hailed|celebrated)(?: as| to be)?(?= )|considered by many|"
+    r"many (?:would )?(?:agree|argue|believe|say)|"
     r"in my (?:opinion|view)|of all time|who (?:has |had )?ever lived|"
     r"ever (?:written|made|built|recorded|composed|painted|produced)"
 )

@@ -1430,6 +1430,24 @@ def test_a_numbers_fix_is_the_whole_number_the_evidence_gives_never_a_fragment()
     assert grounded_fix(fix, "The app gives you 20 extra minutes.", passages)["right"] == "15"
 
 
+def test_a_fix_keeps_the_words_of_the_wrong_span_the_evidence_writes_beside_it() -> None:
+    from favakit.inference.gate import grounded_fix
+
+    passages = [{"title": "", "text": "Her works include two symphonies, a violin concerto, and "
+                 "about 60 choral pieces."}]  # fmt: skip
+    sentence = "Her output includes three symphonies, a piano concerto and some 60 choral works."
+    at = sentence.index("piano")
+    fix: EditSpan = {"type": "entity", "start": at, "end": at + 14, "wrong": "piano concerto",
+                     "right": "violin"}  # fmt: skip
+    # the editor's "violin" drops "concerto", which the evidence writes after it
+    assert grounded_fix(fix, sentence, passages)["right"] == "violin concerto"
+    # a fix the evidence writes alone, or beside other words, is left as it is
+    alone: EditSpan = {**fix, "right": "violin concerto"}
+    assert grounded_fix(alone, sentence, passages)["right"] == "violin concerto"
+    choral: EditSpan = {**fix, "right": "choral pieces"}
+    assert grounded_fix(choral, sentence, passages)["right"] == "choral pieces"
+
+
 def test_a_denied_list_member_is_flagged_at_that_member() -> None:
     """The evidence denies one member of the sentence's list ("There are no stations in Old
     Town"): the sentence's flags go to that member, typed contradictory and citing the denial."""

@@ -62,3 +62,20 @@ def test_the_gate_fixes_a_name_where_the_editor_flagged_other_words() -> None:
     assert gated["corrected"] == TEXT.replace("Pacific", "Atlantic")
     (fix,) = gated["edits"]
     assert (fix["wrong"], fix["right"]) == ("Pacific", "Atlantic") and "flagged" not in fix
+
+
+def test_a_person_given_anothers_words_is_fixed_though_the_sentence_opens_with_that_person() -> (
+    None
+):
+    report = {"title": "", "text": "Councillor Dev Mahajan, who leads the planning committee, "
+              "said the town needed homes. Councillor Ruth Ellingham, who voted against, said "
+              "the roads could not take the extra traffic."}  # fmt: skip
+    text = "Councillor Dev Mahajan, who voted against, warned that the roads could not cope."
+    whole = (0, len(text))
+    flag: EditSpan = {"type": "unverifiable", "start": 0, "end": len(text), "wrong": text,
+                      "right": text, "flagged": True}  # fmt: skip
+    fixed = name_fix(flag, text, whole, [report], "Councillor Dev Mahajan")
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == (
+        "Dev Mahajan",
+        "Ruth Ellingham",
+    )

@@ -29,6 +29,9 @@ from test_gate import _ByText  # the gate's judge as a table (the rule under tes
         ("He is widely regarded as the greatest composer who ever lived.",
          ["widely regarded as", "who ever lived"]),
         ("It is arguably the most breathtaking place on the planet.", ["arguably", "breathtaking"]),
+        # the hedge without "as" (session 50)
+        ("He is widely considered one of the most influential researchers.", ["widely considered"]),
+        ("It is generally considered to be the oldest bridge.", ["generally considered to be"]),
         ("Beautiful gardens surround the palace.", ["Beautiful"]),
         # a capitalised word after the first is part of a name; plain facts say nothing
         ("She starred in A Beautiful Mind in 2001.", []),
