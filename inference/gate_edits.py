@@ -253,19 +253,42 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
 def _with_words_kept(right: str, wrong: str, passages: Sequence[Mapping[str, Any]]) -> str:
     """``right`` with the words of ``wrong`` it drops at either end where the evidence writes
     them beside it: the aligned evidence span, not a fragment of it ("a *piano concerto*" ->
-    "violin", the evidence's "a violin concerto": "violin concerto")."""
-    mine, fix = wrong.split(), right.strip()
+    "violin", the evidence's "a violin concerto": "violin concerto"). An article the wrong span
+    opens with and the fix drops comes back as the evidence writes it ("a German collector" ->
+    "American", the evidence's "an American collector": "an American collector")."""
+    mine, fix = wrong.split(), right.strip().split()
     if len(mine) < 2 or not fix:
         return right
     evidence = [str(p.get("text", "")) for p in passages]
+    lowered = [w.lower() for w in fix]
     for k in range(1, len(mine)):
-        head, tail = " ".join(mine[:k]), " ".join(mine[k:])
-        for candidate, kept in ((f"{fix} {tail}", tail), (f"{head} {fix}", head)):
-            if fix.lower().endswith(kept.lower()) or fix.lower().startswith(kept.lower()):
+        head, tail = mine[:k], mine[k:]
+        for words, kept, at_end in ((fix + tail, tail, True), (head + fix, head, False)):
+            ours = [w.lower() for w in kept]
+            if (lowered[-len(ours) :] if at_end else lowered[: len(ours)]) == ours:
+                continue  # the fix has those words already
+            found = _written_with_article(" ".join(words), evidence)
+            if found is None:
                 continue
-            if any(_whole_words(candidate).search(e) for e in evidence):
-                return candidate
+            article = found if at_end and mine[0].lower() in _ARTICLES else ""
+            if article and lowered[0] not in _ARTICLES and k > 1:
+                return f"{article} {' '.join(words)}"
+            return " ".join(words)
     return right
+
+
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
+def _written_with_article(words: str, evidence: Sequence[str]) -> str | None:
+    """The article the evidence writes before ``words`` ("" where none), where it writes them
+    as whole words; None where it never does."""
+    pattern = re.compile(rf"(?:\b(a|an|the)\s+)?(?<!\w){re.escape(words)}(?!\w)", re.IGNORECASE)
+    for text in evidence:
+        m = pattern.search(text)
+        if m is not None:
+            return m.group(1) or ""
+    return None
 
 
 def _lower_as_written(

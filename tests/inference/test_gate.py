@@ -1446,6 +1446,13 @@ def test_a_fix_keeps_the_words_of_the_wrong_span_the_evidence_writes_beside_it()
     assert grounded_fix(alone, sentence, passages)["right"] == "violin concerto"
     choral: EditSpan = {**fix, "right": "choral pieces"}
     assert grounded_fix(choral, sentence, passages)["right"] == "choral pieces"
+    # an article the fix drops comes back as the evidence writes it
+    sale = [{"title": "", "text": "It was the price offered by an American collector."}]
+    text = "It matched the price offered by a German collector."
+    at = text.index("a German")
+    german: EditSpan = {"type": "entity", "start": at, "end": at + 17,
+                        "wrong": "a German collector", "right": "American"}  # fmt: skip
+    assert grounded_fix(german, text, sale)["right"] == "an American collector"
 
 
 def test_a_denied_list_member_is_flagged_at_that_member() -> None:
