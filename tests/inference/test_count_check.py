@@ -271,3 +271,19 @@ def test_a_percentage_is_no_count_of_things_in_the_passage() -> None:
     # a sum is still read as money, not as the word after it ("an estimated $16 million budget")
     budget = ["The film grossed $52 million against its estimated $16 million budget."]
     assert count_conflict("The film was made with a $16 million budget.", budget) is None
+
+
+def test_counts_swapped_between_two_things_and_a_count_after_by() -> None:
+    """ "backed by four planes": "by" before a count is a bound only after a verb of change ("rose
+    by 5%"); and the claim's "six" counts helicopters, so it does not keep the evidence's "six
+    planes" out."""
+    fire = ["Around 350 firefighters, supported by six planes and four helicopters, are working "
+            "on the fire. A road has been closed since Monday."]  # fmt: skip
+    text = (
+        "Around 350 firefighters, backed by four planes and six helicopters, are fighting the fire."
+    )
+    found = count_conflict(text, fire)
+    assert found is not None and (found.written, found.evidence_numbers) == ("four", ("six",))
+    assert [c.written for c in counts(text)] == ["four"]  # "Around 350" is a bound
+    assert counts("Sales rose by 5% this year.") == []
+    assert count_conflict(text.replace("four planes and six", "six planes and four"), fire) is None

@@ -173,3 +173,20 @@ def test_a_bounded_year_is_read_against_the_same_bound_around_the_same_words() -
     assert year_conflict(text.replace("since 2001", "before 2001"), report) is None
     assert year_conflict("The river has flooded every spring since 2001.", report) is None
     assert year_conflict(text.replace("their first", "not their first"), report) is None
+
+
+def test_an_exact_year_is_read_against_another_around_the_same_words() -> None:
+    """ "which will open in 2028" shares half its sentence's words with no evidence sentence; the
+    words around the year match "The centre will open in 2027 and employ about 60 researchers."."""
+    report = ["The University of Wexmoor has won a grant of £18 million to build a research "
+              "centre for battery recycling. The centre will open in 2027 and employ about 60 "
+              "researchers."]  # fmt: skip
+    text = ("The University of Wexmoor has won £18 million for a battery recycling centre, "
+            "which will open in 2028 and employ about 60 researchers.")  # fmt: skip
+    found = year_conflict(text, report)
+    assert found is not None and (found.year, found.evidence_years) == ("2028", ("2027",))
+    # a year the text's sentence gives itself is no other year: "a 2010 film based on the 2005
+    # book" against "a spin-off of the 2005 book"
+    book = ["The show is a spin-off of the 2005 book Freakonomics by Steven Levitt."]
+    film = "Freakonomics is a 2010 documentary film based on the 2005 book Freakonomics."
+    assert year_conflict(film, book) is None
