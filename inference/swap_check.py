@@ -148,11 +148,18 @@ def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     summary's sentence joins several of the evidence's and matches none word for word
     ("customers were buying *more* cakes and sandwiches, and ..." against "customers were
     buying fewer cakes and sandwiches but more drinks")."""
-    theirs = [(sentence, _words(sentence)) for passage in evidence
-              for sentence in split_sentences(undo_ptb(passage))]  # fmt: skip
-    lowered = [[m.group().lower() for m in found] for _, found in theirs]
-    grams = {tuple(words[k : k + 2 * WINDOW + 1]) for words in lowered
-             for k in range(len(words) - 2 * WINDOW)}  # fmt: skip
+    grams: set[tuple[str, ...]] = set()  # every run of 2 * WINDOW + 1 evidence words
+    # the evidence's words by the words either side: (left, right) -> (word, its match, sentence)
+    between: dict[tuple[tuple[str, ...], tuple[str, ...]], list[tuple[str, re.Match[str], str]]]
+    between = {}
+    for passage in evidence:
+        for sentence in split_sentences(undo_ptb(passage)):
+            found = _words(sentence)
+            words = [m.group().lower() for m in found]
+            for j in range(WINDOW, len(words) - WINDOW):
+                grams.add(tuple(words[j - WINDOW : j + WINDOW + 1]))
+                key = (tuple(words[j - WINDOW : j]), tuple(words[j + 1 : j + WINDOW + 1]))
+                between.setdefault(key, []).append((words[j], found[j], sentence))
     at = 0
     for sentence in split_sentences(text):
         offset = text.find(sentence, at)
@@ -162,16 +169,13 @@ def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
         for i in range(WINDOW, len(words) - WINDOW):
             if tuple(words[i - WINDOW : i + WINDOW + 1]) in grams:
                 continue
-            left, right = words[i - WINDOW : i], words[i + 1 : i + WINDOW + 1]
-            for (statement, found), their_words in zip(theirs, lowered, strict=True):
-                for j in range(WINDOW, len(their_words) - WINDOW):
-                    if (their_words[j - WINDOW : j] == left
-                            and their_words[j + 1 : j + WINDOW + 1] == right
-                            and _swappable(words[i], their_words[j])):  # fmt: skip
-                        start = offset + mine[i].start()
-                        return SwapConflict(sentence, mine[i].group(), start,
-                                            start + len(mine[i].group()), found[j].group(),
-                                            statement)  # fmt: skip
+            key = (tuple(words[i - WINDOW : i]), tuple(words[i + 1 : i + WINDOW + 1]))
+            for word, match, statement in between.get(key, []):
+                if _swappable(words[i], word):
+                    start = offset + mine[i].start()
+                    return SwapConflict(sentence, mine[i].group(), start,
+                                        start + len(mine[i].group()), match.group(),
+                                        statement)  # fmt: skip
     return None
 
 
