@@ -250,6 +250,9 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
     return {**edit, "right": edit["wrong"], "flagged": True}
 
 
+_ARTICLES = frozenset({"a", "an", "the"})
+
+
 def _with_words_kept(right: str, wrong: str, passages: Sequence[Mapping[str, Any]]) -> str:
     """``right`` with the words of ``wrong`` it drops at either end where the evidence writes
     them beside it: the aligned evidence span, not a fragment of it ("a *piano concerto*" ->
@@ -275,9 +278,6 @@ def _with_words_kept(right: str, wrong: str, passages: Sequence[Mapping[str, Any
                 return f"{article} {' '.join(words)}"
             return " ".join(words)
     return right
-
-
-_ARTICLES = frozenset({"a", "an", "the"})
 
 
 def _written_with_article(words: str, evidence: Sequence[str]) -> str | None:
@@ -356,8 +356,8 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     caused by normal wear and tear." against "The warranty does not cover damage caused by
     misuse, normal wear and tear, ...") typed ``contradictory`` and citing the denial: the
     evidence says otherwise, it does not merely say nothing (nor is the sentence only a
-    judgement, whatever type the editor gave its flag). Where the denial names members of one of the sentence's lists
-    (:func:`~favakit.inference.polarity_check.denied_members`: "Old Town" of "stations in the
+    judgement, whatever type the editor gave its flag). Where the denial names members of one
+    of the sentence's lists (:func:`~favakit.inference.polarity_check.denied_members`: "Old Town" of "stations in the
     city centre, the harbour district and Old Town" against "There are no stations in Old
     Town"), the sentence's flags are put at those members instead, typed ``contradictory`` and
     citing the denial, where no fix of the sentence touches them (with ``at_members``; the gate

@@ -142,6 +142,10 @@ def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     return _window_swap(plain, evidence)
 
 
+# the words either side of a word: (left, right)
+_Around = tuple[tuple[str, ...], tuple[str, ...]]
+
+
 def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     """The first word of ``text`` whose opposite an evidence sentence writes between the same
     :data:`WINDOW` words either side, where the evidence never writes the text's words so: a
@@ -150,8 +154,7 @@ def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     buying fewer cakes and sandwiches but more drinks")."""
     grams: set[tuple[str, ...]] = set()  # every run of 2 * WINDOW + 1 evidence words
     # the evidence's words by the words either side: (left, right) -> (word, its match, sentence)
-    between: dict[tuple[tuple[str, ...], tuple[str, ...]], list[tuple[str, re.Match[str], str]]]
-    between = {}
+    between: dict[_Around, list[tuple[str, re.Match[str], str]]] = {}
     for passage in evidence:
         for sentence in split_sentences(undo_ptb(passage)):
             found = _words(sentence)

@@ -24,8 +24,9 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from favakit.inference.name_check import is_name
 from favakit.inference.year_check import CONFLICT_SCORE
-from favakit.text import STOPWORDS, split_sentences, undo_ptb
+from favakit.text import split_sentences, undo_ptb
 
 __all__ = ["MIN_EVIDENCE_WORDS", "UnseenName", "unseen_name"]
 
@@ -50,10 +51,6 @@ def _plain(word: str) -> str:
     return re.sub(r"['\u2019]s$", "", word.lower())
 
 
-def _capitalised(word: str) -> bool:
-    return word[0].isupper() and not word.isupper() and word.lower() not in STOPWORDS
-
-
 def unseen_name(text: str, evidence: Sequence[str]) -> UnseenName | None:
     """The first name of two words or more in ``text`` that ``evidence`` (of
     :data:`MIN_EVIDENCE_WORDS` words or more) never uses a word of (module doc), or None."""
@@ -66,7 +63,7 @@ def unseen_name(text: str, evidence: Sequence[str]) -> UnseenName | None:
         i = 1  # a sentence's first word is capitalised whatever it is
         while i < len(words):
             j = i
-            while j < len(words) and _capitalised(words[j]):
+            while j < len(words) and is_name(words[j], first=False):
                 j += 1
             if j - i >= 2 and not any(_plain(w) in used for w in words[i:j]):
                 return UnseenName(" ".join(words[i:j]), sentence)
