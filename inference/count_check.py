@@ -78,8 +78,12 @@ _YEAR_LIKE = re.compile(r"(?:1\d|20)\d\d")
 _BOUND_BEFORE = re.compile(
     r"\b(?:over|under|more than|less than|fewer than|nearly|almost|about|around|approximately|"
     r"roughly|some|at least|at most|up to|close to|circa|estimated|an estimated|upwards of|"
-    r"in excess of|as many as|as few as|as much as|top|between|from|to|and|or|before|after|"
+    r"in excess of|as many as|as few as|as much as|top|between|from|to|before|after|"
     r"since|until|till|within|"
+    # "between 5 and 10", "five or six"; not "and three of the city's eight libraries"
+    r"(?:\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|"
+    r"twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion"
+    r"|trillion))%?\s+(?:and|or)|between\s+(?:\S+\s+){1,3}?and|"
     # "rose by 5%" is a change, not a count; "backed by four planes" counts planes
     r"(?:rose|fell|grew|increased|decreased|dropped|climbed|jumped|declined|shrank|risen|fallen|"
     r"grown|gained|lost|cut|reduced|raised|lowered|up|down)\s+by)\s+(?:\$\s?)?$",
@@ -90,8 +94,12 @@ _AFTER = re.compile(r"\bafter\s+$", re.IGNORECASE)
 _DURATION = re.compile(
     r"\s*(?:minutes?|hours?|days?|weeks?|months?|years?|decades?)\b", re.IGNORECASE
 )
-# "two of its five": the part of a counted whole
-_PART_OF = re.compile(r"\s+of\s+(?:(?:the|its|their|his|her|our|your|these|those)\s+)?", re.I)
+# "two of its five", "two of the city's eight": the part of a counted whole
+_PART_OF = re.compile(
+    r"\s+of\s+(?:(?:the|its|their|his|her|our|your|these|those)\s+)?"
+    r"(?:[^\W\d_]+['\u2019]s\s+)?",
+    re.IGNORECASE,
+)
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|fewer|less|so)\b|plus\b|-?odd\b)", re.IGNORECASE)
 #: Bounds a rule or policy sets ("up to 15 items", "within 5 business days"): a bound of these
 #: counts as a count of its own kind, contradicted by the same bound on another number ("within
@@ -133,6 +141,8 @@ _ADVERB_COUNT = re.compile(
 
 #: a number of a sentence as :func:`_numbers` reads it: start, end, value, as written, ordinal
 _Number = tuple[int, int, Decimal, str, bool]
+#: a number a text gives as :func:`_given_values` reads it: value, the word it counts, ordinal
+_Given = tuple[Decimal, str, bool]
 
 
 class Count(NamedTuple):
@@ -207,14 +217,15 @@ def values_in(text: str) -> set[Decimal]:
     return {n[2] for n in _numbers(text)}
 
 
-def _given_values(text: str) -> list[tuple[Decimal, str]]:
+def _given_values(text: str) -> list[_Given]:
     """Every number ``text`` gives, in any form, with the word it counts ("" where it counts
-    none :func:`counts` reads: a year, a bound). A negated sentence's numbers count their words
-    too."""
+    none :func:`counts` reads: a year, a bound) and whether it is an ordinal. A negated
+    sentence's numbers count their words too."""
     found = []
     for sentence in split_sentences(text):
         counted = {c.start: c.counted for c in counts(sentence, even_negated=True)}
-        found += [(n[2], counted.get(n[0]) or _next_word(sentence, n)) for n in _numbers(sentence)]
+        found += [(n[2], counted.get(n[0]) or _next_word(sentence, n), n[4])
+                  for n in _numbers(sentence)]  # fmt: skip
     return found
 
 
@@ -251,13 +262,15 @@ def _counts_other(theirs: str, mine: str) -> bool:
     return len(theirs) > 2 and len(mine) > 2 and theirs.isalpha() and mine.isalpha()
 
 
-def _gives(given: Sequence[tuple[Decimal, str]], count: Count) -> bool:
+def _gives(given: Sequence[_Given], count: Count) -> bool:
     """Whether ``given`` (:func:`_given_values`) holds ``count``'s value, counting its word or
     nothing :func:`counts` reads: the passage gives the text's number, and the rule keeps out.
     A passage that gives it only as a count of something else ("three weeks" for "renew it three
-    times") does not."""
-    return any(value == count.value and not _counts_other(counted, count.counted)
-               for value, counted in given)  # fmt: skip
+    times"), or only as an ordinal for a count ("about a *third* of which" for "*three* of the
+    libraries") or the other way round, does not."""
+    return any(value == count.value and ordinal == count.ordinal
+               and not _counts_other(counted, count.counted)
+               for value, counted, ordinal in given)  # fmt: skip
 
 
 def counts(sentence: str, even_negated: bool = False) -> list[Count]:
@@ -339,8 +352,8 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
     sentences = passage_sentences(passages)
     if not sentences:
         return None
-    given: dict[int, list[tuple[Decimal, str]]] = {}  # what each passage gives, read once
-    everywhere: list[tuple[Decimal, str]] | None = None  # what any passage gives
+    given: dict[int, list[_Given]] = {}  # what each passage gives, read once
+    everywhere: list[_Given] | None = None  # what any passage gives
     for claim in split_sentences(undo_ptb(text)):
         mine = counts(claim)
         if not mine:
@@ -363,9 +376,7 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
     return None
 
 
-def _others(
-    theirs: Sequence[Count], count: Count, claim_values: Sequence[tuple[Decimal, str]]
-) -> list[Count]:
+def _others(theirs: Sequence[Count], count: Count, claim_values: Sequence[_Given]) -> list[Count]:
     """The counts of an evidence sentence that contradict ``count``: of the same kind, counting
     the same word, under the same limit, a value the claim never gives (``claim_values``, as
     :func:`_given_values` reads them: but as a count of another thing, "backed by *four* planes
@@ -377,8 +388,8 @@ def _others(
 
 
 def _sentence_match(
-    claim: str, mine: list[Count], claim_values: Sequence[tuple[Decimal, str]],
-    match: tuple[int, str], passages: list[str], given: dict[int, list[tuple[Decimal, str]]],
+    claim: str, mine: list[Count], claim_values: Sequence[_Given],
+    match: tuple[int, str], passages: list[str], given: dict[int, list[_Given]],
 ) -> CountConflict | None:  # fmt: skip
     """A count of ``claim`` that ``match``, the evidence sentence sharing the most of its content
     words (:func:`~favakit.inference.year_check.matching_sentence`), contradicts, where that
@@ -416,8 +427,8 @@ def _around(sentence: str, count: Count) -> set[str]:
 
 
 def _local_match(
-    claim: str, mine: list[Count], claim_values: Sequence[tuple[Decimal, str]],
-    everywhere: Sequence[tuple[Decimal, str]], sentences: list[tuple[int, str]],
+    claim: str, mine: list[Count], claim_values: Sequence[_Given],
+    everywhere: Sequence[_Given], sentences: list[tuple[int, str]],
 ) -> CountConflict | None:  # fmt: skip
     """A count of ``claim`` that an evidence sentence contradicts where the words around the
     two counts match (at least :data:`AROUND_SHARED` content words in common), though the
@@ -498,7 +509,7 @@ def _apart(a: _Range, b: _Range) -> bool:
 
 def _range_match(
     claim: str, sentences: list[tuple[int, str]], passages: list[str],
-    given: dict[int, list[tuple[Decimal, str]]],
+    given: dict[int, list[_Given]],
 ) -> CountConflict | None:  # fmt: skip
     """A bound or approximation of ``claim`` ("more than forty languages") that the evidence
     sentence it matches rules out: each number that sentence gives counting the same word

@@ -46,12 +46,15 @@ def count_fix(
         return None
     where = [m.span() for m in re.finditer(rf"(?<![\w.,]){re.escape(found.written)}(?![\w])",
                                            text[a:b])]  # fmt: skip
+    if len(where) > 1:  # "six planes and *six* helicopters": the one before what it counts
+        counted = rf"\s+{re.escape(found.counted)}\b"
+        where = [w for w in where if re.match(counted, text[a + w[1] : b], re.IGNORECASE)]
     if len(where) != 1:
         return None
     start, end = a + where[0][0], a + where[0][1]
     if not (edit["start"] <= start and end <= edit["end"]):
         return None
-    right = found.evidence_numbers[0]
+    right = _in_case_of(found.written, found.evidence_numbers[0])
     if right.lower() in ADVERB_COUNTS:  # "three times" -> "twice"
         times = re.match(r"\s+times\b", text[end:b])
         end += times.end() if times else 0
@@ -62,6 +65,17 @@ def count_fix(
     ):
         right = f"{found.counted}{right}"  # a bound's "over $900 million" -> "$873 million"
     return replaced(edit, start, end, text[start:end], right)
+
+
+def _in_case_of(written: str, right: str) -> str:
+    """``right`` (a number as the evidence writes it) in the case of the text's ``written``: the
+    evidence's "Two" opening its sentence is "two" inside the text's ("and *three* of the
+    city's eight libraries" -> "two"), and the other way round."""
+    if not right[:1].isalpha() or not written[:1].isalpha():
+        return right
+    if written[:1].islower():
+        return right[:1].lower() + right[1:]
+    return right[:1].upper() + right[1:]
 
 
 def _priced_twice(found: CountConflict, sentence: str) -> bool:

@@ -790,9 +790,38 @@ def _misplaced(fix: EditSpan, edits: Sequence[EditSpan]) -> list[EditSpan]:
 
 def _points_at_nothing(edit: EditSpan) -> bool:
     """Whether ``edit`` is a flag of function words only (the editor's flag of "A" in "A
-    reservation holds a bike for 30 minutes and costs 50p."): beside the sentence's other edits
-    it says nothing of where the error is, and is dropped."""
-    return bool(edit.get("flagged")) and function_words_only(edit["wrong"])
+    reservation holds a bike for 30 minutes and costs 50p."), or a fix putting a name or other
+    content words in their place ("Toronto *and* Berlin" -> "Denmark"): beside the sentence's
+    other edits it says nothing of where the error is, and is dropped."""
+    if not edit["wrong"].strip() or not function_words_only(edit["wrong"]):
+        return False
+    return bool(edit.get("flagged")) or not function_words_only(edit["right"])
+
+
+def _one_flag_per_span(edits: list[EditSpan]) -> list[EditSpan]:
+    """``edits`` (sorted) with a flag at the same words as an edit before it left out: two of
+    the editor's edits widened to one word flag it once."""
+    out: list[EditSpan] = []
+    for edit in edits:
+        if edit.get("flagged") and out and (out[-1]["start"], out[-1]["end"]) == (
+            edit["start"], edit["end"]
+        ):  # fmt: skip
+            continue
+        out.append(edit)
+    return out
+
+
+def torn_words(edits: Sequence[EditSpan], text: str) -> set[int]:
+    """The indices of ``edits`` that tear one word of ``text`` apart between them: two or more
+    edits inside the same word ("*To*", "*r*", "*on*", "*to*" of "Toronto", each replaced by a
+    name). That is the editor's noise, not a view of the word: they are dropped, and the
+    sentence is read as if it had no edit there."""
+    by_word: dict[tuple[int, int], list[int]] = {}
+    for i, edit in enumerate(edits):
+        if splits_a_word(edit, text):
+            widened = whole_words(edit, text)
+            by_word.setdefault((widened["start"], widened["end"]), []).append(i)
+    return {i for found in by_word.values() if len(found) > 1 for i in found}
 
 
 def gate_result(
@@ -820,9 +849,11 @@ def gate_result(
     rewritten_at: set[tuple[int, int]] = set()  # the edits flagged as rewrites, not fixes
     edited: set[int] = set()
     whole_dates: list[tuple[int, int]] = []
-    where = [sentence_of(sentences, e["start"], e["end"]) for e in result.get("edits", [])]
+    torn = torn_words(result.get("edits", []), text)
+    proposed = [e for i, e in enumerate(result.get("edits", [])) if i not in torn]
+    where = [sentence_of(sentences, e["start"], e["end"]) for e in proposed]
     per_sentence = Counter(where)
-    for edit, n in zip(result.get("edits", []), where, strict=True):
+    for edit, n in zip(proposed, where, strict=True):
         score = scores[n] if n is not None else 0.0
         if score > threshold and not (keep_evidence_swaps and evidence_swap(edit, passages)):
             dropped += 1
@@ -887,6 +918,7 @@ def gate_result(
             flagged += 1
             narrowed += at != [flag]
     kept.sort(key=lambda e: (e["start"], e["end"]))
+    kept = _one_flag_per_span(kept)
     gated: EditResult = {**result, "edits": kept}
     gated["corrected"] = apply_edits(text, kept)
     notes = []

@@ -388,11 +388,13 @@ def exception_clause(claim: str, sentence: str) -> str | None:
     return sentence.strip(" ,.")
 
 
-# "did not find any effect on the survival of worker bees", "had no significant effect on X"
+# "did not find any effect on the survival of worker bees", "had no significant effect on X",
+# "did not find any effect of the nap on how well volunteers slept"
 _NO_EFFECT = re.compile(
     r"\b(?:no|not\s+(?:find|found|show|shown|see|seen|have|had|detect|detected)\s+(?:any|an?)|"
     r"without\s+any)\s+(?:(?:significant|measurable|clear|detectable|apparent)\s+)?"
-    r"(?:effect|impact|influence|change|difference)s?\s+(?:on|in|to)\s+(?P<thing>[^.;,]+)",
+    r"(?:effect|impact|influence|change|difference)s?\s+(?:of\s+(?:[\w'-]+\s+){1,4}?)?"
+    r"(?:on|in|to)\s+(?P<thing>[^.;,]+)",
     re.IGNORECASE,
 )
 # a verb of change in the text: "reduced", "increases", "improving", "harmed" ...

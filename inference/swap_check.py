@@ -48,6 +48,8 @@ _OPPOSITES = {
         ("older", "newer"), ("oldest", "newest"), ("largest", "smallest"), ("most", "least"),
         ("more", "fewer"), ("approved", "rejected"), ("improved", "worsened"),
         ("rising", "falling"), ("risen", "fallen"), ("gained", "lost"),
+        ("widened", "narrowed"), ("wider", "narrower"), ("raised", "lowered"),
+        ("profit", "loss"), ("profits", "losses"),
     )
 }  # fmt: skip
 #: Closed sets of alternatives that exclude each other: a day, a month, a season or how often
@@ -146,39 +148,58 @@ def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:
 _Around = tuple[tuple[str, ...], tuple[str, ...]]
 
 
+def _arounds(words: Sequence[str], j: int) -> list[_Around]:
+    """The ways word ``j`` of ``words`` is read by its neighbours: :data:`WINDOW` words either
+    side, and one word on one side with :data:`WINDOW` on the other (a summary joins clauses:
+    "and have *risen* by about 12%" against "They have fallen by about 12%")."""
+    left, right = tuple(words[max(0, j - WINDOW) : j]), tuple(words[j + 1 : j + WINDOW + 1])
+    if len(left) < 1 or len(right) < 1 or len(left) + len(right) < 2 * WINDOW - 1:
+        return []
+    ways = [(left, right)] if len(left) == len(right) == WINDOW else []
+    if len(right) == WINDOW:
+        ways.append((left[-1:], right))
+    if len(left) == WINDOW:
+        ways.append((left, right[:1]))
+    return ways
+
+
 def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     """The first word of ``text`` whose opposite an evidence sentence writes between the same
-    :data:`WINDOW` words either side, where the evidence never writes the text's words so: a
-    summary's sentence joins several of the evidence's and matches none word for word
+    words either side (:func:`_arounds`), where the evidence never writes the text's words so:
+    a summary's sentence joins several of the evidence's and matches none word for word
     ("customers were buying *more* cakes and sandwiches, and ..." against "customers were
     buying fewer cakes and sandwiches but more drinks")."""
-    grams: set[tuple[str, ...]] = set()  # every run of 2 * WINDOW + 1 evidence words
-    # the evidence's words by the words either side: (left, right) -> (word, its match, sentence)
+    grams: set[tuple[str, ...]] = set()  # the evidence's words, each with its neighbours
+    # the evidence's words by their neighbours: (left, right) -> (word, its match, sentence)
     between: dict[_Around, list[tuple[str, re.Match[str], str]]] = {}
     for passage in evidence:
         for sentence in split_sentences(undo_ptb(passage)):
             found = _words(sentence)
             words = [m.group().lower() for m in found]
-            for j in range(WINDOW, len(words) - WINDOW):
-                grams.add(tuple(words[j - WINDOW : j + WINDOW + 1]))
-                key = (tuple(words[j - WINDOW : j]), tuple(words[j + 1 : j + WINDOW + 1]))
-                between.setdefault(key, []).append((words[j], found[j], sentence))
+            for j in range(len(words)):
+                for left, right in _arounds(words, j):
+                    grams.add((*left, words[j], *right))
+                    between.setdefault((left, right), []).append((words[j], found[j], sentence))
     at = 0
     for sentence in split_sentences(text):
         offset = text.find(sentence, at)
         at = offset + len(sentence)
         mine = _words(sentence)
         words = [m.group().lower() for m in mine]
-        for i in range(WINDOW, len(words) - WINDOW):
-            if tuple(words[i - WINDOW : i + WINDOW + 1]) in grams:
+        for i in range(len(words)):
+            ways = _arounds(words, i)
+            if any((*left, words[i], *right) in grams for left, right in ways):
                 continue
-            key = (tuple(words[i - WINDOW : i]), tuple(words[i + 1 : i + WINDOW + 1]))
-            for word, match, statement in between.get(key, []):
-                if _swappable(words[i], word):
-                    start = offset + mine[i].start()
-                    return SwapConflict(sentence, mine[i].group(), start,
-                                        start + len(mine[i].group()), match.group(),
-                                        statement)  # fmt: skip
+            for key in ways:
+                full = len(key[0]) == len(key[1]) == WINDOW
+                for word, match, statement in between.get(key, []):
+                    # with one word on a side, opposites only: two dates share "on" and "6, 2019"
+                    pair = frozenset((words[i], word))
+                    if pair in _OPPOSITES or (full and _swappable(words[i], word)):
+                        start = offset + mine[i].start()
+                        return SwapConflict(sentence, mine[i].group(), start,
+                                            start + len(mine[i].group()), match.group(),
+                                            statement)  # fmt: skip
     return None
 
 

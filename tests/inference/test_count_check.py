@@ -284,6 +284,22 @@ def test_counts_swapped_between_two_things_and_a_count_after_by() -> None:
     )
     found = count_conflict(text, fire)
     assert found is not None and (found.written, found.evidence_numbers) == ("four", ("six",))
-    assert [c.written for c in counts(text)] == ["four"]  # "Around 350" is a bound
+    # "Around 350" is a bound; "and six helicopters" is not (session 51)
+    assert [c.written for c in counts(text)] == ["four", "six"]
     assert counts("Sales rose by 5% this year.") == []
     assert count_conflict(text.replace("four planes and six", "six planes and four"), fire) is None
+
+
+def test_and_is_a_bound_only_between_two_numbers_and_an_ordinal_gives_no_count() -> None:
+    """ "and three of the city's eight libraries": "and" after a clause bounds nothing ("between
+    5 and 10", "five or six" do); a part of a possessed whole ("of the city's eight") is read;
+    "about a third of which" gives 3 as an ordinal, which keeps no count of three out."""
+    council = ["The budget includes savings of £18 million, about a third of which will come "
+               "from merging offices. Two of the city's eight libraries will move into community "
+               "centres, but none will close."]  # fmt: skip
+    text = "The budget includes savings of £18 million, and three of the city's eight libraries will close."
+    found = count_conflict(text, council)
+    assert found is not None and (found.written, found.evidence_numbers) == ("three", ("Two",))
+    assert [c.value for c in counts(text)] == [Decimal(18_000_000), Decimal(3), Decimal(8)]
+    assert [c.value for c in counts("It had between 560 ft and 575 ft of frontage.")] == []
+    assert [c.value for c in counts("It took five or six weeks.")] == []

@@ -142,3 +142,25 @@ def test_a_bound_the_evidence_rules_out_becomes_the_evidences_number() -> None:
     fixed = count_fix(_flag(film, (0, len(film))), film, (0, len(film)), [gross])
     assert fixed is not None and (fixed["wrong"], fixed["right"]) == (
         "over $900 million", "$873 million")  # fmt: skip
+
+
+def test_a_count_written_twice_is_fixed_before_what_it_counts_in_the_text_s_case() -> None:
+    """Once "four planes" is fixed, "six planes and *six* helicopters" writes "six" twice: the
+    one before "helicopters" is the count the evidence contradicts. The evidence's "Two" opening
+    its sentence is written "two" inside the text's."""
+    fire = {"title": "", "text": "Around 350 firefighters, supported by six planes and four "
+            "helicopters, are working on the fire."}  # fmt: skip
+    text = "Around 350 firefighters, backed by six planes and six helicopters, are fighting it."
+    flag: EditSpan = {"type": "unverifiable", "start": 0, "end": len(text), "wrong": text,
+                      "right": text, "flagged": True}  # fmt: skip
+    fix = count_fix(flag, text, (0, len(text)), [fire])
+    assert fix is not None and (fix["wrong"], fix["right"]) == ("six", "four")
+    assert fix["start"] == text.index("six helicopters")
+    council = {
+        "title": "",
+        "text": "Two of the city's eight libraries will move, but none will close.",
+    }
+    text = "Savings are £18 million, and three of the city's eight libraries will close."
+    flag = {**flag, "end": len(text), "wrong": text, "right": text}
+    fix = count_fix(flag, text, (0, len(text)), [council])
+    assert fix is not None and (fix["wrong"], fix["right"]) == ("three", "two")

@@ -1187,6 +1187,35 @@ def test_an_edit_that_cuts_a_word_becomes_a_flag_over_the_whole_word() -> None:
     assert not splits_a_word({**cut, "start": 0, "end": 6}, "Saturn's rings")
 
 
+def test_a_word_the_editor_tears_apart_and_a_name_put_for_and_are_its_noise() -> None:
+    """The shipped editor once replaced "To", "r", "on", "to" of "Toronto" and "and" with names:
+    four flags at "Toronto" and one at "and" came of it. Edits tearing one word apart between
+    them are dropped, as is a name put for a function word beside the sentence's other edits;
+    the real error (a city the evidence never gives) is still found, once."""
+    from favakit.inference.gate_edits import torn_words
+
+    text = "It plans to hire about 600 engineers, most of them in Toronto and Berlin."
+    evidence = [{"title": "", "text": "Osei said the company planned to hire about 600 engineers, "
+                 "most of them in its offices in Toronto and Lisbon."}]  # fmt: skip
+    at = text.index("Toronto")
+
+    def edit(start: int, end: int, right: str, **more: object) -> EditSpan:
+        return {"type": "entity", "start": start, "end": end, "wrong": text[start:end],
+                "right": right, **more}  # type: ignore[typeddict-item]  # fmt: skip
+
+    edits = [edit(at, at + 2, "Denver"), edit(at + 2, at + 3, "Andrey"),
+             edit(at + 3, at + 5, "Medilink"), edit(at + 5, at + 7, "Sinclair"),
+             edit(at + 8, at + 11, "Denmark"),
+             edit(at + 12, at + 18, "Berlin", flagged=True)]  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": edits, "evidence": evidence}
+    gated = gate_result(result, sentence_spans(text), [0.01], threshold=0.5)
+    assert [(e["wrong"], e["right"]) for e in gated["edits"]] == [("Berlin", "Lisbon")]
+    assert gated["corrected"] == text.replace("Berlin", "Lisbon")
+    # one edit inside a word is no tear: it is read as the whole word (the test above)
+    assert torn_words(edits, text) == {0, 1, 2, 3}
+    assert torn_words(edits[:1], text) == set()
+
+
 def test_an_edit_inside_a_number_becomes_a_flag_over_the_whole_number() -> None:
     from favakit.inference.gate_words import splits_a_word, whole_words
 

@@ -108,3 +108,22 @@ def test_a_person_given_another_s_words_is_contradicted() -> None:
     assert name_conflict(text.replace("Dev Mahajan", "Ruth Ellingham"), report) is None
     assert name_conflict("Councillor Dev Mahajan said the roads could cope.", report) is None
     assert name_conflict(text.replace("Councillor", "Mayor"), report) is None
+
+
+def test_a_name_after_the_evidence_s_same_words_is_contradicted_where_no_sentence_matches() -> None:
+    """A summary's sentence joins several of the evidence's: "The researchers, at the University
+    of *Copenhagen*, said ..." matches the quote's sentence best, not the one naming Aarhus after
+    the same three words; a name no passage writes is read there. A name the passage writes
+    elsewhere, or words before it that are all stopwords, keep the rule out."""
+    study = ["Researchers at the University of Aarhus recruited 96 healthy volunteers. The study "
+             "was too small to say whether napping every day would slow memory decline, said "
+             "the lead author."]  # fmt: skip
+    text = ("The researchers, at the University of Copenhagen, said the study shows that napping "
+            "every day slows memory decline.")  # fmt: skip
+    found = name_conflict(text, study)
+    assert found is not None and (found.written, found.evidence_words) == ("Copenhagen", "Aarhus")
+    assert name_conflict(text, [study[0] + " Copenhagen is near."]) is None
+    assert (
+        name_conflict("It is in the Copenhagen office.", ["It is in the Aarhus office."])
+        is None
+    )

@@ -247,3 +247,15 @@ def test_a_change_the_evidence_finds_no_effect_on_is_denied() -> None:
     assert (
         no_effect_clause("Exposure did not reduce the survival of worker bees.", study[0]) is None
     )
+
+
+def test_no_effect_of_a_named_cause_on_a_thing_is_read() -> None:
+    """ "no effect *of the nap* on how well volunteers slept": the cause between "effect" and
+    "on" (up to four words) does not hide what the evidence finds no effect on."""
+    sentence = ("The study did not find any effect of the nap on how well volunteers slept the "
+                "following night.")  # fmt: skip
+    claim = "The nap also improved how well volunteers slept the following night."
+    assert no_effect_clause(claim, sentence) == (
+        "not find any effect of the nap on how well volunteers slept the following night"
+    )
+    assert no_effect_clause("The nap improved recall of the word pairs.", sentence) is None

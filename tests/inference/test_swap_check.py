@@ -84,3 +84,20 @@ def test_an_opposite_between_the_evidence_s_words_is_caught_where_no_statement_m
     # whose neighbours differ ("more drinks" is the evidence's own)
     assert swap_conflict(text, [*report, "Customers were buying more cakes and tea."]) is None
     assert swap_conflict("They sold more drinks and cakes in the summer.", report) is None
+
+
+def test_an_opposite_with_one_word_of_the_evidence_s_on_one_side_is_caught() -> None:
+    """A summary joins two clauses: "..., and have *risen* by about 12%" against "They have
+    fallen by about 12% ...": one word the same on the left, two on the right. With one word on
+    a side only opposites are read, not two of a closed set (two dates share "on" and a day)."""
+    report = ["Shares in Corvana rose 3% in early trading after the results. They have fallen by "
+              "about 12% since the start of the year.",
+              "It launched worldwide on February 6, 2019."]  # fmt: skip
+    text = ("Shares in Corvana rose 3% in early trading, and have risen by about 12% since the "
+            "start of the year.")  # fmt: skip
+    found = swap_conflict(text, report)
+    assert found is not None and (found.written, found.right) == ("risen", "fallen")
+    assert found.start == text.index("risen")
+    assert swap_conflict("It aired in Australia and launched on March 6, 2019.", report) is None
+    # the evidence's own words as the text writes them keep the rule out
+    assert swap_conflict(text, [*report, "Shares have risen by about 12% this year."]) is None
