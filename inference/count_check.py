@@ -457,6 +457,9 @@ _RANGE_BEFORE = re.compile(
     r"estimated))\s+(?P<currency>[$\u00a3\u20ac]\s?)?$",
     re.IGNORECASE,
 )
+# the words that make a number an approximation, as a range's count records them
+_APPROXIMATE = frozenset(["about", "around", "approximately", "roughly", "some", "close to",
+                          "circa", "an estimated"])  # fmt: skip
 #: How far from its number an approximation may be and still hold it: "about 900" holds 450 to
 #: 1,800, not 9,000.
 APPROX_FACTOR = Decimal(2)
@@ -503,8 +506,15 @@ def _ranges(sentence: str, bounded_only: bool) -> list[_Range]:
 
 
 def _apart(a: _Range, b: _Range) -> bool:
-    """Whether no value is allowed by both ``a`` and ``b``."""
-    return (a.high is not None and a.high < b.low) or (b.high is not None and b.high < a.low)
+    """Whether no value is allowed by both ``a`` and ``b``; or both are approximations of
+    different numbers, neither a rounding of the other: "about 280 jobs" against "About 180 jobs
+    were lost" restates the evidence's figure with another (an approximation holds its number
+    within a factor of :data:`APPROX_FACTOR` only against an exact figure)."""
+    if (a.high is not None and a.high < b.low) or (b.high is not None and b.high < a.low):
+        return True
+    x, y = a.number, b.number
+    return (x.limit in _APPROXIMATE and y.limit in _APPROXIMATE and x.value != y.value
+            and not rounds_to(x.value, y.value) and not rounds_to(y.value, x.value))  # fmt: skip
 
 
 def _range_match(

@@ -303,3 +303,14 @@ def test_and_is_a_bound_only_between_two_numbers_and_an_ordinal_gives_no_count()
     assert [c.value for c in counts(text)] == [Decimal(18_000_000), Decimal(3), Decimal(8)]
     assert [c.value for c in counts("It had between 560 ft and 575 ft of frontage.")] == []
     assert [c.value for c in counts("It took five or six weeks.")] == []
+
+
+def test_two_approximations_of_different_numbers_contradict() -> None:
+    """ "about 2,100 hectares" against "about 1,200 hectares": both approximate, so the text
+    restates the evidence's figure with another (the factor of two an approximation allows is
+    against an exact figure); a rounding of the evidence's figure is the same figure."""
+    fire = ["A wildfire in the hills has burned about 1,200 hectares, the fire service said."]
+    found = count_conflict("A wildfire in the hills has burned about 2,100 hectares.", fire)
+    assert found is not None and found.evidence_numbers == ("about 1,200",)
+    assert count_conflict("A wildfire in the hills has burned about 1,000 hectares.", fire) is None
+    assert count_conflict("A wildfire in the hills has burned 1,500 hectares.", fire) is None
