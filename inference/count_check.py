@@ -370,7 +370,7 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
         if found is not None:
             return found
     for claim in split_sentences(undo_ptb(text)):
-        found = _range_match(claim, sentences, passages, given)
+        found = _range_match(claim, sentences, passages, given) or _fraction_match(claim, sentences)
         if found is not None:
             return found
     return None
@@ -540,4 +540,53 @@ def _range_match(
                 and not _gives(given[at], r.number)):  # fmt: skip
             return CountConflict(r.number.written, r.number.word,
                                  tuple(dict.fromkeys(t.number.written for t in same)), best)  # fmt: skip
+    return None
+
+
+# "a third of", "two-thirds of", "half of", "three quarters of": a part of a whole, by its
+# value; "about a third less pollen": a change by a part
+_FRACTION = re.compile(
+    r"\b(?:(?P<n>a|an|one|two|three|four)[\s-]+)?(?P<d>half|thirds?|quarters?|fifths?|tenths?)"
+    r"\s+(?P<rel>of|less|more|fewer|lower|higher|smaller|larger)\s+(?P<of>[^.;,]+)",
+    re.IGNORECASE,
+)
+_NUMERATORS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+_DENOMINATORS = {"half": 2, "third": 3, "quarter": 4, "fifth": 5, "tenth": 10}
+#: Content words of the first few words after a fraction's "of" that two fractions must share
+#: to be parts of one whole (:func:`_fraction_match`).
+FRACTION_SHARED = 2
+
+
+def _fractions(sentence: str) -> list[tuple[Decimal, str, str, set[str], str]]:
+    """``(value, as written, the word after it, what it is of, those words as written)`` of each
+    fraction in ``sentence`` (not a negated one): the word after is "of", "less" ...; what it is
+    of, the content words of the four words after that."""
+    if negated(sentence):
+        return []
+    out = []
+    for m in _FRACTION.finditer(sentence):
+        n = _NUMERATORS[m.group("n").lower()] if m.group("n") else 1
+        d = _DENOMINATORS[m.group("d").lower().removesuffix("s")]
+        words = " ".join(m.group("of").split()[:4])
+        out.append((Decimal(n) / Decimal(d), sentence[m.start() : m.end("d")],
+                    m.group("rel").lower(), content_words(words), f"{m.group('rel')} {words}"))  # fmt: skip
+    return out
+
+
+def _fraction_match(claim: str, sentences: list[tuple[int, str]]) -> CountConflict | None:
+    """A fraction of ``claim`` that an evidence sentence gives otherwise for the same whole
+    ("almost *a third* of the council's spending" against "almost half of the council's
+    spending"; "about *two-thirds* less pollen" against "about a third less pollen"): the same
+    word after both, and the four words after that share :data:`FRACTION_SHARED` content words
+    (or all there are); no evidence fraction of that whole has the claim's value."""
+    for value, written, relation, of, phrase in _fractions(claim):
+        need = min(FRACTION_SHARED, len(of))
+        if not need:
+            continue
+        theirs = [(v, w, sentence) for _, sentence in sentences
+                  for v, w, r, o, _ in _fractions(sentence)
+                  if r == relation and len(of & o) >= need]  # fmt: skip
+        if theirs and all(v != value for v, _, _ in theirs):
+            return CountConflict(written, phrase,
+                                 tuple(dict.fromkeys(w for _, w, _ in theirs)), theirs[0][2])  # fmt: skip
     return None

@@ -314,3 +314,25 @@ def test_two_approximations_of_different_numbers_contradict() -> None:
     assert found is not None and found.evidence_numbers == ("about 1,200",)
     assert count_conflict("A wildfire in the hills has burned about 1,000 hectares.", fire) is None
     assert count_conflict("A wildfire in the hills has burned 1,500 hectares.", fire) is None
+
+
+def test_a_fraction_of_the_same_whole_given_otherwise_is_contradicted() -> None:
+    """ "almost *a third* of the council's spending" against "almost half of the council's
+    spending"; "about *two-thirds* less pollen" against "about a third less pollen": the same
+    word after both fractions and two content words of what they are of."""
+    council = ["Care takes up almost half of the council's spending. About a third of the savings "
+               "will come from merging offices."]  # fmt: skip
+    found = count_conflict("Care takes up almost a third of the council's spending.", council)
+    assert found is not None and (found.written, found.evidence_numbers) == ("a third", ("half",))
+    assert count_conflict("Care takes up almost half of the council's spending.", council) is None
+    # another whole ("of the savings") is not read against it
+    assert count_conflict("A third of the savings will come from merging offices.", council) is None
+    bees = ["Exposed bumblebees collected about a third less pollen than unexposed bees."]
+    found = count_conflict(
+        "Exposed bees collected about two-thirds less pollen than unexposed bees.", bees
+    )
+    assert found is not None and (found.written, found.evidence_numbers) == (
+        "two-thirds",
+        ("a third",),
+    )
+    assert count_conflict("Exposed bees collected two-thirds of the pollen.", bees) is None
