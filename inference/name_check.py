@@ -19,7 +19,10 @@ lines up with it word by word except for one stretch where:
   words (accents, a possessive "'s", one a prefix of the other, or 80% of the letters alike:
   "Vasquez"/"Vázquez", "Comic-Con"/"Comic").
 
-Negated sentences are left to the model. The checker then scores the text at most
+Where no evidence sentence matches (a summary's sentence joins several), a name of one to three
+words that no passage writes, after the three words the evidence writes before another name, is
+contradicted too (:func:`_window_name`: "at the University of *Copenhagen*" against "Researchers
+at the University of Aarhus"; session 51). Negated sentences are left to the model. The checker then scores the text at most
 :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`NameConflict.note`).
 
 Chosen on training data only (``scripts/name_rule.py``; docs/benchmarks.md, session 35): on every
@@ -228,12 +231,12 @@ def _window_name(text: str, passages: Sequence[str]) -> NameConflict | None:
             key = tuple(w.lower() for w in tokens[i - BEFORE_NAME : i]) if i >= BEFORE_NAME else ()
             if not key or all(w in STOPWORDS for w in key) or _broad(tokens[i:j]):
                 continue
-            if _unique_role(key):  # "born in": whose birth is the sentence rule's to read
+            if _unique_role(key) or key not in after:  # "born in": the sentence rule's
                 continue
             if any(names_alike(w, p) for w in tokens[i:j] for p in said):
                 continue
-            for name, sentence in after.get(key, []):
-                return NameConflict(" ".join(tokens[i:j]), name, sentence)
+            name, sentence = after[key][0]
+            return NameConflict(" ".join(tokens[i:j]), name, sentence)
     return None
 
 
