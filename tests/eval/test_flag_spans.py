@@ -16,7 +16,9 @@ def test_word_flags_and_sentence_flags_are_scored_against_the_marked_words(
     text = "Curie was born in Warsaw. She moved to Lisbon in 1891."
     row = {"source": "summedits_news", "text": text, "label": "not_supported",
            "original": "Curie was born in Warsaw. She moved to Paris in 1891.",
-           "evidence": ["Marie Curie was born in Warsaw. In 1891 she moved to Paris."]}  # fmt: skip
+           "evidence": ["Marie Curie was born in Warsaw. In 1891 she moved to the city of Paris."]}  # fmt: skip
+    # (not "she moved to Paris": the name rule would read "Lisbon" after the same three words
+    # and fix it, session 51, and no flag would be left to score)
     gold = flag_spans.marked(row)
     assert gold == set(range(text.index("Lisbon"), text.index("Lisbon") + 6))
     assert flag_spans.marked({**row, "label": "supported"}) is None
@@ -53,7 +55,9 @@ def test_the_default_pipeline_is_measured_again_from_the_editors_cached_output(
     text = "Curie was born in Warsaw. She moved to Lisbon in 1891."
     row = {"id": "r1", "source": "summedits_news", "text": text, "label": "not_supported",
            "original": "Curie was born in Warsaw. She moved to Paris in 1891.",
-           "evidence": ["Marie Curie was born in Warsaw. In 1891 she moved to Paris."]}  # fmt: skip
+           "evidence": ["Marie Curie was born in Warsaw. In 1891 she moved to the city of Paris."]}  # fmt: skip
+    # (not "she moved to Paris": the name rule would read "Lisbon" after the same three words
+    # and fix it, session 51, and no flag would be left to score)
     clause = text.index("She")
     raw = {"original": text, "corrected": text[:clause] + "Paris.",
            "evidence": [{"title": "", "text": row["evidence"][0]}],
