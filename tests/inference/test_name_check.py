@@ -123,7 +123,4 @@ def test_a_name_after_the_evidence_s_same_words_is_contradicted_where_no_sentenc
     found = name_conflict(text, study)
     assert found is not None and (found.written, found.evidence_words) == ("Copenhagen", "Aarhus")
     assert name_conflict(text, [study[0] + " Copenhagen is near."]) is None
-    assert (
-        name_conflict("It is in the Copenhagen office.", ["It is in the Aarhus office."])
-        is None
-    )
+    assert name_conflict("It is in the Copenhagen office.", ["It is in the Aarhus office."]) is None
