@@ -26,6 +26,7 @@ from favakit.inference.count_check import (
 )
 from favakit.inference.date_fix import lends_to, replaced
 from favakit.inference.number_forms import CURRENCY
+from favakit.text import keep_case
 
 __all__ = ["count_fix"]
 
@@ -70,12 +71,12 @@ def count_fix(
 def _in_case_of(written: str, right: str) -> str:
     """``right`` (a number as the evidence writes it) in the case of the text's ``written``: the
     evidence's "Two" opening its sentence is "two" inside the text's ("and *three* of the
-    city's eight libraries" -> "two"), and the other way round."""
-    if not right[:1].isalpha() or not written[:1].isalpha():
+    city's eight libraries" -> "two"), and the other way round (:func:`keep_case`)."""
+    if not right[:1].isalpha():
         return right
     if written[:1].islower():
         return right[:1].lower() + right[1:]
-    return right[:1].upper() + right[1:]
+    return keep_case(written, right)
 
 
 def _priced_twice(found: CountConflict, sentence: str) -> bool:

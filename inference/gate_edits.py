@@ -357,9 +357,9 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     misuse, normal wear and tear, ...") typed ``contradictory`` and citing the denial: the
     evidence says otherwise, it does not merely say nothing (nor is the sentence only a
     judgement, whatever type the editor gave its flag). Where the denial names members of one
-    of the sentence's lists (:func:`~favakit.inference.polarity_check.denied_members`: "Old Town" of "stations in the
-    city centre, the harbour district and Old Town" against "There are no stations in Old
-    Town"), the sentence's flags are put at those members instead, typed ``contradictory`` and
+    of the sentence's lists (:func:`~favakit.inference.polarity_check.denied_members`: "Old
+    Town" of "stations in the city centre, the harbour district and Old Town" against "There
+    are no stations in Old Town"), the sentence's flags are put at those members instead, typed ``contradictory`` and
     citing the denial, where no fix of the sentence touches them (with ``at_members``; the gate
     turns it off where it flags whole sentences)."""
     text, edits = result["original"], result.get("edits", [])

@@ -21,8 +21,9 @@ lines up with it word by word except for one stretch where:
 
 Where no evidence sentence matches (a summary's sentence joins several), a name of one to three
 words that no passage writes, after the three words the evidence writes before another name, is
-contradicted too (:func:`_window_name`: "at the University of *Copenhagen*" against "Researchers
-at the University of Aarhus"; session 51). Negated sentences are left to the model. The checker then scores the text at most
+contradicted too (:func:`_window_name`: "at the University of *Copenhagen*" against
+"Researchers at the University of Aarhus"; session 51). Negated sentences are left to the
+model. The checker then scores the text at most
 :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`NameConflict.note`).
 
 Chosen on training data only (``scripts/name_rule.py``; docs/benchmarks.md, session 35): on every
