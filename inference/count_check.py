@@ -53,6 +53,7 @@ from favakit.inference.number_forms import CURRENCY, quantities
 from favakit.inference.number_words import digit_ordinals, spelled_numbers
 from favakit.inference.year_check import (
     CONFLICT_SCORE,
+    clause_spans,
     content_words,
     matching_sentence,
     negated,
@@ -97,9 +98,11 @@ _DURATION = re.compile(
 # "two of its five", "two of the city's eight": the part of a counted whole
 _PART_OF = re.compile(
     r"\s+of\s+(?:(?:the|its|their|his|her|our|your|these|those)\s+)?"
-    r"(?:[^\W\d_]+['\u2019]s\s+)?",
+    r"(?:[^\W\d_]+['\u2019]s\s+)?(?:(?:last|first|next|past|previous|final)\s+)?",
     re.IGNORECASE,
 )
+# "all of their last five matches": a part that is the whole
+_ALL_OF = re.compile(r"\ball\b(?=\s+of\s)", re.IGNORECASE)
 _BOUND_AFTER = re.compile(r"\s*(?:\+|or (?:more|fewer|less|so)\b|plus\b|-?odd\b)", re.IGNORECASE)
 #: Bounds a rule or policy sets ("up to 15 items", "within 5 business days"): a bound of these
 #: counts as a count of its own kind, contradicted by the same bound on another number ("within
@@ -229,6 +232,13 @@ def _given_values(text: str) -> list[_Given]:
     return found
 
 
+# a number paired with another by a dash, with no word it counts after the pair: a score ("beat
+# them 3-1 at home") or a range of what comes before it, no count of things
+_PAIRED = re.compile(r"[-\u2013]\d+\b")
+_PAIRED_AFTER = re.compile(r"\b\d+[-\u2013]$")
+_PAIRED_COUNT = "score"
+
+
 def _next_word(sentence: str, number: _Number) -> str:
     """The word after a number :func:`counts` does not read as a count (a bound: "helped by 14
     *new* shops", "more than 20 *players*"), stemmed, as what it counts; "" where none follows
@@ -236,9 +246,11 @@ def _next_word(sentence: str, number: _Number) -> str:
     before = sentence[: number[0]].rstrip()
     if before and before[-1] in CURRENCY:
         return before[-1]
-    word = _COUNTED.match(sentence, number[1])
+    second = _PAIRED.match(sentence, number[1])  # "3-1": the word after the pair is counted
+    paired = bool(second) or bool(_PAIRED_AFTER.search(sentence[: number[0]]))
+    word = _COUNTED.match(sentence, second.end() if second else number[1])
     if word is None or (word.group(1) != "%" and word.group(1).lower() in STOPWORDS):
-        return ""
+        return _PAIRED_COUNT if paired else ""
     return _stem(word.group(1))
 
 
@@ -268,6 +280,8 @@ def _gives(given: Sequence[_Given], count: Count) -> bool:
     A passage that gives it only as a count of something else ("three weeks" for "renew it three
     times"), or only as an ordinal for a count ("about a *third* of which" for "*three* of the
     libraries") or the other way round, does not."""
+    if count.limit == f"of {count.value}":
+        return False  # "all of their five": a passage giving the whole gives no part of it
     return any(value == count.value and ordinal == count.ordinal
                and not _counts_other(counted, count.counted)
                for value, counted, ordinal in given)  # fmt: skip
@@ -281,11 +295,17 @@ def counts(sentence: str, even_negated: bool = False) -> list[Count]:
     ``even_negated``: what a passage gives is read so, as a negated sentence still says what
     its numbers count ("A diversion of nine *miles* is not a small thing." does not give "nine
     *months* of repairs")."""
+    read = [(0, len(sentence))]
     if negated(sentence) and not even_negated:
-        return []
+        # a sentence joining statements is read for those not negated ("won all of their last
+        # five matches, while Ashdale, who have not won away since August, drop to 11th")
+        parts = clause_spans(sentence)
+        read = [(a, b) for a, b in parts if len(parts) > 1 and not negated(sentence[a:b])]
     out = []
     numbers = _numbers(sentence)
     for start, end, value, written, ordinal in numbers:
+        if not any(a <= start < b for a, b in read):
+            continue
         if not ordinal and _YEAR_LIKE.fullmatch(written):
             continue
         if _BOUND_AFTER.match(sentence, end):
@@ -316,7 +336,15 @@ def counts(sentence: str, even_negated: bool = False) -> list[Count]:
         if not bound and word and _AT_A_TIME.match(sentence, word.end()):
             bound = "up to"
         out.append(Count(value, _stem(counted), counted, ordinal, written, start, end, bound))
-    return out
+    for m in _ALL_OF.finditer(sentence):  # "all of their last five matches": five of five
+        part = (
+            _part(sentence, m.end(), numbers) if any(a <= m.start() < b for a, b in read) else None
+        )
+        if part is not None:
+            whole, counted, phrase = part
+            out.append(Count(whole, _stem(counted), phrase, False, m.group(), m.start(), m.end(),
+                             f"of {whole}"))  # fmt: skip
+    return sorted(out, key=lambda c: c.start)
 
 
 def _part(sentence: str, end: int, numbers: Sequence[_Number]) -> tuple[Decimal, str, str] | None:

@@ -43,8 +43,6 @@ def count_fix(
     found = count_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
     if found is None or len(found.evidence_numbers) != 1 or _priced_twice(found, text[a:b]):
         return None
-    if not lends_to(found.sentence, passages, subject):
-        return None
     where = [m.span() for m in re.finditer(rf"(?<![\w.,]){re.escape(found.written)}(?![\w])",
                                            text[a:b])]  # fmt: skip
     if len(where) > 1:  # "six planes and *six* helicopters": the one before what it counts
@@ -54,6 +52,8 @@ def count_fix(
         return None
     start, end = a + where[0][0], a + where[0][1]
     if not (edit["start"] <= start and end <= edit["end"]):
+        return None
+    if not lends_to(found.sentence, passages, subject, text[a:start]):  # who has the count
         return None
     right = _in_case_of(found.written, found.evidence_numbers[0])
     if right.lower() in ADVERB_COUNTS:  # "three times" -> "twice"

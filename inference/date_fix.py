@@ -238,21 +238,55 @@ def year_fix(
     found = year_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
     if found is None or len(found.evidence_years) != 1:
         return None
-    if not lends_to(found.sentence, passages, subject):
-        return None
     for start, end in ((a + s, a + e) for s, e in year_spans(text[a:b], found.year)):
         if edit["start"] <= start and end <= edit["end"]:
+            if not lends_to(found.sentence, passages, subject, text[a:start]):  # who has it
+                return None
             return replaced(edit, start, end, found.year, found.evidence_years[0])
     return None
 
 
-def lends_to(sentence: str, passages: Sequence[Mapping[str, Any]], subject: str) -> bool:
+def lends_to(
+    sentence: str, passages: Sequence[Mapping[str, Any]], subject: str, claim: str = ""
+) -> bool:
     """Whether the evidence ``sentence`` may lend a fix to a text about ``subject``: no subject
-    is given, or a passage holding the sentence is about it (:func:`about_subject`)."""
+    is given, the subject is a common word that opened the text (:func:`_common_word`:
+    "Customers can get a full refund ..." is about no one), a passage holding the sentence is
+    about it (:func:`about_subject`), or one with no title (a document the user gives, not an
+    article about someone) holds it and ``claim``, the text's sentence up to the number fixed,
+    names a person or thing it names, in two words or more (:func:`_shares_a_name`:
+    "goalkeeper *Sam Okafor* made three saves" in a report of a match, in a text that opens with
+    "Ashdale"; not "... at three *Olympic Games*", whose name follows the number)."""
     named = shared_words(subject)
-    return not named or any(
-        sentence in str(p.get("text", "")) and about_subject(named, sentence, p) for p in passages
+    if not named or _common_word(subject, passages):
+        return True
+    holding = [p for p in passages if sentence in str(p.get("text", ""))]
+    return any(about_subject(named, sentence, p) for p in holding) or (
+        any(not p.get("title") for p in holding) and _shares_a_name(claim, sentence)
     )
+
+
+_NAME_RUN = re.compile(r"(?<![\w'])[A-Z][\w-]+(?:\s+[A-Z][\w-]+)+")
+
+
+def _shares_a_name(claim: str, sentence: str) -> bool:
+    """Whether ``claim`` and ``sentence`` both write one name of two capitalised words or more
+    ("Sam Okafor"), other than at the start of ``claim`` (whose first word is capitalised
+    anyway)."""
+    if not claim:
+        return False
+    theirs = {m.group().lower() for m in _NAME_RUN.finditer(sentence)}
+    return any(m.start() > 0 and m.group().lower() in theirs for m in _NAME_RUN.finditer(claim))
+
+
+def _common_word(subject: str, passages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``subject`` is one word that a passage writes in lower case: a common noun that
+    opened the text's sentence ("Customers", "Visitors"), not a name ("Okafor")."""
+    word = subject.strip()
+    if not word or " " in word or word.lower() == word:
+        return False
+    lower = re.compile(rf"\b{re.escape(word.lower())}\b")
+    return any(lower.search(str(p.get("text", ""))) for p in passages)
 
 
 def replaced(edit: EditSpan, start: int, end: int, wrong: str, right: str) -> EditSpan:

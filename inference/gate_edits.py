@@ -25,6 +25,7 @@ from favakit.inference.gate_words import (
     function_words_only,
     narrowed_flag,
     only_flagged,
+    repeats_a_member,
     sentence_of,
     splits_a_word,
     unsupported_flag,
@@ -33,7 +34,7 @@ from favakit.inference.gate_words import (
 )
 from favakit.inference.name_fix import name_fix
 from favakit.inference.place_fix import role_place_fix
-from favakit.inference.polarity_check import denied_members, polarity_conflict
+from favakit.inference.polarity_check import denied_members, denied_words, polarity_conflict
 from favakit.inference.scope_check import scope_fix
 from favakit.inference.swap_check import swap_fix
 from favakit.inference.year_check import (
@@ -359,9 +360,12 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     judgement, whatever type the editor gave its flag). Where the denial names members of one
     of the sentence's lists (:func:`~favakit.inference.polarity_check.denied_members`: "Old
     Town" of "stations in the city centre, the harbour district and Old Town" against "There
-    are no stations in Old Town"), the sentence's flags are put at those members instead, typed ``contradictory`` and
-    citing the denial, where no fix of the sentence touches them (with ``at_members``; the gate
-    turns it off where it flags whole sentences)."""
+    are no stations in Old Town"), the sentence's flags are put at those members instead, typed
+    ``contradictory`` and citing the denial, where no fix of the sentence touches them (with
+    ``at_members``; the gate turns it off where it flags whole sentences); where it names none
+    and no flag touches the words the denial negates
+    (:func:`~favakit.inference.polarity_check.denied_words`: "You *should take a double dose*
+    if you have missed one." against "Do not take a double dose ..."), at those words."""
     text, edits = result["original"], result.get("edits", [])
     passages = result.get("evidence", [])
     evidence = [str(p.get("text", "")) for p in passages]
@@ -381,6 +385,16 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
         typed[n] = found
         mine = [e for e, m in zip(edits, where, strict=True) if m == n]
         members = [(a + s, a + t) for s, t in denied_members(text[a:b], conflict.clause)]
+        negated = denied_words(text[a:b], conflict.clause)
+        if (
+            not members
+            and negated is not None
+            and not any(
+                e.get("flagged") and e["start"] < a + negated[1] and a + negated[0] < e["end"]
+                for e in mine
+            )
+        ):  # no flag at what the denial negates: "You *should take a double dose* if ..."
+            members = [(a + negated[0], a + negated[1])]
         if at_members and members and not any(is_fix(e) and e["start"] < t and s < e["end"]
                                               for e in mine for s, t in members):  # fmt: skip
             score = min(e.get("checker_score", 0.0) for e in mine if e.get("flagged"))
@@ -877,8 +891,8 @@ def gate_result(
                 span = as_flag(span)  # narrowed at the end (gate_words.flags_at_words)
             elif splits_a_word(span, text):  # "the *seven*th" -> "sixth": "the sixthth"
                 span = as_flag(whole_words(span, text))
-            elif doubles_a_word(span, text):  # "the *developers'* test" -> "the test test"
-                span = as_flag(span)
+            elif doubles_a_word(span, text) or repeats_a_member(span, text, sentences[n]):
+                span = as_flag(span)  # "the test test" machine; "ValueMart and ValueMart"
             if passages:
                 dated = date_fix(span, text, sentences[n], passages, subject) or contradiction_fix(
                     span, text, sentences[n], passages, subject

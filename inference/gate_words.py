@@ -20,8 +20,8 @@ __all__ = [
     "checked_flags", "doubles_a_word", "edits_by_sentence", "flag_clauses_at_words",
     "flag_sentences_at_words", "flag_words_beside", "flagged_sentences", "flags_at_words",
     "function_words_only", "marked_words", "marks_in_flagged_sentences", "narrowed_flag",
-    "only_flagged", "sentence_of", "sentences_replaced", "splits_a_word", "unsupported_flag",
-    "unsupported_words", "whole_words", "without_layout",
+    "only_flagged", "repeats_a_member", "sentence_of", "sentences_replaced", "splits_a_word",
+    "unsupported_flag", "unsupported_words", "whole_words", "without_layout",
 ]  # fmt: skip
 
 
@@ -264,6 +264,34 @@ def doubles_a_word(edit: EditSpan, text: str) -> bool:
     doubled_before = bool(before) and before == right[:1] and before != wrong[:1]
     doubled_after = bool(after) and after == right[-1:] and after != wrong[-1:]
     return doubled_before or doubled_after
+
+
+_LIST_JOIN = re.compile(r",\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+")
+
+
+def repeats_a_member(edit: EditSpan, text: str, sentence: tuple[int, int]) -> bool:
+    """Whether ``edit``'s fix puts in place of a member of a list (words between commas, "and"
+    and "or") a member the list already has, as the text did not ("sold at Homestore,
+    ValueMart and *Argos*" -> "ValueMart": "ValueMart and ValueMart")."""
+    if edit.get("flagged") or not plain_words(edit["right"]):
+        return False
+    a, b = sentence
+    fixed = text[a : edit["start"]] + edit["right"] + text[edit["end"] : b]
+    at = edit["start"] - a
+    members, start = [], 0
+    for m in [*_LIST_JOIN.finditer(fixed), None]:
+        end = m.start() if m else len(fixed.rstrip(" .!?;:\n"))
+        members.append((start, end))
+        start = m.end() if m else end
+    mine = next(((s, t) for s, t in members if s <= at < t), None)
+    if mine is None or mine != (at, at + len(edit["right"])):
+        return False  # the fix is not a member of its own
+    right = plain_words(edit["right"])
+    if len(members) < 3 or plain_words(edit["wrong"]) == right:
+        return False  # no list: "born in Paris and moved to *London*" -> "Paris" may be right
+    # the first member holds the words that lead into the list: "sold in red, blue and green"
+    return any((plain_words(fixed[s:t])[-len(right):] if k == 0 else plain_words(fixed[s:t]))
+               == right for k, (s, t) in enumerate(members) if (s, t) != mine)  # fmt: skip
 
 
 def whole_words(edit: EditSpan, text: str) -> EditSpan:

@@ -264,6 +264,17 @@ def _people(sentence: str) -> list[tuple[list[str], str, list[str]]]:
     return found
 
 
+#: A person's pronoun, which follows the person: "Rosa Klein said *her* team" says the words of
+#: "Pete Walsh said *his* team".
+_PRONOUN_OF = {"his": "one's", "her": "one's", "their": "one's", "its": "one's",
+               "he": "one", "she": "one", "they": "one", "him": "one", "them": "one"}  # fmt: skip
+
+
+def _ungendered(words: Sequence[str]) -> list[str]:
+    """``words`` (lower case) with a person's pronouns as one word (:data:`_PRONOUN_OF`)."""
+    return [_PRONOUN_OF.get(w, w) for w in words]
+
+
 def _speaker_swap(text: str, passages: Sequence[str]) -> NameConflict | None:
     """A person the text gives another's words or deeds: the text's name of two words or more
     and the evidence's other name are followed by the same :data:`AFTER_NAME` words (one a
@@ -272,11 +283,14 @@ def _speaker_swap(text: str, passages: Sequence[str]) -> NameConflict | None:
     *Dev Mahajan*, who voted against, warned ..." against "Councillor Ruth Ellingham, who voted
     against, said ...". A summary joins the evidence's sentences and matches none word for
     word; the text's name is often one the report gives elsewhere (Mahajan led the vote for)."""
-    theirs = [(s, person) for p in passages for s in split_sentences(p) for person in _people(s)]
+    theirs = [(s, (name, before, _ungendered(after)))
+              for p in passages for s in split_sentences(p)
+              for name, before, after in _people(s)]  # fmt: skip
     for claim in split_sentences(text):  # a negation elsewhere in it does not matter here
         for name, before, after in _people(claim):
             if len(after) < AFTER_NAME or all(w in STOPWORDS or w in _SAYING for w in after):
                 continue
+            after = _ungendered(after)
             if any(other == name and their_after == after for _, (other, _, their_after) in theirs):
                 continue
             for sentence, (other, their_before, their_after) in theirs:

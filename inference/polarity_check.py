@@ -70,6 +70,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from difflib import SequenceMatcher
 from typing import NamedTuple
 
 from favakit.inference.year_check import (
@@ -88,6 +89,7 @@ __all__ = [
     "PolarityConflict",
     "closed_clause",
     "denied_members",
+    "denied_words",
     "denying_clause",
     "exception_clause",
     "list_members",
@@ -145,7 +147,7 @@ _CLOSED_ON = re.compile(
 # "Windows is not supported": a thing, of up to three words, said not to be offered
 _NOT_OFFERED = re.compile(
     r"(?P<subject>[^\W\d_][\w.+'-]*(?:\s+[^\W\d_][\w.+'-]*){0,2})\s+(?:is|are)(?:\s+not|n't)\s+"
-    r"(?:supported|available|offered|accepted|allowed|included|provided|sold|stocked)\b",
+    r"(?:supported|available|offered|accepted|allowed|included|provided|sold|stocked|affected|covered)\b",
     re.IGNORECASE,
 )
 _PERSONS = frozenset(["you", "your", "we", "our", "they", "their", "them", "us", "me", "my"])
@@ -189,6 +191,9 @@ _AUXILIARIES = frozenset(
         "did",
     ]
 )
+#: words the stopword list keeps that say nothing the evidence must repeat: whom an instruction
+#: is told to ("*You* should take ...") and the "if" of a condition, whose words are read
+_FUNCTION = _PERSONS | {"if"}
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|d)$")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
@@ -220,7 +225,11 @@ def _stems(text: str) -> list[str]:
     """The stems of ``text``'s content words, in their order."""
     words = [w.lower() for w in _WORD.findall(text)]
     # a word is kept where it is its own content word: not a stopword, and no "n't" form
-    return [_stem(w) for w in words if w in content_words(w) and w not in _AUXILIARIES]
+    return [
+        _stem(w)
+        for w in words
+        if w in content_words(w) and w not in _AUXILIARIES and w not in _FUNCTION
+    ]
 
 
 def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
@@ -458,7 +467,8 @@ def list_members(sentence: str) -> list[list[tuple[int, int]]]:
     """The comma lists of ``sentence`` ("the city centre, the harbour district and Old Town"),
     each as its members' spans: the middle ones between the commas (at most
     :data:`LIST_WORDS` words), the first back from the first comma to a stopword, the last
-    after "and" or "or" up to one more word than the longest middle one. A list whose middle is
+    after "and" or "or" up to one more word than the longest middle one, or to a stopword after
+    its first word ("black, silver and white *with* batch numbers"). A list whose middle is
     a clause is tried again from its second part ("..., with stations in the city centre, the
     harbour district and Old Town")."""
     out = []
@@ -481,6 +491,9 @@ def list_members(sentence: str) -> list[list[tuple[int, int]]]:
         members = [(a + first[0].start(), a + first[-1].end())] if first else []
         a, b = found.span("last")
         last = list(re.finditer(r"[^\s,;!?]+", sentence[a:b].rstrip(" .!?")))[:longest]
+        # it ends before a stopword after its first word: "silver and white *with* batch ..."
+        cut = next((k for k, w in enumerate(last) if k and w.group().lower() in STOPWORDS), None)
+        last = last[:cut]
         members += middle + ([(a + last[0].start(), a + last[-1].end())] if last else [])
         out.append(members)
         at = found.end()
@@ -503,6 +516,32 @@ def denied_members(sentence: str, clause: str) -> list[tuple[int, int]]:
         if any(held) and not all(held):
             found += [m for m, h in zip(members, held, strict=True) if h]
     return found
+
+
+_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+#: The fewest words in a row a sentence and a denial share for :func:`denied_words`.
+DENIED_RUN = 3
+
+
+def denied_words(sentence: str, clause: str) -> tuple[int, int] | None:
+    """The span of ``sentence``'s words that the denying ``clause`` negates: the longest run of
+    words (:data:`DENIED_RUN` at least, two of them content words) that the sentence writes as
+    the clause does after its negation, with an auxiliary just before it ("You *should take a
+    double dose* if you have missed one." against "Do not take a double dose to make up for a
+    forgotten one"); None where there is none."""
+    denial = next((d for d in _DENIAL.finditer(clause)
+                   if not _NOT_A_DENIAL.match(clause, d.start())), None)  # fmt: skip
+    if denial is None:
+        return None
+    mine = list(_TOKEN.finditer(sentence))
+    theirs = [m.group().lower() for m in _TOKEN.finditer(clause, denial.end())]
+    match = SequenceMatcher(None, [m.group().lower() for m in mine], theirs, autojunk=False)
+    at, _, size = match.find_longest_match(0, len(mine), 0, len(theirs))
+    run = [m.group() for m in mine[at : at + size]]
+    if size < DENIED_RUN or len(_stems(" ".join(run))) < 2:
+        return None
+    first = at - 1 if at and mine[at - 1].group().lower() in _AUXILIARIES else at
+    return mine[first].start(), mine[at + size - 1].end()  # "should take": as "do not take"
 
 
 def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | None:

@@ -40,8 +40,9 @@ from typing import Any
 from favakit.contracts import Citation, EditResult, EditSpan
 from favakit.inference.checker import shared_words
 from favakit.inference.gate_edits import Questions, SentenceScorer, decontextualized
-from favakit.inference.gate_words import flagged_sentences, sentences_replaced
+from favakit.inference.gate_words import edits_by_sentence, sentences_replaced
 from favakit.inference.year_check import clause_spans, matching_sentence, passage_sentences
+from favakit.tags import apply_edits
 from favakit.text import STOPWORDS, keep_case, sentence_spans
 
 __all__ = ["aligned_replacements", "word_fixes"]
@@ -133,55 +134,102 @@ def word_fixes(
     checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
     threshold: float,
 ) -> list[EditResult]:  # fmt: skip
-    """Each gated result with a fix for each sentence whose every edit is a flag and that holds
-    a flagged stretch the evidence fills otherwise in the same words around it
-    (:func:`aligned_replacements`, up to :data:`_MOST_ASKED` a sentence) where the checker finds
-    the sentence with the evidence's words supported (its score, decontextualized as the gate
-    scores sentences, above ``threshold``; the best scored where several are): the flags over
-    the stretch replaced by that fix (typed as the first of those flags is where that is a swap's
-    type, :data:`_SWAP_TYPES`, else ``entity``; citing the evidence sentence), the sentence's
-    other flags dropped (the checker finds the sentence supported once fixed: "Return shipping is
-    free for Plus members; *everyone else* pays a flat fee of £5.95." loses its flag at
-    "everyone else", the evidence's "other customers", when "5.95" -> "4.95" makes it supported).
-    A warning counts them."""
-    questions = Questions()  # key: (result, sentence, the fix)
+    """Each gated result with a fix for each sentence that holds a flagged stretch the evidence
+    fills otherwise in the same words around it (:func:`aligned_replacements`, up to
+    :data:`_MOST_ASKED` a sentence, none over the sentence's fixes) where the checker finds the
+    sentence, with its fixes made and the evidence's words in the stretch, supported (its score,
+    decontextualized as the gate scores sentences, above ``threshold``; the best scored where
+    several are): the flags over the stretch replaced by that fix (typed as the first of those
+    flags is where that is a swap's type, :data:`_SWAP_TYPES`, else ``entity``; citing the
+    evidence sentence), the sentence's other flags dropped (the checker finds the sentence
+    supported once fixed: "Return shipping is free for Plus members; *everyone else* pays a flat
+    fee of £5.95." loses its flag at "everyone else", the evidence's "other customers", when
+    "5.95" -> "4.95" makes it supported). Where the whole sentence so fixed is not supported, the
+    sentence up to the end of the fix's statement (:func:`_clause_end`) may be: the fix is made
+    and the flags after that statement stay ("changed the *metal* used in the handle's fixing,
+    and the helpline is open *every day*": "metal" -> "plastic", "every day" still flagged). A
+    warning counts them."""
+    questions = Questions()  # key: (result, sentence, the fix, where the part scored ends)
     for i, result in enumerate(results):
         passages: Sequence[Mapping[str, Any]] = result.get("evidence", [])
         original = result["original"]
         spans = sentence_spans(original)
         texts = [str(p.get("text", "")) for p in passages]
-        for n, flags in flagged_sentences(result).items():
+        for n, (flags, fixes) in _with_flags(result, spans).items():
             a, b = spans[n]
             candidates = [c for c in aligned_replacements(original[a:b], texts)
-                          if _over(flags, a + c[0], a + c[1])]  # fmt: skip
+                          if _over(flags, a + c[0], a + c[1])
+                          and not _over(fixes, a + c[0], a + c[1])]  # fmt: skip
             for start, end, right, source in candidates[:_MOST_ASKED]:
-                fixed = original[a : a + start] + right + original[a + end : b]
                 fix: EditSpan = {"type": "entity", "start": a + start, "end": a + end,
                                  "wrong": original[a + start : a + end], "right": right,
                                  "cites": _citation(source, passages)}  # fmt: skip
-                questions.ask((i, n, fix), decontextualized(fixed, topics[i], original, a),
-                              passages)  # fmt: skip
-    best: dict[tuple[int, int], tuple[float, EditSpan]] = {}
-    for (i, n, fix), p in questions.answers(checker):
-        if p > threshold and p > best.get((i, n), (0.0, fix))[0]:
-            best[(i, n)] = (p, fix)
+                made = [*fixes, fix]
+                questions.ask((i, n, fix, b), decontextualized(
+                    _made(original, a, b, made), topics[i], original, a), passages)  # fmt: skip
+                cut = _clause_end(original[a:b], start, end)
+                if cut is not None:  # the fix's statement, where others follow it
+                    part = _made(original, a, a + cut, made)
+                    questions.ask((i, n, fix, a + cut),
+                                  decontextualized(part, topics[i], original, a), passages)  # fmt: skip
+    best: dict[tuple[int, int], tuple[float, EditSpan, int]] = {}
+    for (i, n, fix, upto), p in questions.answers(checker):
+        if p <= threshold:
+            continue
+        held = best.get((i, n))
+        # the whole sentence supported before its first statement alone, then the higher score
+        if held is None or (upto, p) > (held[2], held[0]):
+            best[(i, n)] = (p, fix, upto)
     out = list(results)
     for i in sorted({i for i, _ in best}):
-        flagged = flagged_sentences(out[i])
+        spans = sentence_spans(out[i]["original"])
+        held = _with_flags(out[i], spans)
         replacements: dict[int, list[EditSpan]] = {}
-        for (j, n), (_, fix) in best.items():
+        for (j, n), (_, fix, upto) in best.items():
             if j == i:
-                over = _over(flagged[n], fix["start"], fix["end"])
+                flags, fixes = held[n]
+                over = _over(flags, fix["start"], fix["end"])
                 score = min(f.get("checker_score", 0.0) for f in over)
                 typed = next((f["type"] for f in over if f["type"] in _SWAP_TYPES), "entity")
-                # the sentence so fixed is supported: its other flags go, as verify_fixes drops
-                # a flag in a sentence its fix makes supported
-                replacements[n] = [{**fix, "type": typed, "checker_score": score}]
+                # the sentence (or the fix's statement) so fixed is supported: its other flags
+                # there go, as verify_fixes drops a flag in a sentence its fix makes supported;
+                # those after the statement stay, and so do its fixes
+                after = [f for f in flags if f["start"] >= upto]
+                replacements[n] = [{**fix, "type": typed, "checker_score": score}, *fixes, *after]
         note = (f"{len(replacements)} flagged word(s) fixed from the evidence sentence that says "
                 f"otherwise in the same words around them: the checker finds the sentence "
                 f"supported so fixed")  # fmt: skip
-        out[i] = sentences_replaced(out[i], sentence_spans(out[i]["original"]), replacements, note)
+        out[i] = sentences_replaced(out[i], spans, replacements, note)
     return out
+
+
+def _with_flags(
+    result: EditResult, spans: Sequence[tuple[int, int]]
+) -> dict[int, tuple[list[EditSpan], list[EditSpan]]]:
+    """The sentences of ``result`` (by index in ``spans``) that hold a flag, each with its flags
+    and its other edits (fixes and deletions); {} for a result without evidence."""
+    if not result.get("evidence"):
+        return {}
+    return {n: ([e for e in edits if e.get("flagged")], [e for e in edits if not e.get("flagged")])
+            for n, edits in edits_by_sentence(result["edits"], spans).items()
+            if any(e.get("flagged") for e in edits)}  # fmt: skip
+
+
+def _made(original: str, a: int, b: int, edits: Sequence[EditSpan]) -> str:
+    """``original[a:b]`` with those of ``edits`` that lie inside it made."""
+    inside = [{**e, "start": e["start"] - a, "end": e["end"] - a}
+              for e in edits if a <= e["start"] and e["end"] <= b]  # fmt: skip
+    return apply_edits(original[a:b], inside)
+
+
+def _clause_end(sentence: str, start: int, end: int) -> int | None:
+    """Where the statement of ``sentence`` holding ``[start, end)`` ends, where another
+    statement follows it (:func:`~favakit.inference.year_check.clause_spans`) and the sentence
+    up to there holds four words or more; None otherwise."""
+    for s, t in clause_spans(sentence)[:-1]:
+        if s <= start and end <= t:
+            return t if len(_WORD.findall(sentence[:t])) >= _AROUND else None
+    return None
 
 
 def _over(flags: Sequence[EditSpan], start: int, end: int) -> list[EditSpan]:

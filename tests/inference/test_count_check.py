@@ -336,3 +336,26 @@ def test_a_fraction_of_the_same_whole_given_otherwise_is_contradicted() -> None:
         ("a third",),
     )
     assert count_conflict("Exposed bees collected two-thirds of the pollen.", bees) is None
+
+
+def test_a_score_gives_no_count_and_all_of_a_whole_is_a_part() -> None:
+    """A match report's "3-1" is a score, not three of anything, so it does not keep the rule
+    from "made *three* saves" against "with two saves"; "won *all* of their last five matches"
+    is five of five against "won four of their last five matches", in a sentence whose other
+    statement is negated."""
+    report = ["Harbour City beat Ashdale Rovers 3-1 at the Quayside Stadium on Saturday. The "
+              "goalkeeper kept them in the game before half-time with two saves. City have now "
+              "won four of their last five matches."]  # fmt: skip
+    found = count_conflict("The goalkeeper made three saves before half-time.", report)
+    assert found is not None and found.evidence_numbers == ("two",)
+    # a score of another number is no count either way, and the report's own count holds
+    assert count_conflict("The goalkeeper made two saves before half-time.", report) is None
+    text = ("City have won all of their last five matches, while Ashdale, who have not won away "
+            "since August, drop to 11th.")  # fmt: skip
+    found = count_conflict(text, report)
+    assert found is not None and (found.written, found.evidence_numbers) == ("all", ("four",))
+    assert count_conflict(text.replace("all", "four"), report) is None
+    # a negated statement's count is still not read
+    assert counts("City have not won all of their last five matches.") == []
+    # a range with the word it counts after it still counts that word
+    assert count_conflict("The course lasts 3-5 years.", ["The course lasts three years."]) is None

@@ -164,3 +164,28 @@ def test_a_count_written_twice_is_fixed_before_what_it_counts_in_the_text_s_case
     flag = {**flag, "end": len(text), "wrong": text, "right": text}
     fix = count_fix(flag, text, (0, len(text)), [council])
     assert fix is not None and (fix["wrong"], fix["right"]) == ("three", "two")
+
+
+def test_a_text_opening_with_a_common_word_or_naming_the_evidence_s_person_takes_its_fix() -> None:
+    """Whom a text is about, for a fix's evidence, is the name it opens with; a common noun
+    that opens it ("Customers", which the notice writes in lower case) names no one, and a
+    sentence naming the evidence sentence's person ("goalkeeper Sam Okafor") may take the fix
+    from it in a text that opens with another name."""
+    notice = {"text": "Recall: kettles\n\nCustomers should stop using the kettle at once. The "
+              "kettles were sold by Homestore for £34.99. For help, customers can call us."}  # fmt: skip
+    text = "Customers can get a full refund. The kettles were sold for £43.99 at Homestore."
+    second = (text.index("The kettles"), len(text))
+    fixed = count_fix(_flag(text, second), text, second, [notice], "Customers")
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("43.99", "34.99")
+    # a name the notice never writes in lower case is still a subject of its own
+    assert count_fix(_flag(text, second), text, second, [notice], "Brightway") is None
+    report = {"text": "Harbour City 3-1 Ashdale Rovers\n\nAshdale took the lead in the 12th "
+              "minute. Harbour City's goalkeeper, Sam Okafor, kept them in the game with two "
+              "saves from Ferri."}  # fmt: skip
+    text = "Ashdale went ahead early, but goalkeeper Sam Okafor made three saves."
+    whole = (0, len(text))
+    fixed = count_fix(_flag(text, whole), text, whole, [report], "Ashdale")
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("three", "two")
+    unnamed = text.replace("goalkeeper Sam Okafor", "their goalkeeper")
+    whole = (0, len(unnamed))
+    assert count_fix(_flag(unnamed, whole), unnamed, whole, [report], "Ashdale") is None

@@ -1260,6 +1260,34 @@ def test_a_fix_that_doubles_the_word_beside_it_becomes_a_flag() -> None:
                                "right": "It"}, "It is is")  # fmt: skip
 
 
+def test_a_fix_that_repeats_another_member_of_its_list_becomes_a_flag() -> None:
+    """ "sold at Homestore, ValueMart and *Argos*" -> "ValueMart" would list ValueMart twice:
+    the editor found the wrong member and put in one the list already has."""
+    from favakit.inference.gate_words import repeats_a_member
+
+    text = "The kettles were sold for £34.99 at Homestore, ValueMart and Argos."
+    at = text.index("Argos")
+    repeated: EditSpan = {"type": "entity", "start": at, "end": at + 5, "wrong": "Argos",
+                          "right": "ValueMart"}  # fmt: skip
+    assert repeats_a_member(repeated, text, (0, len(text)))
+    evidence = [{"title": "recall", "text": "The kettles were sold by Homestore, ValueMart and "
+                 "on Brightway's own website for £34.99."}]  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": [repeated],
+                          "evidence": evidence}  # fmt: skip
+    [flag] = gate_result(result, sentence_spans(text), [0.1], threshold=0.5)["edits"]
+    assert flag["flagged"] and flag["wrong"] == "Argos"
+    # another word, a first member read past the words leading into the list, no list at all
+    assert not repeats_a_member({**repeated, "right": "Tesco"}, text, (0, len(text)))
+    colours = "It is sold in red, blue and green."
+    at = colours.index("blue")
+    assert repeats_a_member({"type": "entity", "start": at, "end": at + 4, "wrong": "blue",
+                             "right": "red"}, colours, (0, len(colours)))  # fmt: skip
+    moved = "She was born in Paris and moved to London."
+    at = moved.index("London")
+    assert not repeats_a_member({"type": "entity", "start": at, "end": at + 6, "wrong": "London",
+                                 "right": "Paris"}, moved, (0, len(moved)))  # fmt: skip
+
+
 KAHLO = ("Frida Kahlo was a Mexican painter, born in Coyoacán, Mexico City, in 1907. A bus "
          "accident at the age of 18 left her with lasting pain.")  # fmt: skip
 

@@ -124,3 +124,20 @@ def test_a_name_after_the_evidence_s_same_words_is_contradicted_where_no_sentenc
     assert found is not None and (found.written, found.evidence_words) == ("Copenhagen", "Aarhus")
     assert name_conflict(text, [study[0] + " Copenhagen is near."]) is None
     assert name_conflict("It is in the Copenhagen office.", ["It is in the Aarhus office."]) is None
+
+
+def test_a_quote_given_to_another_person_reads_past_the_pronoun_that_follows_the_name() -> None:
+    """ "City manager Rosa Klein said *her* team had stopped playing" against "Ashdale's
+    manager, Pete Walsh, said *his* team had ...": a person's pronoun follows the person, so
+    the words after the two names are the same."""
+    report = ['"We were second best in the first half," said City manager Rosa Klein. '
+              "Ashdale's manager, Pete Walsh, said his team had stopped playing after the "
+              "equaliser."]  # fmt: skip
+    text = "City manager Rosa Klein said her team had stopped playing after the equaliser."
+    found = name_conflict(text, report)
+    assert found is not None and found.speaker
+    assert (found.written, found.evidence_words) == ("Rosa Klein", "Pete Walsh")
+    assert (
+        name_conflict(text.replace("Rosa Klein", "Pete Walsh").replace("her", "his"), report)
+        is None
+    )

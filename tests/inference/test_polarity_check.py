@@ -2,8 +2,10 @@ from __future__ import annotations
 
 from favakit.inference.polarity_check import (
     closed_clause,
+    denied_words,
     denying_clause,
     exception_clause,
+    list_members,
     no_effect_clause,
     none_clause,
     polarity_conflict,
@@ -259,3 +261,35 @@ def test_no_effect_of_a_named_cause_on_a_thing_is_read() -> None:
         "not find any effect of the nap on how well volunteers slept the following night"
     )
     assert no_effect_clause("The nap improved recall of the word pairs.", sentence) is None
+
+
+def test_an_instruction_the_evidence_forbids_is_denied_at_its_words() -> None:
+    """ "You should take a double dose if you have missed one." against "Do not take a double
+    dose to make up for a forgotten one.": whom an instruction is told to ("you") and the "if"
+    of its condition are not words the denial must repeat; the flag goes at the words the
+    denial negates, with the auxiliary that says them."""
+    leaflet = ["If you forget a dose, take it as soon as you remember. Do not take a double dose "
+               "to make up for a forgotten one."]  # fmt: skip
+    text = "You should take a double dose if you have missed one."
+    found = polarity_conflict(text, leaflet)
+    assert found is not None and found.clause.startswith("Do not take a double dose")
+    assert polarity_conflict("You should not take a double dose.", leaflet) is None
+    span = denied_words(text, found.clause)
+    assert span is not None and text[span[0] : span[1]] == "should take a double dose"
+    # fewer than three words in a row in common: no span
+    assert denied_words("You should take two tablets.", found.clause) is None
+
+
+def test_a_list_member_the_evidence_says_is_not_affected_is_denied() -> None:
+    """ "kettles in black, silver and white with batch numbers ..." against "Kettles in white
+    are not affected": the list's last member ends before the stopword after it ("white", not
+    "white with")."""
+    notice = ["The recall covers kettles in black and silver with batch numbers from 2503 to "
+              "2601. Kettles in white are not affected, as they use a different handle."]  # fmt: skip
+    text = (
+        "The recall covers kettles in black, silver and white with batch numbers from 2503 to 2601."
+    )
+    found = polarity_conflict(text, notice)
+    assert found is not None and found.clause == "Kettles in white are not affected"
+    assert [[text[a:b] for a, b in m] for m in list_members(text)] == [["black", "silver", "white"]]
+    assert polarity_conflict(text.replace(", silver and white", " and silver"), notice) is None

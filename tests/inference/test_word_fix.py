@@ -79,3 +79,45 @@ def test_the_shipped_checker_takes_the_evidence_s_word_and_leaves_a_false_one_fl
     result = _flagged_result(other, "train")
     assert word_fixes(gate, [result], ["Frida Kahlo"], gate.gate_threshold) == [result]
     assert apply_edits(other, result["edits"]) == other
+
+
+RECALL = ("The recall covers kettles in black and silver with batch numbers from 2503 to 2601, "
+          "printed on the base. Kettles in white are not affected, as they use a different "
+          "handle.\n\nCustomers should stop using the kettle at once and contact Brightway for a "
+          "full refund or a free replacement kettle. They do not need a receipt. Brightway will "
+          "send a prepaid bag so that the kettle can be returned by post, or customers can take "
+          "it back to the shop where they bought it.\n\nThe kettles were sold by Homestore, "
+          "ValueMart and on Brightway's own website for £34.99. The company said the fault had "
+          "been traced to a supplier that changed the plastic used in the handle's fixing "
+          "without telling it, and that kettles made since February 2026 use a new fixing.\n\n"
+          "For more information, customers can call Brightway on 0800 555 0142, open from 8 am "
+          "to 8 pm on weekdays and from 9 am to 5 pm on Saturdays.")  # fmt: skip
+
+
+def test_a_fix_holds_where_its_statement_is_supported_and_beside_the_sentence_s_fixes() -> None:
+    """ "changed the *metal* used in the handle's fixing, and the helpline is open *every day*":
+    the sentence so fixed is still wrong, its first statement is not; "metal" -> "plastic" is
+    made and "every day" stays flagged. A sentence that already holds a fix is read with it."""
+    from favakit.inference.checker import Checker, checker_folder
+
+    gate = Checker(checker_folder("mpnet"), role="gate")
+    text = ("The fault was traced to a supplier that changed the metal used in the handle's "
+            "fixing, and the helpline is open from 8 am to 8 pm every day.")  # fmt: skip
+    flags = []
+    for word in ("metal", "every day"):
+        at = text.index(word)
+        flags.append({"type": "relation", "start": at, "end": at + len(word), "wrong": word,
+                      "right": word, "flagged": True, "checker_score": 0.01})  # fmt: skip
+    result = {"original": text, "corrected": text, "edits": flags,
+              "evidence": [{"title": "recall", "text": RECALL}]}  # fmt: skip
+    [fixed] = word_fixes(gate, [result], [None], gate.threshold)
+    assert fixed["corrected"] == text.replace("metal", "plastic")
+    assert [(e["wrong"], e["right"], bool(e.get("flagged"))) for e in fixed["edits"]] == [
+        ("metal", "plastic", False), ("every day", "every day", True)]  # fmt: skip
+    # the same flag in a sentence with a fix elsewhere: the fix is kept beside the new one
+    at = text.index("8 pm")
+    made = {"type": "entity", "start": at, "end": at + 4, "wrong": "8 pm", "right": "8 pm"}
+    beside = {**result, "edits": [flags[0], made, flags[1]]}
+    [fixed] = word_fixes(gate, [beside], [None], gate.threshold)
+    assert ("metal", "plastic") in [(e["wrong"], e["right"]) for e in fixed["edits"]]
+    assert made in fixed["edits"]
