@@ -72,6 +72,7 @@ __all__ = [
     "count_conflict",
     "counts",
     "rounds_to",
+    "shared_around",
     "values_in",
 ]
 
@@ -475,6 +476,18 @@ def _local_match(
                 return CountConflict(count.written, count.word,
                                      tuple(dict.fromkeys(c.written for c in others)), sentence)  # fmt: skip
     return None
+
+
+def shared_around(claim: str, written: str, sentence: str, evidence_written: str) -> int:
+    """How many content words the words around the count ``written`` in ``claim`` and those
+    around the count ``evidence_written`` in the evidence ``sentence`` share (:data:`AROUND`
+    either side; the counted words aside); 0 where either is no count there."""
+    mine = next((c for c in counts(claim) if c.written == written), None)
+    theirs = next((c for c in counts(sentence, even_negated=True)
+                   if c.written == evidence_written), None)  # fmt: skip
+    if mine is None or theirs is None:
+        return 0
+    return len(_around(claim, mine) & _around(sentence, theirs))
 
 
 # a number the text gives as a bound or an approximation, by what it allows: more ("more than

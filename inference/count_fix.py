@@ -7,7 +7,11 @@ subject, an edit or flag holding the count becomes its fix: the count replaced b
 number as the evidence writes it ("seventeenth" -> "16th"; "three times" -> "twice"), typed
 ``entity``; not a sum of money where the evidence sentence gives several the text's sentence
 does not (which one the text meant is not known: :func:`_priced_twice`). As with years
-(:func:`~favakit.inference.date_fix.year_fix`), another person's article lends no numbers.
+(:func:`~favakit.inference.date_fix.year_fix`), another person's article lends no numbers. An
+evidence sentence that is not the one the text's sentence says lends its number only where the
+words around the two counts share one content word more than the count rule's verdict needs
+(:func:`_said_there`): the verdict may rest on two shared words ("cost", "extra"), a fix should
+not.
 """
 
 from __future__ import annotations
@@ -19,13 +23,16 @@ from typing import Any
 from favakit.contracts import EditSpan
 from favakit.inference.count_check import (
     ADVERB_COUNTS,
+    AROUND_SHARED,
     CountConflict,
     count_conflict,
     counts,
+    shared_around,
     values_in,
 )
 from favakit.inference.date_fix import lends_to, replaced
 from favakit.inference.number_forms import CURRENCY
+from favakit.inference.year_check import matching_sentence, passage_sentences
 from favakit.text import keep_case
 
 __all__ = ["count_fix"]
@@ -55,6 +62,8 @@ def count_fix(
         return None
     if not lends_to(found.sentence, passages, subject, text[a:start]):  # who has the count
         return None
+    if not _said_there(text[a:b], found, passages):
+        return None
     right = _in_case_of(found.written, found.evidence_numbers[0])
     if right.lower() in ADVERB_COUNTS:  # "three times" -> "twice"
         times = re.match(r"\s+times\b", text[end:b])
@@ -66,6 +75,27 @@ def count_fix(
     ):
         right = f"{found.counted}{right}"  # a bound's "over $900 million" -> "$873 million"
     return replaced(edit, start, end, text[start:end], right)
+
+
+#: Content words the words around a count and around the evidence's must share for a fix taken
+#: from an evidence sentence that is not the one the text's sentence says (one more than the
+#: count rule's verdict asks: :data:`~favakit.inference.count_check.AROUND_SHARED`).
+FIX_AROUND_SHARED = AROUND_SHARED + 1
+
+
+def _said_there(claim: str, found: CountConflict, passages: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the contradicting evidence sentence may lend its number: it is the sentence the
+    text's sentence says (:func:`~favakit.inference.year_check.matching_sentence`), or the
+    words around the two counts share :data:`FIX_AROUND_SHARED` content words ("goalkeeper Sam
+    Okafor made *three* saves before half-time" against "goalkeeper, Sam Okafor, kept them in
+    the game before half-time with two saves"; not "the first *10* minutes are free" against
+    "cost £1 for each extra 15 minutes", whose "cost" and "extra" are the verdict's two)."""
+    sentences = passage_sentences([str(p.get("text", "")) for p in passages])
+    match = matching_sentence(claim, sentences)
+    if match is not None and match[1] == found.sentence:
+        return True
+    written = found.evidence_numbers[0]
+    return shared_around(claim, found.written, found.sentence, written) >= FIX_AROUND_SHARED
 
 
 def _in_case_of(written: str, right: str) -> str:

@@ -526,9 +526,11 @@ DENIED_RUN = 3
 def denied_words(sentence: str, clause: str) -> tuple[int, int] | None:
     """The span of ``sentence``'s words that the denying ``clause`` negates: the longest run of
     words (:data:`DENIED_RUN` at least, two of them content words) that the sentence writes as
-    the clause does after its negation, with an auxiliary just before it ("You *should take a
-    double dose* if you have missed one." against "Do not take a double dose to make up for a
-    forgotten one"); None where there is none."""
+    the clause does after its negation, starting at one of the two words after it, with an
+    auxiliary just before it ("You *should take a double dose* if you have missed one." against
+    "Do not take a double dose to make up for a forgotten one"); None where there is none ("did
+    not find any effect of the nap on how well volunteers slept": what the text changed is its
+    verb, not those words)."""
     denial = next((d for d in _DENIAL.finditer(clause)
                    if not _NOT_A_DENIAL.match(clause, d.start())), None)  # fmt: skip
     if denial is None:
@@ -536,10 +538,10 @@ def denied_words(sentence: str, clause: str) -> tuple[int, int] | None:
     mine = list(_TOKEN.finditer(sentence))
     theirs = [m.group().lower() for m in _TOKEN.finditer(clause, denial.end())]
     match = SequenceMatcher(None, [m.group().lower() for m in mine], theirs, autojunk=False)
-    at, _, size = match.find_longest_match(0, len(mine), 0, len(theirs))
+    at, their_at, size = match.find_longest_match(0, len(mine), 0, len(theirs))
     run = [m.group() for m in mine[at : at + size]]
-    if size < DENIED_RUN or len(_stems(" ".join(run))) < 2:
-        return None
+    if size < DENIED_RUN or len(_stems(" ".join(run))) < 2 or their_at > 1:
+        return None  # too short, or not what the negation governs ("not find any effect on")
     first = at - 1 if at and mine[at - 1].group().lower() in _AUXILIARIES else at
     return mine[first].start(), mine[at + size - 1].end()  # "should take": as "do not take"
 

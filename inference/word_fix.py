@@ -15,7 +15,9 @@ offers a fix (:func:`aligned_replacements`):
   words there (a word it uses may be right in another way);
 - the tokens next to the stretch are the same: one at least on each side, four in all ("a ...
   accident at the"), or three before it where the sentence ends after it ("Saturn is the
-  seventh."), so the stretch fills the same slot in the same statement;
+  seventh."), so the stretch fills the same slot in the same statement; a number needs two
+  before it and the word it counts after it, in the evidence sentence the sentence says
+  ("due in less than *6* hours" against "less than 12 hours before your next dose");
 - every evidence sentence that lines up so gives the same words;
 - a number is taken only from the evidence sentence the sentence says
   (:func:`~favakit.inference.year_check.matching_sentence`): "The Petrel ... carries 120
@@ -82,6 +84,21 @@ def _same_around(mine: list[str], theirs: list[str], a1: int, a2: int, b1: int, 
     return before >= 1 and after >= 1 and before + after >= _AROUND
 
 
+def _counts_in_place(mine: list[str], theirs: list[str]) -> list[tuple[int, int]]:
+    """``(i, j)`` for each number ``mine[i]`` with the same two tokens before it and the same
+    word after it (what it counts) as another number ``theirs[j]``: a count in the same slot of
+    the sentence the text says, however the rest of it is ordered ("unless your next dose is due
+    in less than *6* hours" against "unless it is less than 12 hours before your next dose")."""
+    found = []
+    for i in range(2, len(mine) - 1):
+        if not any(c.isdigit() for c in mine[i]) or not mine[i + 1].isalpha():
+            continue
+        found += [(i, j) for j in range(2, len(theirs) - 1)
+                  if any(c.isdigit() for c in theirs[j]) and theirs[j] != mine[i]
+                  and theirs[j - 2 : j] == mine[i - 2 : i] and theirs[j + 1] == mine[i + 1]]  # fmt: skip
+    return found
+
+
 def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[int, int, str, str]]:
     """``(start, end, right, evidence sentence)`` for each stretch of ``sentence`` (character
     offsets) that the evidence fills otherwise in the same words around it (module doc), with
@@ -126,6 +143,12 @@ def aligned_replacements(sentence: str, evidence: Sequence[str]) -> list[tuple[i
                     found.setdefault((start, end), {}).setdefault(
                         keep_case(sentence[start:end], right), other
                     )
+            if other != said:
+                continue
+            for a1, b1 in _counts_in_place(mine, theirs):  # the sentence said in other order
+                if not shared_words(mine[a1]) & given:
+                    start, end = at[a1].start(), at[a1].end()
+                    found.setdefault((start, end), {}).setdefault(there[b1].group(), other)
     return [(start, end, *next(iter(fills.items())))
             for (start, end), fills in sorted(found.items()) if len(fills) == 1]  # fmt: skip
 
@@ -137,7 +160,8 @@ def word_fixes(
     """Each gated result with a fix for each sentence that holds a flagged stretch the evidence
     fills otherwise in the same words around it (:func:`aligned_replacements`, up to
     :data:`_MOST_ASKED` a sentence, none over the sentence's fixes) where the checker finds the
-    sentence, with its fixes made and the evidence's words in the stretch, supported (its score,
+    sentence, with its fixes made (where they alone do not make it supported) and the
+    evidence's words in the stretch, supported (its score,
     decontextualized as the gate scores sentences, above ``threshold``; the best scored where
     several are): the flags over the stretch replaced by that fix (typed as the first of those
     flags is where that is a swap's type, :data:`_SWAP_TYPES`, else ``entity``; citing the
@@ -160,6 +184,9 @@ def word_fixes(
             candidates = [c for c in aligned_replacements(original[a:b], texts)
                           if _over(flags, a + c[0], a + c[1])
                           and not _over(fixes, a + c[0], a + c[1])]  # fmt: skip
+            if candidates and fixes:  # is the sentence supported with its own fixes alone?
+                questions.ask((i, n, None, b), decontextualized(
+                    _made(original, a, b, fixes), topics[i], original, a), passages)  # fmt: skip
             for start, end, right, source in candidates[:_MOST_ASKED]:
                 fix: EditSpan = {"type": "entity", "start": a + start, "end": a + end,
                                  "wrong": original[a + start : a + end], "right": right,
@@ -173,8 +200,12 @@ def word_fixes(
                     questions.ask((i, n, fix, a + cut),
                                   decontextualized(part, topics[i], original, a), passages)  # fmt: skip
     best: dict[tuple[int, int], tuple[float, EditSpan, int]] = {}
-    for (i, n, fix, upto), p in questions.answers(checker):
-        if p <= threshold:
+    answers = questions.answers(checker)
+    # a sentence its fixes already make supported needs no further fix (its flags are a
+    # paraphrase's words: "*everyone else* pays a flat fee of £4.95" is not made "other customers")
+    done = {(i, n) for (i, n, fix, _), p in answers if fix is None and p > threshold}
+    for (i, n, fix, upto), p in answers:
+        if fix is None or p <= threshold or (i, n) in done:
             continue
         held = best.get((i, n))
         # the whole sentence supported before its first statement alone, then the higher score

@@ -276,8 +276,10 @@ def test_an_instruction_the_evidence_forbids_is_denied_at_its_words() -> None:
     assert polarity_conflict("You should not take a double dose.", leaflet) is None
     span = denied_words(text, found.clause)
     assert span is not None and text[span[0] : span[1]] == "should take a double dose"
-    # fewer than three words in a row in common: no span
+    # fewer than three words in a row in common, or words the negation does not govern: none
     assert denied_words("You should take two tablets.", found.clause) is None
+    study = "The study did not find any effect of the nap on how well volunteers slept"
+    assert denied_words("The nap improved how well volunteers slept.", study) is None
 
 
 def test_a_list_member_the_evidence_says_is_not_affected_is_denied() -> None:

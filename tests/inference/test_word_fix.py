@@ -121,3 +121,18 @@ def test_a_fix_holds_where_its_statement_is_supported_and_beside_the_sentence_s_
     [fixed] = word_fixes(gate, [beside], [None], gate.threshold)
     assert ("metal", "plastic") in [(e["wrong"], e["right"]) for e in fixed["edits"]]
     assert made in fixed["edits"]
+
+
+def test_a_number_in_the_same_slot_of_the_sentence_said_in_another_order() -> None:
+    """ "unless your next dose is due in less than *6* hours" against "unless it is less than
+    12 hours before your next dose": the sentences line up in no order, but the number has the
+    same two words before it and the word it counts after it, in the sentence the text says."""
+    leaflet = ["If you forget a dose, take it as soon as you remember, unless it is less than 12 "
+               "hours before your next dose. Do not take more than 80 mg a day."]  # fmt: skip
+    text = ("If you forget a dose, take it as soon as you remember, unless your next dose is due "
+            "in less than 6 hours.")  # fmt: skip
+    assert _words(text, leaflet) == [("6", "12")]
+    assert _words("Do not take more than 90 mg in a day.", leaflet) == [("90", "80")]
+    # the evidence's own number, or another word after it, gives nothing
+    assert _words(text.replace("6", "12"), leaflet) == []
+    assert _words(text.replace("6 hours", "6 days"), leaflet) == []
