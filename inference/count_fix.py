@@ -89,13 +89,25 @@ def _said_there(claim: str, found: CountConflict, passages: Sequence[Mapping[str
     words around the two counts share :data:`FIX_AROUND_SHARED` content words ("goalkeeper Sam
     Okafor made *three* saves before half-time" against "goalkeeper, Sam Okafor, kept them in
     the game before half-time with two saves"; not "the first *10* minutes are free" against
-    "cost £1 for each extra 15 minutes", whose "cost" and "extra" are the verdict's two)."""
+    "cost £1 for each extra 15 minutes", whose "cost" and "extra" are the verdict's two), or the
+    two words before them are the same ("a penalty in the *76th* minute" against "a second in
+    the 67th minute")."""
     sentences = passage_sentences([str(p.get("text", "")) for p in passages])
     match = matching_sentence(claim, sentences)
     if match is not None and match[1] == found.sentence:
         return True
     written = found.evidence_numbers[0]
+    if _two_words_before(claim, found.written) == _two_words_before(found.sentence, written):
+        return True  # the same slot: "scoring a penalty *in the 76th* minute", "in the 67th"
     return shared_around(claim, found.written, found.sentence, written) >= FIX_AROUND_SHARED
+
+
+def _two_words_before(sentence: str, written: str) -> list[str] | None:
+    """The two words (lower case) before the first ``written`` number of ``sentence``; None
+    where it is not there or fewer than two words precede it."""
+    at = re.search(rf"(?<![\w.,]){re.escape(written)}(?!\w)", sentence)
+    words = re.findall(r"\w+", sentence[: at.start()].lower()) if at else []
+    return words[-2:] if len(words) >= 2 else None
 
 
 def _in_case_of(written: str, right: str) -> str:
