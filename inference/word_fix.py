@@ -214,11 +214,11 @@ def word_fixes(
     out = list(results)
     for i in sorted({i for i, _ in best}):
         spans = sentence_spans(out[i]["original"])
-        held = _with_flags(out[i], spans)
+        sentences = _with_flags(out[i], spans)
         replacements: dict[int, list[EditSpan]] = {}
         for (j, n), (_, fix, upto) in best.items():
             if j == i:
-                flags, fixes = held[n]
+                flags, fixes = sentences[n]
                 over = _over(flags, fix["start"], fix["end"])
                 score = min(f.get("checker_score", 0.0) for f in over)
                 typed = next((f["type"] for f in over if f["type"] in _SWAP_TYPES), "entity")
