@@ -191,9 +191,10 @@ _AUXILIARIES = frozenset(
         "did",
     ]
 )
-#: words the stopword list keeps that say nothing the evidence must repeat: whom an instruction
-#: is told to ("*You* should take ...") and the "if" of a condition, whose words are read
-_FUNCTION = _PERSONS | {"if"}
+#: words the stopword list keeps that say nothing the evidence must repeat: auxiliaries ("can
+#: be returned" and "cannot be returned" share "returned"), whom an instruction is told to
+#: ("*You* should take ...") and the "if" of a condition, whose words are read
+_NOT_READ = _AUXILIARIES | _PERSONS | {"if"}
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|d)$")
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
@@ -225,11 +226,7 @@ def _stems(text: str) -> list[str]:
     """The stems of ``text``'s content words, in their order."""
     words = [w.lower() for w in _WORD.findall(text)]
     # a word is kept where it is its own content word: not a stopword, and no "n't" form
-    return [
-        _stem(w)
-        for w in words
-        if w in content_words(w) and w not in _AUXILIARIES and w not in _FUNCTION
-    ]
+    return [_stem(w) for w in words if w in content_words(w) and w not in _NOT_READ]
 
 
 def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
@@ -518,7 +515,6 @@ def denied_members(sentence: str, clause: str) -> list[tuple[int, int]]:
     return found
 
 
-_TOKEN = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 #: The fewest words in a row a sentence and a denial share for :func:`denied_words`.
 DENIED_RUN = 3
 
@@ -535,8 +531,8 @@ def denied_words(sentence: str, clause: str) -> tuple[int, int] | None:
                    if not _NOT_A_DENIAL.match(clause, d.start())), None)  # fmt: skip
     if denial is None:
         return None
-    mine = list(_TOKEN.finditer(sentence))
-    theirs = [m.group().lower() for m in _TOKEN.finditer(clause, denial.end())]
+    mine = list(_WORD.finditer(sentence))
+    theirs = [m.group().lower() for m in _WORD.finditer(clause, denial.end())]
     match = SequenceMatcher(None, [m.group().lower() for m in mine], theirs, autojunk=False)
     at, their_at, size = match.find_longest_match(0, len(mine), 0, len(theirs))
     run = [m.group() for m in mine[at : at + size]]
