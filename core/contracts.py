@@ -11,7 +11,11 @@ comes out.
   editor, the encoder detector, the cascade; the trained verifier, an LLM judge, an editor used as
   a verifier). Code above the inference layer is typed against these, never against a backend.
 
-This module is torch-free and imports only the standard library and :mod:`favakit.prompts`.
+An evidence string that is a JSON record (a data-to-text task's input) is said as statements
+on the way in (:mod:`favakit.json_evidence`), so every judge, rule and citation reads prose.
+
+This module is torch-free and imports only the standard library, :mod:`favakit.prompts` and
+:mod:`favakit.json_evidence`.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, Union, runtime_checkable
 
 from favakit.errors import UsageError
+from favakit.json_evidence import read_json_evidence
 from favakit.prompts import Reference, parse_prompt, parse_reference
 
 __all__ = [
@@ -182,6 +187,7 @@ class EditRequest:
                 raise ValueError(
                     f"{at}'evidence' items must be strings or {{title, text}} objects"
                 ) from None
+            refs = [_read_record(r) for r in refs]
             for n, ref in enumerate(refs):
                 _valid_text(ref.text, f"{at}'evidence' item {n}")
                 _valid_text(ref.title, f"{at}'evidence' item {n} title")
@@ -219,6 +225,14 @@ class EditRequest:
     def passages(self) -> list[Passage]:
         """The caller's evidence as ``{"title", "text"}`` passages (none given: empty)."""
         return [{"title": r.title, "text": r.text} for r in self.evidence or []]
+
+
+def _read_record(ref: Reference) -> Reference:
+    """An evidence string holding a JSON record, said as statements and titled with its name
+    where the caller gave no title (:mod:`favakit.json_evidence`); any other string as it
+    is."""
+    said = read_json_evidence(ref.text)
+    return ref if said is None else Reference(said.text, ref.title or said.title)
 
 
 def _valid_text(value: object, what: str) -> None:

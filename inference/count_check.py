@@ -71,6 +71,7 @@ __all__ = [
     "CountConflict",
     "count_conflict",
     "counts",
+    "is_statement",
     "rounds_to",
     "shared_around",
     "values_in",
@@ -91,6 +92,11 @@ _BOUND_BEFORE = re.compile(
     r"grown|gained|lost|cut|reduced|raised|lowered|up|down)\s+by)\s+(?:\$\s?)?$",
     re.IGNORECASE,
 )
+# "from" bounds a range ("from 5 to 10 players", "from 5-10"), not a source ("a rating from 312
+# reviews"): a range's other end follows within a few words
+_FROM = re.compile(r"\bfrom\s+(?:\$\s?)?$", re.IGNORECASE)
+_RANGE_END = re.compile(r"(?:\s*\S+){0,3}?\s*(?:\bto\b|\buntil\b|\btill\b|\bthrough\b|[-\u2013])",
+                        re.IGNORECASE)  # fmt: skip
 # "after eleven months of repairs": a duration after "after" is exact, not a bound
 _AFTER = re.compile(r"\bafter\s+$", re.IGNORECASE)
 _DURATION = re.compile(
@@ -125,6 +131,10 @@ _AT_A_TIME = re.compile(
 #: sides must share (chosen on the training files: session 31, docs/benchmarks.md).
 AROUND = 10
 AROUND_SHARED = 2
+#: The most words of a bare statement (:func:`_statement_match`: "Weight: 1.4 kg."), and the
+#: letters of a word that match it to the claim's ("weigh" for "Weight" and "weighs").
+STATEMENT_WORDS = 6
+STEM_LETTERS = 5
 _COUNTED = re.compile(r"\s*(%|[^\W\d_]+)")
 # counted words that name no thing of their own: a number "counting" them may count anything
 # ("two *other* men", "3 *percent*", "4 *million* dollars")
@@ -313,7 +323,10 @@ def counts(sentence: str, even_negated: bool = False) -> list[Count]:
             continue
         limit = _LIMIT_BEFORE.search(sentence[:start])
         exact = _AFTER.search(sentence[:start]) and _DURATION.match(sentence, end)
-        if limit is None and not exact and _BOUND_BEFORE.search(sentence[:start]):
+        bounded = _BOUND_BEFORE.search(sentence[:start])
+        if bounded and _FROM.search(bounded.group()) and not _RANGE_END.match(sentence, end):
+            bounded = None  # "a rating from 312 reviews": no range's start
+        if limit is None and not exact and bounded:
             continue
         bound = " ".join(limit.group(1).lower().split()) if limit else ""
         if written.lower() in ADVERB_COUNTS:  # "twice": it counts times
@@ -396,6 +409,7 @@ def count_conflict(text: str, evidence: Sequence[str]) -> CountConflict | None:
             if everywhere is None:
                 everywhere = [g for p in passages for g in _given_values(p)]
             found = _local_match(claim, mine, claim_values, everywhere, sentences)
+            found = found or _statement_match(claim, mine, claim_values, everywhere, sentences)
         if found is not None:
             return found
     for claim in split_sentences(undo_ptb(text)):
@@ -492,6 +506,43 @@ def shared_around(claim: str, written: str, sentence: str, evidence_written: str
 
 # a number the text gives as a bound or an approximation, by what it allows: more ("more than
 # forty languages"), less ("fewer than 20 staff") or about as many ("about 9,000 people")
+def is_statement(sentence: str) -> bool:
+    """Whether ``sentence`` is a bare statement of a count: :data:`STATEMENT_WORDS` words at
+    most, one number, read as a count ("2 bedrooms.", "Weight: 1.4 kg.")."""
+    return (len(sentence.split()) <= STATEMENT_WORDS and len(_numbers(sentence)) == 1
+            and len(counts(sentence)) == 1)  # fmt: skip
+
+
+def _statement_match(
+    claim: str, mine: list[Count], claim_values: Sequence[_Given],
+    everywhere: Sequence[_Given], sentences: list[tuple[int, str]],
+) -> CountConflict | None:  # fmt: skip
+    """A count of ``claim`` that a bare statement of the evidence contradicts: a sentence of at
+    most :data:`STATEMENT_WORDS` words holding one count and nothing else to read it by ("2
+    bedrooms.", "Weight: 1.4 kg.": a record's value, :mod:`favakit.json_evidence`, or a list's
+    or a table's row). Such a sentence has no words around its count for :func:`_local_match`
+    to match, and shares too few with a claim to be its matching sentence. The claim's count
+    counts the same word, no passage gives the claim's value, and the statement's other words
+    are none or one of them is the claim's ("Weight" for "weighs", by its first
+    :data:`STEM_LETTERS` letters)."""
+    claimed = {w[:STEM_LETTERS] for w in content_words(claim)}
+    for _, sentence in sentences:
+        if not is_statement(sentence):
+            continue
+        theirs = counts(sentence)
+        key = (
+            content_words(sentence)
+            - content_words(theirs[0].written)
+            - {theirs[0].word.lower(), theirs[0].counted}
+        )
+        if key and not {w[:STEM_LETTERS] for w in key} & claimed:
+            continue
+        for count in mine:
+            if not _gives(everywhere, count) and _others(theirs, count, claim_values):
+                return CountConflict(count.written, count.word, (theirs[0].written,), sentence)
+    return None
+
+
 _RANGE_BEFORE = re.compile(
     r"\b(?:(?P<more>over|more than|upwards of|in excess of)|(?P<less>under|less than|fewer than)|"
     r"(?P<about>about|around|approximately|roughly|nearly|almost|some|close to|circa|an "

@@ -27,6 +27,7 @@ from favakit.inference.count_check import (
     CountConflict,
     count_conflict,
     counts,
+    is_statement,
     shared_around,
     values_in,
 )
@@ -91,7 +92,10 @@ def _said_there(claim: str, found: CountConflict, passages: Sequence[Mapping[str
     the game before half-time with two saves"; not "the first *10* minutes are free" against
     "cost £1 for each extra 15 minutes", whose "cost" and "extra" are the verdict's two), or the
     two words before them are the same ("a penalty in the *76th* minute" against "a second in
-    the 67th minute")."""
+    the 67th minute"), or it is a bare statement of the count
+    (:func:`~favakit.inference.count_check.is_statement`: "212 reviews.", a record's value)."""
+    if is_statement(found.sentence):
+        return True  # "212 reviews.": a record's count, said of nothing else
     sentences = passage_sentences([str(p.get("text", "")) for p in passages])
     match = matching_sentence(claim, sentences)
     if match is not None and match[1] == found.sentence:

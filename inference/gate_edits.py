@@ -221,7 +221,9 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
     only where the evidence sentence the sentence says gives it (:func:`_another_statements`); a
     number the evidence lacks replaced by the one number of the closest evidence sentence that
     differs from the wrong one (``"1979" -> "14"`` with evidence "born ... 1879" becomes
-    ``"1979" -> "1879"``); otherwise the edit becomes a flag (no fix offered). A fix that drops
+    ``"1979" -> "1879"``); a number the evidence gives only inside a longer one ("4" of "4.5")
+    and not whole in the sentence's closest evidence sentence is no fix; otherwise the edit
+    becomes a flag (no fix offered). A fix that drops
     words of the wrong span the evidence writes beside it takes them back
     (:func:`_with_words_kept`). Deletions and flags pass as they are."""
     right = edit["right"]
@@ -235,6 +237,12 @@ def grounded_fix(edit: EditSpan, sentence: str, passages: Sequence[Mapping[str, 
     if telling and any(holds.search(str(p.get("text", ""))) for p in passages):
         number = right.strip() if _NUMBER.fullmatch(right.strip()) else ""
         whole = _whole_number(number, sentence, passages) if number else ""
+        if (
+            number
+            and not whole
+            and not any(number in _NUMBER.findall(str(p.get("text", ""))) for p in passages)
+        ):  # "312" -> "4", the evidence's "4.5 stars": a fragment of a number is no fix
+            return {**edit, "right": edit["wrong"], "flagged": True}
         if number and _another_statements(edit["wrong"], whole or number, sentence, passages):
             return {**edit, "right": edit["wrong"], "flagged": True}
         right = _lower_as_written(right, wrong, holds, passages)
@@ -365,7 +373,10 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     ``at_members``; the gate turns it off where it flags whole sentences); where it names none
     and no flag touches the words the denial negates
     (:func:`~favakit.inference.polarity_check.denied_words`: "You *should take a double dose*
-    if you have missed one." against "Do not take a double dose ..."), at those words."""
+    if you have missed one." against "Do not take a double dose ..."), at those words. A bare
+    denial ("No lift.": :func:`~favakit.inference.polarity_check.statement_denial`) replaces
+    the flags of the one statement of the sentence that holds its words, and the sentence's
+    other statements keep theirs ("..., and it has *two* bathrooms")."""
     text, edits = result["original"], result.get("edits", [])
     passages = result.get("evidence", [])
     evidence = [str(p.get("text", "")) for p in passages]
@@ -375,6 +386,7 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     where = [sentence_of(spans, e["start"], e["end"]) for e in edits]
     denied: dict[int, list[EditSpan]] = {}  # a sentence's flags at its denied members
     typed: dict[int, Citation | None] = {}  # sentences whose flags cite the denial
+    within: dict[int, tuple[int, int]] = {}  # the statement a bare denial replaces flags in
     for n in sorted({n for e, n in zip(edits, where, strict=True)
                      if n is not None and e.get("flagged")}):  # fmt: skip
         a, b = spans[n]
@@ -398,6 +410,9 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
         if at_members and members and not any(is_fix(e) and e["start"] < t and s < e["end"]
                                               for e in mine for s, t in members):  # fmt: skip
             score = min(e.get("checker_score", 0.0) for e in mine if e.get("flagged"))
+            if conflict.bare:  # "No lift.": it denies one statement
+                within[n] = next(((a + s, a + t) for s, t in clause_spans(text[a:b])
+                                  if a + s <= members[0][0] < a + t), (a, b))  # fmt: skip
             denied[n] = []
             for s, t in members:
                 flag = unsupported_flag(text, s, t, score)
@@ -408,7 +423,9 @@ def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:
     out: list[EditSpan] = []
     for e, m in zip(edits, where, strict=True):
         if m in denied and e.get("flagged"):
-            continue
+            s, t = within.get(m, spans[m])
+            if e["start"] < t and s < e["end"]:
+                continue  # a flag beside the denial's, in another statement, stays
         if e.get("flagged") and m in typed:
             e = {**e, "type": "contradictory"}
             denial = typed[m]
@@ -489,9 +506,15 @@ def collapsed_fix(edit: EditSpan) -> bool:
     """Whether ``edit`` replaces a clause (:data:`CLAUSE` words or more) with at most half as
     many words: a rewrite into a fragment, not a fix ("A sales agent from BestInsuranceXYZ
     contacts a potential customer to offer their insurance" -> "Sales Agent", the editor on a
-    dialogue's summary). A fix swaps a name or a word, or rewrites a whole sentence as one."""
+    dialogue's summary). A fix swaps a name or a word, or rewrites a whole sentence as one. So
+    is a fix of words that end the sentence which drops its full stop ("The music runs until
+    midnight." -> "The Salt Road Band": a name put in place of the statement)."""
     wrong, right = len(WORD.findall(edit["wrong"])), len(WORD.findall(edit["right"]))
-    return is_fix(edit) and wrong >= CLAUSE and right <= wrong / 2
+    ends = edit["wrong"].rstrip().endswith(_ENDS) and not edit["right"].rstrip().endswith(_ENDS)
+    return is_fix(edit) and ((wrong >= CLAUSE and right <= wrong / 2) or (wrong > 1 and ends))
+
+
+_ENDS = (".", "!", "?")
 
 
 def function_word_deletion(edit: EditSpan) -> bool:

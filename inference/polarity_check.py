@@ -96,12 +96,25 @@ __all__ = [
     "no_effect_clause",
     "none_clause",
     "polarity_conflict",
+    "statement_denial",
     "unoffered_member_clause",
 ]
 
 #: Content words of the text's sentence the denying clause may lack, and how many it must share.
 MISSING = 1
 SHARED = 3
+#: The most words a bare denial's thing holds ("No business parking lot."), and what before the
+#: claim's words of it puts them in the future or under a condition.
+STATEMENT_WORDS = 4
+_NOT_NOW = frozenset({"expected", "will", "back", "until", "once", "when", "if", "soon",
+                      "whether", "unless", "may", "might", "could", "would"})  # fmt: skip
+_BARE_DENIAL = re.compile(r"^\s*(?:no|not)\s+(?P<thing>[^\W\d][^.;:,!?()]*?)\s*[.!]?\s*$",
+                          re.IGNORECASE)  # fmt: skip
+_BARE_STATE = re.compile(r"^\s*(?:[^\W\d][\w'-]*\s+){0,2}(?P<state>[^\W\d]{4,})\s*[.!]?\s*$")
+_BARE_NOT = re.compile(
+    r"^\s*(?P<thing>[^\W\d][\w'-]*(?:\s+[\w'-]+){0,2})\s+not\s+(?P<state>[^\W\d]+)\s*[.!]?\s*$",
+    re.IGNORECASE,
+)
 #: The most words a list's middle member holds ("Northern Ireland"); longer, it is a clause.
 LIST_WORDS = 3
 
@@ -200,10 +213,12 @@ _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
 class PolarityConflict(NamedTuple):
-    """The text's sentence and the evidence clause that denies it."""
+    """The text's sentence and the evidence clause that denies it; ``bare`` where that clause
+    is a bare statement (:func:`statement_denial`: "No lift.")."""
 
     sentence: str
     clause: str
+    bare: bool = False
 
     def note(self) -> str:
         """What a verdict says of it."""
@@ -351,6 +366,55 @@ def none_clause(claim: str, sentence: str) -> str | None:
             own = set(_stems(_POSSESSIVE.sub("", member)))  # "children's books": "children" too
             if own and _covered(own, words) == own:
                 return clause.strip(" ,.")
+    return None
+
+
+def statement_denial(claim: str, sentence: str) -> str | None:
+    """The evidence ``sentence`` where it is a bare denial ("No lift.", "Not in stock.", "Pets
+    not allowed.": a record's false value, :mod:`favakit.json_evidence`, or a list's item) of
+    a thing or state of :data:`STATEMENT_WORDS` words at most, every content word of which is
+    one of ``claim``'s, as words or by their stem ("a building *with a lift*", "is *in stock*
+    now"); or a bare statement of a state ("Furnished.") the claim says with "un-", "non-",
+    "in-" or "dis-" ("comes *unfurnished*"); else None. A claim that puts the thing in the future or under a condition ("is
+    expected *back in stock*", "will be in stock", "if sold out") is the model's to read."""
+    if _denies(claim):
+        return None
+    found = _BARE_DENIAL.match(sentence) or _BARE_NOT.match(sentence)
+    if found is None:
+        return _opposite_of_statement(claim, sentence)
+    state = found.groupdict().get("state") or ""
+    if state and (
+        not state.lower().endswith("ed")
+        or _AUXILIARIES & set(_WORD.findall(found.group("thing").lower()))
+    ):
+        return None  # "Pets not allowed.", not "Poetry will not be."
+    thing = found.group("thing") + " " + state
+    if len(thing.split()) > STATEMENT_WORDS:
+        return None
+    own = set(_stems(thing))
+    words = _stems(claim)
+    if not own or _covered(own, words) != own:
+        return None
+    lowered = claim.lower()
+    for word in own:
+        at = next((m.start() for m in _WORD.finditer(lowered) if _same(word, _stem(m.group()))), -1)
+        before = set(_WORD.findall(lowered[max(0, at - 30) : at]))
+        if before & _NOT_NOW:
+            return None
+    return sentence.strip(" ,.")
+
+
+def _opposite_of_statement(claim: str, sentence: str) -> str | None:
+    """The evidence ``sentence`` where it is a bare statement of a state ("Furnished.", "Dogs
+    allowed.": a record's true value) that ``claim`` says in its negative form ("the flat comes
+    *unfurnished*"), else None."""
+    found = _BARE_STATE.match(sentence)
+    if found is None:
+        return None
+    state = found.group("state").lower()
+    for word in _WORD.findall(claim.lower()):
+        if word in (f"un{state}", f"non{state}", f"in{state}", f"dis{state}"):
+            return sentence.strip(" ,.")
     return None
 
 
@@ -526,7 +590,11 @@ def denied_words(sentence: str, clause: str) -> tuple[int, int] | None:
     auxiliary just before it ("You *should take a double dose* if you have missed one." against
     "Do not take a double dose to make up for a forgotten one"); None where there is none ("did
     not find any effect of the nap on how well volunteers slept": what the text changed is its
-    verb, not those words)."""
+    verb, not those words). Against a bare statement ("No lift."), the sentence's words of the
+    thing it denies (:func:`_statement_span`)."""
+    bare = _statement_span(sentence, clause)
+    if bare is not None:
+        return bare
     denial = next((d for d in _DENIAL.finditer(clause)
                    if not _NOT_A_DENIAL.match(clause, d.start())), None)  # fmt: skip
     if denial is None:
@@ -542,10 +610,34 @@ def denied_words(sentence: str, clause: str) -> tuple[int, int] | None:
     return mine[first].start(), mine[at + size - 1].end()  # "should take": as "do not take"
 
 
+def _statement_span(sentence: str, clause: str) -> tuple[int, int] | None:
+    """Where ``sentence`` says what a bare statement (:func:`statement_denial`) denies: from the
+    first of its words that is a word of the thing or state denied to the last ("is *in stock*
+    now" against "Not in stock"), or its word in the negative form ("*unfurnished*" against
+    "Furnished"); None where ``clause`` is no bare statement."""
+    found = _BARE_DENIAL.match(clause) or _BARE_NOT.match(clause)
+    if found is None:
+        state = _BARE_STATE.match(clause)
+        if state is None:
+            return None
+        word = state.group("state").lower()
+        for m in _WORD.finditer(sentence):
+            if m.group().lower() in (f"un{word}", f"non{word}", f"in{word}", f"dis{word}"):
+                return m.start(), m.end()
+        return None
+    own = set(_stems(found.group("thing") + " " + (found.groupdict().get("state") or "")))
+    at = [m for m in _WORD.finditer(sentence) if m.group().lower() in content_words(m.group())
+          and any(_same(w, _stem(m.group().lower())) for w in own)]  # fmt: skip
+    if not at:
+        return None
+    return at[0].start(), at[-1].end()
+
+
 def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | None:
     """The first sentence of ``text`` its evidence denies (module doc), or None. A sentence with
-    no matching evidence sentence is not read; one with a match is read against every evidence
-    sentence, each clause of it that is not negated (:func:`_text_clauses`)."""
+    no matching evidence sentence is read against bare denials only (:func:`statement_denial`);
+    one with a match against every evidence sentence, each clause of it that is not negated
+    (:func:`_text_clauses`)."""
     passages = [undo_ptb(e) for e in evidence]
     sentences = passage_sentences(passages)
     if not sentences:
@@ -554,15 +646,22 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
         clauses = _text_clauses(claim)
         if not clauses:
             continue
-        if matching_sentence(_without_purpose(claim), sentences) is None:
-            continue
+        matched = matching_sentence(_without_purpose(claim), sentences) is not None
         for part in (c.strip(" ,.;") for c in clauses):
             for i, sentence in sentences:
-                clause = (denying_clause(part, sentence) or none_clause(part, sentence)
-                          or closed_clause(part, sentence)
-                          or exception_clause(part, sentence)
-                          or no_effect_clause(part, sentence)
-                          or unoffered_member_clause(part, sentence, passages[i]))  # fmt: skip
+                clause = None
+                if matched:  # a bare statement shares too few words to be the match
+                    clause = (denying_clause(part, sentence) or none_clause(part, sentence)
+                              or closed_clause(part, sentence)
+                              or exception_clause(part, sentence)
+                              or no_effect_clause(part, sentence))  # fmt: skip
+                if clause is not None:
+                    return PolarityConflict(claim, clause)
+                clause = statement_denial(part, sentence)
+                if clause is not None:
+                    return PolarityConflict(claim, clause, bare=True)
+                if matched:
+                    clause = unoffered_member_clause(part, sentence, passages[i])
                 if clause is not None:
                     return PolarityConflict(claim, clause)
     return None

@@ -359,3 +359,32 @@ def test_a_score_gives_no_count_and_all_of_a_whole_is_a_part() -> None:
     assert counts("City have not won all of their last five matches.") == []
     # a range with the word it counts after it still counts that word
     assert count_conflict("The course lasts 3-5 years.", ["The course lasts three years."]) is None
+
+
+def test_a_bare_statement_of_a_count_contradicts_the_text_s_count() -> None:
+    """A record's value said as a statement ("1 bathroom.", "Weight: 1.4 kg.": favakit.
+    json_evidence) has no words around its count to match a claim by (session 53)."""
+    record = ["Type: flat.\n2 bedrooms.\n1 bathroom.\nWeight: 1.4 kg.\nCapacity: 350."]
+    found = count_conflict("The flat is on the third floor and it has two bathrooms.", record)
+    assert found is not None
+    assert (found.written, found.evidence_numbers, found.sentence) == ("two", ("1",), "1 bathroom.")
+    weighs = count_conflict("It weighs 1.8 kg.", record)  # "Weight" is "weighs"' key
+    assert weighs is not None and weighs.evidence_numbers == ("1.4",)
+    # a key the claim does not share, a value the evidence gives elsewhere, a longer sentence
+    assert count_conflict("The parcel holds 1.8 kg of flour.", record) is None
+    assert (
+        count_conflict("It has two bathrooms.", [record[0] + "\nGuest house: 2 bathrooms."]) is None
+    )
+    assert (
+        count_conflict("It has two bathrooms.", ["The main house of the estate has 1 bathroom."])
+        is None
+    )
+
+
+def test_from_starts_a_range_only_where_the_range_goes_on() -> None:
+    """ "a rating from 312 reviews" counts reviews; "from 5 to 10 players" bounds a range."""
+    assert [(c.written, c.counted) for c in counts("It has a rating from 312 reviews.")] == [
+        ("312", "review")
+    ]
+    assert counts("Teams range from 5 to 10 players.") == []
+    assert counts("It rose from 3 million to 5 million.") == []

@@ -189,3 +189,14 @@ def test_a_text_opening_with_a_common_word_or_naming_the_evidence_s_person_takes
     unnamed = text.replace("goalkeeper Sam Okafor", "their goalkeeper")
     whole = (0, len(unnamed))
     assert count_fix(_flag(unnamed, whole), unnamed, whole, [report], "Ashdale") is None
+
+
+def test_a_bare_statement_of_a_record_lends_its_count() -> None:
+    """ "212 reviews." (a record's "review_count": favakit.json_evidence) has no words around
+    its number to match the text's by; as a bare statement it lends its count (session 53)."""
+    record = {"title": "The Copper Kettle", "text": "Name: The Copper Kettle.\n212 reviews.\n"
+              "Hours Tuesday: 8 am to 4 pm."}  # fmt: skip
+    text = "The Copper Kettle has a 4.5-star rating from 312 reviews."
+    whole = (0, len(text))
+    fixed = count_fix(_flag(text, whole), text, whole, [record], "The Copper Kettle")
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("312", "212")

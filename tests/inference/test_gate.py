@@ -263,6 +263,13 @@ def test_a_fix_comes_from_the_evidence_or_becomes_a_flag() -> None:
     assert grounded_fix(edit("1979", "14"), sentence, evidence)["right"] == "1879"
     # a fix the evidence holds stays as it is
     assert grounded_fix(edit("1979", "1879"), sentence, evidence)["right"] == "1879"
+    # a number the evidence gives only inside a longer one, away from the sentence's closest
+    # evidence sentence, is no fix (session 53: "312 reviews" -> "4" of "4.5 stars")
+    cafe = [{"title": "", "text": "The cafe is on Mill Lane. It has 4.5 stars."}]
+    reviews = "The cafe on Mill Lane has 312 reviews."
+    fragment = {"type": "entity", "start": 26, "end": 29, "wrong": "312", "right": "4"}
+    held = grounded_fix(fragment, reviews, cafe)  # type: ignore[arg-type]
+    assert held["flagged"] and held["right"] == "312"
     # a number of another statement (his death's year), not of the sentence the text says, is
     # no fix: a flag (session 47)
     death = grounded_fix(edit("1979", "1955"), sentence, evidence)
@@ -808,6 +815,13 @@ def test_a_clause_rewritten_into_a_fragment_is_flagged_at_its_unbacked_words() -
     swap: EditSpan = {"type": "entity", "start": bus, "end": bus + 3, "wrong": "bus",
                       "right": "railway"}  # fmt: skip
     assert collapsed_fix(rewrite) and not collapsed_fix(swap)
+    # a fix of the words that end a sentence which drops its full stop puts a name in place of
+    # the statement (session 53: "The music runs until midnight." -> "The Salt Road Band")
+    ending: EditSpan = {"type": "entity", "start": 4, "end": 30, "wrong": "music runs until "
+                        "midnight.", "right": "Salt Road Band"}  # fmt: skip
+    assert collapsed_fix(ending)
+    assert not collapsed_fix({**ending, "wrong": "midnight.", "right": "11 pm."})
+    assert not collapsed_fix({**ending, "wrong": "Inc.", "right": "Ltd"})  # one word: no clause
     result: EditResult = {"original": text, "corrected": "", "edits": [rewrite, swap],
                           "evidence": evidence}  # fmt: skip
     gated = gate_result(result, sentence_spans(text), [0.1, 0.9], threshold=0.5)

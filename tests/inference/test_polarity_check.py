@@ -9,6 +9,7 @@ from favakit.inference.polarity_check import (
     no_effect_clause,
     none_clause,
     polarity_conflict,
+    statement_denial,
 )
 
 WARRANTY = (
@@ -295,3 +296,32 @@ def test_a_list_member_the_evidence_says_is_not_affected_is_denied() -> None:
     assert found is not None and found.clause == "Kettles in white are not affected"
     assert [[text[a:b] for a, b in m] for m in list_members(text)] == [["black", "silver", "white"]]
     assert polarity_conflict(text.replace(", silver and white", " and silver"), notice) is None
+
+
+def test_a_bare_denial_denies_the_thing_or_state_it_names() -> None:
+    """A record's false value said as a statement ("No lift.", "Not in stock.", "Pets not
+    allowed.": favakit.json_evidence) shares too few words with a sentence to be its match; it
+    denies a sentence that says the thing or state in its words (session 53)."""
+    record = ["Type: flat.\nNo lift.\nNot in stock.\nBills not included.\nFurnished.\nNo food."]
+    lift = polarity_conflict("The flat is on the third floor of a building with a lift.", record)
+    assert lift is not None and (lift.clause, lift.bare) == ("No lift", True)
+    assert statement_denial("It is in stock now", "Not in stock.") == "Not in stock"
+    assert statement_denial("with bills included in the rent", "Bills not included.") == (
+        "Bills not included")  # fmt: skip
+    assert statement_denial("the flat comes unfurnished", "Furnished.") == "Furnished"
+    # what the sentence says itself negated, in the future or under a condition, is the model's
+    assert polarity_conflict("Bills are not included.", record) is None
+    assert (
+        statement_denial("The drill is expected back in stock in January", "Not in stock.") is None
+    )
+    assert statement_denial("It will be in stock soon", "Not in stock.") is None
+    # a denial that is no bare statement of a thing: "Poetry will not be judged."
+    assert statement_denial("Poetry is judged by a panel", "Poetry will not be.") is None
+    assert statement_denial("The flat has a garden", "No lift.") is None
+    # where the sentence says it: the denied thing's words
+    sentence = "It costs £129 and is in stock now."
+    at = denied_words(sentence, "Not in stock")
+    assert at is not None and sentence[at[0] : at[1]] == "stock"
+    comes = "The flat comes unfurnished."
+    at = denied_words(comes, "Furnished")
+    assert at is not None and comes[at[0] : at[1]] == "unfurnished"
