@@ -77,6 +77,9 @@ The rule, sentence by sentence:
   at words): the evidence's words in its place ("a *train* accident at the age of 18" -> "bus"
   against "A bus accident at the age of 18 ..."), where the checker finds the sentence so fixed
   supported; the sentence's other flags stay.
+* **what a record still denies** (:func:`~favakit.inference.gate_edits.bare_denials_flagged`):
+  a sentence with fixes and no flag that a bare statement of the evidence denies ("No lift.")
+  is flagged at the denied words ("The flat has *two* bathrooms and a *lift*.");
 * **a denied list member** (:func:`~favakit.inference.gate_edits.denials_typed`): a flag in a
   sentence the evidence denies in its own words is typed ``contradictory``, and put at the
   members of the sentence's list the denial names ("... the harbour district and *Old Town*"
@@ -121,6 +124,7 @@ from favakit.inference.gate_checks import (
 )
 from favakit.inference.gate_edits import (
     SentenceScorer,
+    bare_denials_flagged,
     cite,
     denials_typed,
     evidence_swap,
@@ -253,5 +257,6 @@ class GatedEditor:
         # edited
         cited = [flags_cited_at_clauses(r, t) for r, t in zip(gated, topics, strict=True)]
         if getattr(self.checker, "polarity_check", True):  # off where checker.json turns it off
+            cited = [bare_denials_flagged(r) for r in cited]
             cited = [denials_typed(r, at_members=self.flags == "words") for r in cited]
         return [without_layout(r) for r in cited]

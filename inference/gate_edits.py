@@ -49,8 +49,8 @@ from favakit.text import STOPWORDS, sentence_spans, states_nothing
 # Questions, as_flag, cited, decontextualized, is_fix, person_turned_to and subject_of are
 # shared with gate_checks
 __all__ = [
-    "Questions", "SentenceScorer", "as_flag", "backed_deletion", "cite", "cited",
-    "collapsed_fix", "decontextualized", "denials_typed", "evidence_swap",
+    "Questions", "SentenceScorer", "as_flag", "backed_deletion", "bare_denials_flagged", "cite",
+    "cited", "collapsed_fix", "decontextualized", "denials_typed", "evidence_swap",
     "flags_cited_at_clauses", "function_word_deletion",
     "gate_result", "grounded_fix", "is_fix", "person_turned_to", "pronouns_mean", "rule_fix",
     "rule_fixes",
@@ -357,6 +357,43 @@ def cited(
     fix = "" if span.get("flagged") else span["right"]
     found = cite(sentence, fix, passages, context, subject)
     return {**span, "cites": found} if found else span
+
+
+def bare_denials_flagged(result: EditResult) -> EditResult:
+    """``result`` with a flag, typed ``contradictory`` and citing the denial, where a sentence
+    holds fixes and no flag, and a bare statement of the evidence denies what the fixes leave
+    (:func:`~favakit.inference.polarity_check.statement_denial`: "The flat has *two* bathrooms
+    and a lift." -> "1", against "No lift."): the flag goes at the denied words, where no edit
+    touches them. A record's values each say one thing, so fixing one leaves the others'."""
+    text, edits = result["original"], result.get("edits", [])
+    passages = result.get("evidence", [])
+    evidence = [str(p.get("text", "")) for p in passages]
+    if not evidence or not edits:
+        return result
+    spans = sentence_spans(text)
+    where = [sentence_of(spans, e["start"], e["end"]) for e in edits]
+    added: list[EditSpan] = []
+    for n in sorted({n for n in where if n is not None}):
+        mine = [e for e, m in zip(edits, where, strict=True) if m == n]
+        if any(e.get("flagged") for e in mine):
+            continue  # denials_typed puts a flagged sentence's flags at the denied words
+        a, b = spans[n]
+        conflict = polarity_conflict(text[a:b], evidence)
+        if conflict is None or not conflict.bare:
+            continue
+        at = denied_words(text[a:b], conflict.clause)
+        if at is None or any(e["start"] < a + at[1] and a + at[0] < e["end"] for e in mine):
+            continue
+        score = min(float(e.get("checker_score", 0.0)) for e in mine)
+        flag = unsupported_flag(text, a + at[0], a + at[1], score)
+        flag["type"] = "contradictory"
+        found = cite(conflict.clause, "", passages)
+        if found:
+            flag["cites"] = found
+        added.append(flag)
+    if not added:
+        return result
+    return {**result, "edits": sorted([*edits, *added], key=lambda e: (e["start"], e["end"]))}
 
 
 def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:

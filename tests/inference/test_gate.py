@@ -1545,3 +1545,26 @@ def test_a_denied_list_member_is_flagged_at_that_member() -> None:
     # flagging whole sentences, the sentence stays flagged whole
     [whole] = GatedEditor(_Retrieved([about]), _ByText({}), flags="sentences").edit_many([text])  # type: ignore[arg-type]
     assert [(e["wrong"], e["type"]) for e in whole["edits"]] == [(text[:-1], "contradictory")]
+
+
+def test_a_fixed_sentence_a_bare_denial_still_denies_is_flagged_at_the_denied_words() -> None:
+    """A record's values each say one thing: fixing "two" bathrooms leaves "a lift", which the
+    record's "No lift." denies, to be flagged (session 53)."""
+    from favakit.inference.gate_edits import bare_denials_flagged
+
+    text = "The flat has two bathrooms and a lift. It has a garden."
+    fix: EditSpan = {"type": "entity", "start": 13, "end": 16, "wrong": "two", "right": "1",
+                     "checker_score": 0.02}  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": [fix],
+                          "evidence": [{"title": "Flat 3", "text": "1 bathroom.\nNo lift."}]}  # fmt: skip
+    edits = bare_denials_flagged(result)["edits"]
+    assert edits[0] == fix and len(edits) == 2
+    flag = edits[1]
+    assert (text[flag["start"] : flag["end"]], flag["type"], flag.get("flagged")) == (
+        "lift", "contradictory", True)  # fmt: skip
+    assert flag["cites"]["sentence"] == "No lift."
+    # a sentence the record does not deny, or one already flagged, is left as it is
+    assert bare_denials_flagged({**result, "evidence": [{"title": "", "text": "1 bathroom."}]}) == {
+        **result, "evidence": [{"title": "", "text": "1 bathroom."}]}  # fmt: skip
+    flagged: EditSpan = {**fix, "right": "two", "flagged": True}
+    assert bare_denials_flagged({**result, "edits": [flagged]})["edits"] == [flagged]
