@@ -11,7 +11,8 @@ line, in the shape favakit reads a Markdown table's row in ("Rent per month: £1
   ("OutdoorSeating" -> "outdoor seating"; an acronym or a word with a capital inside, "EPC",
   "WiFi", kept as written; a key of one word, "Monday", as it is);
 - a nested object's keys after its own ("hours": {"Monday": ...} -> "Hours Monday: closed."),
-  save a container whose name says nothing ("attributes", "specs", "details", ...);
+  save a container whose name says nothing ("attributes", "specs", "details", ...) and one
+  whose keys repeat its first word ("review_info": {"review_stars": 5} -> "Review stars: 5.");
 - a unit ending a key goes with its value: ``price_gbp: 129.99`` -> "Price: £129.99.",
   ``weight_kg: 1.4`` -> "Weight: 1.4 kg.", ``charge_time_min: 60`` -> "Charge time: 60
   minutes.";
@@ -24,8 +25,8 @@ line, in the shape favakit reads a Markdown table's row in ("Rent per month: £1
 - a list of plain values is one statement ("Lineup: A, B and C."), a list of objects a
   statement per value of each;
 - an ISO date is written out ("2027-01-15" -> "15 January 2027"), a 24-hour time as people
-  write it ("19:30" -> "7:30 pm", "8:00-16:00" -> "8 am to 4 pm"), an enumeration's
-  underscores read as spaces ("beer_and_wine" -> "beer and wine").
+  write it ("19:30" -> "7:30 pm", "8:00-16:00" and Yelp's "8:0-16:0" -> "8 am to 4 pm"), an
+  enumeration's underscores read as spaces ("beer_and_wine" -> "beer and wine").
 
 The record's name ("name", "title", "product", "event", ...) is the passage's title, where the
 caller gave none: what a fix taken from it is about. Only an evidence string that is a whole
@@ -78,8 +79,9 @@ _STATE_ENDINGS = ("ble", "ive", "ful", "ed")
 
 _CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z]{2,}\b)|(?<=[A-Za-z])(?=\d)")
 _ISO_DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{1,2}:\d{2})(?::\d{2})?\S*)?")
-_CLOCK = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
-_CLOCK_RANGE = re.compile(r"^\s*(\d{1,2}:\d{2})\s*[-–]\s*(\d{1,2}:\d{2})\s*$")
+# "19:30", and Yelp's "11:0" (minutes in one digit)
+_CLOCK = re.compile(r"(?<![\d:])([01]?\d|2[0-3]):([0-5]?\d)(?![\d:])")
+_CLOCK_RANGE = re.compile(r"^\s*(\d{1,2}:\d{1,2})\s*[-–]\s*(\d{1,2}:\d{1,2})\s*$")
 _QUOTED = re.compile(r"u?'[^']*'|u?\"[^\"]*\"")
 _ENUM = re.compile(r"^[a-z]+(?:_[a-z]+)+$")
 
@@ -133,11 +135,12 @@ def _statements(record: dict[str, Any], path: list[str]) -> list[str]:
     for key, value in record.items():
         value = _unquoted(value)
         words, unit = _key_words(str(key))
-        name = (
-            path
-            if words.lower() in _SILENT_CONTAINERS and isinstance(value, dict)
-            else [*path, words]
-        )
+        if words.lower() in _SILENT_CONTAINERS and isinstance(value, dict):
+            name = path
+        elif path and words.split()[:1] == path[-1].split()[:1]:
+            name = [*path[:-1], words]  # "review_info": {"review_stars": 5}: "Review stars"
+        else:
+            name = [*path, words]
         if isinstance(value, dict):
             said.extend(_statements(value, name))
         elif isinstance(value, list):

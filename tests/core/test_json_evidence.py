@@ -76,6 +76,19 @@ def test_records_printed_by_python_and_yelp_s_quoted_values() -> None:
     assert said.title == "Subway"
 
 
+def test_yelp_s_hours_and_a_list_of_reviews() -> None:
+    said = statements({
+        "name": "Pizza Hut", "hours": {"Monday": "11:0-21:30"},
+        "review_info": [{"review_date": "2021-06-01 12:34:56", "review_text": "Great crust."}],
+    })  # fmt: skip
+    assert said == [
+        "Name: Pizza Hut.",
+        "Hours Monday: 11 am to 9:30 pm.",  # minutes in one digit, as Yelp writes them
+        "Review date: 1 June 2021, 12:34 pm.",  # "review_info review date": said once
+        "Review text: Great crust.",
+    ]
+
+
 def test_a_list_of_records_and_what_is_not_a_record() -> None:
     said = read_json_evidence('[{"room": "A1", "seats": 30}, {"room": "B2", "seats": 12}]')
     assert said is not None
