@@ -13,9 +13,10 @@ line, in the shape favakit reads a Markdown table's row in ("Rent per month: £1
 - a nested object's keys after its own ("hours": {"Monday": ...} -> "Hours Monday: closed."),
   save a container whose name says nothing ("attributes", "specs", "details", ...) and one
   whose keys repeat its first word ("review_info": {"review_stars": 5} -> "Review stars: 5.");
-- a unit ending a key goes with its value: ``price_gbp: 129.99`` -> "Price: £129.99.",
-  ``weight_kg: 1.4`` -> "Weight: 1.4 kg.", ``charge_time_min: 60`` -> "Charge time: 60
-  minutes.";
+- a unit ending a key goes with its value where that is a number (or numbers): ``price_gbp:
+  129.99`` -> "Price: £129.99.", ``weight_kg: 1.4`` -> "Weight: 1.4 kg.", ``ram_gb: 8`` ->
+  "Ram: 8 GB.", ``charge_time_min: 60`` -> "Charge time: 60 minutes." (``check_out: "11:00"``
+  is "Check out: 11 am.");
 - a number whose key names things is said as a count of them ("bedrooms": 2 -> "2
   bedrooms.", "review_count": 212 -> "212 reviews.");
 - true and false say their key as a statement: a thing had or not ("lift": false -> "No
@@ -58,6 +59,9 @@ _SILENT_CONTAINERS = frozenset(
 _NAME_KEYS = frozenset({"name", "title", "product", "product_name", "event", "event_name",
                         "business_name", "company", "company_name", "full_name"})  # fmt: skip
 
+#: Keys that count what the key before them names ("review_count", "rating": {"count": 86}).
+_COUNT_WORDS = frozenset({"count", "number", "total", "num"})
+
 #: A unit ending a key: (written before the value, written after it).
 _CURRENCIES = {"gbp": "£", "usd": "$", "eur": "€", "jpy": "¥", "inr": "₹"}
 _UNITS = {
@@ -67,14 +71,17 @@ _UNITS = {
     "hr": "hours", "hrs": "hours", "hours": "hours", "days": "days", "weeks": "weeks",
     "months": "months", "years": "years", "v": "V", "ah": "Ah", "mah": "mAh", "nm": "Nm",
     "w": "W", "kw": "kW", "kwh": "kWh", "l": "litres", "ml": "ml", "pct": "%", "percent": "%",
-    "sqm": "square metres", "sqft": "square feet",
+    "sqm": "square metres", "sqft": "square feet", "kb": "KB", "mb": "MB", "gb": "GB",
+    "tb": "TB", "hz": "Hz", "khz": "kHz", "mhz": "MHz", "ghz": "GHz", "mp": "MP",
+    "inches": "inches", "inch": "inches", "ft": "ft", "feet": "feet", "kcal": "kcal",
 }  # fmt: skip
 
 #: What makes a true-or-false key a state ("in stock", "sold out", "wheelchair accessible"),
 #: said "Not ..." when false; any other key is a thing had, said "No ..." ("No lift.").
 _PREPOSITIONS = frozenset({"in", "on", "at", "under", "over", "within", "out"})
 _STATES = frozenset({"open", "out", "free", "available", "active", "live", "closed", "new",
-                     "used", "online", "sold", "ready", "required", "verified", "refundable"})  # fmt: skip
+                     "used", "online", "sold", "ready", "required", "verified", "refundable",
+                     "vegan", "vegetarian", "halal", "kosher", "organic"})  # fmt: skip
 _STATE_ENDINGS = ("ble", "ive", "ful", "ed")
 
 _CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z][a-z])|(?<=[a-z])(?=[A-Z]{2,}\b)|(?<=[A-Za-z])(?=\d)")
@@ -130,11 +137,17 @@ def _parsed(text: str) -> Any:
         return None
 
 
-def _statements(record: dict[str, Any], path: list[str]) -> list[str]:
+def _statements(
+    record: dict[str, Any], path: list[str], outer_unit: str | None = None
+) -> list[str]:
+    """The statements of ``record``, its keys said after ``path``'s words; ``outer_unit`` is a
+    unit its container's key ended with ("salary_gbp": {"min": 65000} -> "Salary min:
+    £65,000.")."""
     said: list[str] = []
     for key, value in record.items():
         value = _unquoted(value)
-        words, unit = _key_words(str(key))
+        words, unit, per = _key_words(str(key), value)
+        unit = unit or outer_unit
         if words.lower() in _SILENT_CONTAINERS and isinstance(value, dict):
             name = path
         elif path and words.split()[:1] == path[-1].split()[:1]:
@@ -142,7 +155,7 @@ def _statements(record: dict[str, Any], path: list[str]) -> list[str]:
         else:
             name = [*path, words]
         if isinstance(value, dict):
-            said.extend(_statements(value, name))
+            said.extend(_statements(value, name, unit))
         elif isinstance(value, list):
             plain = [_value(v, unit) for v in value if not isinstance(v, (dict, list))]
             plain = [v for v in plain if v]
@@ -154,25 +167,33 @@ def _statements(record: dict[str, Any], path: list[str]) -> list[str]:
         elif isinstance(value, bool):
             said.append(_sentence(_yes_or_no(" ".join(name), value)))
         else:
-            shown = _value(value, unit)
-            counted = _counted(name, value) if unit is None else None
-            if counted:
-                said.append(_sentence(f"{shown} {counted}"))
+            shown = _value(value, unit) + (f" {per}" if per else "")
+            counted, said_of = None, name[:-1]
+            if unit is None and not per:
+                if words.lower() in _COUNT_WORDS and len(name) > 1:  # "rating": {"count": 86}
+                    counted, said_of = _counted(f"{name[-2]} count", value), name[:-2]
+                else:
+                    counted = _counted(words, value)
+            if counted:  # "2 bedrooms.", "Rating: 58 votes.", "86 ratings."
+                said.append(_statement(said_of, f"{shown} {counted}"))
             elif shown:
                 said.append(_statement(name, shown))
     return said
 
 
-def _counted(name: list[str], value: Any) -> str | None:
+def _counted(key: str, value: Any) -> str | None:
     """What a number counts where its key names things ("bedrooms": 2 -> "2 bedrooms", "stars":
     4.5 -> "4.5 stars", "review_count": 212 -> "212 reviews"; one of them singular: "1
-    bathroom"), so that the count is read as counts are written; None for any other key."""
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not name:
+    bathroom"; "calories_per_serving": 420 -> "420 calories per serving"), so that the count is
+    read as counts are written; None for any other key."""
+    words = key.split()
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not words:
         return None
-    words = " ".join(name).split()
-    if len(words) > 1 and words[-1].lower() in ("count", "number", "total", "num"):
+    if len(words) > 1 and words[-1].lower() in _COUNT_WORDS:
         words = words[:-1]
         words[-1] = _plural(words[-1])
+    if len(words) == 3 and words[1] == "per" and _is_plural(words[0]):
+        return " ".join(words)  # "calories_per_serving": 420 -> "420 calories per serving"
     if len(words) > 3 or not _is_plural(words[-1]):
         return None
     if value == 1:
@@ -247,17 +268,36 @@ def _capital(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _key_words(key: str) -> tuple[str, str | None]:
-    """A key's words and the unit that ends it, if one does: ``"price_gbp"`` -> ``("price",
-    "gbp")``."""
+def _key_words(key: str, value: Any) -> tuple[str, str | None, str]:
+    """A key's words and, for a number, numbers or an object of numbers, the unit that ends it
+    and the "per" after it, if any: ``"price_gbp"`` -> ``("price", "gbp", "")``,
+    ``"car_park_gbp_per_day"`` -> ``("car park", "gbp", "per day")``; ``"check_out"`` with a
+    time is ``("check out", None, "")``."""
     parts = [p for p in re.split(r"[_\-\s.]+", _CAMEL.sub(" ", key)) if p]
-    unit = None
-    if len(parts) > 1 and (parts[-1].lower() in _UNITS or parts[-1].lower() in _CURRENCIES):
-        unit = parts.pop().lower()
+    unit, per = None, ""
+    if _numeric(value) and len(parts) > 1:
+        if len(parts) > 3 and parts[-2].lower() == "per" and _is_unit(parts[-3]):
+            per = f"per {parts[-1].lower()}"
+            unit = parts[-3].lower()
+            parts = parts[:-3]
+        elif _is_unit(parts[-1]):
+            unit = parts.pop().lower()
     if len(parts) > 1:  # a key of one word ("Monday", "stars") keeps its case
         parts = [p if _kept_as_written(p) else p.lower() for p in parts]
-    words = parts
-    return " ".join(words), unit
+    return " ".join(parts), unit, per
+
+
+def _is_unit(word: str) -> bool:
+    return word.lower() in _UNITS or word.lower() in _CURRENCIES
+
+
+def _numeric(value: Any) -> bool:
+    """A number, a list of numbers, or an object whose values are numbers."""
+    values = list(value.values()) if isinstance(value, dict) else (
+        value if isinstance(value, list) else [value])  # fmt: skip
+    return bool(values) and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+    )
 
 
 def _kept_as_written(word: str) -> bool:

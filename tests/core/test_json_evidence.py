@@ -119,3 +119,27 @@ def test_a_request_s_json_evidence_is_read_as_statements_and_titled() -> None:
 )
 def test_the_twelve_hour_clock(clock: str, said: str) -> None:
     assert statements({"at": clock}) == [f"At: {said}."]
+
+
+def test_units_only_with_numbers_per_and_a_container_s_unit() -> None:
+    assert statements({
+        "check_out": "11:00",  # "out" is no unit of a time ("in" none of a "check_in")
+        "ram_gb": 8, "storage_options_gb": [128, 256],
+        "nearby_car_park_gbp_per_day": 8, "salary_gbp": {"min": 65000, "max": 75000},
+        "calories_per_serving": 420, "rating": {"average": 4.6, "votes": 58},
+        "review": {"count": 86},
+        "vegan": False, "gluten_free": False,
+    }) == [
+        "Check out: 11 am.",
+        "Ram: 8 GB.",
+        "Storage options: 128 GB and 256 GB.",
+        "Nearby car park: £8 per day.",
+        "Salary min: £65,000.",
+        "Salary max: £75,000.",
+        "420 calories per serving.",
+        "Rating average: 4.6.",
+        "Rating: 58 votes.",  # a count under its container's name
+        "86 reviews.",
+        "Not vegan.",
+        "Not gluten free.",
+    ]  # fmt: skip
