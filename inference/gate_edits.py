@@ -382,8 +382,8 @@ def bare_denials_flagged(result: EditResult) -> EditResult:
         if conflict is None or not conflict.bare:
             continue
         at = denied_words(text[a:b], conflict.clause)
-        if at is None or any(e["start"] < a + at[1] and a + at[0] < e["end"] for e in mine):
-            continue
+        if at is None or any(e["start"] < a + at[1] and a + at[0] < e["end"] for e in edits):
+            continue  # an edit there already (a deletion may start in the space before)
         score = min(float(e.get("checker_score", 0.0)) for e in mine)
         flag = unsupported_flag(text, a + at[0], a + at[1], score)
         flag["type"] = "contradictory"

@@ -472,7 +472,9 @@ def without_layout(result: EditResult) -> EditResult:
     Q&A's question, :func:`~favakit.text.states_nothing`) is dropped, and each flag (no fix
     offered) is kept to its words (:func:`_kept_to_words`: "3. He" -> "He", "1737." ->
     "1737"); a flag of nothing but them is dropped. A swap (an ``entity`` or ``relation`` fix) is
-    kept to the words it changes (:func:`changed_words`). The gate's last step."""
+    kept to the words it changes (:func:`changed_words`). A flag inside a fix or a deletion
+    (a sentence deleted from the space before it, and flagged at its words for an edit the
+    editor appended after it) is dropped: edits never overlap. The gate's last step."""
     text = result["original"]
     out: list[EditSpan] = []
     for e in result.get("edits", []):
@@ -487,6 +489,9 @@ def without_layout(result: EditResult) -> EditResult:
             e = {**e, "start": start, "end": end, "wrong": text[start:end],
                  "right": text[start:end]}  # fmt: skip
         out.append(e)
+    changes = [e for e in out if not e.get("flagged")]
+    out = [e for e in out if not e.get("flagged") or not any(
+        c["start"] < e["end"] and e["start"] < c["end"] for c in changes)]  # fmt: skip
     if out == result.get("edits", []):
         return result
     return {**result, "edits": out, "corrected": apply_edits(text, out)}

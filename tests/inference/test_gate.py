@@ -1568,3 +1568,28 @@ def test_a_fixed_sentence_a_bare_denial_still_denies_is_flagged_at_the_denied_wo
         **result, "evidence": [{"title": "", "text": "1 bathroom."}]}  # fmt: skip
     flagged: EditSpan = {**fix, "right": "two", "flagged": True}
     assert bare_denials_flagged({**result, "edits": [flagged]})["edits"] == [flagged]
+    # nor are words an edit already covers: a deletion of the sentence from the space before it
+    lifted = "It has two bathrooms. A lift serves every floor."
+    gone: EditSpan = {"type": "invented", "start": 20, "end": len(lifted), "wrong": lifted[20:],
+                      "right": "", "checker_score": 0.02}  # fmt: skip
+    kept = {**result, "original": lifted, "edits": [gone]}
+    assert bare_denials_flagged(kept)["edits"] == [gone]  # type: ignore[arg-type]
+
+
+def test_no_flag_is_left_inside_a_deletion() -> None:
+    """Edits never overlap: a flag inside a sentence the gate deleted from the space before it
+    (session 53: the editor appended evidence after the text, and the last sentence was flagged
+    at its words as well) is dropped; a flag beside the deletion stays."""
+    from favakit.inference.gate_words import without_layout
+
+    text = "It has a 64 MP camera. A headphone jack is included."
+    gone: EditSpan = {"type": "invented", "start": 22, "end": len(text), "wrong": text[22:],
+                      "right": ""}  # fmt: skip
+    inside: EditSpan = {"type": "contradictory", "start": 25, "end": 39,
+                        "wrong": "headphone jack", "right": "headphone jack", "flagged": True}  # fmt: skip
+    beside: EditSpan = {"type": "entity", "start": 9, "end": 11, "wrong": "64", "right": "64",
+                        "flagged": True}  # fmt: skip
+    result: EditResult = {"original": text, "corrected": "", "edits": [beside, gone, inside]}
+    kept = without_layout(result)
+    assert kept["edits"] == [beside, gone]
+    assert kept["corrected"] == "It has a 64 MP camera."
