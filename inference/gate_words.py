@@ -474,12 +474,15 @@ def without_layout(result: EditResult) -> EditResult:
     "1737"); a flag of nothing but them is dropped. A swap (an ``entity`` or ``relation`` fix) is
     kept to the words it changes (:func:`changed_words`). A flag inside a fix or a deletion
     (a sentence deleted from the space before it, and flagged at its words for an edit the
-    editor appended after it) is dropped: edits never overlap. The gate's last step."""
+    editor appended after it) is dropped: edits never overlap. An edit whose correction is its
+    wrong text is a flag. The gate's last step."""
     text = result["original"]
     out: list[EditSpan] = []
     for e in result.get("edits", []):
         if e["end"] <= _layout_end(text, e["start"]) or states_nothing(_line_at(text, e["start"])):
             continue  # wholly inside "1. " or "- ", or a heading or question
+        if not e.get("flagged") and e["right"] == e["wrong"]:
+            e = {**e, "flagged": True}  # a correction equal to the wrong text: no fix offered
         if not e.get("flagged"):
             e = changed_words(e)
         else:

@@ -1593,3 +1593,7 @@ def test_no_flag_is_left_inside_a_deletion() -> None:
     kept = without_layout(result)
     assert kept["edits"] == [beside, gone]
     assert kept["corrected"] == "It has a 64 MP camera."
+    # a correction equal to the wrong text is no fix: it comes back as a flag (seen with
+    # session 52's code on a record read raw: "included." -> "included.")
+    same: EditSpan = {"type": "entity", "start": 9, "end": 11, "wrong": "64", "right": "64"}
+    assert without_layout({**result, "edits": [same]})["edits"] == [{**same, "flagged": True}]
