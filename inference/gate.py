@@ -77,13 +77,14 @@ The rule, sentence by sentence:
   at words): the evidence's words in its place ("a *train* accident at the age of 18" -> "bus"
   against "A bus accident at the age of 18 ..."), where the checker finds the sentence so fixed
   supported; the sentence's other flags stay.
-* **what a record still denies** (:func:`~favakit.inference.gate_edits.bare_denials_flagged`):
-  a sentence with fixes and no flag that a bare statement of the evidence denies ("No lift.")
-  is flagged at the denied words ("The flat has *two* bathrooms and a *lift*.");
 * **a denied list member** (:func:`~favakit.inference.gate_edits.denials_typed`): a flag in a
   sentence the evidence denies in its own words is typed ``contradictory``, and put at the
   members of the sentence's list the denial names ("... the harbour district and *Old Town*"
-  against "There are no stations in Old Town").
+  against "There are no stations in Old Town");
+* **what a record still denies** (:func:`~favakit.inference.gate_edits.bare_denials_flagged`):
+  in a sentence holding an edit, the words each bare statement of the evidence denies ("No
+  lift.", "Not gluten free.") are flagged where no edit touches them ("The flat has *two*
+  bathrooms and a *lift*.");
 * **layout** (last; :func:`~favakit.inference.gate_words.without_layout`): a list's numbers and
   bullets ("2. He died in 1737.") are read past when the text is split and decontextualized,
   and never edited, nor is a Markdown heading or a Q&A's labelled question (never scored
@@ -257,6 +258,6 @@ class GatedEditor:
         # edited
         cited = [flags_cited_at_clauses(r, t) for r, t in zip(gated, topics, strict=True)]
         if getattr(self.checker, "polarity_check", True):  # off where checker.json turns it off
-            cited = [bare_denials_flagged(r) for r in cited]
             cited = [denials_typed(r, at_members=self.flags == "words") for r in cited]
+            cited = [bare_denials_flagged(r) for r in cited]
         return [without_layout(r) for r in cited]

@@ -34,7 +34,12 @@ from favakit.inference.gate_words import (
 )
 from favakit.inference.name_fix import name_fix
 from favakit.inference.place_fix import role_place_fix
-from favakit.inference.polarity_check import denied_members, denied_words, polarity_conflict
+from favakit.inference.polarity_check import (
+    denied_members,
+    denied_words,
+    polarity_conflict,
+    statement_denials,
+)
 from favakit.inference.scope_check import scope_fix
 from favakit.inference.swap_check import swap_fix
 from favakit.inference.year_check import (
@@ -360,40 +365,38 @@ def cited(
 
 
 def bare_denials_flagged(result: EditResult) -> EditResult:
-    """``result`` with a flag, typed ``contradictory`` and citing the denial, where a sentence
-    holds fixes and no flag, and a bare statement of the evidence denies what the fixes leave
-    (:func:`~favakit.inference.polarity_check.statement_denial`: "The flat has *two* bathrooms
-    and a lift." -> "1", against "No lift."): the flag goes at the denied words, where no edit
-    touches them. A record's values each say one thing, so fixing one leaves the others'."""
+    """``result`` with a flag, typed ``contradictory`` and citing the denial, at the words of
+    each sentence holding an edit that a bare statement of the evidence denies
+    (:func:`~favakit.inference.polarity_check.statement_denials`), where no edit touches them:
+    "The flat has *two* bathrooms and a *lift*." -> "1" against "1 bathroom. No lift.", and
+    "The risotto is *vegan* and *gluten-free*." against "No vegan. Not gluten free." (a record's
+    values each say one thing, so one fixed or flagged leaves the others' to say). Run after
+    :func:`denials_typed`, which puts a flagged sentence's flags at its first denial's words."""
     text, edits = result["original"], result.get("edits", [])
     passages = result.get("evidence", [])
     evidence = [str(p.get("text", "")) for p in passages]
     if not evidence or not edits:
         return result
     spans = sentence_spans(text)
-    where = [sentence_of(spans, e["start"], e["end"]) for e in edits]
-    added: list[EditSpan] = []
-    for n in sorted({n for n in where if n is not None}):
-        mine = [e for e, m in zip(edits, where, strict=True) if m == n]
-        if any(e.get("flagged") for e in mine):
-            continue  # denials_typed puts a flagged sentence's flags at the denied words
+    held = {sentence_of(spans, e["start"], e["end"]) for e in edits}
+    out = list(edits)
+    for n in sorted(m for m in held if m is not None):
         a, b = spans[n]
-        conflict = polarity_conflict(text[a:b], evidence)
-        if conflict is None or not conflict.bare:
-            continue
-        at = denied_words(text[a:b], conflict.clause)
-        if at is None or any(e["start"] < a + at[1] and a + at[0] < e["end"] for e in edits):
-            continue  # an edit there already (a deletion may start in the space before)
-        score = min(float(e.get("checker_score", 0.0)) for e in mine)
-        flag = unsupported_flag(text, a + at[0], a + at[1], score)
-        flag["type"] = "contradictory"
-        found = cite(conflict.clause, "", passages)
-        if found:
-            flag["cites"] = found
-        added.append(flag)
-    if not added:
+        for clause in statement_denials(text[a:b], evidence):
+            at = denied_words(text[a:b], clause)
+            if at is None or any(e["start"] < a + at[1] and a + at[0] < e["end"] for e in out):
+                continue  # an edit there already (a deletion may start in the space before)
+            mine = [e for e in out if a <= e["start"] < b]
+            score = min((float(e.get("checker_score", 0.0)) for e in mine), default=0.0)
+            flag = unsupported_flag(text, a + at[0], a + at[1], score)
+            flag["type"] = "contradictory"
+            found = cite(clause, "", passages)
+            if found:
+                flag["cites"] = found
+            out.append(flag)
+    if len(out) == len(edits):
         return result
-    return {**result, "edits": sorted([*edits, *added], key=lambda e: (e["start"], e["end"]))}
+    return {**result, "edits": sorted(out, key=lambda e: (e["start"], e["end"]))}
 
 
 def denials_typed(result: EditResult, at_members: bool = True) -> EditResult:

@@ -97,6 +97,7 @@ __all__ = [
     "none_clause",
     "polarity_conflict",
     "statement_denial",
+    "statement_denials",
     "unoffered_member_clause",
 ]
 
@@ -631,6 +632,21 @@ def _statement_span(sentence: str, clause: str) -> tuple[int, int] | None:
     if not at:
         return None
     return at[0].start(), at[-1].end()
+
+
+def statement_denials(text: str, evidence: Sequence[str]) -> list[str]:
+    """Every bare statement of the evidence that denies a sentence of ``text``
+    (:func:`statement_denial`: "No vegan." and "Not gluten free." of "The risotto is vegan and
+    gluten-free."), in the evidence's order, each once."""
+    sentences = passage_sentences([undo_ptb(e) for e in evidence])
+    found: list[str] = []
+    for claim in split_sentences(undo_ptb(text)):
+        for part in (c.strip(" ,.;") for c in _text_clauses(claim)):
+            for _, sentence in sentences:
+                clause = statement_denial(part, sentence)
+                if clause is not None and clause not in found:
+                    found.append(clause)
+    return found
 
 
 def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | None:

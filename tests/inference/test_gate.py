@@ -1563,11 +1563,19 @@ def test_a_fixed_sentence_a_bare_denial_still_denies_is_flagged_at_the_denied_wo
     assert (text[flag["start"] : flag["end"]], flag["type"], flag.get("flagged")) == (
         "lift", "contradictory", True)  # fmt: skip
     assert flag["cites"]["sentence"] == "No lift."
-    # a sentence the record does not deny, or one already flagged, is left as it is
+    # a sentence the record does not deny is left as it is
     assert bare_denials_flagged({**result, "evidence": [{"title": "", "text": "1 bathroom."}]}) == {
         **result, "evidence": [{"title": "", "text": "1 bathroom."}]}  # fmt: skip
-    flagged: EditSpan = {**fix, "right": "two", "flagged": True}
-    assert bare_denials_flagged({**result, "edits": [flagged]})["edits"] == [flagged]
+    # each denial of a sentence is flagged, beside a flag already at the first one's words
+    # (denials_typed's), which is not flagged twice
+    risotto = "The risotto is vegan and gluten-free."
+    vegan: EditSpan = {"type": "contradictory", "start": 15, "end": 20, "wrong": "vegan",
+                       "right": "vegan", "flagged": True, "checker_score": 0.01}  # fmt: skip
+    record = [{"title": "Risotto", "text": "Has vegetarian.\nNot vegan.\nNot gluten free."}]
+    both = bare_denials_flagged({"original": risotto, "corrected": risotto, "edits": [vegan],
+                                 "evidence": record})["edits"]  # fmt: skip
+    assert [risotto[e["start"] : e["end"]] for e in both] == ["vegan", "gluten-free"]
+    assert both[1]["cites"]["sentence"] == "Not gluten free."
     # nor are words an edit already covers: a deletion of the sentence from the space before it
     lifted = "It has two bathrooms. A lift serves every floor."
     gone: EditSpan = {"type": "invented", "start": 20, "end": len(lifted), "wrong": lifted[20:],
