@@ -376,8 +376,9 @@ def statement_denial(claim: str, sentence: str) -> str | None:
     a thing or state of :data:`STATEMENT_WORDS` words at most, every content word of which is
     one of ``claim``'s, as words or by their stem ("a building *with a lift*", "is *in stock*
     now"); or a bare statement of a state ("Furnished.") the claim says with "un-", "non-",
-    "in-" or "dis-" ("comes *unfurnished*"); else None. A claim that puts the thing in the future or under a condition ("is
-    expected *back in stock*", "will be in stock", "if sold out") is the model's to read."""
+    "in-" or "dis-" ("comes *unfurnished*"); else None. A claim that puts the thing in the
+    future or under a condition ("is expected *back in stock*", "will be in stock", "if sold
+    out") is the model's to read."""
     if _denies(claim):
         return None
     found = _BARE_DENIAL.match(sentence) or _BARE_NOT.match(sentence)
