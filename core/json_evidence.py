@@ -31,10 +31,9 @@ line, in the shape favakit reads a Markdown table's row in ("Rent per month: £1
 
 The record's name ("name", "title", "product", "event", ...) is the passage's title, where the
 caller gave none: what a fix taken from it is about. Only an evidence string that is a whole
-JSON object (or a list of objects) is read this way, or
-one printed by Python (``{'open': True}``); any other string is left as it is. Values some
-datasets store as the text of a Python literal (Yelp's ``"True"``, ``"u'free'"``,
-``"{'garage': False}"``) are read as those values.
+JSON object (or a list of objects), or one printed by Python (``{'open': True}``), is read this
+way; any other string is left as it is. Values some datasets store as the text of a Python
+literal (Yelp's ``"True"``, ``"u'free'"``, ``"{'garage': False}"``) are read as those values.
 """
 
 from __future__ import annotations
@@ -130,11 +129,15 @@ def _parsed(text: str) -> Any:
     try:
         return json.loads(text)
     except ValueError:
-        pass
+        return _literal(text, None)
+
+
+def _literal(text: str, otherwise: Any) -> Any:
+    """``text`` read as a Python literal, else ``otherwise``."""
     try:
         return ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
+        return otherwise
 
 
 def _statements(
@@ -236,10 +239,7 @@ def _unquoted(value: Any) -> Any:
     if text == "None":
         return None
     if _QUOTED.fullmatch(text) or (text[:1] == "{" and text[-1:] == "}"):
-        try:
-            return ast.literal_eval(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return value
+        return _literal(text, value)
     return value
 
 
@@ -307,9 +307,7 @@ def _kept_as_written(word: str) -> bool:
 
 def _statement(path: list[str], value: str) -> str:
     name = " ".join(path).strip()
-    if not name:
-        return _sentence(value)
-    return _sentence(f"{name[0].upper()}{name[1:]}: {value}")
+    return _sentence(f"{_capital(name)}: {value}" if name else value)
 
 
 def _sentence(text: str) -> str:

@@ -542,6 +542,10 @@ def opening_cut(span: EditSpan, sentence: tuple[int, int], text: str) -> bool:
     )
 
 
+#: what ends a sentence: a fix of words ending one that drops it is a rewrite (collapsed_fix)
+_ENDS = (".", "!", "?")
+
+
 def collapsed_fix(edit: EditSpan) -> bool:
     """Whether ``edit`` replaces a clause (:data:`CLAUSE` words or more) with at most half as
     many words: a rewrite into a fragment, not a fix ("A sales agent from BestInsuranceXYZ
@@ -552,9 +556,6 @@ def collapsed_fix(edit: EditSpan) -> bool:
     wrong, right = len(WORD.findall(edit["wrong"])), len(WORD.findall(edit["right"]))
     ends = edit["wrong"].rstrip().endswith(_ENDS) and not edit["right"].rstrip().endswith(_ENDS)
     return is_fix(edit) and ((wrong >= CLAUSE and right <= wrong / 2) or (wrong > 1 and ends))
-
-
-_ENDS = (".", "!", "?")
 
 
 def function_word_deletion(edit: EditSpan) -> bool:

@@ -390,7 +390,7 @@ def statement_denial(claim: str, sentence: str) -> str | None:
         or _AUXILIARIES & set(_WORD.findall(found.group("thing").lower()))
     ):
         return None  # "Pets not allowed.", not "Poetry will not be."
-    thing = found.group("thing") + " " + state
+    thing = _denied_thing(found)
     if len(thing.split()) > STATEMENT_WORDS:
         return None
     own = set(_stems(thing))
@@ -413,11 +413,22 @@ def _opposite_of_statement(claim: str, sentence: str) -> str | None:
     found = _BARE_STATE.match(sentence)
     if found is None:
         return None
-    state = found.group("state").lower()
-    for word in _WORD.findall(claim.lower()):
-        if word in (f"un{state}", f"non{state}", f"in{state}", f"dis{state}"):
-            return sentence.strip(" ,.")
+    negative = _negative_forms(found.group("state"))
+    if any(word in negative for word in _WORD.findall(claim.lower())):
+        return sentence.strip(" ,.")
     return None
+
+
+def _negative_forms(state: str) -> tuple[str, ...]:
+    """A state's word in its negative forms: "furnished" -> "unfurnished", "nonfurnished", ..."""
+    word = state.lower()
+    return (f"un{word}", f"non{word}", f"in{word}", f"dis{word}")
+
+
+def _denied_thing(found: re.Match[str]) -> str:
+    """The words a bare denial's match denies: "lift" of "No lift.", "Pets allowed" of "Pets not
+    allowed."."""
+    return found.group("thing") + " " + (found.groupdict().get("state") or "")
 
 
 def closed_clause(claim: str, sentence: str) -> str | None:
@@ -622,12 +633,12 @@ def _statement_span(sentence: str, clause: str) -> tuple[int, int] | None:
         state = _BARE_STATE.match(clause)
         if state is None:
             return None
-        word = state.group("state").lower()
+        negative = _negative_forms(state.group("state"))
         for m in _WORD.finditer(sentence):
-            if m.group().lower() in (f"un{word}", f"non{word}", f"in{word}", f"dis{word}"):
+            if m.group().lower() in negative:
                 return m.start(), m.end()
         return None
-    own = set(_stems(found.group("thing") + " " + (found.groupdict().get("state") or "")))
+    own = set(_stems(_denied_thing(found)))
     at = [m for m in _WORD.finditer(sentence) if m.group().lower() in content_words(m.group())
           and any(_same(w, _stem(m.group().lower())) for w in own)]  # fmt: skip
     if not at:
@@ -666,19 +677,19 @@ def polarity_conflict(text: str, evidence: Sequence[str]) -> PolarityConflict | 
         matched = matching_sentence(_without_purpose(claim), sentences) is not None
         for part in (c.strip(" ,.;") for c in clauses):
             for i, sentence in sentences:
-                clause = None
-                if matched:  # a bare statement shares too few words to be the match
+                if matched:
                     clause = (denying_clause(part, sentence) or none_clause(part, sentence)
                               or closed_clause(part, sentence)
                               or exception_clause(part, sentence)
                               or no_effect_clause(part, sentence))  # fmt: skip
-                if clause is not None:
-                    return PolarityConflict(claim, clause)
+                    if clause is not None:
+                        return PolarityConflict(claim, clause)
+                # read matched or not: a bare statement shares too few words to be the match
                 clause = statement_denial(part, sentence)
                 if clause is not None:
                     return PolarityConflict(claim, clause, bare=True)
                 if matched:
                     clause = unoffered_member_clause(part, sentence, passages[i])
-                if clause is not None:
-                    return PolarityConflict(claim, clause)
+                    if clause is not None:
+                        return PolarityConflict(claim, clause)
     return None
