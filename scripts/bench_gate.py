@@ -103,10 +103,12 @@ def main() -> None:
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
     ap.add_argument("--editors", default="encoder,shipped", help="encoder, shipped (generative)")
     ap.add_argument("--checker", default=None, help="the gate's judge: a checker folder or "
-                    "shipped name (default: the MiniLM checker), or qwen (the tuned Qwen judge)")  # fmt: skip
+                    "shipped name (default: the MiniLM checker), qwen (the tuned Qwen judge) or cascade")  # fmt: skip
     ap.add_argument(
         "--adapter", default=None, help="the generative editor's adapter (default: the shipped one)"
     )
+    ap.add_argument("--dtype", default="auto", help="the Qwen judge's weights (--checker qwen or "
+                    "cascade): auto (fp32 on a CPU) or bfloat16")  # fmt: skip
     ap.add_argument("--per-label", type=int, default=50)
     ap.add_argument("--sets", default=",".join(SETS), help="comma-separated, of " + ", ".join(SETS))
     ap.add_argument(
@@ -121,7 +123,7 @@ def main() -> None:
     from favakit.inference.gate import GatedEditor, gate_result, marked_words
     from favakit.spec import ClientSpec
 
-    checker = open_gate(args.checker or "checker")
+    checker = open_gate(args.checker or "checker", dtype=args.dtype)
     results: list[dict[str, Any]] = [{"meta": {
         "date": date.today().isoformat(), "machine": platform.machine(),
         "checker": checker.name, "gate_threshold": checker.gate_threshold,

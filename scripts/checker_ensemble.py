@@ -92,7 +92,9 @@ def dev_mean(sources: list[str], labels: list[bool], scores: list[float], t: flo
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
     ap.add_argument("--checkers", default="mpnet,checker", help="two checkers: FIRST,SECOND")
     ap.add_argument("--sets", default=",".join(TARGETS))
@@ -121,7 +123,10 @@ def main() -> None:
             if s == "dev":
                 continue
             human = [r[3] for r in sets[s]]
-            row[s] = {**agreement(human, [x > t for x in combined[s]]), "auc": auc(human, combined[s])}
+            row[s] = {
+                **agreement(human, [x > t for x in combined[s]]),
+                "auc": auc(human, combined[s]),
+            }
         targets = [row[s]["balanced_accuracy"] for s in TARGETS if s in row]
         if len(targets) == len(TARGETS):
             row["mean_of_four"] = round(sum(targets) / len(targets), 4)

@@ -12,6 +12,16 @@ of supported rows left alone stays at ``--left-alone`` or more: the rule the tun
         --output runs/gate/mpnet_dev.jsonl
     python scripts/gate_threshold.py --rows runs/judge_data/dev_rows.jsonl \
         --scores runs/gate/mpnet_dev.jsonl --write inference/mpnet_checker/checker.json
+
+``--cascade`` chooses the second judge's gate threshold inside the cascade (``--gate
+cascade``): the scores are ``favakit verify --judge cascade``'s, a row the second judge decided
+keeps its P(supported) and any other row its checker's decision (outside the band no threshold
+of the judge moves it), and the threshold is stored as the checker's ``cascade.gate_threshold``:
+
+    favakit verify --judge cascade --dtype bfloat16 --input runs/judge_data/dev_rows.jsonl \
+        --output runs/gate/cascade_dev.jsonl
+    python scripts/gate_threshold.py --cascade --rows runs/judge_data/dev_rows.jsonl \
+        --scores runs/gate/cascade_dev.jsonl --write inference/mpnet_checker/checker.json
 """
 
 from __future__ import annotations
@@ -29,30 +39,51 @@ def main() -> None:
     ap.add_argument("--scores", type=Path, required=True, help="`favakit verify` output for them")
     ap.add_argument("--left-alone", type=float, default=0.85)
     ap.add_argument("--write", type=Path, default=None, help="a checker.json to store it in")
+    ap.add_argument("--cascade", action="store_true", help="the second judge's threshold inside "
+                    "the cascade (scores from `favakit verify --judge cascade`)")  # fmt: skip
     args = ap.parse_args()
 
     rows = {r["id"]: r for r in map(json.loads, args.rows.read_text().splitlines())}
     dev = []
+    asked = 0
     for verdict in map(json.loads, args.scores.read_text().splitlines()):
         row = rows[verdict["id"]]
+        score = float(verdict["score"])
+        if args.cascade:
+            if judge_decided(verdict):
+                asked += 1
+            else:  # the checker decided: no threshold of the judge's changes it
+                score = 1.0 if verdict["supported"] else 0.0
         dev.append({"source": row["source"], "label": row["label"] == "supported",
-                    "score": float(verdict["score"])})  # fmt: skip
+                    "score": score})  # fmt: skip
     if len(dev) != len(rows):
         raise SystemExit(f"{len(dev)} scores for {len(rows)} development rows")
     best = gate_threshold(dev, args.left_alone)
     if best is None:
         raise SystemExit(f"no threshold leaves {args.left_alone} of supported rows alone")
-    print(json.dumps(best))
+    print(json.dumps({**best, **({"asked": asked} if args.cascade else {})}))
     if args.write:
         cfg = json.loads(args.write.read_text())
-        cfg["gate_threshold"] = best["threshold"]
-        cfg["gate_threshold_chosen_on"] = (
+        chosen_on = (
             f"the development split ({len(dev)} rows, {args.rows.name}), by issue 32's shape: the "
             f"threshold (0.02 grid) flagging the most unsupported rows while the per-source mean "
             f"share of supported ones left alone stays at {args.left_alone} or more "
             f"({best['left_alone']} left alone, {best['flagged']} flagged)"
         )
+        if args.cascade:
+            cfg["cascade"]["gate_threshold"] = best["threshold"]
+            cfg["cascade"]["gate_threshold_chosen_on"] = (
+                f"{chosen_on}; the second judge decided {asked} rows, the checker the others"
+            )
+        else:
+            cfg["gate_threshold"], cfg["gate_threshold_chosen_on"] = best["threshold"], chosen_on
         args.write.write_text(json.dumps(cfg, indent=1) + "\n")
+
+
+def judge_decided(verdict: dict[str, object]) -> bool:
+    """Whether a cascade's verdict was the second judge's (its warning says so)."""
+    warnings = verdict.get("warnings") or []
+    return any(" decided" in str(w) for w in warnings)  # type: ignore[union-attr]
 
 
 if __name__ == "__main__":
