@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import pairwise
 from pathlib import Path
 
@@ -127,17 +127,8 @@ def test_thresholds_out_of_order_are_refused(checker) -> None:  # type: ignore[n
 
 
 @pytest.fixture()
-def judge_folder(tiny_llama: Path, tiny_adapter: Path, tmp_path: Path,
-                 monkeypatch: pytest.MonkeyPatch) -> Path:  # fmt: skip
-    folder = tmp_path / "qwen_judge"
-    folder.mkdir()
-    for name in ("adapter_config.json", "adapter_model.safetensors"):
-        shutil.copy(tiny_adapter / name, folder / name)
-    (folder / "judge.json").write_text(json.dumps(
-        {"model": str(tiny_llama), "style": "strict", "threshold": 0.3, "evidence_words": 20,
-         "gate_threshold": 0.1}))  # fmt: skip
-    monkeypatch.setattr("favakit.inference.models.qwen_judge", lambda: str(folder))
-    return folder
+def judge_folder(judge_folder_with: Callable[[float], Path]) -> Path:
+    return judge_folder_with(0.1)  # judge.json's gate threshold
 
 
 def test_the_cascade_gate_reads_the_band_and_the_judges_thresholds(judge_folder: Path,

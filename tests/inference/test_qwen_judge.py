@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -53,17 +53,8 @@ def test_cut_evidence_verifier_passes_cut_claims_to_its_judge() -> None:
 
 
 @pytest.fixture()
-def judge_folder(tiny_llama: Path, tiny_adapter: Path, tmp_path: Path,
-                 monkeypatch: pytest.MonkeyPatch) -> Path:  # fmt: skip
-    folder = tmp_path / "qwen_judge"
-    folder.mkdir()
-    for name in ("adapter_config.json", "adapter_model.safetensors"):
-        shutil.copy(tiny_adapter / name, folder / name)
-    (folder / "judge.json").write_text(json.dumps(
-        {"model": str(tiny_llama), "style": "strict", "threshold": 0.3, "evidence_words": 20,
-         "gate_threshold": -1.0}))  # fmt: skip
-    monkeypatch.setattr("favakit.inference.models.qwen_judge", lambda: str(folder))
-    return folder
+def judge_folder(judge_folder_with: Callable[[float], Path]) -> Path:
+    return judge_folder_with(-1.0)  # judge.json's gate threshold
 
 
 def test_the_qwen_judge_reads_its_judge_json(judge_folder: Path) -> None:
