@@ -28,9 +28,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import Any
+from typing import TYPE_CHECKING
 
 from favakit.contracts import EditInput, Verifier
+
+if TYPE_CHECKING:
+    from favakit.inference.checker import Checker
 
 __all__ = ["KEPT_ANSWERS", "CascadeScorer", "onto_scale"]
 
@@ -57,7 +60,7 @@ class CascadeScorer:
     the checker's token head."""
 
     def __init__(
-        self, checker: Any, judge: Verifier, band: tuple[float, float],
+        self, checker: Checker, judge: Verifier, band: tuple[float, float],
         judge_thresholds: tuple[float, float], second_words: int = 300,
     ) -> None:  # fmt: skip
         low, high = (float(b) for b in band)
@@ -86,10 +89,7 @@ class CascadeScorer:
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]], threshold: float = 0.5
     ) -> list[list[tuple[int, int, float]]]:
         """The checker's token head (:class:`~favakit.inference.gate_words.WordMarker`)."""
-        spans: list[list[tuple[int, int, float]]] = self.checker.unsupported_spans(
-            texts, evidence, threshold
-        )
-        return spans
+        return self.checker.unsupported_spans(texts, evidence, threshold)
 
     def score(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]

@@ -18,7 +18,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from favakit.contracts import Editor, Verifier
 from favakit.errors import UsageError
@@ -54,6 +54,7 @@ __all__ = [
     "open_qwen_judge",
     "open_searcher",
     "open_verifier",
+    "stored_cascade",
 ]
 
 #: generative: the LM editor; encoder: the encoder detector alone (fast); cascade: the encoder
@@ -147,10 +148,10 @@ def cascade_gate(checker: Checker, spec: ClientSpec | None = None) -> SentenceSc
     from favakit.inference.cascade_gate import CascadeScorer
     from favakit.inference.models import qwen_judge
 
-    cascade = checker.config.get("cascade") or {}
-    if cascade.get("judge") != "qwen" or not cascade.get("band"):
-        raise UsageError(f"{checker.folder}: this checker has no cascade band with the Qwen "
-                         "judge (scripts/llm_judge.py cascade; docs/checker.md)")  # fmt: skip
+    cascade = stored_cascade(checker)
+    if cascade.get("judge") != "qwen":
+        raise UsageError(f"{checker.folder}: this checker's cascade asks {cascade.get('judge')!r}, "
+                         "not the tuned Qwen judge (scripts/llm_judge.py cascade)")  # fmt: skip
     cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
     low, high = cascade["band"]
     # the judge's gate threshold inside the cascade, where chosen (scripts/gate_threshold.py
@@ -161,6 +162,17 @@ def cascade_gate(checker: Checker, spec: ClientSpec | None = None) -> SentenceSc
         (judge_gate, float(cfg["threshold"])),
         int(cascade.get("second_words", cfg.get("evidence_words", 300))),
     )  # fmt: skip
+
+
+def stored_cascade(checker: Checker) -> dict[str, Any]:
+    """The cascade stored with ``checker`` (``checker.json``'s ``cascade``: its band, second
+    judge and evidence cut); a :class:`UsageError` where it has no band."""
+    cascade: dict[str, Any] = checker.config.get("cascade") or {}
+    if not cascade.get("band"):
+        raise UsageError(f"{checker.folder}: this checker has no cascade band (choose one with "
+                         "scripts/llm_judge.py cascade or scripts/cascade_band.py; "
+                         "docs/checker.md)")  # fmt: skip
+    return cascade
 
 
 def _editor(
@@ -330,10 +342,7 @@ def open_verifier(
         first = CheckerVerifier(Checker(folder, device=spec.device), threshold)
         if kind == "checker":
             return first
-        cascade = first.checker.config.get("cascade") or {}
-        if not cascade.get("band"):
-            raise UsageError(f"{folder}: this checker has no cascade band (choose one with "
-                             "scripts/cascade_band.py; docs/checker.md)")  # fmt: skip
+        cascade = stored_cascade(first.checker)
         from favakit.inference.verifiers import CascadeVerifier
 
         low, high = cascade["band"]

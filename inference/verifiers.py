@@ -59,6 +59,7 @@ __all__ = [
     "choose_threshold",
     "default_style",
     "default_threshold",
+    "second_judge_decided",
 ]
 
 # How a judge model asked through its chat template is asked by default, and the P(supported)
@@ -285,6 +286,15 @@ class CascadeVerifier:
             again = self.second.verify(cut_evidence([claims[i] for i in unsure], self.second_words))
             for i, v in zip(unsure, again, strict=True):
                 note = (f"{self.first.model} unsure (score {verdicts[i]['score']}, band "
-                        f"{low}-{high}): {self.second.model} decided")  # fmt: skip
+                        f"{low}-{high}): {self.second.model}{_DECIDED}")  # fmt: skip
                 verdicts[i] = {**v, "judge": self.model, "warnings": [*v.get("warnings", []), note]}
         return verdicts
+
+
+#: How a cascade's warning ends where its second judge decided the verdict.
+_DECIDED = " decided"
+
+
+def second_judge_decided(verdict: Verdict) -> bool:
+    """Whether a :class:`CascadeVerifier` verdict is its second judge's (its warning says so)."""
+    return any(str(w).endswith(_DECIDED) for w in verdict.get("warnings") or [])

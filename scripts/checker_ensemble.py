@@ -3,9 +3,10 @@ the better checker alone?
 
 Each checker scores the development split that training carves from the training files (the
 same seed and fraction as ``favakit train``, so neither checker trained on a row of it) and
-every eval set. For each weight ``w`` the combined score is ``(1 - w) * logit(first) + w *
-logit(second)``; its threshold is the one with the best development mean balanced accuracy
-(per source, as training chooses), and ``w`` is chosen by that development mean too. The eval
+every eval set. For each weight ``w`` the combined P(supported) is ``sigmoid((1 - w) * logit(first) + w *
+logit(second))``; its threshold is chosen as training chooses a checker's
+(``favakit.training.checker.choose_threshold``: the best development mean balanced accuracy
+over sources, a 0.02 grid), and ``w`` is chosen by that development mean too. The eval
 sets only measure: nothing is chosen on them.
 
     python scripts/checker_ensemble.py --real ../shared/data/real --checkers mpnet,checker \
@@ -22,7 +23,6 @@ import json
 import math
 import platform
 import sys
-from collections import defaultdict
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -31,10 +31,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_verify import agreement, auc
 
 TARGETS = ("fm2_test", "wice_test", "scifact", "citint_test")
+Row = tuple[str, str, list[str], bool]
 
 
-def claim_sets(real: Path, sets: list[str]) -> dict[str, list[tuple[str, str, list[str], bool]]]:
-    """(source, text, evidence, supported) rows: the development split, then each eval set."""
+def claim_sets(real: Path, sets: list[str]) -> tuple[list[Any], dict[str, list[Row]]]:
+    """The development split's pairs, and (source, text, evidence, supported) rows of it and of
+    each eval set."""
     from favakit.training.checker import data_files
     from favakit.training.pairs import prepare
 
@@ -44,10 +46,10 @@ def claim_sets(real: Path, sets: list[str]) -> dict[str, list[tuple[str, str, li
     for name in sets:
         rows = [json.loads(line) for line in (real / "eval" / f"{name}.jsonl").open()]
         out[name] = [(name, r["text"], r["evidence"], r["label"] == "supported") for r in rows]
-    return out
+    return dev, out
 
 
-def cached_scores(checker: str, sets: dict[str, list[Any]], cache: Path) -> dict[str, list[float]]:
+def cached_scores(checker: str, sets: dict[str, list[Row]], cache: Path) -> dict[str, list[float]]:
     """P(supported) of every row of every set by ``checker``, scored once and kept in ``cache``
     (a set is appended whole, so an interrupted run resumes at the set it was scoring)."""
     from favakit.inference.checker import Checker, checker_folder
@@ -78,17 +80,8 @@ def logit(p: float) -> float:
     return math.log(p / (1 - p))
 
 
-def dev_mean(sources: list[str], labels: list[bool], scores: list[float], t: float) -> float:
-    """Mean over the sources with both labels of the balanced accuracy at threshold ``t``."""
-    groups: dict[str, list[int]] = defaultdict(list)
-    for i, s in enumerate(sources):
-        groups[s].append(i)
-    values = []
-    for idx in groups.values():
-        human = [labels[i] for i in idx]
-        if len(set(human)) == 2:
-            values.append(agreement(human, [scores[i] > t for i in idx])["balanced_accuracy"])
-    return sum(values) / len(values)
+def sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x))
 
 
 def main() -> None:
@@ -102,23 +95,22 @@ def main() -> None:
     ap.add_argument("--scores", type=Path, default=Path("runs/ensemble"), help="score cache")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
+    from favakit.training.checker import choose_threshold
+
     first, second = args.checkers.split(",")
-    sets = claim_sets(args.real, [s for s in args.sets.split(",") if s])
+    dev, sets = claim_sets(args.real, [s for s in args.sets.split(",") if s])
     a = cached_scores(first, sets, args.scores)
     b = cached_scores(second, sets, args.scores)
-    dev = sets["dev"]
-    sources, labels = [r[0] for r in dev], [r[3] for r in dev]
     results: list[dict[str, Any]] = [{"meta": {
         "date": str(date.today()), "machine": platform.machine(), "checkers": [first, second],
         "dev_rows": len(dev), "rule": "w and threshold by the development mean; eval sets only measure",
     }}]  # fmt: skip
     for w in (float(x) for x in args.weights.split(",")):
-        combined = {s: [(1 - w) * logit(p) + w * logit(q) for p, q in zip(a[s], b[s], strict=True)]
-                    for s in sets}  # fmt: skip
-        candidates = sorted({round(x, 2) for x in combined["dev"]})
-        t = max(candidates, key=lambda c: dev_mean(sources, labels, combined["dev"], c))
-        row: dict[str, Any] = {"weight": w, "threshold_logit": t,
-                               "dev_mean": round(dev_mean(sources, labels, combined["dev"], t), 4)}  # fmt: skip
+        # the combined P(supported): the weighted mean of the two logits, back through a sigmoid
+        combined = {s: [sigmoid((1 - w) * logit(p) + w * logit(q))
+                        for p, q in zip(a[s], b[s], strict=True)] for s in sets}  # fmt: skip
+        t, mean = choose_threshold(dev, combined["dev"])  # as training chooses a checker's
+        row: dict[str, Any] = {"weight": w, "threshold": t, "dev_mean": round(mean, 4)}
         for s in sets:
             if s == "dev":
                 continue

@@ -19,25 +19,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parent))
-from gate_threshold import judge_decided
+from favakit.inference.verifiers import second_judge_decided
 
 
 def shape(rows: dict[str, bool], verdicts: list[dict[str, Any]], threshold: float,
           judge_threshold: float | None) -> dict[str, Any]:  # fmt: skip
     """Left alone / flagged shares of ``verdicts`` (``rows``: id -> supported)."""
-    left, flagged, asked = [], [], 0
+    alone: dict[bool, list[bool]] = {True: [], False: []}  # supported? -> left alone, per claim
+    asked = 0
     for v in verdicts:
-        decided = judge_threshold is not None and judge_decided(v)
-        asked += decided
-        alone = float(v["score"]) > (judge_threshold if decided else threshold)  # type: ignore[operator]
-        (left if rows[v["id"]] else flagged).append(alone if rows[v["id"]] else not alone)
-    a, b = sum(left) / len(left), sum(flagged) / len(flagged)
+        at = threshold
+        if judge_threshold is not None and second_judge_decided(v):
+            at, asked = judge_threshold, asked + 1
+        alone[rows[v["id"]]].append(float(v["score"]) > at)
+    a = sum(alone[True]) / len(alone[True])
+    b = 1 - sum(alone[False]) / len(alone[False])
     return {"threshold": threshold, "judge_threshold": judge_threshold, "claims": len(verdicts),
             "judge_asked": asked, "supported_left_alone": round(a, 4),
             "unsupported_flagged": round(b, 4), "balanced_accuracy": round((a + b) / 2, 4)}  # fmt: skip

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from llm_judge import gate_threshold
 
+from favakit.inference.verifiers import second_judge_decided
+
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -50,7 +52,7 @@ def main() -> None:
         row = rows[verdict["id"]]
         score = float(verdict["score"])
         if args.cascade:
-            if judge_decided(verdict):
+            if second_judge_decided(verdict):
                 asked += 1
             else:  # the checker decided: no threshold of the judge's changes it
                 score = 1.0 if verdict["supported"] else 0.0
@@ -78,12 +80,6 @@ def main() -> None:
         else:
             cfg["gate_threshold"], cfg["gate_threshold_chosen_on"] = best["threshold"], chosen_on
         args.write.write_text(json.dumps(cfg, indent=1) + "\n")
-
-
-def judge_decided(verdict: dict[str, object]) -> bool:
-    """Whether a cascade's verdict was the second judge's (its warning says so)."""
-    warnings = verdict.get("warnings") or []
-    return any(" decided" in str(w) for w in warnings)  # type: ignore[union-attr]
 
 
 if __name__ == "__main__":

@@ -94,6 +94,11 @@ def test_the_cascade_can_name_the_tuned_judge(judge_folder: Path, tmp_path: Path
         [{"text": "titan is its largest moon .", "evidence": ["titan is its largest moon ."]}]
     )
     assert "decided" in v["warnings"][-1]  # the band holds every score: the judge decided
+    from favakit.inference.verifiers import second_judge_decided
+
+    assert second_judge_decided(v)
+    (alone,) = cascade.first.verify([{"text": "titan is its largest moon .", "evidence": ["x"]}])
+    assert not second_judge_decided(alone)
 
 
 def test_judge_scorer_gives_each_sentence_its_verdict_score() -> None:
