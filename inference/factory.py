@@ -43,8 +43,10 @@ if TYPE_CHECKING:
 __all__ = [
     "EDITOR_KINDS",
     "LLM_JUDGE_MODEL",
+    "QWEN_JUDGE_BASE",
     "VERIFIER_KINDS",
     "announce",
+    "auto_gate",
     "cascade_gate",
     "describe",
     "editor_searcher",
@@ -54,6 +56,7 @@ __all__ = [
     "open_qwen_judge",
     "open_searcher",
     "open_verifier",
+    "qwen_judge_label",
     "stored_cascade",
 ]
 
@@ -68,6 +71,8 @@ EDITOR_KINDS = ("generative", "encoder", "cascade")
 VERIFIER_KINDS = ("verifier", "llm", "qwen", "encoder", "editor", "checker", "cascade")
 #: the llm judge's model when the spec names none (assembled from its PyPI parts)
 LLM_JUDGE_MODEL = "qwen2.5-coder-1.5b"
+#: the base model of the tuned Qwen judge (inference/qwen_judge), a split-GGUF preset
+QWEN_JUDGE_BASE = "qwen2.5-coder-1.5b"
 
 
 def open_searcher(
@@ -117,14 +122,30 @@ def open_editor(
                        check_fixes=gating.check_fixes, flags=gating.flags)  # fmt: skip
 
 
+def auto_gate() -> str:
+    """What ``--gate auto`` (the default) names: ``cascade`` where both the mpnet checker's and
+    the Qwen judge's bases are at hand with no download (``make setup``), the most accurate
+    gate on real claims; else the better checker this install can run
+    (:func:`~favakit.inference.checker.auto_checker`)."""
+    from favakit.inference.checker import auto_checker
+    from favakit.inference.models import SPLIT_PRESETS, split_gguf_ready
+
+    checker = auto_checker()
+    if checker == "mpnet" and split_gguf_ready(SPLIT_PRESETS[QWEN_JUDGE_BASE]):
+        return "cascade"
+    return checker
+
+
 def open_gate(gate: str, device: str | None = None, dtype: str = "auto") -> SentenceScorer:
-    """The gate's judge by name: a checker (a shipped name, ``"auto"``, or a folder),
-    ``"qwen"``: the tuned Qwen judge (:func:`open_qwen_judge`) at the gate threshold stored with
-    it (chosen on the development split for issue 32's shape: supported sentences left alone
-    first), or ``"cascade"``: the mpnet checker, asking the Qwen judge about the sentences in
-    its stored band (:mod:`~favakit.inference.cascade_gate`). ``dtype``: the Qwen judge's
-    weights (``"auto"``: bf16 on GPUs that have it, else fp32; ``"bfloat16"`` is faster on a CPU
-    with native bf16)."""
+    """The gate's judge by name: a checker (a shipped name or a folder), ``"qwen"``: the tuned
+    Qwen judge (:func:`open_qwen_judge`) at the gate threshold stored with it (chosen on the
+    development split for issue 32's shape: supported sentences left alone first),
+    ``"cascade"``: the mpnet checker, asking the Qwen judge about the sentences in its stored
+    band (:mod:`~favakit.inference.cascade_gate`), or ``"auto"``: :func:`auto_gate`.
+    ``dtype``: the Qwen judge's weights (``"auto"``: bf16 where the device multiplies it
+    natively, else fp32)."""
+    if gate == "auto":
+        gate = auto_gate()
     if gate == "qwen":
         from favakit.inference.gate import JudgeScorer
         from favakit.inference.models import qwen_judge
@@ -152,14 +173,20 @@ def cascade_gate(checker: Checker, spec: ClientSpec | None = None) -> SentenceSc
     if cascade.get("judge") != "qwen":
         raise UsageError(f"{checker.folder}: this checker's cascade asks {cascade.get('judge')!r}, "
                          "not the tuned Qwen judge (scripts/llm_judge.py cascade)")  # fmt: skip
-    cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
+    from favakit.inference.verifiers import OpenedOnFirstUse
+
+    folder = qwen_judge()
+    cfg = json.loads((Path(folder) / "judge.json").read_text())
     low, high = cascade["band"]
     # the judge's gate threshold inside the cascade, where chosen (scripts/gate_threshold.py
     # --cascade), else the one chosen for it alone
     judge_gate = float(cascade.get("gate_threshold", cfg["gate_threshold"]))
+    spec = spec or ClientSpec()
+    # the judge is loaded (seconds; minutes the first time, while its base is assembled) only
+    # once a sentence falls in the band
+    judge = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec))
     return CascadeScorer(
-        checker, open_qwen_judge(spec or ClientSpec()), (float(low), float(high)),
-        (judge_gate, float(cfg["threshold"])),
+        checker, judge, (float(low), float(high)), (judge_gate, float(cfg["threshold"])),
         int(cascade.get("second_words", cfg.get("evidence_words", 300))),
     )  # fmt: skip
 
@@ -233,10 +260,13 @@ def judge_beside(
     editor's knowledge source gives it (:class:`~favakit.inference.verifiers.RetrievingVerifier`)."""
     if kind == "editor":
         return None
+    from favakit.inference.cascade_gate import CascadeScorer
     from favakit.inference.checker import Checker, CheckerVerifier
     from favakit.inference.verifiers import RetrievingVerifier
 
     gate = getattr(editor, "checker", None)  # a GatedEditor's judge
+    if isinstance(gate, CascadeScorer):  # the cascade gate's checker
+        gate = gate.checker
     if kind == "checker" and isinstance(gate, Checker):
         judge: Verifier = CheckerVerifier(gate.in_role("verdict"))
     else:
@@ -346,8 +376,13 @@ def open_verifier(
         from favakit.inference.verifiers import CascadeVerifier
 
         low, high = cascade["band"]
-        second = (open_qwen_judge(spec) if cascade["judge"] == "qwen"  # the tuned judge
-                  else open_verifier("llm", spec.with_(model=cascade["judge"])))  # fmt: skip
+        from favakit.inference.verifiers import OpenedOnFirstUse
+
+        second: Verifier
+        if cascade["judge"] == "qwen":  # the tuned judge, loaded once a claim reaches it
+            second = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec))
+        else:
+            second = open_verifier("llm", spec.with_(model=cascade["judge"]))
         return CascadeVerifier(first, second, (low, high), cascade.get("second_words", 400))
     if chunk_words or threshold is not None or style:
         raise UsageError(
@@ -375,16 +410,40 @@ def open_qwen_judge(spec: ClientSpec | None = None, threshold: float | None = No
     from favakit.inference.generators import open_client
     from favakit.inference.models import qwen_judge
 
-    spec = spec or ClientSpec()
-    folder = qwen_judge()
-    cfg = json.loads((Path(folder) / "judge.json").read_text())
-    if not spec.endpoint:
-        spec = spec.with_(model=spec.model or cfg["model"], adapter=spec.adapter or folder)
+    spec = _qwen_spec(spec or ClientSpec())
+    cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
     judge = Judge(
         open_client(spec), chat=True, chunk_words=0, style=cfg["style"],
         threshold=cfg["threshold"] if threshold is None else threshold,
     )  # fmt: skip
     return CutEvidence(LLMVerifier(judge), int(cfg["evidence_words"]))
+
+
+def _qwen_spec(spec: ClientSpec) -> ClientSpec:
+    """``spec`` completed for the tuned Qwen judge in this process: its base and adapter where
+    the spec names none, and ``dtype`` ``auto`` made bf16 where the device multiplies bf16
+    natively (on such a CPU the judge decides as in fp32, at about twice the speed:
+    docs/benchmarks.md, session 54)."""
+    if spec.endpoint:
+        return spec
+    from favakit.deps import bf16_native, cuda_available
+    from favakit.inference.models import qwen_judge
+
+    folder = qwen_judge()
+    cfg = json.loads((Path(folder) / "judge.json").read_text())
+    spec = spec.with_(model=spec.model or cfg["model"], adapter=spec.adapter or folder)
+    device = spec.device or ("cuda" if cuda_available() else "cpu")
+    if spec.dtype == "auto" and bf16_native(device):
+        spec = spec.with_(dtype="bfloat16")
+    return spec
+
+
+def qwen_judge_label(spec: ClientSpec | None = None) -> str:
+    """The name the tuned Qwen judge's verdicts carry, known without loading it."""
+    from favakit.inference.models import model_label
+
+    spec = _qwen_spec(spec or ClientSpec())
+    return model_label(spec.model, spec.adapter) if not spec.endpoint else str(spec.model)
 
 
 def describe(editor: Editor | Verifier) -> str:

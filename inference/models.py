@@ -39,6 +39,7 @@ __all__ = [
     "model_label",
     "qwen_judge",
     "resolve_model",
+    "split_gguf_ready",
 ]
 
 log = logging.getLogger(__name__)
@@ -94,6 +95,18 @@ def assemble_split(preset: SplitGGUF, folder: Path | None = None) -> Path:
             + " ".join(missing)
         )
     return join_checked(paths, target, preset.size, preset.sha256, preset.name)
+
+
+def split_gguf_ready(preset: SplitGGUF, folder: Path | None = None) -> bool:
+    """Whether :func:`assemble_split` can give ``preset``'s file with no download: joined and
+    checked in ``folder`` (favakit's cache) already, or every part installed."""
+    target = (folder or cache_dir() / "split") / preset.filename
+    if already_joined(target, preset.size, preset.sha256):
+        return True
+    return all(
+        importlib.util.find_spec(f"{preset.module}{n}") is not None
+        for n in range(1, preset.parts + 1)
+    )
 
 
 #: The editor favakit ships: a LoRA adapter (package data) over SmolLM2-135M-Instruct.

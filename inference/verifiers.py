@@ -35,7 +35,7 @@ Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from favakit.contracts import EditInput, Editor, Verdict, Verifier, as_request
@@ -55,6 +55,7 @@ __all__ = [
     "CutEvidence",
     "EditorVerifier",
     "LLMVerifier",
+    "OpenedOnFirstUse",
     "RetrievingVerifier",
     "choose_threshold",
     "default_style",
@@ -257,6 +258,37 @@ class CutEvidence(_Around):
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
         return self.inner.verify(cut_evidence(claims, self.words))
+
+
+class OpenedOnFirstUse:
+    """A verifier named ``model`` that ``opens`` (builds: loads its weights) at its first
+    :meth:`verify`, once, under a lock: a cascade's second judge costs its load only where a
+    claim falls in the band."""
+
+    def __init__(self, model: str, opens: Callable[[], Verifier]) -> None:
+        self._model, self._opens = model, opens
+        self._inner: Verifier | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def inner(self) -> Verifier | None:
+        """The verifier once built (a claim reached it), else None."""
+        return self._inner
+
+    def open(self) -> Verifier:
+        """The verifier, built now if it was not yet (a server builds it before its first
+        request)."""
+        with self._lock:
+            if self._inner is None:
+                self._inner = self._opens()
+            return self._inner
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        return self.open().verify(claims)
 
 
 class CascadeVerifier:

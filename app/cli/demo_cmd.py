@@ -36,8 +36,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--detector", default=None, help="detector folder (default: shipped)")
     parser.add_argument(
-        "--gate", default="auto", metavar="auto|checker|mpnet|DIR|off",
-        help="the checker's gate over the editor, as in favakit edit (default auto: mpnet when "
-        "its base is installed, else checker; off: none)",
+        "--gate", default="auto", metavar="auto|checker|mpnet|qwen|cascade|DIR|off",
+        help="the checker's gate over the editor, as in favakit edit (default auto: cascade "
+        "where the mpnet and Qwen bases are installed, else mpnet where its base is, else "
+        "checker; off: none)",
     )  # fmt: skip
     parser.set_defaults(func=_demo)

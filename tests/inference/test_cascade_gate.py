@@ -171,3 +171,106 @@ def test_the_cascade_gate_reads_the_band_and_the_judges_thresholds(judge_folder:
     touched = [any(text.find(s) <= e["start"] < text.find(s) + len(s) for e in result["edits"])
                for s in sentences]  # fmt: skip
     assert touched == [p <= 0.05 for p in own]
+
+
+def test_a_judge_opened_on_first_use_is_built_once_and_only_when_asked() -> None:
+    import threading
+
+    from favakit.inference.verifiers import OpenedOnFirstUse
+
+    built: list[FixedJudge] = []
+
+    def opens() -> FixedJudge:
+        built.append(FixedJudge(0.7))
+        return built[-1]
+
+    lazy = OpenedOnFirstUse("fixed", opens)
+    assert lazy.model == "fixed" and lazy.inner is None and not built
+    threads = [threading.Thread(target=lazy.verify, args=([{"text": f"c{i}", "evidence": []}],))
+               for i in range(4)]  # fmt: skip
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert lazy.inner is built[0] and sorted(built[0].seen) == ["c0", "c1", "c2", "c3"]
+    (verdict,) = lazy.verify([{"text": "c4", "evidence": []}])
+    assert verdict["score"] == 0.7 and len(built) == 1
+
+
+def test_the_cascade_gate_loads_its_judge_only_once_a_sentence_falls_in_the_band(
+    judge_folder: Path, tmp_path: Path
+) -> None:
+    from favakit.inference.checker import Checker, checker_folder
+    from favakit.inference.factory import cascade_gate
+    from favakit.spec import ClientSpec
+
+    folder = tmp_path / "checker"
+    shutil.copytree(checker_folder("checker"), folder)
+    cfg = json.loads((folder / "checker.json").read_text())
+    cfg["cascade"] = {"judge": "qwen", "band": [0.01, 0.5], "second_words": 20}
+    (folder / "checker.json").write_text(json.dumps(cfg))
+    scorer = cascade_gate(Checker(folder, device="cpu", role="gate"), ClientSpec(device="cpu"))
+    assert isinstance(scorer, CascadeScorer)
+    # both scores outside the band (as in the test above): the judge is never built
+    scorer.score(["Saturn is the sixth planet from the Sun.", "Titan is its largest moon."],
+                 [["Saturn is the sixth planet from the Sun."]] * 2)  # fmt: skip
+    assert scorer.asked == 0 and scorer.judge.inner is None  # type: ignore[attr-defined]
+    wide = CascadeScorer(scorer.checker, scorer.judge, (0.0, 1.0), (0.1, 0.3))
+    wide.score(["Titan is its largest moon."], [["Saturn is the sixth planet from the Sun."]])
+    assert wide.asked == 1 and scorer.judge.inner is not None  # type: ignore[attr-defined]
+    assert scorer.name == wide.name and scorer.name.endswith("+qwen_judge")
+
+
+@pytest.mark.parametrize(
+    ("best_checker", "qwen_ready", "gate"),
+    [("mpnet", True, "cascade"), ("mpnet", False, "mpnet"), ("checker", True, "checker"),
+     ("checker", False, "checker")],
+)  # fmt: skip
+def test_the_default_gate_is_the_best_this_install_runs_with_no_download(
+    best_checker: str, qwen_ready: bool, gate: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # what is installed is read from the environment; here it is set, since a test cannot
+    # install or remove the 1.1 GB Qwen base
+    from favakit.inference.factory import auto_gate
+
+    monkeypatch.setattr("favakit.inference.checker.auto_checker", lambda: best_checker)
+    monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda preset: qwen_ready)
+    assert auto_gate() == gate
+
+
+def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shares_its_checker(
+    judge_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`favakit serve --gate cascade` (the default where the Qwen base is installed): the judge
+    is built before the server starts (not on the first request), and /v1/verify reads claims
+    with the cascade's own mpnet checker, the loaded model shared. The server is not started:
+    `run_server` is replaced by a recorder (the HTTP side is tested in test_serve.py)."""
+    import argparse
+
+    from favakit.inference.checker import Checker, CheckerVerifier
+    from favakit.inference.cli import configure_serve
+    from favakit.inference.verifiers import RetrievingVerifier
+
+    seen: dict[str, object] = {}
+
+    def record(app, host, port, limits, graceful_s):  # type: ignore[no-untyped-def]
+        seen["app"] = app
+
+    def built(app, **kwargs):  # type: ignore[no-untyped-def]
+        seen.update(kwargs)
+        return app
+
+    monkeypatch.setattr("favakit.inference.http_guard.run_server", record)
+    monkeypatch.setattr("favakit.inference.server.create_editor_app", built)
+    parser = argparse.ArgumentParser()
+    configure_serve(parser)
+    args = parser.parse_args(["--backend", "encoder", "--gate", "cascade", "--device", "cpu"])
+    assert args.func(args) == 0
+    gated = seen["app"]
+    scorer = gated.checker  # type: ignore[attr-defined]
+    assert isinstance(scorer, CascadeScorer) and scorer.judge.inner is not None  # type: ignore[attr-defined]
+    verifier = seen["verifier"]
+    assert isinstance(verifier, RetrievingVerifier) and isinstance(verifier.inner, CheckerVerifier)
+    assert isinstance(verifier.inner.checker, Checker)
+    assert verifier.inner.checker.name == scorer.checker.name == "favakit-checker-mpnet"
+    assert verifier.inner.checker.model is scorer.checker.model  # one loaded model

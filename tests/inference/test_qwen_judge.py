@@ -80,7 +80,7 @@ def test_the_qwen_judge_reads_its_judge_json(judge_folder: Path) -> None:
 def test_the_cascade_can_name_the_tuned_judge(judge_folder: Path, tmp_path: Path) -> None:
     from favakit.inference.checker import checker_folder
     from favakit.inference.factory import open_verifier
-    from favakit.inference.verifiers import CascadeVerifier
+    from favakit.inference.verifiers import CascadeVerifier, OpenedOnFirstUse
     from favakit.spec import ClientSpec
 
     checker = tmp_path / "checker"
@@ -89,10 +89,12 @@ def test_the_cascade_can_name_the_tuned_judge(judge_folder: Path, tmp_path: Path
     cfg["cascade"] = {"judge": "qwen", "band": [0.0, 1.0], "second_words": 20}
     (checker / "checker.json").write_text(json.dumps(cfg))
     cascade = open_verifier("cascade", ClientSpec(backend="hf", device="cpu"), checker=str(checker))
-    assert isinstance(cascade, CascadeVerifier) and isinstance(cascade.second, CutEvidence)
+    assert isinstance(cascade, CascadeVerifier) and isinstance(cascade.second, OpenedOnFirstUse)
+    assert cascade.second.inner is None  # loaded once a claim falls in the band
     (v,) = cascade.verify(
         [{"text": "titan is its largest moon .", "evidence": ["titan is its largest moon ."]}]
     )
+    assert isinstance(cascade.second.inner, CutEvidence)
     assert "decided" in v["warnings"][-1]  # the band holds every score: the judge decided
     from favakit.inference.verifiers import second_judge_decided
 

