@@ -27,9 +27,11 @@ from favakit.inference.judges import Judge
 from favakit.inference.verifiers import (
     VERIFIER_PIECE_WORDS,
     VERIFIER_WHOLE_WORDS,
+    CascadeVerifier,
     CutEvidence,
     EditorVerifier,
     LLMVerifier,
+    OpenedOnFirstUse,
     default_style,
     default_threshold,
 )
@@ -56,6 +58,7 @@ __all__ = [
     "open_qwen_judge",
     "open_searcher",
     "open_verifier",
+    "qwen_judge_config",
     "qwen_judge_label",
     "stored_cascade",
 ]
@@ -148,9 +151,8 @@ def open_gate(gate: str, device: str | None = None, dtype: str = "auto") -> Sent
         gate = auto_gate()
     if gate == "qwen":
         from favakit.inference.gate import JudgeScorer
-        from favakit.inference.models import qwen_judge
 
-        cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
+        cfg = qwen_judge_config()
         verifier = open_qwen_judge(ClientSpec(device=device, dtype=dtype))
         return JudgeScorer(verifier, float(cfg["gate_threshold"]), "favakit-qwen-judge",
                            float(cfg["threshold"]))  # fmt: skip
@@ -167,16 +169,12 @@ def cascade_gate(checker: Checker, spec: ClientSpec | None = None) -> SentenceSc
     tuned Qwen judge (run as ``spec`` says) inside its band
     (:class:`~favakit.inference.cascade_gate.CascadeScorer`)."""
     from favakit.inference.cascade_gate import CascadeScorer
-    from favakit.inference.models import qwen_judge
 
     cascade = stored_cascade(checker)
     if cascade.get("judge") != "qwen":
         raise UsageError(f"{checker.folder}: this checker's cascade asks {cascade.get('judge')!r}, "
                          "not the tuned Qwen judge (scripts/llm_judge.py cascade)")  # fmt: skip
-    from favakit.inference.verifiers import OpenedOnFirstUse
-
-    folder = qwen_judge()
-    cfg = json.loads((Path(folder) / "judge.json").read_text())
+    cfg = qwen_judge_config()
     low, high = cascade["band"]
     # the judge's gate threshold inside the cascade, where chosen (scripts/gate_threshold.py
     # --cascade), else the one chosen for it alone
@@ -373,11 +371,7 @@ def open_verifier(
         if kind == "checker":
             return first
         cascade = stored_cascade(first.checker)
-        from favakit.inference.verifiers import CascadeVerifier
-
         low, high = cascade["band"]
-        from favakit.inference.verifiers import OpenedOnFirstUse
-
         second: Verifier
         if cascade["judge"] == "qwen":  # the tuned judge, loaded once a claim reaches it
             second = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec))
@@ -408,15 +402,23 @@ def open_qwen_judge(spec: ClientSpec | None = None, threshold: float | None = No
     model with the adapter merged (``favakit serve-llm --model qwen2.5-coder-1.5b --adapter
     <folder> --merge-adapter yes``)."""
     from favakit.inference.generators import open_client
-    from favakit.inference.models import qwen_judge
 
     spec = _qwen_spec(spec or ClientSpec())
-    cfg = json.loads((Path(qwen_judge()) / "judge.json").read_text())
+    cfg = qwen_judge_config()
     judge = Judge(
         open_client(spec), chat=True, chunk_words=0, style=cfg["style"],
         threshold=cfg["threshold"] if threshold is None else threshold,
     )  # fmt: skip
     return CutEvidence(LLMVerifier(judge), int(cfg["evidence_words"]))
+
+
+def qwen_judge_config() -> dict[str, Any]:
+    """The tuned Qwen judge's ``judge.json``: its base, prompt style, evidence cut and the
+    thresholds chosen on the development split."""
+    from favakit.inference.models import qwen_judge
+
+    config: dict[str, Any] = json.loads((Path(qwen_judge()) / "judge.json").read_text())
+    return config
 
 
 def _qwen_spec(spec: ClientSpec) -> ClientSpec:
@@ -429,9 +431,8 @@ def _qwen_spec(spec: ClientSpec) -> ClientSpec:
     from favakit.deps import bf16_native, cuda_available
     from favakit.inference.models import qwen_judge
 
-    folder = qwen_judge()
-    cfg = json.loads((Path(folder) / "judge.json").read_text())
-    spec = spec.with_(model=spec.model or cfg["model"], adapter=spec.adapter or folder)
+    spec = spec.with_(model=spec.model or qwen_judge_config()["model"],
+                      adapter=spec.adapter or qwen_judge())  # fmt: skip
     device = spec.device or ("cuda" if cuda_available() else "cpu")
     if spec.dtype == "auto" and bf16_native(device):
         spec = spec.with_(dtype="bfloat16")
