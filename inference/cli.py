@@ -151,7 +151,6 @@ def _serve(args: argparse.Namespace) -> int:
     from favakit.inference.factory import announce, judge_beside, open_editor
     from favakit.inference.http_guard import allowed_hosts, http_limits, run_server
     from favakit.inference.server import ServeLimits, create_editor_app
-    from favakit.inference.verifiers import OpenedOnFirstUse
 
     spec = ClientSpec.from_args(args)
     gate = gate_settings(args)
@@ -160,11 +159,6 @@ def _serve(args: argparse.Namespace) -> int:
         detector=args.detector, shared=True, gate=gate,
     )  # fmt: skip
     announce(editor)
-    # a server loads the whole gate before its first request, the cascade's judge included
-    # (`favakit edit` loads it only once a sentence falls in the band)
-    second = getattr(getattr(editor, "checker", None), "judge", None)
-    if isinstance(second, OpenedOnFirstUse):
-        second.open()
     verifier = judge_beside(
         editor, args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
         checker=gate.judge if gate and gate.judge not in ("qwen", "cascade") else None,

@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 __all__ = [
     "EDITOR_KINDS",
     "LLM_JUDGE_MODEL",
-    "QWEN_JUDGE_BASE",
     "VERIFIER_KINDS",
     "announce",
     "auto_gate",
@@ -74,8 +73,6 @@ EDITOR_KINDS = ("generative", "encoder", "cascade")
 VERIFIER_KINDS = ("verifier", "llm", "qwen", "encoder", "editor", "checker", "cascade")
 #: the llm judge's model when the spec names none (assembled from its PyPI parts)
 LLM_JUDGE_MODEL = "qwen2.5-coder-1.5b"
-#: the base model of the tuned Qwen judge (inference/qwen_judge), a split-GGUF preset
-QWEN_JUDGE_BASE = "qwen2.5-coder-1.5b"
 
 
 def open_searcher(
@@ -108,7 +105,8 @@ def open_editor(
     process; with no model named, from the editor shipped in the package
     (``docs/model_card.md``). ``detector``: the encoder's folder (default: the shipped one).
     Evidence comes from the requests, else from ``index`` (+ ``kb``). With ``shared`` (a
-    server), in-process generation is batched across the request threads. ``gate``: how edits
+    server), in-process generation is batched across the request threads and the gate's judges
+    are all loaded now, before the first request. ``gate``: how edits
     are gated (:class:`~favakit.inference.gate.GateSettings`; a string names its judge: a shipped
     checker by name, ``"checker"``, ``"mpnet"``, ``"auto"``, a checker folder, ``"qwen"``, the
     tuned Qwen judge, :func:`open_qwen_judge`, or ``"cascade"``, the two): edits are kept only in
@@ -121,8 +119,9 @@ def open_editor(
     from favakit.inference.gate import GatedEditor, GateSettings
 
     gating = GateSettings(judge=gate) if isinstance(gate, str) else gate
-    return GatedEditor(editor, open_gate(gating.judge, spec.device, spec.dtype), gating.threshold,
-                       check_fixes=gating.check_fixes, flags=gating.flags)  # fmt: skip
+    judge = open_gate(gating.judge, spec.device, spec.dtype, load_now=shared)
+    return GatedEditor(editor, judge, gating.threshold, check_fixes=gating.check_fixes,
+                       flags=gating.flags)  # fmt: skip
 
 
 def auto_gate() -> str:
@@ -134,19 +133,23 @@ def auto_gate() -> str:
     from favakit.inference.models import SPLIT_PRESETS, split_gguf_ready
 
     checker = auto_checker()
-    if checker == "mpnet" and split_gguf_ready(SPLIT_PRESETS[QWEN_JUDGE_BASE]):
+    base = SPLIT_PRESETS.get(qwen_judge_config()["model"])  # as judge.json names it
+    if checker == "mpnet" and base is not None and split_gguf_ready(base):
         return "cascade"
     return checker
 
 
-def open_gate(gate: str, device: str | None = None, dtype: str = "auto") -> SentenceScorer:
+def open_gate(
+    gate: str, device: str | None = None, dtype: str = "auto", load_now: bool = False
+) -> SentenceScorer:
     """The gate's judge by name: a checker (a shipped name or a folder), ``"qwen"``: the tuned
     Qwen judge (:func:`open_qwen_judge`) at the gate threshold stored with it (chosen on the
     development split for issue 32's shape: supported sentences left alone first),
     ``"cascade"``: the mpnet checker, asking the Qwen judge about the sentences in its stored
     band (:mod:`~favakit.inference.cascade_gate`), or ``"auto"``: :func:`auto_gate`.
     ``dtype``: the Qwen judge's weights (``"auto"``: bf16 where the device multiplies it
-    natively, else fp32)."""
+    natively, else fp32). ``load_now``: the cascade's judge is loaded now (a server), not
+    once a sentence first falls in the band."""
     if gate == "auto":
         gate = auto_gate()
     if gate == "qwen":
@@ -160,14 +163,18 @@ def open_gate(gate: str, device: str | None = None, dtype: str = "auto") -> Sent
 
     if gate == "cascade":
         checker = Checker(checker_folder("mpnet"), device=device, role="gate")
-        return cascade_gate(checker, ClientSpec(device=device, dtype=dtype))
+        return cascade_gate(checker, ClientSpec(device=device, dtype=dtype), load_now)
     return Checker(checker_folder(gate), device=device, role="gate")
 
 
-def cascade_gate(checker: Checker, spec: ClientSpec | None = None) -> SentenceScorer:
+def cascade_gate(
+    checker: Checker, spec: ClientSpec | None = None, load_now: bool = False
+) -> SentenceScorer:
     """``--gate cascade``: ``checker`` (the mpnet checker, which stores the band) with the
     tuned Qwen judge (run as ``spec`` says) inside its band
-    (:class:`~favakit.inference.cascade_gate.CascadeScorer`)."""
+    (:class:`~favakit.inference.cascade_gate.CascadeScorer`). The judge is loaded once a
+    sentence first falls in the band (seconds; minutes the first time, while its base is
+    assembled), or now with ``load_now``."""
     from favakit.inference.cascade_gate import CascadeScorer
 
     cascade = stored_cascade(checker)
@@ -180,9 +187,9 @@ def cascade_gate(checker: Checker, spec: ClientSpec | None = None) -> SentenceSc
     # --cascade), else the one chosen for it alone
     judge_gate = float(cascade.get("gate_threshold", cfg["gate_threshold"]))
     spec = spec or ClientSpec()
-    # the judge is loaded (seconds; minutes the first time, while its base is assembled) only
-    # once a sentence falls in the band
     judge = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec))
+    if load_now:
+        judge.open()
     return CascadeScorer(
         checker, judge, (float(low), float(high)), (judge_gate, float(cfg["threshold"])),
         int(cascade.get("second_words", cfg.get("evidence_words", 300))),

@@ -320,8 +320,8 @@ def test_favakit_edit_gates_by_default_with_the_best_installed_checker() -> None
     from favakit.inference.factory import auto_gate
 
     assert auto_checker() == "mpnet"  # make test installs the parts (make mpnet)
-    judge = "favakit-checker-mpnet" + ("+qwen2.5-coder-1.5b+qwen_judge"
-                                       if auto_gate() == "cascade" else " ")  # fmt: skip
+    cascade = auto_gate() == "cascade"  # where the Qwen base is installed too (make setup)
+    judge = "favakit-checker-mpnet" + ("+qwen2.5-coder-1.5b+qwen_judge" if cascade else "")
     text = "Marie Curie was born in Warsaw in 1867. The Eiffel Tower is in Berlin."
     evidence = ("Marie Curie was born in Warsaw in 1867. The Eiffel Tower is a wrought-iron "
                 "lattice tower in Paris, France.")  # fmt: skip
@@ -335,7 +335,7 @@ def test_favakit_edit_gates_by_default_with_the_best_installed_checker() -> None
         assert done.returncode == 0, done.stderr[-2000:]
         runs[gate] = (json.loads(done.stdout), done.stderr)
     gated, stderr = runs["auto"]
-    assert f"gated by {judge}" in stderr
+    assert f"gated by {judge} (" in stderr
     assert "gated by" not in runs["off"][1]
     # the gate scored both sentences: the first is supported and left exactly as it was
     assert all(e["start"] >= text.index("The Eiffel") for e in gated["edits"])
