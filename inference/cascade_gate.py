@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from favakit.contracts import EditInput, Verifier
 
@@ -96,15 +96,38 @@ class CascadeScorer:
     ) -> list[tuple[float, int]]:
         """(score, passes) per text: the checker's, or inside the band the judge's P(supported)
         on the checker's scale."""
-        from favakit.inference.verifiers import cut_evidence
-
         first = self.checker.score(texts, evidence)
         low, high = self.band
         keys = [(t, tuple(e)) for t, e in zip(texts, evidence, strict=True)]
         unsure = [i for i, (p, _) in enumerate(first) if low <= p <= high]
+        known = self._judged([keys[i] for i in unsure])
+        out = list(first)
+        for i in unsure:
+            out[i] = (round(onto_scale(known[keys[i]], self.knots), 4), first[i][1])
+        return out
+
+    def doubts(self, texts: Sequence[str], evidence: Sequence[Sequence[str]]) -> list[bool]:
+        """Per text, whether the judge calls it supported as written (its P(supported) above
+        its verdict threshold), where no rule beneath the checker found its evidence
+        contradicting it (a rule's finding stands). The gate's second opinion before a fix
+        changes a sentence, asked even where the checker was sure, under the band
+        (:func:`~favakit.inference.gate_checks.fixes_the_judge_doubts`). The verdict threshold,
+        not the judge's lower gate threshold, since it overrules a sure checker (chosen on the
+        development split: ``scripts/fix_doubts.py``, docs/benchmarks.md, session 56)."""
+        keys = [(t, tuple(e)) for t, e in zip(texts, evidence, strict=True)]
+        free = [i for i, (t, e) in enumerate(keys) if self.checker.conflict(t, list(e)) is None]
+        known = self._judged([keys[i] for i in free])
+        judge_verdict = self.knots[2][0]
+        return [i in free and known[keys[i]] > judge_verdict for i in range(len(keys))]
+
+    def _judged(self, keys: Sequence[tuple[str, tuple[str, ...]]]) -> dict[Any, float]:
+        """The judge's P(supported) of each (text, evidence) key: kept answers, the others asked
+        in one call."""
+        from favakit.inference.verifiers import cut_evidence
+
         with self._lock:
-            known = {keys[i]: self._answers[keys[i]] for i in unsure if keys[i] in self._answers}
-        todo = sorted({keys[i] for i in unsure} - known.keys())
+            known = {k: self._answers[k] for k in keys if k in self._answers}
+        todo = sorted(set(keys) - known.keys())
         if todo:
             claims: list[EditInput] = [{"text": t, "evidence": list(e)} for t, e in todo]
             verdicts = self.judge.verify(cut_evidence(claims, self.second_words))
@@ -115,7 +138,4 @@ class CascadeScorer:
                 self._answers.update(answers)
                 while len(self._answers) > KEPT_ANSWERS:  # the oldest answer goes first
                     del self._answers[next(iter(self._answers))]
-        out = list(first)
-        for i in unsure:
-            out[i] = (round(onto_scale(known[keys[i]], self.knots), 4), first[i][1])
-        return out
+        return known

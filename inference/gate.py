@@ -79,6 +79,14 @@ The rule, sentence by sentence:
   at words): the evidence's words in its place ("a *train* accident at the age of 18" -> "bus"
   against "A bus accident at the age of 18 ..."), where the checker finds the sentence so fixed
   supported; the sentence's other flags stay.
+* **a fix the second judge doubts is taken back**
+  (:func:`~favakit.inference.gate_checks.fixes_the_judge_doubts`, with the same switch; only
+  where the gate's scorer has a second judge, as the cascade has): each sentence still holding
+  a fix is asked of that judge as written, even one the checker scored under its band; where
+  the judge finds it supported and no rule beneath the checker found the evidence contradicting
+  it, the sentence's fixes (but a rule's own) become flags: the checker and the judge disagree,
+  so the sentence is reported, not rewritten ("the first person to *walk* on the Moon" against
+  "the first person to step onto the lunar surface").
 * **a denied list member** (:func:`~favakit.inference.gate_edits.denials_typed`): a flag in a
   sentence the evidence denies in its own words is typed ``contradictory``, and put at the
   members of the sentence's list the denial names ("... the harbour district and *Old Town*"
@@ -122,6 +130,7 @@ from favakit.contracts import EditInput, Editor, EditResult, Verifier, as_reques
 from favakit.inference.gate_checks import (
     check_edits,
     drop_fixes_clauses_need_not,
+    fixes_the_judge_doubts,
     verify_deletions,
     verify_fixes,
 )
@@ -255,6 +264,8 @@ class GatedEditor:
             gated = drop_fixes_clauses_need_not(self.checker, gated, topics, self.fix_threshold)
         if self.check_fixes:  # a flagged word the evidence says otherwise around the same words
             gated = word_fixes(self.checker, gated, topics, self.fix_threshold)
+        if self.check_fixes:  # a fix a second judge doubts (the cascade's) is taken back
+            gated = fixes_the_judge_doubts(self.checker, gated, topics)
         # the last steps: a flag in one statement of a sentence cites that statement's evidence,
         # a flag in a sentence the evidence denies is typed contradictory (and put at the list
         # members it denies), and nothing of a list's marker, a heading or a Q&A's question is

@@ -3,7 +3,9 @@ after :func:`~favakit.inference.gate_edits.gate_result`, every sentence holding 
 again as the fix leaves it (:func:`verify_fixes`; a fix the checker still finds unsupported
 becomes a flag, unless the clause up to it is supported), and every sentence the editor deleted
 is split into the facts it states, each scored (:func:`verify_deletions`; a deletion that also
-says something supported becomes a flag)."""
+says something supported becomes a flag). Where the gate's scorer has a second judge (the
+cascade), a sentence still holding a fix is asked of it as written before the fix changes it
+(:func:`fixes_the_judge_doubts`; the fix becomes a flag where the judge calls it supported)."""
 
 from __future__ import annotations
 
@@ -30,8 +32,8 @@ from favakit.tags import apply_edits
 from favakit.text import sentence_spans
 
 __all__ = [
-    "check_edits", "drop_fixes_clauses_need_not", "drop_unneeded_fixes", "verify_deletions",
-    "verify_fixes",
+    "check_edits", "drop_fixes_clauses_need_not", "drop_unneeded_fixes", "fixes_the_judge_doubts",
+    "verify_deletions", "verify_fixes",
 ]  # fmt: skip
 
 
@@ -318,6 +320,68 @@ def drop_unneeded_fixes(
         note = (f"{len(gone)} fix(es) dropped: the checker finds the sentence supported without "
                 f"them")  # fmt: skip
         out[i] = {**result, "edits": edits, "corrected": apply_edits(result["original"], edits),
+                  "warnings": [*result.get("warnings", []), note]}  # fmt: skip
+    return out
+
+
+def fixes_the_judge_doubts(
+    scorer: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None]
+) -> list[EditResult]:  # fmt: skip
+    """Each result with the fixes a second judge doubts taken back: where the gate's scorer
+    has one (:meth:`~favakit.inference.cascade_gate.CascadeScorer.doubts`; any other scorer
+    leaves every result as it is), each sentence holding a fix other than a rule's own
+    (:func:`_rules_own`) is asked of it as written, decontextualized as the gate scores
+    sentences. Where it finds the sentence supported and no
+    rule beneath the checker found the evidence contradicting it, the sentence's fixes become
+    flags (the text unchanged there, each flag citing the closest evidence sentence), but for
+    a rule's own fix (:func:`_rules_own`), which stays: the checker and the judge disagree, so
+    the sentence is reported, not rewritten ("the first person to *walk* on the Moon" against
+    "the first person to step onto the lunar surface": the mpnet checker scores it 0.008, the
+    tuned Qwen judge 0.99). A warning counts them."""
+    doubts = getattr(scorer, "doubts", None)
+    if doubts is None:
+        return list(results)
+    asked: list[tuple[int, int]] = []  # (result, sentence)
+    texts: list[str] = []
+    evidence: list[list[str]] = []
+    for i, result in enumerate(results):
+        passages, original = result.get("evidence", []), result["original"]
+        spans = sentence_spans(original)
+        for n, fixes in sorted(_sentence_fixes(result).items()) if passages else []:
+            a, b = spans[n]
+            if all(_rules_own(result["edits"][k], result, (a, b), topics[i]) for k in fixes):
+                continue  # nothing there for the judge to take back
+            asked.append((i, n))
+            texts.append(decontextualized(original[a:b], topics[i], original, a))
+            evidence.append([str(p.get("text", "")) for p in passages])
+    if not asked:
+        return list(results)
+    doubted: dict[int, set[int]] = {}
+    for (i, n), doubt in zip(asked, doubts(texts, evidence), strict=True):
+        if doubt:
+            doubted.setdefault(i, set()).add(n)
+    out = list(results)
+    for i, sentences in doubted.items():
+        result = results[i]
+        original, spans = result["original"], sentence_spans(result["original"])
+        edits: list[EditSpan] = []
+        for e in result["edits"]:
+            m = sentence_of(spans, e["start"], e["end"])
+            if (
+                m is not None
+                and m in sentences
+                and is_fix(e)
+                and not _rules_own(e, result, spans[m], topics[i])
+            ):
+                e = cited(as_flag(e), original[slice(*spans[m])], result["evidence"], original,
+                          subject_of(topics[i], original, spans[m][0]))  # fmt: skip
+            edits.append(e)
+        taken = sum(is_fix(e) for e in result["edits"]) - sum(is_fix(e) for e in edits)
+        if not taken:
+            continue
+        note = (f"{taken} fix(es) taken back: the second judge finds the sentence supported as "
+                f"written; flagged with no fix")  # fmt: skip
+        out[i] = {**result, "edits": edits, "corrected": apply_edits(original, edits),
                   "warnings": [*result.get("warnings", []), note]}  # fmt: skip
     return out
 

@@ -107,7 +107,8 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
         "--gate-fixes", default="checked", choices=["checked", "unchecked"],
         help="checked (the default): a sentence is scored again as its fixes leave it (then the "
         "fixed clause alone), and fixes that leave it unsupported become flags with no fix; a "
-        "sentence deletion with a supported clause becomes a flag; unchecked: fixes and "
+        "sentence deletion with a supported clause becomes a flag; behind the cascade, a fix "
+        "in a sentence its judge calls supported as written becomes a flag; unchecked: fixes and "
         "deletions pass as the editor and the evidence made them",
     )  # fmt: skip
     g.add_argument(

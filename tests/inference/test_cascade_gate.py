@@ -274,3 +274,59 @@ def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shar
     assert isinstance(verifier.inner.checker, Checker)
     assert verifier.inner.checker.name == scorer.checker.name == "favakit-checker-mpnet"
     assert verifier.inner.checker.model is scorer.checker.model  # one loaded model
+
+
+STEP = "Neil Armstrong became the first person to step onto the lunar surface."
+APOLLO = f"{STEP} The crew returned to Earth on July 24, 1969."
+PARAPHRASED = "Neil Armstrong was the first person to walk on the Moon."
+WRONG_YEAR = "The crew returned to Earth in 1971."
+
+
+def test_the_judge_is_asked_before_a_fix_unless_a_rule_found_the_error(checker) -> None:  # type: ignore[no-untyped-def]
+    texts = [PARAPHRASED, WRONG_YEAR]
+    judge = FixedJudge(0.9)
+    scorer = CascadeScorer(checker, judge, (0.0, 1.0), (0.18, 0.22))
+    assert scorer.doubts(texts, [[APOLLO]] * 2) == [True, False]
+    # the year the evidence contradicts is a rule's finding: the judge is not asked about it
+    assert judge.seen == [PARAPHRASED] and scorer.asked == 1
+    scorer.score([PARAPHRASED], [[APOLLO]])  # the same question later (every score in the band)
+    assert scorer.asked == 1
+    # at or under its verdict threshold the judge does not call the sentence supported
+    unsure = CascadeScorer(checker, FixedJudge(0.22), (0.0, 1.0), (0.18, 0.22))
+    assert unsure.doubts(texts, [[APOLLO]] * 2) == [False, False]
+
+
+def test_a_fix_the_judge_doubts_becomes_a_flag_and_a_rules_fix_stays(checker) -> None:  # type: ignore[no-untyped-def]
+    from favakit.inference.gate_checks import fixes_the_judge_doubts
+    from favakit.tags import apply_edits
+
+    text = f"{PARAPHRASED} {WRONG_YEAR}"
+    walk, year = text.index("walk"), text.index("1971")
+    cites = {"passage": 0, "sentence": "The crew returned to Earth on July 24, 1969."}
+    edits = [
+        {"type": "relation", "start": walk, "end": walk + 4, "wrong": "walk", "right": "step",
+         "checker_score": 0.008, "cites": {"passage": 0, "sentence": STEP}},
+        {"type": "entity", "start": year, "end": year + 4, "wrong": "1971", "right": "1969",
+         "checker_score": 0.002, "cites": cites},
+    ]  # fmt: skip
+    result = {"id": "0", "original": text, "corrected": apply_edits(text, edits), "edits": edits,
+              "evidence": [{"title": "Apollo 11", "text": APOLLO}], "warnings": []}  # fmt: skip
+
+    def doubted(judge: FixedJudge) -> dict:  # type: ignore[type-arg]
+        scorer = CascadeScorer(checker, judge, (0.0, 1.0), (0.18, 0.22))
+        (out,) = fixes_the_judge_doubts(scorer, [result], [None])  # type: ignore[list-item]
+        return out  # type: ignore[return-value]
+
+    agrees = FixedJudge(0.05)
+    assert doubted(agrees) is result  # the judge agrees the sentence is unsupported: both fixes
+    assert agrees.seen == [PARAPHRASED]  # the sentence holding only a rule's fix is not asked
+    out = doubted(FixedJudge(0.9))
+    flag, fix = out["edits"]
+    assert flag["flagged"] and flag["wrong"] == flag["right"] == "walk"
+    assert flag["cites"]["sentence"] == STEP
+    assert fix == edits[1]  # the year rule's own fix
+    assert out["corrected"] == text.replace("1971", "1969")
+    assert out["warnings"] == ["1 fix(es) taken back: the second judge finds the sentence "
+                               "supported as written; flagged with no fix"]  # fmt: skip
+    # a scorer with no second judge (the checker itself) leaves every result as it is
+    assert fixes_the_judge_doubts(checker, [result], [None])[0] is result  # type: ignore[list-item]

@@ -5,6 +5,7 @@ encoder. Its figures on real claim sets are in docs/benchmarks.md."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -372,12 +373,13 @@ EXAMPLES = [
 ]  # fmt: skip
 
 
-# Correct sentences the default pipeline still changes today (issue 32's acceptance misses
-# them; docs/benchmarks.md, sessions 23 and 55): a paraphrase swap the gate keeps because the
-# mpnet checker is sure the sentence is unsupported (0.008, under the cascade's band, so the
-# cascade gate does not ask the Qwen judge either) and the evidence has the new word
-# ("walk" -> "step").
-CHANGED_TODAY = {"Neil Armstrong was the first person to walk on the Moon."}
+# Correct sentences the default pipeline still flags today (issue 32 asks that none be changed,
+# and none be flagged): a paraphrase the mpnet checker is sure is unsupported (0.008, under the
+# cascade's band) and the editor "fixes" with the evidence's word ("walk" -> "step"). The cascade
+# gate's judge calls it supported, so the fix is taken back and the sentence is only flagged
+# (gate_checks.fixes_the_judge_doubts); the mpnet gate alone (no Qwen base installed, as under
+# make test) keeps the fix (docs/benchmarks.md, sessions 23, 55 and 56).
+FLAGGED_TODAY = {"Neil Armstrong was the first person to walk on the Moon."}
 
 
 @pytest.mark.slow
@@ -385,14 +387,17 @@ def test_the_default_pipeline_fixes_or_flags_each_error_with_the_whole_evidence_
     """The shipped editor behind the default gate, in process: each planted error is fixed
     with the whole value the evidence gives ("1979" -> "1879", never a fragment) or flagged
     with no fix; every correct sentence before it comes back exactly as it was (but those in
-    CHANGED_TODAY); every fix cites an evidence sentence; no edit's correction equals its wrong
+    FLAGGED_TODAY); every fix cites an evidence sentence; no edit's correction equals its wrong
     text. The default gate is the mpnet checker, or the cascade where the Qwen judge's base is
-    installed (make setup)."""
+    installed (make setup): with its judge, a sentence of FLAGGED_TODAY keeps its words."""
     from favakit.inference.factory import open_editor
     from favakit.spec import ClientSpec
     from favakit.text import sentence_spans
 
     editor = open_editor(ClientSpec(), gate="auto")
+    second_judge = hasattr(editor.checker, "doubts")  # type: ignore[attr-defined]
+    # CI runs this again once make demo has installed the Qwen base, and says so
+    assert second_judge or os.environ.get("FAVAKIT_EXPECT_GATE") != "cascade"
     results = editor.edit_many([{"text": t, "evidence": [e]} for t, e, _, _ in EXAMPLES])
     for (text, evidence, wrong, right), result in zip(EXAMPLES, results, strict=True):
         at = text.index(wrong)
@@ -406,8 +411,13 @@ def test_the_default_pipeline_fixes_or_flags_each_error_with_the_whole_evidence_
             )
         for a, b in sentence_spans(text):
             sentence = text[a:b].strip()
-            if b <= at and sentence not in CHANGED_TODAY:
+            if b > at:
+                continue
+            inside = [e for e in result["edits"] if a <= e["start"] < b]
+            if sentence not in FLAGGED_TODAY:
+                assert not inside, sentence
+            if sentence not in FLAGGED_TODAY or second_judge:
                 assert sentence in result["corrected"], (sentence, result["corrected"])
-                assert not [e for e in result["edits"] if a <= e["start"] < b], sentence
+                assert all(e.get("flagged") for e in inside), inside
     # the README's line is fixed, not only flagged: the evidence holds the year
     assert results[3]["corrected"] == "Albert Einstein was born in 1879 in the city of Ulm."
