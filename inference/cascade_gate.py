@@ -28,7 +28,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from favakit.contracts import EditInput, Verifier
 
@@ -39,6 +39,9 @@ __all__ = ["KEPT_ANSWERS", "CascadeScorer", "onto_scale"]
 
 #: How many of the judge's answers a scorer keeps, the oldest dropped first.
 KEPT_ANSWERS = 4096
+
+#: A question to the judge: a text and its evidence.
+Question = tuple[str, tuple[str, ...]]
 
 
 def onto_scale(q: float, knots: Sequence[tuple[float, float]]) -> float:
@@ -82,7 +85,7 @@ class CascadeScorer:
         self.name = f"{checker.name}+{judge.model}"
         self.marks_words = bool(getattr(checker, "marks_words", False))
         self.asked = 0
-        self._answers: dict[tuple[str, tuple[str, ...]], float] = {}
+        self._answers: dict[Question, float] = {}
         self._lock = threading.Lock()  # a server's threads share the answers
 
     def unsupported_spans(
@@ -120,7 +123,7 @@ class CascadeScorer:
         judge_verdict = self.knots[2][0]
         return [i in free and known[keys[i]] > judge_verdict for i in range(len(keys))]
 
-    def _judged(self, keys: Sequence[tuple[str, tuple[str, ...]]]) -> dict[Any, float]:
+    def _judged(self, keys: Sequence[Question]) -> dict[Question, float]:
         """The judge's P(supported) of each (text, evidence) key: kept answers, the others asked
         in one call."""
         from favakit.inference.verifiers import cut_evidence

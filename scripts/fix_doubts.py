@@ -26,12 +26,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from favakit.records import read_jsonl
+
 #: What every warning of a rule beneath the checker says (it capped the verdict's score).
 RULE_NOTE = "P(supported) at most"
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.open(encoding="utf-8") if line.strip()]
 
 
 def under_band(
@@ -55,7 +53,7 @@ def sample(args: argparse.Namespace) -> None:
     rows = {r["id"]: r for r in read_jsonl(args.rows)}
     config = json.loads((Path(checker_folder(args.checker)) / "checker.json").read_text())
     low = float(config["cascade"]["band"][0])
-    supported, unsupported = under_band(rows, read_jsonl(args.scores), low)
+    supported, unsupported = under_band(rows, list(read_jsonl(args.scores)), low)
     # a seeded hash of each id orders them: the sample does not move when a row joins or leaves
     unsupported.sort(key=lambda r: hashlib.sha256(f"{args.seed}:{r['id']}".encode()).digest())
     asked = supported + unsupported[: args.unsupported]
@@ -70,7 +68,7 @@ def sample(args: argparse.Namespace) -> None:
 def report(args: argparse.Namespace) -> None:
     rows = {r["id"]: r for r in read_jsonl(args.rows)}
     meta = json.loads(args.asked.with_suffix(".meta.json").read_text())
-    verdicts = read_jsonl(args.judge)
+    verdicts = list(read_jsonl(args.judge))
     out: dict[str, Any] = {"asked": meta, "judged": len(verdicts), "thresholds": {}}
     for t in args.thresholds:
         by_label = {True: [0, 0], False: [0, 0]}  # supported? -> [called supported, asked]
