@@ -14,8 +14,8 @@ comes out.
 An evidence string that is a JSON record (a data-to-text task's input) is said as statements
 on the way in (:mod:`favakit.json_evidence`), so every judge, rule and citation reads prose.
 
-This module is torch-free and imports only the standard library, :mod:`favakit.prompts` and
-:mod:`favakit.json_evidence`.
+This module is torch-free and imports only the standard library, :mod:`favakit.prompts`,
+:mod:`favakit.json_evidence` and :mod:`favakit.citations`.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, Union, runtime_checkable
 
+from favakit.citations import parse_cites
 from favakit.errors import UsageError
 from favakit.json_evidence import read_json_evidence
 from favakit.prompts import Reference, parse_prompt, parse_reference
@@ -156,10 +157,13 @@ class EditRequest:
     topic: str | None = None
     prompt: str | None = None  # the question the text answers, when there is one
     evidence: list[Reference] | None = None
+    #: the citation marks of the source the evidence is (``"[1]"``, ``"<|cit|>"``): a verifier
+    #: judges only the sentences that carry one (:mod:`favakit.citations`); editors take none
+    cites: tuple[str, ...] = ()
 
     @classmethod
     def from_obj(cls, obj: Any, where: str = "") -> EditRequest:
-        """Validate a JSON object ``{"text", "topic"?, "prompt"?, "evidence"?}``; raise
+        """Validate a JSON object ``{"text", "topic"?, "prompt"?, "evidence"?, "cites"?}``; raise
         ``ValueError`` naming the field (the server answers 422 with it, the CLI exits 2)."""
         at = f"{where}: " if where else ""
         if not isinstance(obj, Mapping):
@@ -191,7 +195,8 @@ class EditRequest:
             for n, ref in enumerate(refs):
                 _valid_text(ref.text, f"{at}'evidence' item {n}")
                 _valid_text(ref.title, f"{at}'evidence' item {n} title")
-        return cls(text, obj.get("topic"), obj.get("prompt"), refs)
+        cites = parse_cites(obj.get("cites"), where)
+        return cls(text, obj.get("topic"), obj.get("prompt"), refs, cites)
 
     @classmethod
     def from_row(cls, row: Any, where: str = "") -> EditRequest:
@@ -217,7 +222,8 @@ class EditRequest:
 
     @classmethod
     def from_claim(cls, row: Any, where: str = "") -> EditRequest:
-        """A claim to verify: ``{"id"?, "text" | "claim", "evidence"?, "topic"?}``."""
+        """A claim to verify: ``{"id"?, "text" | "claim", "evidence"?, "topic"?, "cites"?}``
+        (``cites``: the marks of the citation the evidence backs, :mod:`favakit.citations`)."""
         if isinstance(row, Mapping) and "text" not in row and "claim" in row:
             row = {**row, "text": row["claim"]}
         return cls.from_obj(row, where)

@@ -5,6 +5,7 @@ work is :mod:`favakit.inference.factory`, :mod:`.runs` and :mod:`.server`. ``ser
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import sys
@@ -12,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from favakit.citations import parse_cites
 from favakit.contracts import EditRequest
 from favakit.distributed import RayOptions, add_ray_options, ray_options
 from favakit.errors import UsageError
@@ -209,6 +211,9 @@ def _verify(args: argparse.Namespace) -> int:
         raise UsageError("give either --claim TEXT (with --evidence) or --input FILE.jsonl")
     one = {"text": args.claim, "evidence": args.evidence}
     rows = _rows(args.claim, args.input, lambda: EditRequest.from_claim(one), read_claims)
+    if args.cites:  # the marks of the citation every row's evidence backs, unless it names its own
+        marks = parse_cites(args.cites, "--cites")
+        rows = [(rid, r if r.cites else dataclasses.replace(r, cites=marks)) for rid, r in rows]
     ray = _ray(args, "one --claim is verified in this process")
     spec = ClientSpec.from_args(args)
     args.judge = args.judge or ("verifier" if spec.names_model else "checker")
@@ -249,6 +254,12 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--evidence", action="append", default=None, help="evidence for --claim (repeatable)"
     )
+    parser.add_argument(
+        "--cites", action="append", default=None, metavar="MARK",
+        help="the citation mark of the source the evidence is, such as '[1]' or '<|cit|>' "
+        "(repeatable): only the sentences of a claim that carry it are judged, citation marks "
+        "removed; a row's own 'cites' field wins (docs/checker.md, 'Texts that cite')",
+    )  # fmt: skip
     parser.add_argument(
         "--judge", default=None,
         choices=["checker", "cascade", "qwen", "verifier", "encoder", "editor", "llm"],

@@ -324,6 +324,10 @@ def open_verifier(
     ``qwen``: the tuned Qwen judge (:func:`open_qwen_judge`).
     ``encoder``: the encoder detector as a verifier; ``editor``: :func:`open_editor` of ``editor_kind`` as a verifier
     (``editor_settings``, ``index``, ``kb``, ``detector`` go to the editor).
+
+    The verifier reads each claim's text as given. ``favakit verify`` and ``/v1/verify`` wrap it
+    in :class:`~favakit.inference.verifiers.CitedSentences`, which reads a claim's ``cites`` (only
+    the sentences citing its evidence) and removes citation marks; wrap it so to do the same.
     """
     from favakit.inference.generators import open_client
 

@@ -43,7 +43,11 @@ def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
         for lineno, row in numbered_jsonl(path):
             where = f"{path}:{lineno}"
             rid = str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
-            rows.append((rid, _valid(EditRequest.from_row, row, where)))
+            request = _valid(EditRequest.from_row, row, where)
+            if request.cites:
+                raise UsageError(f"{where}: 'cites' is read by favakit verify only: an editor "
+                                 "checks every sentence of a text")  # fmt: skip
+            rows.append((rid, request))
     except RecordError as exc:
         if "no such file" in str(exc):
             raise UsageError(str(exc)) from None
@@ -136,7 +140,7 @@ class VerifyStage:
 
     def __call__(self) -> Callable[[list[EditRequest]], list[Verdict]]:
         from favakit.inference.factory import announce, open_searcher, open_verifier
-        from favakit.inference.verifiers import RetrievingVerifier
+        from favakit.inference.verifiers import CitedSentences, RetrievingVerifier
 
         verifier = open_verifier(self.kind, self.spec, **self.options)
         if self.kind in ("encoder", "editor"):
@@ -144,6 +148,7 @@ class VerifyStage:
         else:
             verifier = RetrievingVerifier(verifier, open_searcher(self.options.get("index"),
                                           self.options.get("kb"), self.spec.device), self.k)  # fmt: skip
+        verifier = CitedSentences(verifier)  # a claim's cited sentences, before any retrieval
         if self.cache:
             from favakit.llm import ResponseCache
 

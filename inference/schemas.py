@@ -37,6 +37,10 @@ class EditRequestBody(BaseModel):
     evidence: list[str | PassageIn] | None = Field(
         None, description="evidence passages: strings or {title, text} objects"
     )
+    cites: str | list[str] | None = Field(
+        None, description="/v1/verify only: the citation mark(s) of the source the evidence is "
+        "('[1]', '<|cit|>'); only the sentences carrying one are judged",
+    )  # fmt: skip
 
 
 class Passage(BaseModel):

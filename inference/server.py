@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 from favakit.contracts import Editor, EditRequest, Verifier
 from favakit.inference.http_guard import LOOPBACK_NAMES, HttpLimits, protect
-from favakit.inference.verifiers import EditorVerifier
+from favakit.inference.verifiers import CitedSentences, EditorVerifier
 from favakit.llm import api_key_matches
 
 __all__ = ["ServeLimits", "create_editor_app"]
@@ -123,11 +123,15 @@ def create_editor_app(
         return reqs, single
 
     async def answered(
-        request: Request, doing: str, work: Callable[[list[EditRequest]], list[T]]
-    ) -> tuple[list[T], bool]:
-        """``work``'s answers for a request's texts, and whether it sent a single one."""
+        request: Request, doing: str, work: Callable[[list[EditRequest]], list[T]],
+        refuse: Callable[[list[EditRequest], bool], None] | None = None,
+    ) -> tuple[list[T], bool]:  # fmt: skip
+        """``work``'s answers for a request's texts, and whether it sent a single one;
+        ``refuse`` raises the HTTP error for texts this route does not take."""
         check_key(request)
         reqs, single = await parse(request)
+        if refuse is not None:
+            refuse(reqs, single)
         loop = asyncio.get_running_loop()
         try:
             results = await asyncio.wait_for(loop.run_in_executor(pool, work, reqs), lim.timeout_s)
@@ -138,8 +142,15 @@ def create_editor_app(
             raise HTTPException(502, f"{doing} failed; the server's log has the cause") from None
         return results, single
 
+    def no_cites(reqs: list[EditRequest], single: bool) -> None:
+        for n, r in enumerate(reqs):
+            if r.cites:
+                at = "" if single else f"item {n}: "
+                raise HTTPException(422, f"{at}'cites' is read by /v1/verify only: an editor "
+                                         "checks every sentence of a text")  # fmt: skip
+
     async def run(request: Request, detect: bool) -> JSONResponse:
-        results, single = await answered(request, "editing", editor.edit_many)
+        results, single = await answered(request, "editing", editor.edit_many, no_cites)
         shown: list[dict[str, Any]] = [
             {k: v for k, v in res.items() if not (detect and k == "corrected")} for res in results
         ]
@@ -183,7 +194,8 @@ def create_editor_app(
         """Tag hallucinated spans (types and offsets) without the corrected text."""
         return await run(request, detect=True)
 
-    judge: Verifier = verifier if verifier is not None else EditorVerifier(editor)
+    # a claim's cited sentences (its "cites"), and its text without citation marks
+    judge = CitedSentences(verifier if verifier is not None else EditorVerifier(editor))
 
     @app.post("/v1/verify", **documented(schemas.VerdictResponse, "Verify claims"))
     async def verify(request: Request) -> JSONResponse:

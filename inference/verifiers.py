@@ -23,6 +23,11 @@ Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{
   from a knowledge source first (``favakit verify --kb --index`` with any judge); a claim left
   with no evidence at all says so in its verdict's ``warnings`` (:data:`NO_EVIDENCE_CLAIM`).
 
+* :class:`CitedSentences`: another verifier reading, of a claim that names the citation its
+  evidence backs (``cites``), only the sentences that carry that citation's mark, and of any
+  claim its text without citation marks (:mod:`favakit.citations`); the verdict's ``warnings``
+  say what was read.
+
 * :class:`EditorVerifier`: any :class:`~favakit.contracts.Editor` as a verifier: a claim with no
   edit is supported. The encoder detector's score is ``1 - error_probability`` (its most
   confident span of any type, before thresholds); the generative editor gives no probability,
@@ -34,10 +39,12 @@ Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from favakit.citations import cited_reading
 from favakit.contracts import EditInput, Editor, Verdict, Verifier, as_request
 from favakit.inference.judges import Check, Judge
 from favakit.llm import LLMClient
@@ -52,6 +59,7 @@ __all__ = [
     "VERIFIER_PIECE_WORDS",
     "VERIFIER_WHOLE_WORDS",
     "CascadeVerifier",
+    "CitedSentences",
     "CutEvidence",
     "EditorVerifier",
     "LLMVerifier",
@@ -230,6 +238,29 @@ class RetrievingVerifier(_Around):
                 verdict["warnings"] = [*verdict.get("warnings", []), NO_EVIDENCE_CLAIM]
             elif r.evidence is None:
                 verdict["evidence"] = list(ev)
+        return out
+
+
+class CitedSentences(_Around):
+    """``inner`` verifies, of each claim that names the marks of the citation its evidence backs
+    (``cites``: ``"[1]"``, ``"<|cit|>"``), only the sentences carrying one of them, every
+    citation mark removed (:func:`~favakit.citations.cited_reading`): the rest of the text
+    cites other sources, which this evidence cannot support. A claim without ``cites`` is
+    read whole, its citation marks removed (a claim with none, as it is). The verdict's
+    ``warnings`` say what was read."""
+
+    def __init__(self, inner: Verifier) -> None:
+        self.inner = inner
+
+    def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        reqs = [as_request(c, i) for i, c in enumerate(claims)]
+        readings = [cited_reading(r.text, r.cites) for r in reqs]
+        asked: list[EditInput] = [dataclasses.replace(r, text=read.read, cites=())
+                                  for r, read in zip(reqs, readings, strict=True)]  # fmt: skip
+        out = self.inner.verify(asked)
+        for verdict, read in zip(out, readings, strict=True):
+            if read.note:
+                verdict["warnings"] = [read.note, *verdict.get("warnings", [])]
         return out
 
 

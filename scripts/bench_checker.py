@@ -25,6 +25,11 @@ SummEdits sets both heads: a summary is flagged when its P(supported) is at or b
 checker's threshold (balanced accuracy against the label), and its spans against the words that
 differ from the original summary.
 
+``--cites SET=MARK,MARK`` reads SET's texts as citing several sources: a verdict judges only the
+sentences carrying one of the marks (``favakit verify --cites``; Citation-Integrity's
+``citint_test`` marks the cited paper ``<|cit|>`` or ``<|multi_cit|>`` and others
+``<|other_cit|>``). Without it the text is read as it is.
+
 ``--speed-file FILE --speed-words N`` times the judges side by side on claims whose evidence is
 cut to exactly ``N`` words (rows of FILE with at least that many; its labels are not read):
 ``--speed-rounds`` rounds, the judges taking turns in each, every claim in one call (as
@@ -81,10 +86,16 @@ def _read_in_pieces(verdict: dict[str, Any]) -> bool:
     return any(w.startswith(_READING_NOTES) for w in verdict.get("warnings", []))
 
 
-def measure(verifier: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
+def measure(verifier: Any, rows: list[dict[str, Any]], cites: list[str] | None = None
+            ) -> dict[str, Any]:  # fmt: skip
+    """A judge on ``rows``; ``cites``: the marks of the citation each row's evidence backs (only
+    the sentences carrying one are judged, as ``favakit verify --cites`` reads them)."""
     from favakit.contracts import EditRequest
+    from favakit.inference.verifiers import CitedSentences
 
-    claims = [EditRequest.from_obj({"text": r["text"], "evidence": r["evidence"]}) for r in rows]
+    claims = [EditRequest.from_obj({"text": r["text"], "evidence": r["evidence"], "cites": cites})
+              for r in rows]  # fmt: skip
+    verifier = CitedSentences(verifier)
     verifier.verify(claims[:2])  # warm-up
     t0 = time.perf_counter()
     verdicts = verifier.verify(claims)
@@ -289,6 +300,11 @@ def main() -> None:
         "of several sentences that way, with @fp32 or @bf16 in that precision",
     )
     ap.add_argument("--checker", default=None, help="checker folder (default: the shipped one)")
+    ap.add_argument(
+        "--cites", action="append", default=[], metavar="SET=MARK[,MARK]",
+        help="read SET's texts as citing several sources: only the sentences carrying MARK are "
+        "judged (favakit verify --cites); e.g. citint_test='<|cit|>,<|multi_cit|>'",
+    )  # fmt: skip
     ap.add_argument("--slow-per-label", type=int, default=50)
     ap.add_argument(
         "--sample-only",
@@ -319,6 +335,7 @@ def main() -> None:
     from favakit.inference.factory import open_verifier
     from favakit.spec import ClientSpec
 
+    cites = {name: marks.split(",") for name, _, marks in (c.partition("=") for c in args.cites)}
     sets = {
         name: [json.loads(line) for line in eval_file(args.real, name).open()]
         for name in args.sets.split(",")
@@ -361,7 +378,8 @@ def main() -> None:
                 if part == "all" and (kind not in FAST or args.sample_only):
                     continue
                 row = {"judge": judge, "model": verifier.model, "set": name, "rows": part,
-                       **measure(verifier, chosen)}  # fmt: skip
+                       **({"cites": cites[name]} if name in cites else {}),
+                       **measure(verifier, chosen, cites.get(name))}  # fmt: skip
                 print(json.dumps(row), flush=True)
                 results.append(row)
         for part in ("all", "sample"):
