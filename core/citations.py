@@ -26,7 +26,9 @@ from dataclasses import dataclass
 
 from favakit.text import sentence_spans
 
-__all__ = ["CITATION_MARK", "CitedReading", "cited_reading", "parse_cites", "strip_marks"]
+__all__ = [
+    "CITATION_MARK", "CitedReading", "cited_reading", "outside_marks", "parse_cites", "strip_marks",
+]  # fmt: skip
 
 _TOKEN = r"<\|[A-Za-z0-9_]+\|>"
 _NUMBERS = r"\d+(?:\s*[-–,]\s*\d+)*"
@@ -96,14 +98,34 @@ def _marks(text: str, cites: Sequence[str]) -> list[tuple[int, int, bool]]:
 
 def strip_marks(text: str, cites: Sequence[str] = ()) -> str:
     """``text`` with every citation mark removed (:data:`CITATION_MARK`, and the marks
-    ``cites`` names), and the space a mark leaves before punctuation or another space."""
+    ``cites`` names), and the space a mark leaves before punctuation or another space; a text
+    with no mark, exactly as it is."""
+    marks = _marks(text, cites)
+    if not marks:
+        return text
     out, cursor = [], 0
-    for start, end, _ in _marks(text, cites):
+    for start, end, _ in marks:
         out.append(text[cursor:start] + " ")
         cursor = end
     out.append(text[cursor:])
     plain = _SPACE_BEFORE_PUNCT.sub(r"\1", "".join(out))
     return re.sub(r"[ \t]{2,}", " ", plain).strip()
+
+
+def outside_marks(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The parts of ``text[start:end]`` outside its citation marks (:data:`CITATION_MARK`; a
+    mark cut by the span's edge counts whole), spaces trimmed, each holding a letter or digit:
+    what a flag over "Texas [1][2]" is left at ("Texas")."""
+    cut = [(m.start(), m.end()) for m in CITATION_MARK.finditer(text)
+           if m.start() < end and start < m.end()]  # fmt: skip
+    parts, at = [], start
+    for a, b in [*cut, (end, end)]:
+        piece = text[at : max(at, min(a, end))]
+        lead = len(piece) - len(piece.lstrip())
+        if re.search(r"\w", piece):
+            parts.append((at + lead, at + len(piece.rstrip())))
+        at = max(at, b)
+    return parts
 
 
 def _sentence_of(at: int, spans: Sequence[tuple[int, int]]) -> int:

@@ -25,7 +25,7 @@ training reading scored better for both shipped checkers and is several times fa
 ``warnings``. The gate of checker-gated editing reads as ``gate_evidence_reading`` says, where
 ``checker.json`` sets it (both shipped checkers: ``pieces``, the reading their gate threshold
 was chosen with, and the better one by the gate's own rule). FEVER's tokenisation is undone on
-the way in. A year the evidence contradicts (:mod:`~favakit.inference.year_check`: "1921" where
+the way in, and citation marks ("[1]", "<|cit|>") are removed (:mod:`favakit.citations`). A year the evidence contradicts (:mod:`~favakit.inference.year_check`: "1921" where
 the matching evidence sentence says "1911") caps the score, a rule beneath the model, which
 reads years a digit apart as alike; so does a count or rank the evidence contradicts
 (:mod:`~favakit.inference.count_check`: "24 players" where it says "23 players", "the 17th
@@ -57,6 +57,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from favakit.citations import strip_marks
 from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
@@ -396,7 +397,10 @@ class Checker:
     def _checked_units(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
     ) -> list[Checked]:
-        """Each text scored in one reading of its evidence, the rules beneath the model applied."""
+        """Each text scored in one reading of its evidence, the rules beneath the model applied;
+        a text is read without its citation marks ("[1]", "<|cit|>": :mod:`favakit.citations`),
+        which the model reads as words and a rule as numbers."""
+        texts = [strip_marks(t) for t in texts]
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         forms: list[list[NumberForm]] = []

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from favakit.citations import CITATION_MARK, outside_marks
 from favakit.contracts import EditResult, EditSpan
 from favakit.inference.number_words import ORDINAL_UNITS, UNITS
 from favakit.tags import apply_edits
@@ -111,14 +112,18 @@ def unsupported_words(
     that no passage uses, compared by :func:`_form`, with
     neighbouring ones joined into one span ("Paris, France"). [] when the evidence uses every
     content word (an error of relation or negation: "not", "before" and "after" are not content
-    words), where the whole sentence is the span to flag."""
+    words), where the whole sentence is the span to flag. A citation mark's number ("[1]") is
+    not a word of the sentence."""
     seen = {_form(w) for p in passages for w in _WORD_FORM.findall(str(p.get("text", "")))}
     a, b = sentence
     spans: list[tuple[int, int]] = []
     last = -2  # the index of the last unsupported word
     a = list_marker_end(text, a)  # "2. He died ...": a list's number is not a claim
+    marks = [(m.start(), m.end()) for m in CITATION_MARK.finditer(text, a, b)]
     for i, m in enumerate(_WORD_FORM.finditer(text, a, b)):
         if m.group().lower() in _FUNCTION_WORDS or _form(m.group()) in seen:
+            continue
+        if any(s <= m.start() < e for s, e in marks):
             continue
         if spans and i == last + 1:
             spans[-1] = (spans[-1][0], m.end())
@@ -153,6 +158,7 @@ def narrowed_flag(
     words = _joined([*unsupported_words(text, (flag["start"], flag["end"]), passages),
                      *(s for s in marked if flag["start"] <= s[0] and s[1] <= flag["end"])],
                     text)  # fmt: skip
+    words = [part for a, b in words for part in outside_marks(text, a, b)]  # never at a "[1]"
     return [{**flag, "start": a, "end": b, "wrong": text[a:b], "right": text[a:b]}
             for a, b in words] or [flag]  # fmt: skip
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from favakit.citations import cited_reading, parse_cites, strip_marks
+from favakit.citations import cited_reading, outside_marks, parse_cites, strip_marks
 from favakit.contracts import EditRequest
 
 ANSWER = "Apollo 11 landed in 1969 [1]. It was run by the US Navy [2]. The crew was three [1, 3]."
@@ -63,6 +63,7 @@ def test_a_named_mark_of_any_form_is_found_and_removed() -> None:
     read = cited_reading(text, ["(Smith 2020)"])
     assert read.read == "Tea came to Europe in 1610."
     assert strip_marks("x [2] y (Smith 2020).", ["(Smith 2020)"]) == "x y."
+    assert strip_marks(" FEVER 's text , as  written . ") == " FEVER 's text , as  written . "
 
 
 def test_cites_are_validated_where_a_row_gives_them() -> None:
@@ -76,3 +77,13 @@ def test_cites_are_validated_where_a_row_gives_them() -> None:
     assert req.cites == ("[1]",)
     with pytest.raises(ValueError, match="line 2: 'cites' must be"):
         EditRequest.from_obj({"text": "A.", "cites": 1}, "line 2")
+
+
+def test_the_parts_of_a_span_outside_its_marks() -> None:
+    text = "It launched from Texas [1][2]. Collins [3] orbited."
+    at = text.index("Texas")
+    assert [text[a:b] for a, b in outside_marks(text, at, at + len("Texas [1][2"))] == ["Texas"]
+    assert outside_marks(text, text.index("[1]"), text.index("[2]") + 3) == []
+    start, end = text.index("Collins"), len(text) - 1
+    assert [text[a:b] for a, b in outside_marks(text, start, end)] == ["Collins", "orbited"]
+    assert outside_marks("No marks.", 0, 8) == [(0, 8)]

@@ -118,10 +118,24 @@ def test_unsupported_words_are_the_content_words_the_evidence_never_uses() -> No
     # a negation or a swapped relation uses only the evidence's words: nothing to narrow to
     assert words("Curie has not studied physics.") == []
     assert words("She studied physics before Paris.") == []
+    # a citation mark's number is not a word of the sentence: no flag at "[1]"
+    assert words("Curie studied physics [1][2].") == []
+    assert words("Curie moved to Lisbon [1][2] in Portugal [3].") == ["Lisbon", "Portugal"]
     # only the sentence asked about is read
     text = "Curie moved to Lisbon. She studied physics in Rome."
     b = text.index("She")
     assert [text[s:e] for s, e in unsupported_words(text, (b, len(text)), evidence)] == ["Rome"]
+
+
+def test_a_flag_is_never_placed_at_a_citation_mark() -> None:
+    from favakit.inference.gate_words import narrowed_flag
+
+    text = "Apollo 11 launched from Cape Kennedy in Texas [1][2]."
+    evidence = [{"text": "Apollo 11 launched from Kennedy Space Center in Florida."}]
+    flag = {"type": "relation", "start": 0, "end": len(text), "wrong": text, "right": text}
+    marked = [(text.index("Texas"), text.index("[2]") + 2)]  # a token head's "Texas [1][2"
+    got = narrowed_flag(flag, text, evidence, marked)  # type: ignore[arg-type]
+    assert [e["wrong"] for e in got] == ["Cape", "Texas"]
 
 
 def test_an_edit_cites_the_evidence_sentence_that_holds_its_fix() -> None:
