@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
+from favakit.citations import strip_marks
 from favakit.contracts import EditInput, Verifier
 
 if TYPE_CHECKING:
@@ -132,7 +133,9 @@ class CascadeScorer:
             known = {k: self._answers[k] for k in keys if k in self._answers}
         todo = sorted(set(keys) - known.keys())
         if todo:
-            claims: list[EditInput] = [{"text": t, "evidence": list(e)} for t, e in todo]
+            # read as the checker reads a text: without its citation marks ("[1]")
+            claims: list[EditInput] = [{"text": strip_marks(t), "evidence": list(e)}
+                                       for t, e in todo]  # fmt: skip
             verdicts = self.judge.verify(cut_evidence(claims, self.second_words))
             answers = {key: float(v["score"]) for key, v in zip(todo, verdicts, strict=True)}
             known.update(answers)

@@ -82,6 +82,17 @@ def test_only_sentences_in_the_band_reach_the_judge_once_each(checker) -> None: 
     assert scorer.name == f"{checker.name}+fixed" and scorer.marks_words == checker.marks_words
 
 
+def test_the_judge_and_the_checker_read_a_sentence_without_its_citation_marks(checker) -> None:  # type: ignore[no-untyped-def]
+    marked = ["The Eiffel Tower is in Rome [1][2]."]
+    judge = FixedJudge(0.2)
+    scorer = CascadeScorer(checker, judge, (0.0, 1.0), (0.18, 0.22))  # every score in the band
+    scorer.score(marked, EVIDENCE[1:])
+    assert judge.seen == [TEXTS[1]]  # asked without "[1][2]"
+    assert [p for p, _ in checker.score(marked, EVIDENCE[1:])] == [
+        p for p, _ in checker.score(TEXTS[1:], EVIDENCE[1:])
+    ]
+
+
 def test_inside_the_band_the_judge_decides_what_the_gate_leaves_alone(checker) -> None:  # type: ignore[no-untyped-def]
     from favakit.inference.factory import open_editor
     from favakit.inference.gate import GatedEditor
