@@ -33,7 +33,7 @@ __all__ = [
 _TOKEN = r"<\|[A-Za-z0-9_]+\|>"
 _NUMBERS = r"\d+(?:\s*[-–,]\s*\d+)*"
 #: one citation mark: a bracket holding numbers or special tokens, or a bare special token
-CITATION_MARK = re.compile(rf"\[\s*(?:{_NUMBERS}|{_TOKEN}(?:\s*,?\s*{_TOKEN})*)\s*\]|{_TOKEN}")
+CITATION_MARK = re.compile(rf"\[\s*(?:{_NUMBERS}|{_TOKEN}(?:\s*(?:,\s*)?{_TOKEN})*)\s*\]|{_TOKEN}")
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?)])")
 
 
@@ -62,16 +62,21 @@ def parse_cites(value: object, where: str = "") -> tuple[str, ...]:
     return tuple(m.strip() for m in marks)
 
 
-def _numbers(mark: str) -> set[int] | None:
-    """The source numbers a numeric bracket names (``[1, 3-5]`` -> {1, 3, 4, 5}), else None."""
+def _numbers(mark: str) -> list[tuple[int, int]] | None:
+    """The source numbers a numeric bracket names, as ranges, joined where they touch (``[1, 2,
+    4-6]`` -> [(1, 2), (4, 6)]), else None."""
     inner = mark.strip()
     if not re.fullmatch(rf"\[\s*{_NUMBERS}\s*\]", inner):
         return None
-    out: set[int] = set()
-    for part in inner[1:-1].split(","):
+    ranges: list[tuple[int, int]] = []
+    for part in sorted(inner[1:-1].split(","), key=lambda p: int(re.split(r"[-–]", p)[0])):
         low, _, high = part.replace("–", "-").partition("-")
-        out |= set(range(int(low), int(high or low) + 1))
-    return out
+        first, last = int(low), int(high or low)
+        if ranges and first <= ranges[-1][1] + 1:
+            ranges[-1] = (ranges[-1][0], max(last, ranges[-1][1]))
+        elif first <= last:
+            ranges.append((first, last))
+    return ranges
 
 
 def _holds(mark: str, cite: str) -> bool:
@@ -79,7 +84,7 @@ def _holds(mark: str, cite: str) -> bool:
     and ``[1-3]`` hold ``[1]``; any other mark holds ``cite`` where it contains it."""
     wanted, given = _numbers(cite), _numbers(mark)
     if wanted is not None and given is not None:
-        return wanted <= given
+        return all(any(g0 <= w0 and w1 <= g1 for g0, g1 in given) for w0, w1 in wanted)
     return cite in mark
 
 

@@ -25,6 +25,9 @@ def test_a_numbered_source_is_found_in_lists_and_ranges() -> None:
     assert cited_reading(ANSWER, ["[3]"]).read == "The crew was three."
     assert cited_reading("A is B [2-4]. C is D [5].", ["[3]"]).read == "A is B."
     assert cited_reading("A is B [2–4]. C is D [5].", ["[5]"]).read == "C is D."
+    assert cited_reading("A is B [1, 2, 3]. C is D [5].", ["[1-3]"]).read == "A is B."
+    # a range is compared by its ends, never spelled out (a request could name a billion)
+    assert cited_reading("A is B [1-999999999999]. C is D.", ["[7]"]).read == "A is B."
 
 
 def test_a_mark_after_the_full_stop_belongs_to_the_sentence_before() -> None:
