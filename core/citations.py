@@ -68,10 +68,10 @@ def _numbers(mark: str) -> list[tuple[int, int]] | None:
     inner = mark.strip()
     if not re.fullmatch(rf"\[\s*{_NUMBERS}\s*\]", inner):
         return None
+    named = sorted((int(low), int(high or low)) for low, _, high in
+                   (part.replace("–", "-").partition("-") for part in inner[1:-1].split(",")))  # fmt: skip
     ranges: list[tuple[int, int]] = []
-    for part in sorted(inner[1:-1].split(","), key=lambda p: int(re.split(r"[-–]", p)[0])):
-        low, _, high = part.replace("–", "-").partition("-")
-        first, last = int(low), int(high or low)
+    for first, last in named:
         if ranges and first <= ranges[-1][1] + 1:
             ranges[-1] = (ranges[-1][0], max(last, ranges[-1][1]))
         elif first <= last:

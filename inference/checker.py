@@ -25,9 +25,10 @@ training reading scored better for both shipped checkers and is several times fa
 ``warnings``. The gate of checker-gated editing reads as ``gate_evidence_reading`` says, where
 ``checker.json`` sets it (both shipped checkers: ``pieces``, the reading their gate threshold
 was chosen with, and the better one by the gate's own rule). FEVER's tokenisation is undone on
-the way in, and citation marks ("[1]", "<|cit|>") are removed (:mod:`favakit.citations`). A year the evidence contradicts (:mod:`~favakit.inference.year_check`: "1921" where
-the matching evidence sentence says "1911") caps the score, a rule beneath the model, which
-reads years a digit apart as alike; so does a count or rank the evidence contradicts
+the way in, and citation marks ("[1]", "<|cit|>") are removed (:mod:`favakit.citations`). A
+year the evidence contradicts (:mod:`~favakit.inference.year_check`: "1921" where the matching
+evidence sentence says "1911") caps the score, a rule beneath the model, which reads years a
+digit apart as alike; so does a count or rank the evidence contradicts
 (:mod:`~favakit.inference.count_check`: "24 players" where it says "23 players", "the 17th
 president" for "the 16th"), a name (:mod:`~favakit.inference.name_check`), or a statement the
 evidence denies in its own words (:mod:`~favakit.inference.polarity_check`: "The warranty covers

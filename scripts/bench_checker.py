@@ -28,7 +28,7 @@ differ from the original summary.
 ``--cites SET=MARK,MARK`` reads SET's texts as citing several sources: a verdict judges only the
 sentences carrying one of the marks (``favakit verify --cites``; Citation-Integrity's
 ``citint_test`` marks the cited paper ``<|cit|>`` or ``<|multi_cit|>`` and others
-``<|other_cit|>``). Without it the text is read as it is.
+``<|other_cit|>``). Without it the whole text is read, its citation marks removed.
 
 ``--speed-file FILE --speed-words N`` times the judges side by side on claims whose evidence is
 cut to exactly ``N`` words (rows of FILE with at least that many; its labels are not read):
