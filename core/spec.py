@@ -128,7 +128,8 @@ def add_model_options(
         "--dtype",
         default="auto",
         choices=list(DTYPES),
-        help="weights dtype (auto: bf16 on GPUs that have it, else fp32)",
+        help="weights dtype (auto: bf16 on GPUs that have it, else fp32; the tuned Qwen judge "
+        "also in bf16 on a CPU that multiplies bf16 natively)",
     )
     if max_batch is not None:
         g.add_argument(

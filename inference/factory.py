@@ -416,9 +416,11 @@ def open_qwen_judge(spec: ClientSpec | None = None, threshold: float | None = No
 
     spec = _qwen_spec(spec or ClientSpec())
     cfg = qwen_judge_config()
+    # one token: the verdict is its log-probabilities (the judge was trained to answer "True"
+    # or "False" and nothing more), and prompts that share the instructions share one pass
     judge = Judge(
         open_client(spec), chat=True, chunk_words=0, style=cfg["style"],
-        threshold=cfg["threshold"] if threshold is None else threshold,
+        threshold=cfg["threshold"] if threshold is None else threshold, max_tokens=1,
     )  # fmt: skip
     return CutEvidence(LLMVerifier(judge), int(cfg["evidence_words"]))
 

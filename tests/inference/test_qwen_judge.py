@@ -145,3 +145,30 @@ def test_the_shipped_judge_is_installed_with_its_choices() -> None:
     adapter = json.loads((folder / "adapter_config.json").read_text())
     assert adapter["base_model_name_or_path"] == "qwen2.5-coder-1.5b"
     assert (folder / "adapter_model.safetensors").stat().st_size > 1_000_000
+
+
+def test_the_tuned_judge_asks_one_token_and_scores_as_a_longer_answer_would(
+    judge_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The verdict is read from the first token's log-probabilities, so the tuned judge asks for
+    that token alone (no decoding steps after it; prompts sharing their instructions then share
+    one pass over them). A spy on the real generator records what it is asked."""
+    from favakit.inference.factory import open_verifier
+    from favakit.spec import ClientSpec
+
+    judge = open_verifier("qwen", ClientSpec(backend="hf", device="cpu"))
+    llm_judge = judge.inner.judge  # type: ignore[attr-defined]
+    generator = llm_judge.client.generator
+    asked: list[int] = []
+    real = generator.generate
+    monkeypatch.setattr(generator, "generate",
+                        lambda prompts, params: asked.append(params.max_tokens) or real(prompts, params))  # fmt: skip
+    claims = [{"text": "saturn is the sixth planet from the sun .",
+               "evidence": ["saturn is the sixth planet from the sun ."]},
+              {"text": "titan is its largest moon .", "evidence": ["mount etna is a volcano ."]}]  # fmt: skip
+    one = [v["score"] for v in judge.verify(claims)]
+    assert asked == [1]
+    llm_judge.max_tokens = 8  # as every judge asked before: the first token and up to 7 more
+    eight = [v["score"] for v in judge.verify(claims)]
+    assert asked == [1, 8]
+    assert one == pytest.approx(eight, abs=1e-4)
