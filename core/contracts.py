@@ -228,6 +228,16 @@ class EditRequest:
             row = {**row, "text": row["claim"]}
         return cls.from_obj(row, where)
 
+    def for_editing(self, where: str, verify: str) -> EditRequest:
+        """This request as an editor takes it: ``ValueError`` where it names ``cites``, which
+        only verification (``verify``: the command or route that reads it) reads, since an
+        editor checks every sentence of a text."""
+        if self.cites:
+            at = f"{where}: " if where else ""
+            raise ValueError(f"{at}'cites' is read by {verify} only: an editor checks every "
+                             "sentence of a text")  # fmt: skip
+        return self
+
     def passages(self) -> list[Passage]:
         """The caller's evidence as ``{"title", "text"}`` passages (none given: empty)."""
         return [{"title": r.title, "text": r.text} for r in self.evidence or []]

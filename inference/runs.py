@@ -43,11 +43,7 @@ def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
         for lineno, row in numbered_jsonl(path):
             where = f"{path}:{lineno}"
             rid = str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
-            request = _valid(EditRequest.from_row, row, where)
-            if request.cites:
-                raise UsageError(f"{where}: 'cites' is read by favakit verify only: an editor "
-                                 "checks every sentence of a text")  # fmt: skip
-            rows.append((rid, request))
+            rows.append((rid, _valid(_for_editing, row, where)))
     except RecordError as exc:
         if "no such file" in str(exc):
             raise UsageError(str(exc)) from None
@@ -70,6 +66,10 @@ def read_claims(path: str) -> list[tuple[str, EditRequest]]:
     except RecordError as exc:
         raise UsageError(str(exc)) from None
     return _unique(path, rows, "verify")
+
+
+def _for_editing(row: Any, where: str) -> EditRequest:
+    return EditRequest.from_row(row, where).for_editing(where, "favakit verify")
 
 
 def _valid(make: Callable[[Any, str], EditRequest], row: Any, where: str) -> EditRequest:

@@ -144,10 +144,10 @@ def create_editor_app(
 
     def no_cites(reqs: list[EditRequest], single: bool) -> None:
         for n, r in enumerate(reqs):
-            if r.cites:
-                at = "" if single else f"item {n}: "
-                raise HTTPException(422, f"{at}'cites' is read by /v1/verify only: an editor "
-                                         "checks every sentence of a text")  # fmt: skip
+            try:
+                r.for_editing("" if single else f"item {n}", "/v1/verify")
+            except ValueError as exc:
+                raise HTTPException(422, str(exc)) from None
 
     async def run(request: Request, detect: bool) -> JSONResponse:
         results, single = await answered(request, "editing", editor.edit_many, no_cites)
