@@ -66,6 +66,7 @@ def test_shared_pass_gives_what_each_prompt_gives_alone(
     prompts = _prompts()
     together = gen.generate(prompts, params)
     assert calls == [4]  # the four claims went through the shared pass, the fifth did not
+    gen.shared_prefix_tokens = 0  # each prompt alone, the usual way: generate() on all of it
     for prompt, got in zip(prompts, together, strict=True):
         alone = gen.generate([prompt], params)[0]
         assert got.text == alone.text
@@ -76,6 +77,40 @@ def test_shared_pass_gives_what_each_prompt_gives_alone(
         assert got.logprobs[0].keys() == alone.logprobs[0].keys()
         for token, value in alone.logprobs[0].items():
             assert got.logprobs[0][token] == pytest.approx(value, abs=1e-4)
+
+
+def test_one_prompt_a_call_reuses_the_start_it_shares_with_earlier_calls(
+    tiny_llama: Path, monkeypatch: Any
+) -> None:
+    """A judge asked about one claim at a time: from the second call on, the instructions its
+    prompts share are run once and kept; each answer is what the usual path gives."""
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    gen = HFGenerator.load(str(tiny_llama), device="cpu")
+    params = GenerationParams(max_tokens=1, temperature=0.0, logprobs=5)
+    prompts = _prompts()
+    gen.shared_prefix_tokens = 0
+    usual = [gen.generate([p], params)[0] for p in prompts]
+    gen.shared_prefix_tokens = 64
+    calls: list[int] = []
+    shared = gen._shared
+    monkeypatch.setattr(gen, "_shared", lambda ids, n, p: calls.append(n) or shared(ids, n, p))
+    got = [gen.generate([p], params)[0] for p in prompts]
+    # the first claim had no earlier call to share with; the second shares its evidence and
+    # first words with it; the third and fourth share the evidence and "input :" (the kept
+    # start shrinks to that once, then stays); the fifth shares nothing
+    assert len(calls) == 3 and calls[0] > calls[1] == calls[2] >= 64
+    assert gen._start is not None and len(gen._start[0]) == calls[2]
+    kept = gen._start[1]
+    gen.generate([prompts[2]], params)
+    assert gen._start[1] is kept  # the start was not run again
+    for mine, theirs in zip(got, usual, strict=True):
+        assert (mine.text, mine.prompt_tokens) == (theirs.text, theirs.prompt_tokens)
+        assert mine.logprobs is not None and theirs.logprobs is not None
+        assert mine.logprobs[0].keys() == theirs.logprobs[0].keys()
+        for token, value in theirs.logprobs[0].items():
+            assert mine.logprobs[0][token] == pytest.approx(value, abs=1e-4)
 
 
 def test_longer_answers_and_sampling_take_the_usual_path(
