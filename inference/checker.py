@@ -250,16 +250,23 @@ class Checked(NamedTuple):
         return notes
 
 
+#: Pairs a checker scores in one pass: on the CPU, batches of 8 ran 1.2-1.3x faster than 32
+#: with the same scores (claims with 200 words of evidence, the mpnet and MiniLM checkers;
+#: docs/benchmarks.md, session 59); a GPU takes larger ones.
+CPU_BATCH, GPU_BATCH = 8, 32
+
+
 class Checker:
     """A checker folder: the sequence classifier, the token head, ``checker.json``."""
 
-    def __init__(self, folder: str | Path, device: str | None = None, batch_size: int = 32,
-                 reading: str | None = None, role: str = "verdict",
-                 precision: str = "auto") -> None:  # fmt: skip
+    def __init__(self, folder: str | Path, device: str | None = None,
+                 batch_size: int | None = None, reading: str | None = None,
+                 role: str = "verdict", precision: str = "auto") -> None:  # fmt: skip
         """``role``: ``verdict`` or ``gate``, whose evidence reading ``checker.json`` may set apart
         (``gate_evidence_reading``); ``reading`` overrides both. ``precision``: ``auto`` (bf16
         autocast where the device multiplies bf16 natively, as in training; else fp32), ``fp32``
-        or ``bf16``."""
+        or ``bf16``. ``batch_size``: pairs per pass (default :data:`GPU_BATCH` on a GPU,
+        :data:`CPU_BATCH` on the CPU)."""
         torch = require("torch", "train", "the checker")
         transformers = require("transformers", "train", "the checker")
         folder = Path(folder)
@@ -297,7 +304,7 @@ class Checker:
         self.number_forms = bool(self.config.get("number_forms", True))
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.bf16 = _use_bf16(precision, self.device)
-        self.batch_size = batch_size
+        self.batch_size = batch_size or (CPU_BATCH if self.device == "cpu" else GPU_BATCH)
         transformers.utils.logging.set_verbosity_error()
         transformers.utils.logging.disable_progress_bar()
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))

@@ -144,6 +144,23 @@ def test_an_int8_checker_is_smaller_scores_alike_and_unpacks_for_plain_transform
     )
 
 
+def test_the_cpu_scores_in_small_batches_with_the_same_scores(trained_checker: Path) -> None:
+    """On the CPU a checker scores 8 pairs a pass (faster there than 32, docs/benchmarks.md,
+    session 59); the batch size does not change a score."""
+    from favakit.inference.checker import CPU_BATCH, Checker
+
+    checker = Checker(trained_checker, device="cpu", precision="fp32")
+    assert checker.batch_size == CPU_BATCH == 8
+    assert Checker(trained_checker, device="cpu", batch_size=3).batch_size == 3
+    rng = random.Random(0)
+    words = ["the", "river", "city", "was", "founded", "by", "a", "king", "north", "of", "stone"]
+    pairs = [(" ".join(rng.choices(words, k=rng.randint(3, 9))),
+              " ".join(rng.choices(words, k=rng.randint(5, 60)))) for _ in range(21)]  # fmt: skip
+    small = checker.score_pairs(pairs)
+    checker.batch_size = 32
+    assert checker.score_pairs(pairs) == pytest.approx(small, abs=1e-5)
+
+
 def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
     from favakit.contracts import Verifier
     from favakit.inference.factory import open_verifier
