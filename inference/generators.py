@@ -260,12 +260,11 @@ class HFGenerator:
                 past = copy.deepcopy(cache)
                 past.batch_repeat_interleave(len(part))
                 last = [len(r) - 1 for r in part]
-                keep = sorted(set(last)) if "logits_to_keep" in takes else list(range(width))
-                extra = (
-                    {"logits_to_keep": torch.tensor(keep, device=device)}
-                    if len(keep) < width
-                    else {}
-                )
+                if "logits_to_keep" in takes:  # the positions read, each once
+                    keep = sorted(set(last))
+                    extra = {"logits_to_keep": torch.tensor(keep, device=device)}
+                else:
+                    keep, extra = list(range(width)), {}
                 logits = self.model(
                     input_ids=suffix, attention_mask=mask, position_ids=positions,
                     use_cache=True, **{word: past}, **extra,
@@ -289,9 +288,7 @@ class HFGenerator:
             kept = self._start[0] if self._start is not None else ()
             last, self._last_alone = self._last_alone, ids
         for earlier in (kept, last):
-            limit, common = min(len(ids) - 1, len(earlier)), 0
-            while common < limit and ids[common] == earlier[common]:
-                common += 1
+            common = _leading_common(ids, earlier, min(len(ids) - 1, len(earlier)))
             if common >= self.shared_prefix_tokens:
                 return common
         return 0
@@ -344,6 +341,14 @@ _NEUTRAL_GENERATION: dict[str, Any] = {
 SHARED_PREFIX_TOKENS = 64
 
 
+def _leading_common(x: Sequence[int], y: Sequence[int], limit: int) -> int:
+    """How many leading tokens ``x`` and ``y`` share, counting no further than ``limit``."""
+    common = 0
+    while common < limit and x[common] == y[common]:
+        common += 1
+    return common
+
+
 def shared_prefix_groups(
     ids: Sequence[Sequence[int]], min_shared: int
 ) -> list[tuple[list[int], int]]:
@@ -356,11 +361,7 @@ def shared_prefix_groups(
     links = []  # what neighbours in sorted order share; a run of them shares its minimum
     for a, b in itertools.pairwise(order):
         x, y = ids[a], ids[b]
-        limit = min(len(x), len(y)) - 1
-        common = 0
-        while common < limit and x[common] == y[common]:
-            common += 1
-        links.append(common)
+        links.append(_leading_common(x, y, min(len(x), len(y)) - 1))
     # runs of neighbours that share enough; in each, the best grouping of order[lo..hi]: the run
     # whole, or split at its weakest link (a stack, not recursion: thousands of claims against
     # one document make deep splits)
