@@ -5,7 +5,7 @@ Any :class:`~favakit.contracts.Editor` proposes edits for the whole text (it als
 evidence when the request has none). :class:`GatedEditor` then splits the text into sentences,
 decontextualizes each where the rule can (an opening "He" or "She" replaced by the request's
 ``topic``, else by the name the text opens with, unless the text has turned to another person
-before it: :func:`~favakit.inference.gate_edits.decontextualized`) and scores each against the
+before it: :func:`~favakit.inference.gate_subject.decontextualized`) and scores each against the
 result's evidence with the encoder checker (P(supported), evidence
 read in pieces, the best piece counts), or with any other judge behind the
 :class:`SentenceScorer` contract (:class:`JudgeScorer`: the tuned Qwen judge, ``--gate qwen``;
@@ -44,7 +44,7 @@ The rule, sentence by sentence:
   to the end of the last fix's clause is scored: if that part is supported the fixes stay and
   the rest of the sentence is flagged (at its words the evidence never uses, as above), else its
   replacements become flags (no fix offered), but for the fix a rule beneath the checker makes
-  (:func:`~favakit.inference.gate_edits.rule_fix`: a year, count or name the evidence gives
+  (:func:`~favakit.inference.gate_rule_fixes.rule_fix`: a year, count or name the evidence gives
   otherwise, an opposite in its same words), which stays, the sentence's other words the
   evidence never uses flagged beside it (a rule's fix is also made beside the editor's fixes of
   other words: "for *30* -> 10 minutes and costs *50p*"). Where that part, as written, is supported as
@@ -87,11 +87,11 @@ The rule, sentence by sentence:
   it, the sentence's fixes (but a rule's own) become flags: the checker and the judge disagree,
   so the sentence is reported, not rewritten ("the first person to *walk* on the Moon" against
   "the first person to step onto the lunar surface").
-* **a denied list member** (:func:`~favakit.inference.gate_edits.denials_typed`): a flag in a
+* **a denied list member** (:func:`~favakit.inference.gate_denials.denials_typed`): a flag in a
   sentence the evidence denies in its own words is typed ``contradictory``, and put at the
   members of the sentence's list the denial names ("... the harbour district and *Old Town*"
   against "There are no stations in Old Town");
-* **what a record still denies** (:func:`~favakit.inference.gate_edits.bare_denials_flagged`):
+* **what a record still denies** (:func:`~favakit.inference.gate_denials.bare_denials_flagged`):
   in a sentence holding an edit, the words each bare statement of the evidence denies ("No
   lift.", "Not gluten free.") are flagged where no edit touches them ("The flat has *two*
   bathrooms and a *lift*.");
@@ -134,17 +134,13 @@ from favakit.inference.gate_checks import (
     verify_deletions,
     verify_fixes,
 )
-from favakit.inference.gate_edits import (
-    SentenceScorer,
+from favakit.inference.gate_cite import cite, evidence_swap, grounded_fix
+from favakit.inference.gate_denials import (
     bare_denials_flagged,
-    cite,
     denials_typed,
-    evidence_swap,
     flags_cited_at_clauses,
-    gate_result,
-    grounded_fix,
-    sentence_scores,
 )
+from favakit.inference.gate_edits import SentenceScorer, gate_result, sentence_scores
 from favakit.inference.gate_words import (
     FLAG_SPANS,
     checked_flags,

@@ -14,18 +14,18 @@ from collections.abc import Sequence
 
 from favakit.contracts import EditResult, EditSpan
 from favakit.decompose import RuleFactSplitter
-from favakit.inference.gate_edits import (
-    Questions,
-    SentenceScorer,
+from favakit.inference.gate_cite import cited
+from favakit.inference.gate_edits import Questions, SentenceScorer
+from favakit.inference.gate_rule_fixes import rule_fixes
+from favakit.inference.gate_subject import decontextualized, person_turned_to, subject_of
+from favakit.inference.gate_words import (
+    WORD,
     as_flag,
-    cited,
-    decontextualized,
     is_fix,
-    person_turned_to,
-    rule_fixes,
-    subject_of,
+    narrowed_flag,
+    sentence_of,
+    unsupported_flag,
 )
-from favakit.inference.gate_words import WORD, narrowed_flag, sentence_of, unsupported_flag
 from favakit.inference.negation_fix import negation_fixes
 from favakit.inference.opinion_check import opinion_deletions
 from favakit.tags import apply_edits
@@ -97,7 +97,7 @@ def verify_fixes(
     flagged beside it (:func:`_flags_beside_a_rules_fix`). Where the fixed sentence is supported, flags left in
     it are dropped (the checker finds nothing wrong there once fixed). A fixed sentence (or
     clause) is read against the articles it names
-    (:func:`~favakit.inference.gate_edits.named_articles`): a fix taken from another person's
+    (:func:`~favakit.inference.gate_cite.named_articles`): a fix taken from another person's
     article ("British" -> "Polish" for Rosalind Franklin, from Marie Curie's "Polish-born ...
     chemist") does not hold. Warnings count each."""
     sentences = Questions()  # key: (result, sentence)
@@ -390,12 +390,12 @@ def _rules_own(
     edit: EditSpan, result: EditResult, sentence: tuple[int, int], topic: str | None
 ) -> bool:
     """Whether ``edit`` is the fix a rule beneath the checker makes in ``sentence``
-    (:func:`~favakit.inference.gate_edits.rule_fix`): the evidence's own number, year, name or
+    (:func:`~favakit.inference.gate_rule_fixes.rule_fix`): the evidence's own number, year, name or
     word where it says otherwise in the same words. It stays when the checker finds the sentence
     still unsupported once fixed: the error the rule read is fixed, and the sentence's other
     words keep their flags ("A reservation holds a bike for *30* -> 10 minutes and costs
     *50p*."), and so does a further fix the rules make once the first is made
-    (:func:`~favakit.inference.gate_edits.rule_fixes`)."""
+    (:func:`~favakit.inference.gate_rule_fixes.rule_fixes`)."""
     fixes = rule_fixes(result["original"], sentence, result.get("evidence", []), topic)
     return any(all(fix[k] == edit[k] for k in ("start", "end", "right")) for fix in fixes)
 

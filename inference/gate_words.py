@@ -543,3 +543,17 @@ def sentence_of(spans: Sequence[tuple[int, int]], start: int, end: int) -> int |
         if a <= start < b or (start == end and a <= start <= b):
             return n
     return None
+
+
+def is_fix(edit: EditSpan) -> bool:
+    """Whether ``edit`` replaces words (not a flag, not a deletion)."""
+    return (
+        not edit.get("flagged") and bool(edit["right"].strip()) and edit["right"] != edit["wrong"]
+    )
+
+
+def as_flag(edit: EditSpan) -> EditSpan:
+    """``edit`` with its fix taken back: the span flagged, the text left as it is."""
+    flag: EditSpan = {**edit, "right": edit["wrong"], "flagged": True}
+    flag.pop("cites", None)
+    return flag

@@ -22,13 +22,9 @@ import re
 from collections.abc import Sequence
 
 from favakit.contracts import EditResult, EditSpan
-from favakit.inference.gate_edits import (
-    Questions,
-    SentenceScorer,
-    cite,
-    decontextualized,
-    subject_of,
-)
+from favakit.inference.gate_cite import cite
+from favakit.inference.gate_edits import Questions, SentenceScorer
+from favakit.inference.gate_subject import decontextualized, subject_of
 from favakit.inference.gate_words import edits_by_sentence, sentences_replaced
 from favakit.tags import apply_edits
 from favakit.text import keep_case, sentence_spans

@@ -36,7 +36,9 @@ import re
 from collections.abc import Sequence
 
 from favakit.contracts import EditResult, EditSpan
-from favakit.inference.gate_edits import Questions, SentenceScorer, cited, decontextualized
+from favakit.inference.gate_cite import cited
+from favakit.inference.gate_edits import Questions, SentenceScorer
+from favakit.inference.gate_subject import decontextualized
 from favakit.inference.gate_words import flagged_sentences, sentences_replaced
 from favakit.tags import apply_edits
 from favakit.text import keep_case, sentence_spans

@@ -41,7 +41,8 @@ from typing import Any
 
 from favakit.contracts import Citation, EditResult, EditSpan
 from favakit.inference.checker import shared_words
-from favakit.inference.gate_edits import Questions, SentenceScorer, decontextualized
+from favakit.inference.gate_edits import Questions, SentenceScorer
+from favakit.inference.gate_subject import decontextualized
 from favakit.inference.gate_words import edits_by_sentence, sentences_replaced
 from favakit.inference.year_check import clause_spans, matching_sentence, passage_sentences
 from favakit.tags import apply_edits

@@ -921,7 +921,7 @@ def test_only_an_opening_he_or_she_is_resolved_before_scoring() -> None:
     """The gate scores "She won ..." as "Marie Curie won ..." (a bio's pronoun), but leaves "It",
     "They" and possessives, and any pronoun when the text opens with no name: in summaries the
     opening words are rarely what a pronoun means (chosen on the development split)."""
-    from favakit.inference.gate_edits import decontextualized
+    from favakit.inference.gate_subject import decontextualized
 
     bio = "Marie Curie was a chemist. She won the Nobel Prize. Her husband was Pierre."
     assert (
@@ -1050,7 +1050,7 @@ EINSTEIN = ("Albert Einstein was a theoretical physicist, born on 14 March 1879 
 
 def test_a_text_that_turns_to_another_person_is_read_about_that_person() -> None:
     from favakit.inference.gate import GatedEditor
-    from favakit.inference.gate_edits import person_turned_to, subject_of
+    from favakit.inference.gate_subject import person_turned_to, subject_of
 
     text = ("Marie Curie was born in Warsaw in 1867. Albert Einstein was born in Ulm in 1879. "
             "He received the 1922 Nobel Prize in Physics.")  # fmt: skip
@@ -1121,7 +1121,8 @@ COMPARED = "Leonardo was born in 1452, while Galileo was born in 1574."
 
 
 def test_a_flag_cites_the_evidence_of_its_own_statement_and_of_the_article_the_text_names() -> None:
-    from favakit.inference.gate_edits import cite, flags_cited_at_clauses
+    from favakit.inference.gate_cite import cite
+    from favakit.inference.gate_denials import flags_cited_at_clauses
 
     evidence = [{"title": "Leonardo da Vinci", "text": LEONARDO},
                 {"title": "Galileo Galilei", "text": GALILEO}]  # fmt: skip
@@ -1564,7 +1565,7 @@ def test_a_denied_list_member_is_flagged_at_that_member() -> None:
 def test_a_fixed_sentence_a_bare_denial_still_denies_is_flagged_at_the_denied_words() -> None:
     """A record's values each say one thing: fixing "two" bathrooms leaves "a lift", which the
     record's "No lift." denies, to be flagged (session 53)."""
-    from favakit.inference.gate_edits import bare_denials_flagged
+    from favakit.inference.gate_denials import bare_denials_flagged
 
     text = "The flat has two bathrooms and a lift. It has a garden."
     fix: EditSpan = {"type": "entity", "start": 13, "end": 16, "wrong": "two", "right": "1",

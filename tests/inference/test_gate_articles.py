@@ -1,10 +1,11 @@
 """The gate's fix check reads a fixed sentence against the articles it names
-(inference/gate_edits.py, named_articles; Questions.ask(..., named=True)): packed beside another
-article, the checker lends a person that article's facts."""
+(inference/gate_cite.py, named_articles; inference/gate_edits.py, Questions.ask(..., named=True)):
+packed beside another article, the checker lends a person that article's facts."""
 
 from __future__ import annotations
 
-from favakit.inference.gate_edits import Questions, cite, named_articles
+from favakit.inference.gate_cite import cite, named_articles
+from favakit.inference.gate_edits import Questions
 
 CURIE = {"title": "Marie Curie", "text": "Marie Curie was a Polish-born physicist and chemist "
          "who worked in France. She was born in Warsaw in 1867 and died in 1934."}  # fmt: skip

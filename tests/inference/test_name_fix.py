@@ -50,7 +50,7 @@ def test_the_gate_fixes_a_name_in_a_sentence_the_editor_left_alone() -> None:
 
 def test_the_gate_fixes_a_name_where_the_editor_flagged_other_words() -> None:
     """The editor flagged "from" in the sentence whose wrong word is "Pacific": the sentence's
-    flags give way to the name's fix (gate_edits._fixed_by_the_rules)."""
+    flags give way to the name's fix (gate_rule_fixes.fixed_by_the_rules)."""
     from favakit.inference.gate_edits import gate_result
 
     second = (TEXT.index("Most"), len(TEXT))

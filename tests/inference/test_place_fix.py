@@ -57,7 +57,7 @@ def test_no_fix_for_a_right_place_a_country_a_region_or_another_persons() -> Non
 
 
 def test_the_gates_rule_fix_takes_it_with_its_citation() -> None:
-    from favakit.inference.gate_edits import rule_fix
+    from favakit.inference.gate_rule_fixes import rule_fix
 
     passages = [{"id": "0", **MARROW}]
     fixed = rule_fix(TEXT, (0, len(TEXT)), passages, None, 0.01)
