@@ -14,7 +14,11 @@ from favakit.inference.options import (
 )
 from favakit.spec import ClientSpec, add_model_options
 
-__all__ = ["configure"]
+__all__ = ["JUDGES", "configure"]
+
+#: ``--judge`` of factscore and edit-gain (favakit.eval.runs.FACT_JUDGES, named here so that
+#: --help imports nothing heavy)
+JUDGES = ("checker", "cascade", "qwen", "llm", "verifier", "editor")
 
 
 def _detect(args: argparse.Namespace) -> int:
@@ -29,6 +33,7 @@ def _options(args: argparse.Namespace) -> Any:
 
     return ScoreOptions(
         args.input, args.kb, args.out, judge=args.judge, spec=ClientSpec.from_args(args),
+        checker=args.checker,
         chat=args.chat, chunk_words=args.chunk_words, threshold=args.threshold,
         prompt_style=args.prompt_style, gamma=args.gamma, demos=args.demos, facts=args.facts,
         use_atomic_facts=getattr(args, "use_atomic_facts", False), k=args.k,
@@ -117,12 +122,23 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
     f.add_argument("--out", required=True, help=out_help)
     f.add_argument(
         "--judge",
-        default="llm",
-        choices=["llm", "verifier", "editor"],
-        help="llm: an instruct model (--model) asked True or False; verifier: favakit's trained "
-        "claim verifier (the same question, its own weights; docs/verifier.md); editor: a fact "
-        "the editor tags is unsupported",
+        default=None,
+        choices=JUDGES,
+        help="default: checker, or llm when --model or --llm-endpoint names a model. checker: "
+        "the encoder checker trained on real labelled pairs, favakit's default judge of real "
+        "claims (--checker picks which; docs/checker.md); cascade: the checker, and the tuned "
+        "Qwen judge for the facts it is unsure of; qwen: that judge alone (slow on a CPU); "
+        "llm: an instruct model (--model) asked True or False, as FActScore asks; verifier: "
+        "favakit's trained claim verifier (the same question, its own weights; "
+        "docs/verifier.md); editor: a fact the editor tags is unsupported. The checker, cascade "
+        "and qwen judges ask no language model: --facts llm then needs --model for the facts",
     )
+    f.add_argument(
+        "--checker", default=None, metavar="auto|checker|mpnet|DIR",
+        help="the checker of --judge checker or cascade: 'auto' (the default: mpnet where its "
+        "base is installed, else checker), 'mpnet', 'checker' (MiniLM, about seven times "
+        "faster) or a checker folder",
+    )  # fmt: skip
     add_model_options(f, title="judge model", max_batch=None)
     f.add_argument("--chat", action="store_true", help="ask the judge through its chat template")
     f.add_argument("--gamma", type=float, default=10.0, help="length penalty (0: none)")

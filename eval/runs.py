@@ -22,14 +22,24 @@ from typing import TYPE_CHECKING, Any
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
 from favakit.inference.editor import GenerativeEditor
-from favakit.inference.judges import EditorJudge, Judge
+from favakit.inference.judges import EditorJudge, Judge, VerifierJudge
 from favakit.records import JsonlAppender, atomic_open, numbered_jsonl, read_jsonl
 from favakit.spec import ClientSpec
 
 if TYPE_CHECKING:
     from favakit.inference.gate import GateSettings
+    from favakit.llm import LLMClient
 
-__all__ = ["ScoreOptions", "Scorer", "edit_gain", "factscore"]
+__all__ = [
+    "FACT_JUDGES", "VERIFIER_JUDGES", "ScoreOptions", "Scorer", "edit_gain", "fact_judge",
+    "factscore",
+]  # fmt: skip
+
+#: FActScore's judges that are favakit verifiers asking no language model: the encoder checker
+#: (the default), the cascade and the tuned Qwen judge (docs/checker.md)
+VERIFIER_JUDGES = ("checker", "cascade", "qwen")
+#: every judge ``--judge`` names
+FACT_JUDGES = (*VERIFIER_JUDGES, "llm", "verifier", "editor")
 
 
 @dataclass
@@ -39,8 +49,10 @@ class ScoreOptions:
     input: str  # JSONL {"topic", "output", "atomic_facts"?, "labels"?}
     kb: str  # knowledge source (sqlite)
     out: str  # result JSON
-    judge: str = "llm"  # llm, verifier, editor
-    spec: ClientSpec = field(default_factory=ClientSpec)  # the judge's model
+    # checker, cascade, qwen, llm, verifier, editor; None: fact_judge()'s default
+    judge: str | None = None
+    spec: ClientSpec = field(default_factory=ClientSpec)  # the judge's model (or the facts')
+    checker: str | None = None  # which checker the checker and cascade judges use
     chat: bool = False  # ask the llm judge through its chat template
     chunk_words: int | None = None
     threshold: float | None = None
@@ -87,8 +99,26 @@ class Scorer:
         if not opts.use_atomic_facts and not opts.demos and opts.facts == "llm":
             raise UsageError(
                 "give --demos FILE.json (FActScore's {sentence: [facts]}), or "
-                "--use-atomic-facts with facts in the input"
+                "--use-atomic-facts with facts in the input, or --facts rules"
             )
+        self.kind = fact_judge(opts)
+        if self.kind not in FACT_JUDGES:
+            raise UsageError(f"judge must be one of {', '.join(FACT_JUDGES)}, not {self.kind!r}")
+        asks_lm = [need for need, asked in (
+            ("--facts llm", opts.facts == "llm" and not opts.use_atomic_facts),
+            ("--decontextualize molecular", opts.decontextualize == "molecular"),
+            ("--method d-factscore", opts.method == "d-factscore"),
+        ) if asked]  # fmt: skip
+        if self.kind in VERIFIER_JUDGES and asks_lm and not opts.spec.names_model:
+            raise UsageError(
+                f"{' and '.join(asks_lm)} ask(s) a language model, and --judge {self.kind} is "
+                "none: name one with --model or --llm-endpoint, or give --facts rules or "
+                "--use-atomic-facts"
+            )
+        if opts.checker and self.kind not in ("checker", "cascade"):
+            raise UsageError("--checker is for --judge checker or cascade")
+        if opts.chat and self.kind in VERIFIER_JUDGES:
+            raise UsageError("--chat is for --judge llm")
         self.retriever = TopicRetriever(opts.kb, method=opts.retrieval, k=opts.k)
         kb = self.retriever.kb
         missing = sorted({r["topic"] for r in self.rows if kb.resolve(r["topic"]) is None})
@@ -105,8 +135,20 @@ class Scorer:
         from favakit.inference.verifiers import LLMVerifier
         from favakit.llm import ResponseCache
 
-        self.judge: Judge | EditorJudge
-        if opts.judge == "editor":
+        self.judge: Judge | EditorJudge | VerifierJudge
+        # the client that splits and rewrites facts (and, for an LM judge, judges them)
+        self.client: LLMClient | None = None
+        kind = self.kind
+        if kind in VERIFIER_JUDGES:
+            # the verifier's own model; a named model is the facts' (--facts llm)
+            spec = ClientSpec(device=opts.spec.device, max_batch=opts.spec.max_batch)
+            self.judge = VerifierJudge(open_verifier(
+                kind, spec, chunk_words=opts.chunk_words, threshold=opts.threshold,
+                style=opts.prompt_style, checker=opts.checker,
+            ))  # fmt: skip
+            if opts.spec.names_model:
+                self.client = open_client(opts.spec)
+        elif kind == "editor":
             if opts.chunk_words or opts.threshold is not None or opts.prompt_style:
                 raise UsageError(
                     "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"
@@ -115,17 +157,17 @@ class Scorer:
             assert isinstance(editor, GenerativeEditor)
             self.client = editor.client
             self.judge = EditorJudge(editor)
-        elif opts.judge == "llm" and not opts.spec.names_model:
+        elif kind == "llm" and not opts.spec.names_model:
             # FActScore's judge has no default model: the client raises the usual error
             self.client = open_client(opts.spec)
         else:
             verifier = open_verifier(
-                opts.judge, opts.spec, chunk_words=opts.chunk_words, threshold=opts.threshold,
+                kind, opts.spec, chunk_words=opts.chunk_words, threshold=opts.threshold,
                 style=opts.prompt_style, chat=opts.chat,
             )  # fmt: skip
             assert isinstance(verifier, LLMVerifier)
             self.client, self.judge = verifier.client, verifier.judge
-        if opts.cache:
+        if opts.cache and self.client is not None:  # a verifier judge answers without one
             self.client.cache = ResponseCache(opts.cache)
         self.facts: Any = None
         if not opts.use_atomic_facts and opts.facts == "rules":
@@ -134,10 +176,25 @@ class Scorer:
             demos: dict[str, list[str]] = {}
             for path in opts.demos or []:
                 demos.update(json.loads(Path(path).read_text(encoding="utf-8")))
-            self.facts = AtomicFactGenerator(self.client, demos)
+            self.facts = AtomicFactGenerator(self.lm, demos)
+
+    @property
+    def lm(self) -> LLMClient:
+        """The language model that splits and rewrites facts (a run that needs one and has no
+        judge that is one names one: checked before anything loads)."""
+        assert self.client is not None, "checked in Scorer.__init__"
+        return self.client
 
     def usage(self) -> dict[str, Any]:
-        return {**self.client.usage.to_dict(), "verdicts": dict(self.judge.how)}
+        used = self.client.usage.to_dict() if self.client is not None else {}
+        return {**used, "verdicts": dict(self.judge.how)}
+
+
+def fact_judge(opts: ScoreOptions) -> str:
+    """The judge a run uses: ``opts.judge``, else the llm judge where a model is named (as
+    FActScore asks one), else the encoder checker (favakit's default judge of real claims:
+    docs/checker.md)."""
+    return opts.judge or ("llm" if opts.spec.names_model else "checker")
 
 
 def _work_file(out: Path) -> Path:
@@ -226,8 +283,8 @@ class _FactscoreStage:
         opts = self.opts
         sc = self.scorer or Scorer(opts)
         retriever, judge = sc.retriever, sc.judge
-        molecular = Decontextualizer(sc.client) if opts.decontextualize == "molecular" else None
-        grouper = FactGrouper(sc.client) if opts.method == "d-factscore" else None
+        molecular = Decontextualizer(sc.lm) if opts.decontextualize == "molecular" else None
+        grouper = FactGrouper(sc.lm) if opts.method == "d-factscore" else None
 
         def score(items: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
             part = [row for _, row in items]

@@ -5,7 +5,8 @@ reads the answer from the first token's log-probabilities where the backend retu
 (:func:`p_supported`, :func:`decide`), else from the text. Evidence longer than the judge is told
 to read, or than the model's context, is judged in pieces (:func:`evidence_chunks`) and the fact
 is supported when one piece supports it. :class:`EditorJudge` uses an editor instead: a fact it
-tags is unsupported. FActScore (:mod:`favakit.eval.factscore`), the verifiers
+tags is unsupported; :class:`VerifierJudge` any verifier (the encoder checker, the cascade, the
+tuned Qwen judge): a fact is supported when its verdict says so. FActScore (:mod:`favakit.eval.factscore`), the verifiers
 (:mod:`favakit.inference.verifiers`) and synthetic claims (:mod:`favakit.synth_data.claims`) all
 judge through these.
 """
@@ -19,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from favakit.contracts import Editor
+from favakit.contracts import Editor, Verifier
 from favakit.errors import UsageError
 from favakit.llm import Completion, GenerationParams, LLMClient
 from favakit.text import split_sentences
@@ -30,6 +31,7 @@ __all__ = [
     "EditorJudge",
     "FactJudge",
     "Judge",
+    "VerifierJudge",
     "decide",
     "evidence_chunks",
     "evidence_words",
@@ -357,3 +359,20 @@ class EditorJudge:
         )
         self.how["editor"] += len(results)
         return [not r["edits"] for r in results]
+
+
+class VerifierJudge:
+    """A verifier (:class:`~favakit.contracts.Verifier`) as FActScore's judge: each fact is
+    verified against its passages (titles and texts) with the topic it is about, and is
+    supported when the verdict says so. ``how`` counts the verdicts by the verifier's name."""
+
+    def __init__(self, verifier: Verifier) -> None:
+        self.verifier = verifier
+        self.how: Counter[str] = Counter()
+
+    def judge(self, checks: Sequence[Check]) -> list[bool]:
+        verdicts = self.verifier.verify(
+            [{"text": c.fact, "evidence": c.passages, "topic": c.topic} for c in checks]
+        )
+        self.how[self.verifier.model] += len(verdicts)
+        return [bool(v["supported"]) for v in verdicts]

@@ -178,6 +178,46 @@ def test_cli_with_an_http_judge_caches_and_resumes(
     assert missing.returncode == 2 and "give --demos FILE.json" in missing.stderr
 
 
+def test_the_default_judge_is_the_checker_where_no_model_is_named(kb: Path, tmp_path: Path) -> None:
+    """`favakit eval factscore` with no --judge and no model: the shipped MiniLM checker (a real
+    model, `--checker checker`) judges each fact against the passages of the topic's article in
+    a real KB; the usage names it. Facts split by an LLM need a model the checker is not: a
+    clear error before anything loads."""
+    inp = tmp_path / "in.jsonl"
+    facts = ["Ada Lovelace was born in 1815.", "Ada Lovelace was a French painter."]
+    inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": " ".join(facts),
+                               "atomic_facts": facts, "labels": ["S", "NS"]}) + "\n")  # fmt: skip
+    out = tmp_path / "fs.json"
+    cmd = [sys.executable, "-m", "favakit", "eval", "factscore", "--input", str(inp), "--kb",
+           str(kb), "--out", str(out)]  # fmt: skip
+    run = subprocess.run([*cmd, "--use-atomic-facts", "--checker", "checker"],
+                         capture_output=True, text=True, timeout=180)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    result = json.loads(out.read_text())
+    assert [d["is_supported"] for d in result["decisions"][0]] == [True, False]
+    assert result["usage"] == {"verdicts": {"favakit-checker-minilm": 2}}
+    assert result["agreement"]["accuracy"] == 1.0 and result["init_score"] == 0.5
+
+    demos = tmp_path / "demos.json"
+    demos.write_text(json.dumps({"He is a cook.": ["He is a cook."]}))
+    for extra, message in (
+        (["--demos", str(demos)], "--facts llm ask(s) a language model, and --judge checker"),
+        (["--use-atomic-facts", "--judge", "llm", "--model", "x", "--checker", "mpnet"],
+         "--checker is for --judge checker or cascade"),
+        (["--use-atomic-facts", "--chat"], "--chat is for --judge llm"),
+    ):  # fmt: skip
+        bad = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=120)
+        assert bad.returncode == 2 and message in bad.stderr, bad.stderr
+
+
+def test_the_eval_cli_names_every_judge_the_scorer_runs() -> None:
+    """`--judge`'s choices (declared in the light CLI module) are the scorer's judges."""
+    from favakit.eval.cli import JUDGES
+    from favakit.eval.runs import FACT_JUDGES
+
+    assert JUDGES == FACT_JUDGES
+
+
 def _everything(prompt: str) -> str:
     """Scripted models for edit-gain: the editor, the fact splitter and the judge."""
     from favakit.prompts import parse_prompt
