@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from favakit.contracts import Editor, Verifier
+from favakit.contracts import EditInput, Editor, Verifier
 from favakit.errors import UsageError
 from favakit.llm import Completion, GenerationParams, LLMClient
 from favakit.text import split_sentences
@@ -345,6 +345,12 @@ def evidence_chunks(
     return chunks
 
 
+def _as_requests(checks: Sequence[Check]) -> list[EditInput]:
+    """Each check as an editor's or verifier's input: the fact, its passages as evidence, its
+    topic."""
+    return [{"text": c.fact, "evidence": c.passages, "topic": c.topic} for c in checks]
+
+
 class EditorJudge:
     """The favakit editor as judge: the fact is unsupported when the editor tags any error in
     it, given the same passages as evidence."""
@@ -354,9 +360,7 @@ class EditorJudge:
         self.how: Counter[str] = Counter()
 
     def judge(self, checks: Sequence[Check]) -> list[bool]:
-        results = self.editor.edit_many(
-            [{"text": c.fact, "evidence": c.passages, "topic": c.topic} for c in checks]
-        )
+        results = self.editor.edit_many(_as_requests(checks))
         self.how["editor"] += len(results)
         return [not r["edits"] for r in results]
 
@@ -371,8 +375,6 @@ class VerifierJudge:
         self.how: Counter[str] = Counter()
 
     def judge(self, checks: Sequence[Check]) -> list[bool]:
-        verdicts = self.verifier.verify(
-            [{"text": c.fact, "evidence": c.passages, "topic": c.topic} for c in checks]
-        )
+        verdicts = self.verifier.verify(_as_requests(checks))
         self.how[self.verifier.model] += len(verdicts)
         return [bool(v["supported"]) for v in verdicts]
