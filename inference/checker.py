@@ -133,13 +133,31 @@ def shared_words(text: str) -> set[str]:
     return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2}
 
 
+def reading_units(evidence: Sequence[str], max_words: int) -> list[str]:
+    """``evidence``'s sentences, as :func:`fit_evidence` ranks them: a sentence longer than
+    ``max_words`` (lower-case or unpunctuated text, such as a speech transcript, reads as one
+    sentence) is split into consecutive windows of ``max_words // 3`` words, so that the cut can
+    gather the places of it that matter rather than keep its start (docs/checker.md)."""
+    units: list[str] = []
+    window = max(1, max_words // 3)
+    for e in evidence:
+        for sentence in split_sentences(e):
+            words = sentence.split()
+            if len(words) <= max_words:
+                units.append(sentence)
+            else:
+                units += [" ".join(words[i : i + window]) for i in range(0, len(words), window)]
+    return units
+
+
 def fit_evidence(text: str, evidence: Sequence[str], max_words: int) -> str:
     """The evidence sentences that share the most words with ``text``, in their order, within
-    ``max_words`` words (all of it when it fits). What training shows the checker."""
+    ``max_words`` words (all of it when it fits). What training shows the checker. A sentence
+    longer than ``max_words`` is ranked in windows (:func:`reading_units`)."""
     whole = " ".join(evidence)
     if len(whole.split()) <= max_words:
         return whole
-    sentences = [s for e in evidence for s in split_sentences(e)]
+    sentences = reading_units(evidence, max_words)
     want = shared_words(text)
     ranked = sorted(range(len(sentences)), key=lambda i: -len(want & shared_words(sentences[i])))
     keep: set[int] = set()
@@ -156,11 +174,12 @@ def fit_evidence(text: str, evidence: Sequence[str], max_words: int) -> str:
 
 
 def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
-    """The evidence in pieces of at most about ``max_words`` words, sentences kept whole and
-    short passages packed together (:func:`~favakit.inference.judges.evidence_chunks`)."""
+    """The evidence in pieces of at most about ``max_words`` words, sentences kept whole (but
+    one longer than ``max_words``, cut every ``max_words`` words) and short passages packed
+    together (:func:`~favakit.inference.judges.evidence_chunks`)."""
     from favakit.inference.judges import evidence_chunks
 
-    chunks = evidence_chunks([{"title": "", "text": e} for e in evidence], max_words)
+    chunks = evidence_chunks([{"title": "", "text": e} for e in evidence], max_words, cut=True)
     return [" ".join(p["text"] for p in chunk) for chunk in chunks]
 
 

@@ -91,6 +91,42 @@ def test_verdicts_read_the_evidence_closest_to_the_claim_and_the_gate_reads_it_i
     assert best == pytest.approx(max(gate.score_pairs([(claim, p) for p in parts])), abs=2e-4)
 
 
+def test_a_transcript_read_as_one_sentence_is_read_where_it_bears_on_the_claim() -> None:
+    """Lower-case, unpunctuated text (a speech transcript) splits into one long "sentence". The
+    checker once kept it whole, and the tokenizer then kept only its start: the fact near the
+    end was never read, while the verdict said the evidence was cut to the sentences closest to
+    the claim. It is now ranked in windows, and the gate's pieces cut it (docs/checker.md)."""
+    from favakit.inference.checker import fit_evidence, pieces, reading_units
+    from favakit.inference.factory import open_verifier
+    from favakit.text import split_sentences
+
+    talk = ("so we went over the quarterly numbers and the marketing plan and then everyone "
+            "talked about the office move and the parking rules ") * 14  # fmt: skip
+    fact = "and then maria said the product launch moves to march fourteenth because the supplier was late "
+    transcript = f"{talk}{fact}and that was the end of the call"
+    assert len(split_sentences(transcript)) == 1 and len(transcript.split()) > 300
+    verifier = open_verifier("checker", checker="checker")
+    checker = verifier.checker  # type: ignore[attr-defined]
+    words = checker.piece_words
+    units = reading_units([transcript], words)
+    assert max(len(u.split()) for u in units) == words // 3
+    assert " ".join(units).split() == transcript.split()  # windows, nothing lost or repeated
+    claim = "Maria said the product launch moves to March fourteenth because the supplier was late."
+    read = fit_evidence(claim, [transcript], words)
+    assert "maria said the product launch" in read and len(read.split()) <= words
+    (verdict,) = verifier.verify([{"text": claim, "evidence": [transcript]}])
+    assert verdict["score"] == pytest.approx(checker.score_pairs([(claim, read)])[0], abs=2e-4)
+    start = " ".join(transcript.split()[:words])  # what the checker read before
+    assert verdict["score"] > checker.score_pairs([(claim, start)])[0] + 0.2
+    # the gate's reading: pieces of at most piece_words words that cover the transcript
+    parts = pieces([transcript], words)
+    assert len(parts) > 1 and all(len(p.split()) <= words for p in parts)
+    assert " ".join(parts).split() == transcript.split()
+    # evidence of ordinary sentences reads as before: one unit a sentence
+    prose = ["Curie was born in Warsaw. She moved to Paris in 1891.", "Paris is in France."]
+    assert reading_units(prose, words) == [s for e in prose for s in split_sentences(e)]
+
+
 def test_a_year_the_evidence_contradicts_caps_the_checkers_score_and_the_verdict_says_why() -> None:
     """Years a digit apart look alike to the encoders (the MiniLM checker gives this claim 0.88,
     the mpnet checker 1921 against 1911 0.99): the year rule (inference/year_check.py) caps the
