@@ -97,7 +97,9 @@ def test_data_train_report_and_cascade(real: Path, tiny_judge_model: Path, tmp_p
         scored = [json.loads(x) for x in fh]
     first = scored[0]["prompt"]
     assert "Claim: town 0 lies in paris.\n" in first and "True or False" in first  # normalized
-    assert "filler" not in first  # the evidence is cut to the words that share the most
+    # the evidence is cut to --words 40: the sentence sharing the claim's words first, then
+    # windows of the 400-word filler (read as one long sentence) while they fit
+    assert "town 0 lies in paris." in first and 0 < first.count("filler") <= 40 // 2
 
     run = _run("train", "--model", str(tiny_judge_model), "--data", str(data), "--out", str(out),
                "--device", "cpu", "--train-seconds", "20", "--batch-tokens", "2048",
