@@ -82,6 +82,7 @@ __all__ = [
     "Checked",
     "Checker",
     "CheckerVerifier",
+    "Read",
     "auto_checker",
     "checker_folder",
     "default_checker",
@@ -247,6 +248,18 @@ Conflict = (
 )  # fmt: skip
 
 
+class Read(NamedTuple):
+    """What one pass of the model read of a (text, evidence) pair: the evidence words it read of
+    those it was given, whether the tokenizer's ``max_length`` cut the evidence short, and the
+    text's words read where it cut the text too."""
+
+    evidence_words: int
+    evidence_given: int
+    evidence_cut: bool
+    text_words: int | None = None
+    text_given: int | None = None
+
+
 class Checked(NamedTuple):
     """A text's score (P(supported)), the passes it took, and what the rules beneath the model
     found: the year, count or name its evidence contradicts (which capped the score), the numbers
@@ -258,6 +271,9 @@ class Checked(NamedTuple):
     forms: list[NumberForm]
     #: (sentence, score) of each sentence where the text was read sentence by sentence
     sentences: tuple[tuple[str, float], ...] = ()
+    #: what the model's one pass read where the tokenizer's ``max_length`` cut the pair, or
+    #: where the evidence was cut to fit; the most cut pass where it read several
+    read: Read | None = None
 
     def notes(self) -> list[str]:
         """What a verdict says of the rules' findings and of a sentence-by-sentence reading."""
@@ -327,6 +343,8 @@ class Checker:
         transformers.utils.logging.set_verbosity_error()
         transformers.utils.logging.disable_progress_bar()
         self.tokenizer = transformers.AutoTokenizer.from_pretrained(str(folder))
+        if not self.tokenizer.is_fast:  # verdicts say what the model read from token offsets
+            raise UsageError(f"{folder}: a checker needs a fast tokenizer (tokenizer.json)")
         model = load_encoder_model(
             transformers.AutoModelForSequenceClassification, folder,
             str(self.config.get("base", "")), str(self.config.get("base_rounding", "")),
@@ -365,22 +383,33 @@ class Checker:
 
     def score_pairs(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """P(supported) of each (text, evidence) pair, read in one pass each (cut to fit)."""
+        return self.read_pairs(pairs)[0]
+
+    def read_pairs(self, pairs: Sequence[tuple[str, str]]) -> tuple[list[float], list[Read]]:
+        """:meth:`score_pairs`, with what each pass read of its pair (:class:`Read`): the
+        tokenizer cuts a pair longer than ``max_length`` tokens (the longer side first), and
+        a verdict says so."""
         torch = self._torch
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
         scores = [0.0] * len(pairs)
+        reads: list[Read] = [Read(0, 0, False)] * len(pairs)
         with self._lock, torch.inference_mode():
             for s in range(0, len(order), self.batch_size):
                 idx = order[s : s + self.batch_size]
                 enc = self.tokenizer(
                     [pairs[i][0] for i in idx], [pairs[i][1] for i in idx], truncation="longest_first",
                     max_length=self.max_length, padding=True, return_tensors="pt",
+                    return_offsets_mapping=True,
                 )  # fmt: skip
+                offsets = enc.pop("offset_mapping").tolist()
+                for row, i in enumerate(idx):
+                    reads[i] = _read_of(pairs[i], offsets[row], enc.sequence_ids(row))
                 with self._autocast():
                     logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
                 probs = torch.softmax(logits.float(), dim=-1)[:, 1].tolist()
                 for i, p in zip(idx, probs, strict=True):
                     scores[i] = float(p)
-        return scores
+        return scores, reads
 
     def score(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
@@ -416,9 +445,12 @@ class Checker:
                 continue
             weakest = min((c for _, c in mine), key=lambda c: c.score)
             found = next((c.conflict for _, c in mine if c.conflict), None)
+            cut: Read | None = None
+            for _, c in mine:
+                cut = _most_cut(cut, c.read) if c.read else cut
             out.append(Checked(weakest.score, max(c.passes for _, c in mine), found,
                                [f for _, c in mine for f in c.forms],
-                               tuple((u, round(c.score, 4)) for u, c in mine)))  # fmt: skip
+                               tuple((u, round(c.score, 4)) for u, c in mine), cut))  # fmt: skip
         return out
 
     def _checked_units(
@@ -431,8 +463,10 @@ class Checker:
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         forms: list[list[NumberForm]] = []
+        plains: list[list[str]] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
             plain = [undo_ptb(e) for e in ev]
+            plains.append(plain)
             text, rewritten = self.reading_of(undo_ptb(t), plain)
             forms.append(rewritten)
             if self.reading == "selected":
@@ -444,12 +478,16 @@ class Checker:
                 owner.append(n)
         best = [0.0] * len(texts)
         count = [0] * len(texts)
-        for n, p in zip(owner, self.score_pairs(jobs), strict=True):
+        cuts: list[Read | None] = [None] * len(texts)
+        given = [sum(len(e.split()) for e in plain) for plain in plains]
+        for n, p, r in zip(owner, *self.read_pairs(jobs), strict=True):
             best[n] = max(best[n], p)
             count[n] += 1
+            if r.evidence_cut or r.text_words is not None or r.evidence_given < given[n]:
+                cuts[n] = _most_cut(cuts[n], r)
         found = [self.conflict(t, ev) for t, ev in zip(texts, evidence, strict=True)]
-        return [Checked(min(p, CONFLICT_SCORE) if hit else p, n, hit, f)
-                for p, n, hit, f in zip(best, count, found, forms, strict=True)]  # fmt: skip
+        return [Checked(min(p, CONFLICT_SCORE) if hit else p, n, hit, f, (), r)
+                for p, n, hit, f, r in zip(best, count, found, forms, cuts, strict=True)]  # fmt: skip
 
     def reading_of(self, text: str, evidence: Sequence[str]) -> tuple[str, list[NumberForm]]:
         """The text as the model reads it: each number the evidence gives in another form written
@@ -481,15 +519,33 @@ class Checker:
         return self._torch.autocast(self.device.split(":")[0], dtype=self._torch.bfloat16,
                                     enabled=self.bf16)  # fmt: skip
 
-    def reading_note(self, evidence: Sequence[str], passes: int) -> str | None:
-        """What a verdict says of how ``evidence`` was read (None: whole, in one pass)."""
-        if passes > 1:
-            return f"evidence read in {passes} pieces, scored by the best"
+    def reading_note(self, evidence: Sequence[str], passes: int,
+                     read: Read | None = None) -> str | None:  # fmt: skip
+        """What a verdict says of how ``evidence`` was read (None: whole, in one pass), from what
+        the model read (``read``: :attr:`Checked.read`); without it, what the word cut keeps."""
         words = sum(len(undo_ptb(e).split()) for e in evidence)
-        if self.reading == "selected" and words > self.piece_words:
-            return (f"evidence cut: the checker read the sentences sharing the most words with the "
+        limit = f"the checker's {self.max_length} tokens"
+        if passes > 1:
+            note = f"evidence read in {passes} pieces, scored by the best"
+            if read and read.evidence_cut:
+                note += f"; a piece cut short at {limit} (its first {read.evidence_words} words)"
+        elif read and read.evidence_given < words:
+            note = (f"evidence cut: the checker read the sentences sharing the most words with the "
+                    f"text, {read.evidence_words} of its {words} words")  # fmt: skip
+            if read.evidence_cut:
+                note += f" (cut short at {limit})"
+        elif read and read.evidence_cut:
+            note = f"evidence cut at {limit}: the checker read its first {read.evidence_words} of {words} words"
+        elif read is None and self.reading == "selected" and words > self.piece_words:
+            note = (f"evidence cut: the checker read the sentences sharing the most words with the "
                     f"text, about {self.piece_words} of its {words} words")  # fmt: skip
-        return None
+        else:
+            note = None
+        if read and read.text_words is not None:
+            text_note = (f"text cut at {limit}: the checker read its first {read.text_words} of "
+                         f"{read.text_given} words")  # fmt: skip
+            note = f"{note}; {text_note}" if note else text_note
+        return note
 
     @property
     def marks_words(self) -> bool:
@@ -563,6 +619,35 @@ class Checker:
         return [_flagged_words(t, lowest[n], threshold) for n, t in enumerate(texts)]
 
 
+def _read_of(
+    pair: tuple[str, str], offsets: Sequence[Sequence[int]], sides: Sequence[int | None]
+) -> Read:
+    """What the tokenizer kept of ``pair``: its last kept token's end on each side (its
+    ``offsets``, as ``return_offsets_mapping`` gives them; ``sides``, its sequence ids), in
+    whitespace words."""
+    ends: dict[int, int] = {0: 0, 1: 0}
+    for (_, end), side in zip(offsets, sides, strict=True):
+        if side is not None:
+            ends[side] = max(ends[side], end)
+    text, evidence = pair
+    text_cut = bool(text[ends[0] :].strip())
+    return Read(len(evidence[: ends[1]].split()), len(evidence.split()),
+                bool(evidence[ends[1] :].strip()),
+                len(text[: ends[0]].split()) if text_cut else None,
+                len(text.split()) if text_cut else None)  # fmt: skip
+
+
+def _share_read(r: Read) -> tuple[float, float]:
+    """The share of its evidence, then of its text, that a pass read."""
+    text = r.text_words / max(1, r.text_given or 1) if r.text_words is not None else 1.0
+    return (r.evidence_words / max(1, r.evidence_given), text)
+
+
+def _most_cut(a: Read | None, b: Read) -> Read:
+    """Of two passes' :class:`Read`, the one that left more of what it was given unread."""
+    return b if a is None else min(a, b, key=_share_read)
+
+
 def _use_bf16(precision: str, device: str) -> bool:
     """Whether the checker runs in bf16 autocast: asked for, or ``auto`` on a device that
     multiplies bf16 natively (on the development split the scores moved by 0.0007 on average and
@@ -615,7 +700,7 @@ class CheckerVerifier:
             p = checked.score
             verdict: Verdict = {"supported": p > self.threshold, "score": round(p, 4),
                                 "judge": self.model}  # fmt: skip
-            notes = [self.checker.reading_note(ev, checked.passes), *checked.notes()]
+            notes = [self.checker.reading_note(ev, checked.passes, checked.read), *checked.notes()]
             if any(notes):
                 verdict["warnings"] = [note for note in notes if note]
             out.append(verdict)

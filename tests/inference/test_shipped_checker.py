@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -125,6 +126,55 @@ def test_a_transcript_read_as_one_sentence_is_read_where_it_bears_on_the_claim()
     # evidence of ordinary sentences reads as before: one unit a sentence
     prose = ["Curie was born in Warsaw. She moved to Paris in 1891.", "Paris is in France."]
     assert reading_units(prose, words) == [s for e in prose for s in split_sentences(e)]
+
+
+def test_what_the_models_token_limit_cuts_is_said_in_the_verdict() -> None:
+    """Evidence within ``piece_words`` words can still pass the model's ``max_length`` tokens
+    (codes and figures split into many word pieces), and so can a long text: the tokenizer cuts
+    the pair. The verdict used to say nothing of it (or "about 153" words where fewer were read);
+    it now says what the model read, from the tokenizer's own offsets (docs/checker.md)."""
+    from favakit.inference.factory import open_verifier
+
+    verifier = open_verifier("checker", checker="checker")
+    checker = verifier.checker  # type: ignore[attr-defined]
+
+    def tokens(text: str, evidence: str) -> int:
+        return len(checker.tokenizer(text, evidence)["input_ids"])
+
+    orders = [f"Order QX-{7731 + 97 * i}-ZB shipped {14325 + 311 * i:,} units at {2 + i % 7}.{i}5% "
+              f"margin via hub KR-{93 + i:04d}." for i in range(11)]  # fmt: skip
+    fact = "Maria Lopez was appointed chief financial officer of the company in March 2019."
+    evidence = " ".join([*orders, fact])
+    claim = "Maria Lopez became the company's chief financial officer in 2019."
+    words = evidence.split()
+    assert len(words) <= checker.piece_words and tokens(claim, evidence) > checker.max_length
+    (verdict,) = verifier.verify([{"text": claim, "evidence": [evidence]}])
+    note = re.fullmatch(r"evidence cut at the checker's 256 tokens: the checker read its first "
+                        r"(\d+) of (\d+) words", verdict["warnings"][0])  # fmt: skip
+    assert note and int(note[2]) == len(words), verdict["warnings"]
+    read = int(note[1])  # the words the tokenizer kept, the last perhaps in part
+    assert tokens(claim, " ".join(words[: read - 1])) <= checker.max_length
+    assert tokens(claim, " ".join(words[: read + 1])) > checker.max_length
+    assert "Lopez" not in words[:read]  # the fact was not read, and the verdict says so
+    # evidence cut to the sentences closest to the claim, then cut short by the tokenizer
+    (longer,) = verifier.verify([{"text": claim, "evidence": [evidence + " " + evidence]}])
+    note = re.fullmatch(r"evidence cut: the checker read the sentences sharing the most words "
+                        r"with the text, (\d+) of its (\d+) words \(cut short at the checker's 256 "
+                        r"tokens\)", longer["warnings"][0])  # fmt: skip
+    assert note and int(note[1]) < checker.piece_words and int(note[2]) == 2 * len(words), longer
+    # a text longer than the model reads is cut too, and said to be
+    story = " ".join(
+        f"In {1900 + i} the mill at Ashford built {i + 3} new looms." for i in range(40)
+    )
+    (long_text,) = verifier.verify(
+        [{"text": story, "evidence": ["The mill at Ashford built looms."]}]
+    )
+    note = re.fullmatch(r"text cut at the checker's 256 tokens: the checker read its first (\d+) "
+                        r"of (\d+) words", long_text["warnings"][0])  # fmt: skip
+    assert note and int(note[1]) < int(note[2]) == len(story.split())
+    # a pair that fits says nothing
+    (short,) = verifier.verify([{"text": claim, "evidence": [fact]}])
+    assert "warnings" not in short and short["supported"]
 
 
 def test_a_year_the_evidence_contradicts_caps_the_checkers_score_and_the_verdict_says_why() -> None:

@@ -190,7 +190,7 @@ def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
     assert read.startswith("saturn is a planet") and len(read.split()) <= checker.piece_words
     assert cut["score"] == pytest.approx(checker.score_pairs([(text, read)])[0], abs=2e-4)
     assert cut["warnings"] == [f"evidence cut: the checker read the sentences sharing the most "
-                               f"words with the text, about {checker.piece_words} of its "
+                               f"words with the text, {len(read.split())} of its "
                                f"{len(' '.join(plain).split())} words"]  # fmt: skip
     # the other reading: each piece on its own, the claim scored by the best one
     by_pieces = Checker(trained_checker, device="cpu", reading="pieces")
