@@ -14,12 +14,12 @@ stores it, as it was in training): the shipped ``mpnet`` checker (:data:`SHIPPED
 
 Evidence longer than fits (``piece_words`` words beside the text) is read as training showed it
 (``evidence_reading: selected``, the default): cut to the sentences that share the most words with
-the text (:func:`fit_evidence`), one pass. ``evidence_reading: pieces`` reads it instead in pieces
+the text (:func:`~favakit.inference.evidence_reading.fit_evidence`), one pass. ``evidence_reading: pieces`` reads it instead in pieces
 of about ``piece_words`` words (sentence ends kept, each piece its own pass) and takes the best
 piece's score, as MiniCheck and AlignScore do. A text of several sentences is read in one pass
 (``text_reading: whole``) or, where ``checker.json`` says ``text_reading: sentences`` (the
 shipped mpnet checker), sentence by sentence and scored by its least supported sentence, which
-the verdict names (:func:`text_units`; chosen on the development split, session 36). On the development split's long-evidence rows the
+the verdict names (:func:`~favakit.inference.evidence_reading.text_units`; chosen on the development split, session 36). On the development split's long-evidence rows the
 training reading scored better for both shipped checkers and is several times faster
 (docs/benchmarks.md, session 27). Either way the verdict says how the evidence was read, in
 ``warnings``. The gate of checker-gated editing reads as ``gate_evidence_reading`` says, where
@@ -64,6 +64,14 @@ from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.count_check import CountConflict, count_conflict
 from favakit.inference.encoder_folder import load_encoder_model
+from favakit.inference.evidence_reading import (
+    Read,
+    fit_evidence,
+    most_cut,
+    pieces,
+    read_of,
+    text_units,
+)
 from favakit.inference.int8 import pack_int8, unpack_int8
 from favakit.inference.name_check import NameConflict, name_conflict
 from favakit.inference.number_forms import NumberForm, evidence_forms
@@ -72,7 +80,7 @@ from favakit.inference.scope_check import ScopeConflict, scope_conflict
 from favakit.inference.swap_check import SwapConflict, swap_conflict
 from favakit.inference.unseen_check import UnseenName, unseen_name
 from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
-from favakit.text import split_sentences, undo_ptb
+from favakit.text import undo_ptb
 
 __all__ = [
     "CONFIG_NAME",
@@ -82,14 +90,10 @@ __all__ = [
     "Checked",
     "Checker",
     "CheckerVerifier",
-    "Read",
     "auto_checker",
     "checker_folder",
     "default_checker",
-    "fit_evidence",
     "pack_checker",
-    "shared_words",
-    "text_units",
     "unpack_checker",
 ]
 
@@ -103,86 +107,6 @@ READINGS = ("selected", "pieces")
 #: ``sentences`` (each sentence against the evidence, the text scored by its least supported
 #: sentence: a text is supported when every sentence is). The gate reads one sentence at a time.
 TEXT_READINGS = ("whole", "sentences")
-
-#: A sentence shorter than this many words ("Yes!", "Sure.") is read with the one after it.
-MIN_SENTENCE_WORDS = 4
-
-
-def text_units(text: str) -> list[str]:
-    """``text``'s sentences as a ``sentences`` reading scores them: a sentence of fewer than
-    :data:`MIN_SENTENCE_WORDS` words joined to the next (the last to the one before)."""
-    units: list[str] = []
-    carry = ""
-    for sentence in split_sentences(text):
-        joined = f"{carry} {sentence}".strip()
-        if len(joined.split()) < MIN_SENTENCE_WORDS:
-            carry = joined
-            continue
-        units.append(joined)
-        carry = ""
-    if carry:
-        if units:
-            units[-1] = f"{units[-1]} {carry}"
-        else:
-            units.append(carry)
-    return units or [text]
-
-
-def shared_words(text: str) -> set[str]:
-    """The words of ``text`` that count when texts are matched by the words they share
-    (lower-cased, longer than two letters): how evidence sentences are ranked against a claim."""
-    return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2}
-
-
-def reading_units(evidence: Sequence[str], max_words: int) -> list[str]:
-    """``evidence``'s sentences, as :func:`fit_evidence` ranks them: a sentence longer than
-    ``max_words`` (lower-case or unpunctuated text, such as a speech transcript, reads as one
-    sentence) is split into consecutive windows of ``max_words // 3`` words, so that the cut can
-    gather the places of it that matter rather than keep its start (docs/checker.md)."""
-    units: list[str] = []
-    window = max(1, max_words // 3)
-    for e in evidence:
-        for sentence in split_sentences(e):
-            words = sentence.split()
-            if len(words) <= max_words:
-                units.append(sentence)
-            else:
-                units += [" ".join(words[i : i + window]) for i in range(0, len(words), window)]
-    return units
-
-
-def fit_evidence(text: str, evidence: Sequence[str], max_words: int) -> str:
-    """The evidence sentences that share the most words with ``text``, in their order, within
-    ``max_words`` words (all of it when it fits). What training shows the checker. A sentence
-    longer than ``max_words`` is ranked in windows (:func:`reading_units`)."""
-    whole = " ".join(evidence)
-    if len(whole.split()) <= max_words:
-        return whole
-    sentences = reading_units(evidence, max_words)
-    want = shared_words(text)
-    ranked = sorted(range(len(sentences)), key=lambda i: -len(want & shared_words(sentences[i])))
-    keep: set[int] = set()
-    size = 0
-    for i in ranked:
-        n = len(sentences[i].split())
-        if size + n > max_words and keep:
-            continue
-        keep.add(i)
-        size += n
-        if size >= max_words:
-            break
-    return " ".join(sentences[i] for i in sorted(keep))
-
-
-def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
-    """The evidence in pieces of at most about ``max_words`` words, sentences kept whole (but
-    one longer than ``max_words``, cut every ``max_words`` words) and short passages packed
-    together (:func:`~favakit.inference.judges.evidence_chunks`)."""
-    from favakit.inference.judges import evidence_chunks
-
-    chunks = evidence_chunks([{"title": "", "text": e} for e in evidence], max_words, cut=True)
-    return [" ".join(p["text"] for p in chunk) for chunk in chunks]
-
 
 #: The checkers favakit ships, by name (``--checker``, ``--gate``): ``checker`` is the MiniLM
 #: checker (int8, the default); ``mpnet`` a LoRA adapter over all-mpnet-base-v2, more accurate
@@ -246,18 +170,6 @@ Conflict = (
     YearConflict | CountConflict | NameConflict | PolarityConflict | ScopeConflict | SwapConflict
     | UnseenName
 )  # fmt: skip
-
-
-class Read(NamedTuple):
-    """What one pass of the model read of a (text, evidence) pair: the evidence words it read of
-    those it was given, whether the tokenizer's ``max_length`` cut the evidence short, and the
-    text's words read where it cut the text too."""
-
-    evidence_words: int
-    evidence_given: int
-    evidence_cut: bool
-    text_words: int | None = None
-    text_given: int | None = None
 
 
 class Checked(NamedTuple):
@@ -386,7 +298,8 @@ class Checker:
         return self.read_pairs(pairs)[0]
 
     def read_pairs(self, pairs: Sequence[tuple[str, str]]) -> tuple[list[float], list[Read]]:
-        """:meth:`score_pairs`, with what each pass read of its pair (:class:`Read`): the
+        """:meth:`score_pairs`, with what each pass read of its pair
+        (:class:`~favakit.inference.evidence_reading.Read`): the
         tokenizer cuts a pair longer than ``max_length`` tokens (the longer side first), and
         a verdict says so."""
         torch = self._torch
@@ -403,7 +316,7 @@ class Checker:
                 )  # fmt: skip
                 offsets = enc.pop("offset_mapping").tolist()
                 for row, i in enumerate(idx):
-                    reads[i] = _read_of(pairs[i], offsets[row], enc.sequence_ids(row))
+                    reads[i] = read_of(pairs[i], offsets[row], enc.sequence_ids(row))
                 with self._autocast():
                     logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
                 probs = torch.softmax(logits.float(), dim=-1)[:, 1].tolist()
@@ -427,7 +340,7 @@ class Checker:
         count or name of the text its evidence contradicts (which capped the score) and the
         numbers read as the evidence writes them (:meth:`reading_of`). With ``text_reading:
         sentences`` a text of several sentences is scored by its least supported sentence
-        (:func:`text_units`), each sentence checked on its own."""
+        (:func:`~favakit.inference.evidence_reading.text_units`), each sentence checked on its own."""
         units: list[str] = []
         owner: list[int] = []
         for n, t in enumerate(texts):
@@ -447,7 +360,7 @@ class Checker:
             found = next((c.conflict for _, c in mine if c.conflict), None)
             cut: Read | None = None
             for _, c in mine:
-                cut = _most_cut(cut, c.read) if c.read else cut
+                cut = most_cut(cut, c.read) if c.read else cut
             out.append(Checked(weakest.score, max(c.passes for _, c in mine), found,
                                [f for _, c in mine for f in c.forms],
                                tuple((u, round(c.score, 4)) for u, c in mine), cut))  # fmt: skip
@@ -484,7 +397,7 @@ class Checker:
             best[n] = max(best[n], p)
             count[n] += 1
             if r.evidence_cut or r.text_words is not None or r.evidence_given < given[n]:
-                cuts[n] = _most_cut(cuts[n], r)
+                cuts[n] = most_cut(cuts[n], r)
         found = [self.conflict(t, ev) for t, ev in zip(texts, evidence, strict=True)]
         return [Checked(min(p, CONFLICT_SCORE) if hit else p, n, hit, f, (), r)
                 for p, n, hit, f, r in zip(best, count, found, forms, cuts, strict=True)]  # fmt: skip
@@ -617,35 +530,6 @@ class Checker:
             for key, p in scores.items():
                 lowest[n][key] = min(p, lowest[n].get(key, 1.0))
         return [_flagged_words(t, lowest[n], threshold) for n, t in enumerate(texts)]
-
-
-def _read_of(
-    pair: tuple[str, str], offsets: Sequence[Sequence[int]], sides: Sequence[int | None]
-) -> Read:
-    """What the tokenizer kept of ``pair``: its last kept token's end on each side (its
-    ``offsets``, as ``return_offsets_mapping`` gives them; ``sides``, its sequence ids), in
-    whitespace words."""
-    ends: dict[int, int] = {0: 0, 1: 0}
-    for (_, end), side in zip(offsets, sides, strict=True):
-        if side is not None:
-            ends[side] = max(ends[side], end)
-    text, evidence = pair
-    text_cut = bool(text[ends[0] :].strip())
-    return Read(len(evidence[: ends[1]].split()), len(evidence.split()),
-                bool(evidence[ends[1] :].strip()),
-                len(text[: ends[0]].split()) if text_cut else None,
-                len(text.split()) if text_cut else None)  # fmt: skip
-
-
-def _share_read(r: Read) -> tuple[float, float]:
-    """The share of its evidence, then of its text, that a pass read."""
-    text = r.text_words / max(1, r.text_given or 1) if r.text_words is not None else 1.0
-    return (r.evidence_words / max(1, r.evidence_given), text)
-
-
-def _most_cut(a: Read | None, b: Read) -> Read:
-    """Of two passes' :class:`Read`, the one that left more of what it was given unread."""
-    return b if a is None else min(a, b, key=_share_read)
 
 
 def _use_bf16(precision: str, device: str) -> bool:

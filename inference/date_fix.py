@@ -41,7 +41,7 @@ from typing import Any, NamedTuple
 
 from favakit.contracts import EditSpan
 from favakit.decompose import leading_name
-from favakit.inference.checker import shared_words
+from favakit.inference.evidence_reading import shared_words
 from favakit.inference.year_check import year_conflict, year_spans
 from favakit.text import MONTHS, sentence_spans
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from favakit.contracts import Citation, EditSpan
 from favakit.decompose import leading_name
-from favakit.inference.checker import shared_words
 from favakit.inference.date_fix import about_subject
+from favakit.inference.evidence_reading import shared_words
 from favakit.inference.year_check import content_words, matching_sentence, passage_sentences
 from favakit.text import STOPWORDS, sentence_spans
 
@@ -48,7 +48,7 @@ def named_passages(
 
 def _naming_words(text: str) -> set[str]:
     """The words of ``text`` that can give a name, lower-cased as
-    :func:`~favakit.inference.checker.shared_words` reads them: those it writes capitalised, and
+    :func:`~favakit.inference.evidence_reading.shared_words` reads them: those it writes capitalised, and
     those with a digit."""
     return {w.lower() for w in re.findall(r"\w+", text)
             if len(w) > 2 and (w[0].isupper() or not w.isalpha())}  # fmt: skip
@@ -80,7 +80,7 @@ def cite(
     membership" cites the classes page's "even with full membership", not the Membership
     page's "You can freeze your membership"), the one sharing
     the most content words with ``sentence``
-    (:func:`~favakit.inference.checker.shared_words` less stopwords: "Hillary was from
+    (:func:`~favakit.inference.evidence_reading.shared_words` less stopwords: "Hillary was from
     Australia" is about Hillary, not "from"); between equals, the one whose passage shares the
     most with ``context`` (the whole text: the article it draws on, not one that names the same
     country in passing), then the most words. A sentence about the subject is cited even when it

@@ -12,9 +12,9 @@ from typing import Any
 
 from favakit.contracts import EditSpan
 from favakit.decompose import leading_name
-from favakit.inference.checker import shared_words
 from favakit.inference.count_fix import count_fix
 from favakit.inference.date_fix import role_year_fix, year_fix
+from favakit.inference.evidence_reading import shared_words
 from favakit.inference.gate_cite import cited, named_passages
 from favakit.inference.gate_subject import subject_of
 from favakit.inference.gate_words import edits_by_sentence, is_fix, only_flagged, unsupported_flag

@@ -21,8 +21,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from favakit.contracts import EditSpan
-from favakit.inference.checker import shared_words
 from favakit.inference.date_fix import lends_to, replaced
+from favakit.inference.evidence_reading import shared_words
 from favakit.inference.name_check import name_conflict
 
 __all__ = ["name_fix"]

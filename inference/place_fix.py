@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from favakit.contracts import EditSpan
-from favakit.inference.checker import shared_words
 from favakit.inference.date_fix import about_subject, replaced
+from favakit.inference.evidence_reading import shared_words
 from favakit.inference.name_check import BROAD_REGIONS, names_alike
 from favakit.text import MONTHS, sentence_spans
 

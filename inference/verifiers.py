@@ -266,9 +266,9 @@ class CitedSentences(_Around):
 
 def cut_evidence(claims: Sequence[EditInput], words: int) -> list[EditInput]:
     """Each claim with its evidence cut to the ``words`` words that share the most with it
-    (:func:`~favakit.inference.checker.fit_evidence`; evidence that fits stays whole), as one
+    (:func:`~favakit.inference.evidence_reading.fit_evidence`; evidence that fits stays whole), as one
     passage."""
-    from favakit.inference.checker import fit_evidence
+    from favakit.inference.evidence_reading import fit_evidence
 
     out: list[EditInput] = []
     for n, c in enumerate(claims):
@@ -326,7 +326,7 @@ class CascadeVerifier:
     """``first`` verifies every claim; a claim whose first score lies in ``band`` (``low``,
     ``high``, inclusive) is verified again by ``second``, whose verdict stands, with a warning
     that says so. ``second`` reads the evidence cut to the ``second_words`` words that share the
-    most with the claim (:func:`~favakit.inference.checker.fit_evidence`): a slow judge's time
+    most with the claim (:func:`~favakit.inference.evidence_reading.fit_evidence`): a slow judge's time
     per claim stays bounded. Every verdict names the cascade as its judge."""
 
     def __init__(self, first: Verifier, second: Verifier, band: tuple[float, float],

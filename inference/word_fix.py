@@ -40,7 +40,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from favakit.contracts import Citation, EditResult, EditSpan
-from favakit.inference.checker import shared_words
+from favakit.inference.evidence_reading import shared_words
 from favakit.inference.gate_edits import Questions, SentenceScorer
 from favakit.inference.gate_subject import decontextualized
 from favakit.inference.gate_words import edits_by_sentence, sentences_replaced

@@ -57,7 +57,8 @@ def main() -> None:
     args = ap.parse_args()
 
     from favakit.contracts import EditRequest
-    from favakit.inference.checker import CONFIG_NAME, Checker, checker_folder, fit_evidence
+    from favakit.inference.checker import CONFIG_NAME, Checker, checker_folder
+    from favakit.inference.evidence_reading import fit_evidence
     from favakit.inference.factory import open_verifier
     from favakit.spec import ClientSpec
     from favakit.training.checker import data_files

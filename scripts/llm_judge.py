@@ -21,7 +21,7 @@ Three steps, so that the slow one can run on a GPU machine that reads prepared f
     python scripts/llm_judge.py report --scores runs/qwen_judge/scores.jsonl --out qwen_judge.json
 
 Each prompt reads the claim's evidence cut to the ``--words`` words that share the most with it
-(``favakit.inference.checker.fit_evidence``), as the cascade's second judge reads it.
+(``favakit.inference.evidence_reading.fit_evidence``), as the cascade's second judge reads it.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def judge_prompt(text: str, evidence: list[str], words: int) -> str:
     """The strict prompt of ``text`` against ``evidence`` cut to ``words`` words, built the way
     favakit's llm judge builds it (through an EditRequest), so training and use read alike."""
     from favakit.contracts import as_request
-    from favakit.inference.checker import fit_evidence
+    from favakit.inference.evidence_reading import fit_evidence
     from favakit.inference.judges import Check, strict_prompt
 
     request = as_request({"text": text, "evidence": [fit_evidence(text, evidence, words)]})

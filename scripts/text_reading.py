@@ -89,7 +89,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
-    from favakit.inference.checker import Checker, checker_folder, text_units
+    from favakit.inference.checker import Checker, checker_folder
+    from favakit.inference.evidence_reading import text_units
     from favakit.training.pairs import refuse_measuring_set
 
     refuse_measuring_set(args.rows)

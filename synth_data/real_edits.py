@@ -23,7 +23,7 @@ relation (then entity, then the first kind given), each only among the kinds the
 Rows are skipped, and counted by reason, when a ``not_supported`` row names no edit kind or has
 no change, when more than ``max_changed`` of its words changed (a rewrite, not an edit), or when
 two changes would share a word. The document is cut to the ``evidence_words`` words that share
-the most with the original and edited texts (:func:`favakit.inference.checker.fit_evidence`),
+the most with the original and edited texts (:func:`favakit.inference.evidence_reading.fit_evidence`),
 so the correction's source is kept. Files in measuring-only folders (``eval/``,
 ``eval_spans/``) are refused.
 """
@@ -156,7 +156,7 @@ def edit_example(
 ) -> TrainExample:
     """One row as an editor example; ``ValueError`` (its message a skip reason) when it cannot
     be one."""
-    from favakit.inference.checker import fit_evidence
+    from favakit.inference.evidence_reading import fit_evidence
 
     text, original = row.get("text"), row.get("original")
     evidence = row.get("evidence")

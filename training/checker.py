@@ -10,7 +10,7 @@ Model: a BERT-style encoder (``model``: ``minilm`` or a folder) with two heads o
 pair) and an untyped token head (unsupported or not, on the text's tokens, only where the row
 says where: span rows, and every token of a supported text). Real spans carry no FAVA type, so
 this head has no types to teach wrongly. Evidence longer than fits is cut to the sentences that
-share the most words with the claim (:func:`~favakit.inference.checker.fit_evidence`).
+share the most words with the claim (:func:`~favakit.inference.evidence_reading.fit_evidence`).
 ``method: full`` trains the whole encoder; ``method: lora`` (preset ``mpnet_checker``) an adapter
 on ``lora.target_modules`` with the classifier and token head trained whole, and the saved
 folder holds the adapter over the base ``checker.json`` names. ``notes.base_rounding: int8``
@@ -50,7 +50,8 @@ from typing import Any
 
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
-from favakit.inference.checker import CONFIG_NAME, Checker, fit_evidence
+from favakit.inference.checker import CONFIG_NAME, Checker
+from favakit.inference.evidence_reading import fit_evidence
 from favakit.records import replace_folder, settle_folder
 from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config

@@ -65,7 +65,7 @@ def test_verdicts_read_the_evidence_closest_to_the_claim_and_the_gate_reads_it_i
     """How the shipped checker reads evidence longer than fits, as stored in its checker.json
     (chosen on the development split, docs/checker.md): verdicts the sentences that share the
     most words with the claim, in one pass; the gate every piece, the best one's score."""
-    from favakit.inference.checker import fit_evidence, pieces
+    from favakit.inference.evidence_reading import fit_evidence, pieces
     from favakit.inference.factory import open_gate, open_verifier
 
     verifier = open_verifier("checker", checker="checker")
@@ -97,7 +97,7 @@ def test_a_transcript_read_as_one_sentence_is_read_where_it_bears_on_the_claim()
     checker once kept it whole, and the tokenizer then kept only its start: the fact near the
     end was never read, while the verdict said the evidence was cut to the sentences closest to
     the claim. It is now ranked in windows, and the gate's pieces cut it (docs/checker.md)."""
-    from favakit.inference.checker import fit_evidence, pieces, reading_units
+    from favakit.inference.evidence_reading import fit_evidence, pieces, reading_units
     from favakit.inference.factory import open_verifier
     from favakit.text import split_sentences
 

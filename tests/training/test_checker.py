@@ -178,7 +178,8 @@ def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
                for v in (same, other, cut))  # fmt: skip
     assert same["score"] > other["score"]  # it learned the one rule of this data
     from favakit.errors import UsageError
-    from favakit.inference.checker import Checker, fit_evidence, pieces
+    from favakit.inference.checker import Checker
+    from favakit.inference.evidence_reading import fit_evidence, pieces
     from favakit.text import undo_ptb
 
     # long evidence, read as training showed it (the default): one pass over the sentences that
@@ -214,7 +215,8 @@ def test_a_text_of_several_sentences_is_scored_by_its_least_supported_sentence(
     of fewer than four words is read with its neighbour; the gate (one sentence at a time)
     and ``whole`` read the text in one pass."""
     from favakit.errors import UsageError
-    from favakit.inference.checker import Checker, CheckerVerifier, text_units
+    from favakit.inference.checker import Checker, CheckerVerifier
+    from favakit.inference.evidence_reading import text_units
 
     assert text_units("Yes! It was released in 1999 by Sony.") == [
         "Yes! It was released in 1999 by Sony."
@@ -320,7 +322,8 @@ def test_flagged_words_join_pieces_of_a_word_and_neighbouring_words() -> None:
 def test_unsupported_spans_take_each_tokens_lowest_score_over_the_pieces(
     trained_checker: Path,
 ) -> None:
-    from favakit.inference.checker import Checker, pieces
+    from favakit.inference.checker import Checker
+    from favakit.inference.evidence_reading import pieces
 
     checker = Checker(trained_checker, device="cpu")
     text = "curie is a planet of the sun ."

@@ -1,0 +1,146 @@
+"""How a checker reads a (text, evidence) pair: the text's sentences (:func:`text_units`), the
+evidence cut to the sentences that share the most words with the text (:func:`fit_evidence`,
+what training shows the checker) or in pieces (:func:`pieces`), and what one pass of the model
+read of its pair once the tokenizer cut it to ``max_length`` tokens (:class:`Read`), which a
+verdict states. Pure Python: the training data, the judges' prompts and the checker share it
+(docs/checker.md, "Inference")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from favakit.text import split_sentences
+
+__all__ = [
+    "MIN_SENTENCE_WORDS",
+    "Read",
+    "fit_evidence",
+    "most_cut",
+    "pieces",
+    "read_of",
+    "reading_units",
+    "shared_words",
+    "text_units",
+]
+
+#: A sentence shorter than this many words ("Yes!", "Sure.") is read with the one after it.
+MIN_SENTENCE_WORDS = 4
+
+
+def text_units(text: str) -> list[str]:
+    """``text``'s sentences as a ``sentences`` reading scores them: a sentence of fewer than
+    :data:`MIN_SENTENCE_WORDS` words joined to the next (the last to the one before)."""
+    units: list[str] = []
+    carry = ""
+    for sentence in split_sentences(text):
+        joined = f"{carry} {sentence}".strip()
+        if len(joined.split()) < MIN_SENTENCE_WORDS:
+            carry = joined
+            continue
+        units.append(joined)
+        carry = ""
+    if carry:
+        if units:
+            units[-1] = f"{units[-1]} {carry}"
+        else:
+            units.append(carry)
+    return units or [text]
+
+
+def shared_words(text: str) -> set[str]:
+    """The words of ``text`` that count when texts are matched by the words they share
+    (lower-cased, longer than two letters): how evidence sentences are ranked against a claim."""
+    return {w for w in re.findall(r"\w+", text.lower()) if len(w) > 2}
+
+
+def reading_units(evidence: Sequence[str], max_words: int) -> list[str]:
+    """``evidence``'s sentences, as :func:`fit_evidence` ranks them: a sentence longer than
+    ``max_words`` (lower-case or unpunctuated text, such as a speech transcript, reads as one
+    sentence) is split into consecutive windows of ``max_words // 3`` words, so that the cut can
+    gather the places of it that matter rather than keep its start (docs/checker.md)."""
+    units: list[str] = []
+    window = max(1, max_words // 3)
+    for e in evidence:
+        for sentence in split_sentences(e):
+            words = sentence.split()
+            if len(words) <= max_words:
+                units.append(sentence)
+            else:
+                units += [" ".join(words[i : i + window]) for i in range(0, len(words), window)]
+    return units
+
+
+def fit_evidence(text: str, evidence: Sequence[str], max_words: int) -> str:
+    """The evidence sentences that share the most words with ``text``, in their order, within
+    ``max_words`` words (all of it when it fits). What training shows the checker. A sentence
+    longer than ``max_words`` is ranked in windows (:func:`reading_units`)."""
+    whole = " ".join(evidence)
+    if len(whole.split()) <= max_words:
+        return whole
+    sentences = reading_units(evidence, max_words)
+    want = shared_words(text)
+    ranked = sorted(range(len(sentences)), key=lambda i: -len(want & shared_words(sentences[i])))
+    keep: set[int] = set()
+    size = 0
+    for i in ranked:
+        n = len(sentences[i].split())
+        if size + n > max_words and keep:
+            continue
+        keep.add(i)
+        size += n
+        if size >= max_words:
+            break
+    return " ".join(sentences[i] for i in sorted(keep))
+
+
+def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
+    """The evidence in pieces of at most about ``max_words`` words, sentences kept whole (but
+    one longer than ``max_words``, cut every ``max_words`` words) and short passages packed
+    together (:func:`~favakit.inference.judges.evidence_chunks`)."""
+    from favakit.inference.judges import evidence_chunks
+
+    chunks = evidence_chunks([{"title": "", "text": e} for e in evidence], max_words, cut=True)
+    return [" ".join(p["text"] for p in chunk) for chunk in chunks]
+
+
+class Read(NamedTuple):
+    """What one pass of the model read of a (text, evidence) pair: the evidence words it read of
+    those it was given, whether the tokenizer's ``max_length`` cut the evidence short, and the
+    text's words read where it cut the text too."""
+
+    evidence_words: int
+    evidence_given: int
+    evidence_cut: bool
+    text_words: int | None = None
+    text_given: int | None = None
+
+
+def read_of(
+    pair: tuple[str, str], offsets: Sequence[Sequence[int]], sides: Sequence[int | None]
+) -> Read:
+    """What the tokenizer kept of ``pair``: its last kept token's end on each side (its
+    ``offsets``, as ``return_offsets_mapping`` gives them; ``sides``, its sequence ids), in
+    whitespace words."""
+    ends: dict[int, int] = {0: 0, 1: 0}
+    for (_, end), side in zip(offsets, sides, strict=True):
+        if side is not None:
+            ends[side] = max(ends[side], end)
+    text, evidence = pair
+    text_cut = bool(text[ends[0] :].strip())
+    return Read(len(evidence[: ends[1]].split()), len(evidence.split()),
+                bool(evidence[ends[1] :].strip()),
+                len(text[: ends[0]].split()) if text_cut else None,
+                len(text.split()) if text_cut else None)  # fmt: skip
+
+
+def _share_read(r: Read) -> tuple[float, float]:
+    """The share of its evidence, then of its text, that a pass read."""
+    text = r.text_words / max(1, r.text_given or 1) if r.text_words is not None else 1.0
+    return (r.evidence_words / max(1, r.evidence_given), text)
+
+
+def most_cut(a: Read | None, b: Read) -> Read:
+    """Of two passes' :class:`Read`, the one that left more of what it was given unread."""
+    return b if a is None else min(a, b, key=_share_read)
