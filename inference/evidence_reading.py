@@ -128,9 +128,11 @@ def read_of(
         if side is not None:
             ends[side] = max(ends[side], end)
     text, evidence = pair
-    text_cut = bool(text[ends[0] :].strip())
+    # a word after the last token kept was cut (a character no token covers, such as a
+    # zero-width space, was not)
+    text_cut = bool(re.search(r"\w", text[ends[0] :]))
     return Read(len(evidence[: ends[1]].split()), len(evidence.split()),
-                bool(evidence[ends[1] :].strip()),
+                bool(re.search(r"\w", evidence[ends[1] :])),
                 len(text[: ends[0]].split()) if text_cut else None,
                 len(text.split()) if text_cut else None)  # fmt: skip
 

@@ -1,0 +1,49 @@
+"""What one pass of a checker read of its (text, evidence) pair, from the tokenizer's offsets
+(favakit.inference.evidence_reading.read_of): the words a verdict says were read."""
+
+from __future__ import annotations
+
+from favakit.inference.evidence_reading import Read, most_cut, read_of
+
+
+def offsets(text: str, evidence: str, text_end: int, evidence_end: int) -> tuple[list, list]:
+    """Offsets and sequence ids as a fast tokenizer gives them for ``[CLS] text [SEP] evidence
+    [SEP]``, one token a word, kept up to ``*_end`` characters of each side."""
+
+    def tokens(s: str, end: int) -> list[tuple[int, int]]:
+        out, at = [], 0
+        for word in s.split():
+            start = s.index(word, at)
+            at = start + len(word)
+            if at <= end:
+                out.append((start, at))
+        return out
+
+    mine, theirs = tokens(text, text_end), tokens(evidence, evidence_end)
+    spans = [(0, 0), *mine, (0, 0), *theirs, (0, 0)]
+    sides = [None, *[0] * len(mine), None, *[1] * len(theirs), None]
+    return spans, sides
+
+
+def test_a_pair_read_whole_says_so_and_a_cut_one_counts_the_words_read() -> None:
+    text, evidence = "Curie was born in Warsaw.", "Marie Curie was born in Warsaw in 1867."
+    whole = read_of((text, evidence), *offsets(text, evidence, len(text), len(evidence)))
+    assert whole == Read(8, 8, False)
+    cut = read_of((text, evidence), *offsets(text, evidence, len(text), evidence.index(" in 1867")))
+    assert cut == Read(6, 8, True)
+    both = read_of((text, evidence), *offsets(text, evidence, text.index(" in"), 5))
+    assert both == Read(1, 8, True, 3, 5)
+
+
+def test_a_character_no_token_covers_is_not_a_cut() -> None:
+    text, evidence = "Curie was born in Warsaw.", "She was born in Warsaw."
+    tokens = offsets(text, evidence, len(text), len(evidence))  # a zero-width space: no token
+    read = read_of((text + "\u200b", evidence + "\u200b"), *tokens)
+    assert read == Read(5, 5, False)
+
+
+def test_of_several_passes_the_one_that_left_most_unread_is_named() -> None:
+    half, whole, text_cut = Read(50, 100, True), Read(90, 90, False), Read(90, 90, False, 10, 40)
+    assert most_cut(None, whole) == whole
+    assert most_cut(whole, half) == half and most_cut(half, whole) == half
+    assert most_cut(whole, text_cut) == text_cut
