@@ -87,6 +87,7 @@ __all__ = [
     "READINGS",
     "SHIPPED_CHECKERS",
     "TEXT_READINGS",
+    "TOKEN_LIMIT_NOTE",
     "Checked",
     "Checker",
     "CheckerVerifier",
@@ -98,6 +99,10 @@ __all__ = [
 ]
 
 CONFIG_NAME = "checker.json"
+
+#: How a verdict's note names the model's token limit, where it cut what the model read
+#: (:meth:`Checker.reading_note`); ``favakit verify`` counts such verdicts.
+TOKEN_LIMIT_NOTE = re.compile(r"the checker's \d+ tokens")
 
 #: How a checker reads evidence longer than fits: ``selected`` (the sentences sharing the most
 #: words with the text, as in training) or ``pieces`` (every piece, the best one's score).

@@ -204,6 +204,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from favakit.inference.checker import TOKEN_LIMIT_NOTE
     from favakit.inference.runs import VerifyStage, read_claims, run_rows
     from favakit.inference.verifiers import NO_EVIDENCE_CLAIM
 
@@ -235,6 +236,10 @@ def _verify(args: argparse.Namespace) -> int:
     bare = sum(NO_EVIDENCE_CLAIM in v.get("warnings", []) for v in verdicts)
     if bare:
         print(f"favakit verify: warning: {bare} claim(s) had {NO_EVIDENCE_CLAIM}", file=sys.stderr)
+    cut = sum(any(TOKEN_LIMIT_NOTE.search(w) for w in v.get("warnings", [])) for v in verdicts)
+    if cut:
+        print(f"favakit verify: note: {cut} claim(s) were read cut short at the checker's token "
+              f"limit (each one's warnings say what it read)", file=sys.stderr)  # fmt: skip
     judge = verdicts[-1]["judge"] if verdicts else args.judge
     hits = stage.cache_hits() if ray is None else 0
     cached = f"; {hits} answered from the cache" if hits else ""

@@ -177,6 +177,26 @@ def test_what_the_models_token_limit_cuts_is_said_in_the_verdict() -> None:
     assert "warnings" not in short and short["supported"]
 
 
+def test_verify_counts_the_claims_the_token_limit_cut(tmp_path: Path) -> None:
+    rows = tmp_path / "claims.jsonl"
+    story = " ".join(
+        f"In {1900 + i} the mill at Ashford built {i + 3} new looms." for i in range(40)
+    )
+    evidence = ["The mill at Ashford built looms."]
+    rows.write_text("".join(json.dumps({"id": i, "text": t, "evidence": evidence}) + "\n"
+                            for i, t in (("long", story), ("short", "The mill built looms."))))  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "verify", "--checker", "checker", "--input", str(rows)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    long, short = map(json.loads, done.stdout.splitlines())
+    assert long["warnings"][0].startswith("text cut at the checker's 256 tokens")
+    assert "warnings" not in short
+    assert ("favakit verify: note: 1 claim(s) were read cut short at the checker's token limit"
+            in done.stderr)  # fmt: skip
+
+
 def test_a_year_the_evidence_contradicts_caps_the_checkers_score_and_the_verdict_says_why() -> None:
     """Years a digit apart look alike to the encoders (the MiniLM checker gives this claim 0.88,
     the mpnet checker 1921 against 1911 0.99): the year rule (inference/year_check.py) caps the
