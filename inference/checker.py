@@ -188,8 +188,8 @@ class Checked(NamedTuple):
     forms: list[NumberForm]
     #: (sentence, score) of each sentence where the text was read sentence by sentence
     sentences: tuple[tuple[str, float], ...] = ()
-    #: what the model's one pass read where the tokenizer's ``max_length`` cut the pair, or
-    #: where the evidence was cut to fit; the most cut pass where it read several
+    #: what the model read of the text and its evidence (of several passes, the most cut one):
+    #: :meth:`Checker.reading_note` says where that was less than all of it
     read: Read | None = None
 
     def notes(self) -> list[str]:
@@ -381,10 +381,8 @@ class Checker:
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
         forms: list[list[NumberForm]] = []
-        plains: list[list[str]] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
             plain = [undo_ptb(e) for e in ev]
-            plains.append(plain)
             text, rewritten = self.reading_of(undo_ptb(t), plain)
             forms.append(rewritten)
             if self.reading == "selected":
@@ -397,12 +395,10 @@ class Checker:
         best = [0.0] * len(texts)
         count = [0] * len(texts)
         cuts: list[Read | None] = [None] * len(texts)
-        given = [sum(len(e.split()) for e in plain) for plain in plains]
         for n, p, r in zip(owner, *self.read_pairs(jobs), strict=True):
             best[n] = max(best[n], p)
             count[n] += 1
-            if r.evidence_cut or r.text_words is not None or r.evidence_given < given[n]:
-                cuts[n] = most_cut(cuts[n], r)
+            cuts[n] = most_cut(cuts[n], r)
         found = [self.conflict(t, ev) for t, ev in zip(texts, evidence, strict=True)]
         return [Checked(min(p, CONFLICT_SCORE) if hit else p, n, hit, f, (), r)
                 for p, n, hit, f, r in zip(best, count, found, forms, cuts, strict=True)]  # fmt: skip
