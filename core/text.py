@@ -11,12 +11,15 @@ build --tokenizer``) for exact budgets.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import difflib
+import functools
 import re
 import threading
 import weakref
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 __all__ = [
     "MONTHS",
@@ -29,6 +32,8 @@ __all__ = [
     "list_marker_end",
     "pack_passages",
     "plain_words",
+    "remembered",
+    "remembering",
     "sentence_spans",
     "split_sentences",
     "states_nothing",
@@ -151,12 +156,58 @@ def list_marker_end(text: str, start: int = 0) -> int:
     return m.end() if m else start
 
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+# what remembering() holds while it is open: (reader, its arguments) -> its result
+_REMEMBERED: contextvars.ContextVar[dict[tuple[object, ...], tuple[Any, ...]] | None] = (
+    contextvars.ContextVar("favakit_remembered", default=None)
+)
+
+
+@contextlib.contextmanager
+def remembering() -> Iterator[None]:
+    """Within the block, :func:`split_sentences` and the readers made with :func:`remembered`
+    read each text once and give the same result again (a new list each time). The checkers
+    open it for one call: their rules beneath the model read the same evidence several times
+    each. Nothing is kept after the block (nested blocks share the outer one's)."""
+    token = _REMEMBERED.set({}) if _REMEMBERED.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _REMEMBERED.reset(token)
+
+
+def remembered(read: Callable[_P, list[_T]]) -> Callable[_P, list[_T]]:
+    """``read`` (a pure function of hashable arguments that returns a list), remembered within
+    :func:`remembering`."""
+
+    @functools.wraps(read)
+    def reader(*args: _P.args, **kwargs: _P.kwargs) -> list[_T]:
+        memo = _REMEMBERED.get()
+        if memo is None:
+            return read(*args, **kwargs)
+        key = (read, args, tuple(sorted(kwargs.items())))
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = tuple(read(*args, **kwargs))
+        return list(got)
+
+    return reader
+
+
 def split_sentences(text: str, cased: bool = True) -> list[str]:
     """Split prose into sentences; blank lines and line breaks always end a sentence. A sentence
     ends at ``.``, ``!`` or ``?`` before a capital letter or a digit: lower-cased text ("the cat
     sat. the dog ran.", FActScore's knowledge source) stays one sentence per line, unless
     ``cased`` is False: then before anything (abbreviations, initials and a line's list number,
-    "1. ", aside either way)."""
+    "1. ", aside either way). Remembered within :func:`remembering`."""
+    return _split_sentences(text, cased)
+
+
+@remembered
+def _split_sentences(text: str, cased: bool) -> list[str]:
     boundary = _BOUNDARY_RE if cased else _UNCASED_BOUNDARY_RE
     sentences: list[str] = []
     for block in re.split(r"\n+", text):

@@ -80,7 +80,7 @@ from favakit.inference.scope_check import ScopeConflict, scope_conflict
 from favakit.inference.swap_check import SwapConflict, swap_conflict
 from favakit.inference.unseen_check import UnseenName, unseen_name
 from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
-from favakit.text import undo_ptb
+from favakit.text import remembering, undo_ptb
 
 __all__ = [
     "CONFIG_NAME",
@@ -376,7 +376,14 @@ class Checker:
     ) -> list[Checked]:
         """Each text scored in one reading of its evidence, the rules beneath the model applied;
         a text is read without its citation marks ("[1]", "<|cit|>": :mod:`favakit.citations`),
-        which the model reads as words and a rule as numbers."""
+        which the model reads as words and a rule as numbers. The rules split each passage into
+        sentences once in a call (:func:`~favakit.text.remembering`)."""
+        with remembering():
+            return self._checked_units_once(texts, evidence)
+
+    def _checked_units_once(
+        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+    ) -> list[Checked]:
         texts = [strip_marks(t) for t in texts]
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []

@@ -59,7 +59,7 @@ from favakit.inference.year_check import (
     negated,
     passage_sentences,
 )
-from favakit.text import STOPWORDS, split_sentences, undo_ptb
+from favakit.text import STOPWORDS, remembered, split_sentences, undo_ptb
 
 __all__ = [
     "ADVERB_COUNTS",
@@ -209,9 +209,11 @@ def _stem(word: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
+@remembered
 def _numbers(sentence: str) -> list[_Number]:
     """Every number of ``sentence``: digits (with a scale word), words, digit ordinals; a span
-    inside another's is left out ("16" of "16th")."""
+    inside another's is left out ("16" of "16th"). Remembered within
+    :func:`~favakit.text.remembering`."""
     found = [(q.start, q.end, q.value, q.written, False) for q in quantities(sentence)]
     found += [(s.start, s.end, s.value, s.written, s.ordinal)
               for s in spelled_numbers(sentence) + digit_ordinals(sentence)]  # fmt: skip
@@ -306,6 +308,12 @@ def counts(sentence: str, even_negated: bool = False) -> list[Count]:
     ``even_negated``: what a passage gives is read so, as a negated sentence still says what
     its numbers count ("A diversion of nine *miles* is not a small thing." does not give "nine
     *months* of repairs")."""
+    return _counts(sentence, even_negated)
+
+
+@remembered
+def _counts(sentence: str, even_negated: bool) -> list[Count]:
+    """:func:`counts`, remembered within :func:`~favakit.text.remembering`."""
     read = [(0, len(sentence))]
     if negated(sentence) and not even_negated:
         # a sentence joining statements is read for those not negated ("won all of their last

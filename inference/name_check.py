@@ -215,15 +215,10 @@ def _window_name(text: str, passages: Sequence[str]) -> NameConflict | None:
     Chosen on the training files (session 51): it fires on 133 unsupported rows and 4 supported
     ones the sentence rules leave (with "born in" and "died in" read too, on more supported
     ones: another person's birthplace in the passage)."""
-    said = {m.group() for p in passages for m in _TOKEN.finditer(p)}
-    after: dict[tuple[str, ...], list[tuple[str, str]]] = {}  # words before -> (name, sentence)
-    for p in passages:
-        for sentence in split_sentences(p):
-            tokens = [m.group() for m in _TOKEN.finditer(sentence)]
-            for i, j in _name_runs(tokens):
-                if i >= BEFORE_NAME:
-                    key = tuple(w.lower() for w in tokens[i - BEFORE_NAME : i])
-                    after.setdefault(key, []).append((" ".join(tokens[i:j]), sentence))
+    # the evidence's words, and its names by the words before them: (words before) -> (name,
+    # sentence); read once a claim's name could be one the evidence gives otherwise
+    said: set[str] = set()
+    after: dict[tuple[str, ...], list[tuple[str, str]]] | None = None
     for claim in split_sentences(text):
         if negated(claim):
             continue
@@ -232,6 +227,8 @@ def _window_name(text: str, passages: Sequence[str]) -> NameConflict | None:
             key = tuple(w.lower() for w in tokens[i - BEFORE_NAME : i]) if i >= BEFORE_NAME else ()
             if not key or all(w in STOPWORDS for w in key) or _broad(tokens[i:j]):
                 continue
+            if after is None:
+                said, after = _names_after(passages)
             if _unique_role(key) or key not in after:  # "born in": the sentence rule's
                 continue
             if any(names_alike(w, p) for w in tokens[i:j] for p in said):
@@ -239,6 +236,23 @@ def _window_name(text: str, passages: Sequence[str]) -> NameConflict | None:
             name, sentence = after[key][0]
             return NameConflict(" ".join(tokens[i:j]), name, sentence)
     return None
+
+
+def _names_after(
+    passages: Sequence[str],
+) -> tuple[set[str], dict[tuple[str, ...], list[tuple[str, str]]]]:
+    """The words of ``passages``, and their names by the :data:`BEFORE_NAME` words before each:
+    (words before, lower case) -> [(name, its sentence)], in the evidence's order."""
+    said = {m.group() for p in passages for m in _TOKEN.finditer(p)}
+    after: dict[tuple[str, ...], list[tuple[str, str]]] = {}
+    for p in passages:
+        for sentence in split_sentences(p):
+            tokens = [m.group() for m in _TOKEN.finditer(sentence)]
+            for i, j in _name_runs(tokens):
+                if i >= BEFORE_NAME:
+                    key = tuple(w.lower() for w in tokens[i - BEFORE_NAME : i])
+                    after.setdefault(key, []).append((" ".join(tokens[i:j]), sentence))
+    return said, after
 
 
 #: Words after a person's name that must be the evidence's after another person's name for
@@ -283,13 +297,17 @@ def _speaker_swap(text: str, passages: Sequence[str]) -> NameConflict | None:
     *Dev Mahajan*, who voted against, warned ..." against "Councillor Ruth Ellingham, who voted
     against, said ...". A summary joins the evidence's sentences and matches none word for
     word; the text's name is often one the report gives elsewhere (Mahajan led the vote for)."""
-    theirs = [(s, (name, before, _ungendered(after)))
-              for p in passages for s in split_sentences(p)
-              for name, before, after in _people(s)]  # fmt: skip
+    # the evidence's people, each with the word before and the words after: read once a
+    # person of the text could be one
+    theirs: list[tuple[str, tuple[list[str], str, list[str]]]] | None = None
     for claim in split_sentences(text):  # a negation elsewhere in it does not matter here
         for name, before, after in _people(claim):
             if len(after) < AFTER_NAME or all(w in STOPWORDS or w in _SAYING for w in after):
                 continue
+            if theirs is None:
+                theirs = [(s, (other, their_before, _ungendered(their_after)))
+                          for p in passages for s in split_sentences(p)
+                          for other, their_before, their_after in _people(s)]  # fmt: skip
             after = _ungendered(after)
             if any(other == name and their_after == after for _, (other, _, their_after) in theirs):
                 continue

@@ -14,6 +14,8 @@ import re
 from decimal import Decimal
 from typing import NamedTuple
 
+from favakit.text import remembered
+
 __all__ = ["ORDINAL_UNITS", "UNITS", "Spelled", "digit_ordinals", "in_words", "spelled_numbers"]
 
 #: The number words from zero to nineteen, and their ordinals, by value.
@@ -65,6 +67,11 @@ def _kind(word: str) -> tuple[str, int] | None:
     return None
 
 
+# the words a number may start with ("a" only before "hundred" or a scale), and the words one
+# must hold
+_STARTS = {*_UNITS, *_TENS, *_ORDINAL_UNITS, *_ORDINAL_TENS, "a"}
+_NUMBER_WORDS = frozenset({*_STARTS - {"a"}, *_SCALES, *_ORDINAL_SCALES, "hundred"})
+
 # which kind of number word may follow which ("twenty" then "three"; "three" then "hundred")
 _NEXT = {
     "unit": {"hundred", "scale", "ord_scale"},
@@ -75,14 +82,25 @@ _NEXT = {
 }
 
 
+@remembered
 def spelled_numbers(text: str) -> list[Spelled]:
     """The numbers ``text`` writes in words, cardinal and ordinal, each as one span ("one hundred
     and two" = 102, "twenty-first" = 21). A word that is not a number on its own ("and",
-    "hundred" without a number before it but "a") ends or starts no number."""
+    "hundred" without a number before it but "a") ends or starts no number. Remembered within
+    :func:`~favakit.text.remembering`."""
+    if _NUMBER_WORDS.isdisjoint(map(str.lower, _WORD.findall(text))):
+        return []  # most sentences, which the rules read by the thousand
+    return _spelled_numbers(text)
+
+
+def _spelled_numbers(text: str) -> list[Spelled]:
     words = [(m.start(), m.end(), m.group()) for m in _WORD.finditer(text)]
     found: list[Spelled] = []
     i = 0
     while i < len(words):
+        if words[i][2].lower() not in _STARTS:  # no number starts here (as _read_from reads)
+            i += 1
+            continue
         got = _read_from(text, words, i)
         if got is None:
             i += 1

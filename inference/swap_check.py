@@ -144,6 +144,9 @@ def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     return _window_swap(plain, evidence)
 
 
+#: The words that have an opposite or an alternative: only they can be said otherwise.
+_HAS_OPPOSITE = frozenset(w for pair in _OPPOSITES for w in pair).union(*_ALTERNATIVES)
+
 # the words either side of a word: (left, right)
 _Around = tuple[tuple[str, ...], tuple[str, ...]]
 
@@ -169,17 +172,18 @@ def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     a summary's sentence joins several of the evidence's and matches none word for word
     ("customers were buying *more* cakes and sandwiches, and ..." against "customers were
     buying fewer cakes and sandwiches but more drinks")."""
-    grams: set[tuple[str, ...]] = set()  # the evidence's words, each with its neighbours
-    # the evidence's words by their neighbours: (left, right) -> (word, its match, sentence)
+    sentences = [(sentence, _words(sentence)) for passage in evidence
+                 for sentence in split_sentences(undo_ptb(passage))]  # fmt: skip
+    said = [[m.group().lower() for m in found] for _, found in sentences]
+    # the evidence's words that have an opposite, by their neighbours: (left, right) -> (word,
+    # its match, sentence); no other word can be said otherwise
     between: dict[_Around, list[tuple[str, re.Match[str], str]]] = {}
-    for passage in evidence:
-        for sentence in split_sentences(undo_ptb(passage)):
-            found = _words(sentence)
-            words = [m.group().lower() for m in found]
-            for j in range(len(words)):
-                for left, right in _arounds(words, j):
-                    grams.add((*left, words[j], *right))
-                    between.setdefault((left, right), []).append((words[j], found[j], sentence))
+    for (sentence, found), words in zip(sentences, said, strict=True):
+        for j, word in enumerate(words):
+            if word in _HAS_OPPOSITE:
+                for key in _arounds(words, j):
+                    between.setdefault(key, []).append((word, found[j], sentence))
+    grams: set[tuple[str, ...]] | None = None  # the evidence's words with their neighbours
     at = 0
     for sentence in split_sentences(text):
         offset = text.find(sentence, at)
@@ -187,7 +191,14 @@ def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
         mine = _words(sentence)
         words = [m.group().lower() for m in mine]
         for i in range(len(words)):
+            if words[i] not in _HAS_OPPOSITE:
+                continue
             ways = _arounds(words, i)
+            if not any(key in between for key in ways):
+                continue
+            if grams is None:  # built where a word may be said otherwise: rarely
+                grams = {(*left, w[j], *right) for w in said for j in range(len(w))
+                         for left, right in _arounds(w, j)}  # fmt: skip
             if any((*left, words[i], *right) in grams for left, right in ways):
                 continue
             for key in ways:

@@ -47,8 +47,11 @@ class UnseenName(NamedTuple):
                 f"which the evidence never mentions; P(supported) at most {CONFLICT_SCORE}")  # fmt: skip
 
 
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+
+
 def _plain(word: str) -> str:
-    return re.sub(r"['\u2019]s$", "", word.lower())
+    return _POSSESSIVE.sub("", word.lower())
 
 
 def unseen_name(text: str, evidence: Sequence[str]) -> UnseenName | None:
@@ -57,7 +60,7 @@ def unseen_name(text: str, evidence: Sequence[str]) -> UnseenName | None:
     passages = [undo_ptb(e) for e in evidence]
     if sum(len(p.split()) for p in passages) < MIN_EVIDENCE_WORDS:
         return None
-    used = {_plain(w) for p in passages for w in _TOKEN.findall(p)}
+    used: set[str] | None = None  # the evidence's words, read once a name needs them
     for sentence in split_sentences(undo_ptb(text)):
         words = _TOKEN.findall(sentence)
         i = 1  # a sentence's first word is capitalised whatever it is
@@ -65,7 +68,10 @@ def unseen_name(text: str, evidence: Sequence[str]) -> UnseenName | None:
             j = i
             while j < len(words) and is_name(words[j], first=False):
                 j += 1
-            if j - i >= 2 and not any(_plain(w) in used for w in words[i:j]):
-                return UnseenName(" ".join(words[i:j]), sentence)
+            if j - i >= 2:
+                if used is None:
+                    used = {_plain(w) for p in passages for w in _TOKEN.findall(p)}
+                if not any(_plain(w) in used for w in words[i:j]):
+                    return UnseenName(" ".join(words[i:j]), sentence)
             i = max(j, i + 1)
     return None

@@ -36,12 +36,13 @@ files the rule then fires on 550 unsupported rows and 14 supported ones (491 and
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from favakit.decompose import leading_name, resolve_opening_person
-from favakit.text import MONTHS, STOPWORDS, split_sentences, undo_ptb
+from favakit.text import MONTHS, STOPWORDS, remembered, split_sentences, undo_ptb
 
 __all__ = [
     "CONFLICT_SCORE",
@@ -138,6 +139,7 @@ def exact_years(sentence: str) -> list[str]:
     return found
 
 
+@functools.lru_cache(maxsize=4096)  # the rules ask it of the same sentences many times
 def negated(sentence: str) -> bool:
     """Whether a sentence is negated ("not", "never", "no longer", "-n't"): the rules leave those
     to the model."""
@@ -174,10 +176,9 @@ def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple
     words = content_words(claim)
     if not words or not sentences:
         return None
-    opening: dict[int, str] = {}  # each passage's opening name: its first sentence's
-    for i, s in sentences:
-        opening.setdefault(i, leading_name(s))
-    theirs = [content_words(resolve_opening_person(s, opening[i])) for i, s in sentences]
+    read = _read_sentences(tuple(sentences))
+    opening = {i: name for i, name, _ in read}  # each passage's opening name
+    theirs = [found for _, _, found in read]
     in_passage: dict[int, set[str]] = {}
     for (i, _), found in zip(sentences, theirs, strict=True):
         in_passage.setdefault(i, set()).update(found)
@@ -190,6 +191,21 @@ def matching_sentence(claim: str, sentences: Sequence[tuple[int, str]]) -> tuple
               for (i, s), found in zip(sentences, theirs, strict=True)]  # fmt: skip
     _, shared, _, at, best = max(ranked, key=lambda t: (t[0] and t[1] >= need, t[1], t[2]))
     return (at, best) if shared >= need else None
+
+
+@remembered
+def _read_sentences(
+    sentences: tuple[tuple[int, str], ...],
+) -> list[tuple[int, str, frozenset[str]]]:
+    """``(passage index, its opening name, content words)`` of each evidence sentence, one that
+    opens with "He" or "She" read with its passage's opening name (its first sentence's) in its
+    place: :func:`matching_sentence`'s reading of the evidence, which the rules beneath a
+    checker share within one call (:func:`~favakit.text.remembering`)."""
+    opening: dict[int, str] = {}
+    for i, s in sentences:
+        opening.setdefault(i, leading_name(s))
+    return [(i, opening[i], frozenset(content_words(resolve_opening_person(s, opening[i]))))
+            for i, s in sentences]  # fmt: skip
 
 
 def _about(subject: str, opening: str) -> bool:

@@ -137,3 +137,28 @@ def test_plain_words_keep_numbers_names_and_a_plurals_apostrophe_whole() -> None
     text = "On the developers' machine, Python 3.8 took 1,200 MB on macOS. Node.js didn't."
     assert plain_words(text) == ["on", "the", "developers'", "machine", "python", "3.8", "took",
                                  "1,200", "mb", "on", "macos", "node.js", "didn't"]  # fmt: skip
+
+
+def test_remembered_reads_each_text_once_within_remembering_and_every_time_outside() -> None:
+    from favakit.text import remembered, remembering
+
+    calls: list[str] = []
+
+    @remembered
+    def words(text: str) -> list[str]:
+        calls.append(text)
+        return text.split()
+
+    assert words("a b") == ["a", "b"] and words("a b") == ["a", "b"]
+    assert calls == ["a b", "a b"]  # nothing is kept outside a block
+    calls.clear()
+    with remembering():
+        first = words("a b")
+        first.append("changed by a caller")
+        with remembering():  # a nested block shares the outer one's; a new list each time,
+            assert words("a b") == ["a", "b"]  # so the caller's change is not seen
+        assert words("c") == ["c"]
+    assert calls == ["a b", "c"]
+    calls.clear()
+    words("a b")
+    assert calls == ["a b"]  # the block's results went with it
