@@ -139,10 +139,17 @@ def exact_years(sentence: str) -> list[str]:
     return found
 
 
-@functools.lru_cache(maxsize=4096)  # the rules ask it of the same sentences many times
 def negated(sentence: str) -> bool:
     """Whether a sentence is negated ("not", "never", "no longer", "-n't"): the rules leave those
-    to the model."""
+    to the model. The rules ask it of the same sentences many times: the last 4,096 answers for
+    sentences of up to 1,000 characters are remembered (at most about 4 MB)."""
+    if len(sentence) > 1000:
+        return bool(_NEGATION.search(sentence))
+    return _negated(sentence)
+
+
+@functools.lru_cache(maxsize=4096)
+def _negated(sentence: str) -> bool:
     return bool(_NEGATION.search(sentence))
 
 

@@ -190,3 +190,15 @@ def test_an_exact_year_is_read_against_another_around_the_same_words() -> None:
     book = ["The show is a spin-off of the 2005 book Freakonomics by Steven Levitt."]
     film = "Freakonomics is a 2010 documentary film based on the 2005 book Freakonomics."
     assert year_conflict(film, book) is None
+
+
+def test_negated_remembers_only_short_sentences_so_its_memory_stays_small() -> None:
+    from favakit.inference.year_check import _negated, negated
+
+    long_text = "The bridge was open. " * 100 + "It is not open now."
+    before = _negated.cache_info().currsize
+    assert negated(long_text) is True  # read, not remembered
+    assert negated("The bridge is not open.") is True
+    assert negated("The bridge is open.") is False
+    assert _negated.cache_info().currsize <= before + 2
+    assert _negated.cache_info().maxsize == 4096
