@@ -371,19 +371,14 @@ class Checker:
                                tuple((u, round(c.score, 4)) for u, c in mine), cut))  # fmt: skip
         return out
 
+    @remembering()
     def _checked_units(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
     ) -> list[Checked]:
         """Each text scored in one reading of its evidence, the rules beneath the model applied;
         a text is read without its citation marks ("[1]", "<|cit|>": :mod:`favakit.citations`),
-        which the model reads as words and a rule as numbers. The rules split each passage into
-        sentences once in a call (:func:`~favakit.text.remembering`)."""
-        with remembering():
-            return self._checked_units_once(texts, evidence)
-
-    def _checked_units_once(
-        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
-    ) -> list[Checked]:
+        which the model reads as words and a rule as numbers. The rules read each passage once
+        in a call (:func:`~favakit.text.remembering`)."""
         texts = [strip_marks(t) for t in texts]
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
