@@ -67,6 +67,7 @@ __all__ = [
     "AROUND",
     "AROUND_SHARED",
     "LIMITS",
+    "PATTERN_WORDS",
     "Count",
     "CountConflict",
     "count_conflict",
@@ -75,6 +76,8 @@ __all__ = [
     "rounds_to",
     "shared_around",
     "values_in",
+    "words_end",
+    "words_start",
 ]
 
 _YEAR_LIKE = re.compile(r"(?:1\d|20)\d\d")
@@ -151,6 +154,40 @@ ADVERB_COUNTS = {"twice": 2, "thrice": 3}
 _ADVERB_COUNT = re.compile(
     r"\b(twice|thrice)\b(?!\s+(?:as|the|that|this|its|his|her|their)\b)", re.IGNORECASE
 )
+
+
+#: Words before a number that the patterns anchored at its start read (:func:`words_start`):
+#: their longest match, :data:`_BOUND_BEFORE`'s "between" three words "and $", spans six
+PATTERN_WORDS = 10
+
+
+def words_start(sentence: str, start: int, words: int = PATTERN_WORDS) -> int:
+    """Where the last ``words`` words (whitespace-separated) of ``sentence[:start]`` begin (0
+    where it has fewer): the patterns anchored at a number's start (``...$``, each from a word
+    boundary and spanning fewer words) find the same match searched from there
+    (``pattern.search(sentence, words_start(...), start)``) as in the whole start of the
+    sentence, which a long sentence would have them read again for each of its numbers."""
+    i = start
+    for _ in range(words):
+        while i > 0 and sentence[i - 1].isspace():
+            i -= 1
+        while i > 0 and not sentence[i - 1].isspace():
+            i -= 1
+        if i == 0:
+            break
+    return i
+
+
+def words_end(sentence: str, end: int, words: int) -> int:
+    """Where the first ``words`` words of ``sentence[end:]`` end (its end where it has fewer):
+    ``sentence[end:words_end(...)].split()`` is ``sentence[end:].split()[:words]``."""
+    i, size = end, len(sentence)
+    for _ in range(words):
+        while i < size and sentence[i].isspace():
+            i += 1
+        while i < size and not sentence[i].isspace():
+            i += 1
+    return i
 
 
 #: a number of a sentence as :func:`_numbers` reads it: start, end, value, as written, ordinal
@@ -256,11 +293,12 @@ def _next_word(sentence: str, number: _Number) -> str:
     """The word after a number :func:`counts` does not read as a count (a bound: "helped by 14
     *new* shops", "more than 20 *players*"), stemmed, as what it counts; "" where none follows
     or it is a stopword; the currency for a sum ("an estimated *$*16 million budget")."""
-    before = sentence[: number[0]].rstrip()
+    ahead = words_start(sentence, number[0])
+    before = sentence[ahead : number[0]].rstrip()
     if before and before[-1] in CURRENCY:
         return before[-1]
     second = _PAIRED.match(sentence, number[1])  # "3-1": the word after the pair is counted
-    paired = bool(second) or bool(_PAIRED_AFTER.search(sentence[: number[0]]))
+    paired = bool(second) or bool(_PAIRED_AFTER.search(sentence, ahead, number[0]))
     word = _COUNTED.match(sentence, second.end() if second else number[1])
     if word is None or (word.group(1) != "%" and word.group(1).lower() in STOPWORDS):
         return _PAIRED_COUNT if paired else ""
@@ -329,9 +367,10 @@ def _counts(sentence: str, even_negated: bool) -> list[Count]:
             continue
         if _BOUND_AFTER.match(sentence, end):
             continue
-        limit = _LIMIT_BEFORE.search(sentence[:start])
-        exact = _AFTER.search(sentence[:start]) and _DURATION.match(sentence, end)
-        bounded = _BOUND_BEFORE.search(sentence[:start])
+        ahead = words_start(sentence, start)
+        limit = _LIMIT_BEFORE.search(sentence, ahead, start)
+        exact = _AFTER.search(sentence, ahead, start) and _DURATION.match(sentence, end)
+        bounded = _BOUND_BEFORE.search(sentence, ahead, start)
         if bounded and _FROM.search(bounded.group()) and not _RANGE_END.match(sentence, end):
             bounded = None  # "a rating from 312 reviews": no range's start
         if limit is None and not exact and bounded:
@@ -340,7 +379,7 @@ def _counts(sentence: str, even_negated: bool) -> list[Count]:
         if written.lower() in ADVERB_COUNTS:  # "twice": it counts times
             out.append(Count(value, "time", "times", ordinal, written, start, end, bound))
             continue
-        before = sentence[:start].rstrip()
+        before = sentence[ahead:start].rstrip()
         if before and before[-1] in CURRENCY:  # "$873 million": it counts dollars
             out.append(Count(value, before[-1], before[-1], ordinal, written, start, end, bound))
             continue
@@ -472,8 +511,8 @@ def _restates(claim: str, count: Count, sentence: str) -> bool:
 def _around(sentence: str, count: Count) -> set[str]:
     """The content words within :data:`AROUND` words of ``count`` in ``sentence``, the word it
     counts aside."""
-    before = sentence[: count.start].split()[-AROUND:]
-    after = sentence[count.end :].split()[:AROUND]
+    before = sentence[words_start(sentence, count.start, AROUND) : count.start].split()
+    after = sentence[count.end : words_end(sentence, count.end, AROUND)].split()
     return content_words(" ".join(before + after)) - {count.counted, count.word.lower()}
 
 
@@ -583,7 +622,7 @@ def _ranges(sentence: str, bounded_only: bool) -> list[_Range]:
     out = [] if bounded_only else [_Range(c, c.value, c.value) for c in counts(sentence)
                                     if not c.limit and not c.ordinal]  # fmt: skip
     for start, end, value, written, ordinal in _numbers(sentence):
-        bound = _RANGE_BEFORE.search(sentence[:start])
+        bound = _RANGE_BEFORE.search(sentence, words_start(sentence, start), start)
         if bound is None or ordinal or _YEAR_LIKE.fullmatch(written):
             continue
         if _BOUND_AFTER.match(sentence, end):

@@ -68,6 +68,7 @@ docs/benchmarks.md, sessions 42 to 44).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from difflib import SequenceMatcher
@@ -80,7 +81,7 @@ from favakit.inference.year_check import (
     negated,
     passage_sentences,
 )
-from favakit.text import STOPWORDS, plain_words, split_sentences, undo_ptb
+from favakit.text import STOPWORDS, plain_words, remembered, split_sentences, undo_ptb
 
 __all__ = [
     "LIST_WORDS",
@@ -159,9 +160,13 @@ _CLOSED_ON = re.compile(
     re.IGNORECASE,
 )
 # "Windows is not supported": a thing, of up to three words, said not to be offered
-_NOT_OFFERED = re.compile(
-    r"(?P<subject>[^\W\d_][\w.+'-]*(?:\s+[^\W\d_][\w.+'-]*){0,2})\s+(?:is|are)(?:\s+not|n't)\s+"
+_NOT_OFFERED_END = re.compile(
+    r"(?:is|are)(?:\s+not|n't)\s+"
     r"(?:supported|available|offered|accepted|allowed|included|provided|sold|stocked|affected|covered)\b",
+    re.IGNORECASE,
+)
+_NOT_OFFERED = re.compile(
+    r"(?P<subject>[^\W\d_][\w.+'-]*(?:\s+[^\W\d_][\w.+'-]*){0,2})\s+" + _NOT_OFFERED_END.pattern,
     re.IGNORECASE,
 )
 _PERSONS = frozenset(["you", "your", "we", "our", "they", "their", "them", "us", "me", "my"])
@@ -246,8 +251,46 @@ def _stems(text: str) -> list[str]:
 
 
 def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
-    """The stems of ``words`` that one of ``theirs`` is a form of."""
-    return {w for w in words if any(_same(w, t) for t in theirs)}
+    """The stems of ``words`` that one of ``theirs`` is a form of (:func:`_same`): the same
+    stem, one of four letters or more it starts with, or one that starts with it (of four
+    letters or more), looked up rather than compared with each of ``theirs``."""
+    if len(words) * len(theirs) <= 64:
+        return {w for w in words if any(_same(w, t) for t in theirs)}
+    exact = set(theirs)
+    ordered = sorted(exact)
+    out: set[str] = set()
+    for w in words:
+        if w in exact or any(w[:k] in exact for k in range(4, len(w))):
+            out.add(w)
+        elif len(w) >= 4:  # the stems that start with w sit together from the first >= w
+            i = bisect.bisect_left(ordered, w)
+            if i < len(ordered) and ordered[i].startswith(w):
+                out.add(w)
+    return out
+
+
+class _ClauseStems:
+    """The stems of a clause's content words (:func:`_stems`), read once, and those from any
+    character on, as :func:`_stems` of the rest of the clause reads them."""
+
+    def __init__(self, clause: str) -> None:
+        self.clause = clause
+        self.found = list(_WORD.finditer(clause))
+        self.starts = [m.start() for m in self.found]
+        self.stems: list[str] = []
+        self.before: list[int] = []  # stems of the words before each word
+        for m in self.found:
+            self.before.append(len(self.stems))
+            w = m.group().lower()
+            if w in content_words(w) and w not in _NOT_READ:
+                self.stems.append(_stem(w))
+
+    def after(self, at: int) -> list[str]:
+        """:func:`_stems` of ``clause[at:]``."""
+        k = bisect.bisect_left(self.starts, at)
+        if k and self.found[k - 1].end() > at:  # a word across ``at`` reads otherwise there
+            return _stems(self.clause[at:])
+        return self.stems[self.before[k] :] if k < len(self.found) else []
 
 
 def _list_coordinates(claim: str) -> list[list[set[str]]]:
@@ -307,6 +350,13 @@ def _text_clauses(claim: str) -> list[str]:
     return [c for c in _CLAUSE_CUT.split(claim) if c and c.strip() and not _denies(c)]
 
 
+@remembered
+def _clauses(sentence: str) -> list[_ClauseStems]:
+    """The clauses of an evidence ``sentence`` (:data:`_CLAUSE_CUT`), each with its stems;
+    remembered within :func:`~favakit.text.remembering`."""
+    return [_ClauseStems(clause) for clause in _CLAUSE_CUT.split(sentence)]
+
+
 def denying_clause(claim: str, sentence: str) -> str | None:
     """The clause of an evidence ``sentence`` that denies ``claim`` (module doc), or None."""
     if _denies(claim) or not _DENIAL.search(sentence):
@@ -314,8 +364,9 @@ def denying_clause(claim: str, sentence: str) -> str | None:
     words = set(_stems(claim))
     if len(words) < SHARED:
         return None
-    for clause in _CLAUSE_CUT.split(sentence):
-        theirs = _stems(clause)
+    for read in _clauses(sentence):
+        clause = read.clause
+        theirs = read.stems
         covered = _covered(words, theirs)
         anywhere = bool(_ANYWHERE_DENIED.search(clause))
         if len(covered) < (2 if anywhere else SHARED):
@@ -324,7 +375,7 @@ def denying_clause(claim: str, sentence: str) -> str | None:
         for denial in _DENIAL.finditer(clause):
             if _NOT_A_DENIAL.match(clause, denial.start()):
                 continue
-            governed = _stems(clause[denial.end() :])
+            governed = read.after(denial.end())
             if not _covered(set(governed[:2]), sorted(words)):  # the words the denial governs
                 continue
             if len(missing) <= MISSING:
@@ -516,7 +567,7 @@ def unoffered_member_clause(claim: str, sentence: str, passage: str) -> str | No
     Linux, macOS and Windows."), where that ``passage`` names another member of the list (the
     list is of what the passage speaks of: "It runs on Linux and macOS."); else None. The claim
     is not negated and does not deny by its words."""
-    if _denies(claim):
+    if _denies(claim) or not _NOT_OFFERED_END.search(sentence):
         return None
     for found in _NOT_OFFERED.finditer(sentence):
         subject = plain_words(found.group("subject"))

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from favakit.contracts import EditSpan
 from favakit.inference.year_check import CONFLICT_SCORE, clause_spans
-from favakit.text import MONTHS, WORD_FORM, split_sentences, undo_ptb
+from favakit.text import MONTHS, WORD_FORM, remembered, split_sentences, undo_ptb
 
 __all__ = ["MIN_WORDS", "WINDOW", "SwapConflict", "swap_conflict", "swap_fix"]
 
@@ -106,16 +106,27 @@ def _swappable(a: str, b: str) -> bool:
     )
 
 
+# an evidence statement as the rule reads it: its words lower-cased, their matches, the statement
+_Statement = tuple[list[str], list[re.Match[str]], str]
+
+
+@remembered
+def _passage_statements(passage: str) -> list[_Statement]:
+    """The statements of an evidence ``passage`` (its sentences' clauses and the sentences) of
+    :data:`MIN_WORDS` words or more; remembered within :func:`~favakit.text.remembering`."""
+    out: list[_Statement] = []
+    for sentence in split_sentences(undo_ptb(passage)):
+        for a, b in _statements(sentence):
+            found = _words(sentence[a:b])
+            if len(found) >= MIN_WORDS:
+                out.append(([m.group().lower() for m in found], found, sentence[a:b]))
+    return out
+
+
 def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     """The first statement of ``text`` an evidence statement repeats but for one word it says
     otherwise (module doc), or None."""
-    theirs: list[tuple[list[str], list[re.Match[str]], str]] = []
-    for passage in evidence:
-        for sentence in split_sentences(undo_ptb(passage)):
-            for a, b in _statements(sentence):
-                found = _words(sentence[a:b])
-                if len(found) >= MIN_WORDS:
-                    theirs.append(([m.group().lower() for m in found], found, sentence[a:b]))
+    theirs = [statement for passage in evidence for statement in _passage_statements(passage)]
     if not theirs:
         return None
     as_written = {tuple(words) for words, _, _ in theirs}

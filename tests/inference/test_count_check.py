@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from favakit.inference.count_check import count_conflict, counts, rounds_to
 from favakit.inference.year_check import CONFLICT_SCORE
 
@@ -388,3 +391,29 @@ def test_from_starts_a_range_only_where_the_range_goes_on() -> None:
     ]
     assert counts("Teams range from 5 to 10 players.") == []
     assert counts("It rose from 3 million to 5 million.") == []
+
+
+# words and marks the patterns anchored at a number's start read, with numbers and spaces
+_BEFORE_PIECES = ["between ", "and ", "or ", "up to ", "at most ", "no more than ", "from ",
+                  "after ", "rose by ", "in excess of ", "about ", "an estimated ", "more than ",
+                  "five ", "5 ", "12% ", "$", "$ ", "£", "3-", "x-", "the ", "cats ", "  ", "\n",
+                  "\u00a0", ", ", "(", "a\u2013", "10 ", "2019 "]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_BEFORE_PIECES), max_size=16).map("".join))
+def test_the_patterns_before_a_number_find_the_same_from_its_last_words(start: str) -> None:
+    """A pattern anchored at a number's start finds the same match (span and groups) searched
+    from the number's last :data:`PATTERN_WORDS` words as in the whole start of its sentence."""
+    from favakit.inference import count_check as cc
+
+    sentence = start + "7 players"
+    at = len(start)
+    ahead = cc.words_start(sentence, at)
+    assert ahead == 0 or sentence[ahead - 1].isspace()
+    for pattern in (cc._BOUND_BEFORE, cc._LIMIT_BEFORE, cc._AFTER, cc._RANGE_BEFORE,
+                    cc._PAIRED_AFTER):  # fmt: skip
+        whole, near = pattern.search(sentence[:at]), pattern.search(sentence, ahead, at)
+        assert (whole and (whole.span(), whole.groups())) == (near and (near.span(), near.groups()))
+    words = sentence[:at].split()[-cc.AROUND :]
+    assert sentence[cc.words_start(sentence, at, cc.AROUND) : at].split() == words
+    assert sentence[at : cc.words_end(sentence, at, 1)].split() == ["7"]

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from favakit.inference.polarity_check import (
     closed_clause,
     denied_words,
@@ -325,3 +328,32 @@ def test_a_bare_denial_denies_the_thing_or_state_it_names() -> None:
     comes = "The flat comes unfurnished."
     at = denied_words(comes, "Furnished")
     assert at is not None and comes[at[0] : at[1]] == "unfurnished"
+
+
+_STEM_WORDS = ["cove", "cover", "covers", "covered", "cov", "coverage", "cat", "cats", "catalog",
+               "return", "returns", "returne", "retu", "preferr", "prefer", "zone", "zones"]  # fmt: skip
+
+
+@given(st.sets(st.sampled_from(_STEM_WORDS), max_size=12),
+       st.lists(st.sampled_from(_STEM_WORDS), max_size=20))  # fmt: skip
+def test_covered_looks_up_what_comparing_every_pair_finds(
+    words: set[str], theirs: list[str]
+) -> None:
+    """:func:`_covered` (looked up for many pairs) agrees with comparing each pair (:func:`_same`)."""
+    from favakit.inference.polarity_check import _covered, _same
+
+    assert _covered(words, theirs) == {w for w in words if any(_same(w, t) for t in theirs)}
+    many = theirs * 8  # past the size where it compares pairs
+    assert _covered(words, many) == {w for w in words if any(_same(w, t) for t in many)}
+
+
+@given(st.lists(st.sampled_from(["Bags ", "aren't ", "not", "'ll ", "allowed", " on ", "deck",
+                                 "s ", "x", "'", " ", "never-", "cannot ", "ships."]),
+                max_size=14).map("".join))  # fmt: skip
+def test_a_clauses_stems_after_any_character_are_those_of_its_rest(clause: str) -> None:
+    from favakit.inference.polarity_check import _ClauseStems, _stems
+
+    read = _ClauseStems(clause)
+    assert read.stems == _stems(clause)
+    for at in range(len(clause) + 1):
+        assert read.after(at) == _stems(clause[at:])
