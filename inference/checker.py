@@ -71,6 +71,7 @@ from favakit.inference.evidence_reading import (
     pieces,
     read_of,
     text_units,
+    token_windows,
 )
 from favakit.inference.int8 import pack_int8, unpack_int8
 from favakit.inference.name_check import NameConflict, name_conflict
@@ -84,6 +85,7 @@ from favakit.text import remembering, undo_ptb
 
 __all__ = [
     "CONFIG_NAME",
+    "MIN_EVIDENCE_TOKENS",
     "READINGS",
     "SHIPPED_CHECKERS",
     "TEXT_READINGS",
@@ -207,6 +209,10 @@ class Checked(NamedTuple):
 #: docs/benchmarks.md, session 59); a GPU takes larger ones.
 CPU_BATCH, GPU_BATCH = 8, 32
 
+#: Evidence tokens a pass of the token head keeps beside its text at least (at most half the
+#: model's length): a longer text is marked in windows (:meth:`Checker.marking_passes`)
+MIN_EVIDENCE_TOKENS = 64
+
 
 class Checker:
     """A checker folder: the sequence classifier, the token head, ``checker.json``."""
@@ -269,6 +275,11 @@ class Checker:
         )  # fmt: skip
         self.model = model.to(self.device)
         self.model.eval()
+        # autocast multiplies each Linear in bf16: cast its weights once, not on every pass
+        if self.bf16:
+            for layer in self.model.modules():
+                if isinstance(layer, torch.nn.Linear):
+                    layer.to(torch.bfloat16)
         self._torch = torch
         self._lock = threading.Lock()  # one tokenizer and model shared by a server's threads
 
@@ -520,19 +531,40 @@ class Checker:
         """The spans of each text that no piece of its evidence supports: ``(start, end,
         P(unsupported))``. A token's score is its lowest over the evidence pieces (a word is
         supported when one piece supports it); a word's is its highest token's; flagged words
-        (above ``threshold``) next to each other form one span."""
+        (above ``threshold``) next to each other form one span. Every token of the text is
+        scored (:meth:`marking_passes`)."""
         jobs: list[tuple[str, str]] = []
-        owner: list[int] = []
+        owner: list[tuple[int, int]] = []  # (text, where the pass's window starts in it)
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
             # the text as given (not undo_ptb'd): the spans are offsets into it
-            for piece in pieces([undo_ptb(e) for e in ev], self.piece_words) or [""]:
-                jobs.append((t, piece))
-                owner.append(n)
+            for start, window, piece in self.marking_passes(t, ev):
+                jobs.append((window, piece))
+                owner.append((n, start))
         lowest: list[dict[tuple[int, int], float]] = [{} for _ in texts]
-        for n, scores in zip(owner, self.token_scores(jobs), strict=True):
-            for key, p in scores.items():
+        for (n, shift), scores in zip(owner, self.token_scores(jobs), strict=True):
+            for (start, end), p in scores.items():
+                key = (start + shift, end + shift)
                 lowest[n][key] = min(p, lowest[n].get(key, 1.0))
         return [_flagged_words(t, lowest[n], threshold) for n, t in enumerate(texts)]
+
+    def marking_passes(self, text: str, evidence: Sequence[str]) -> list[tuple[int, str, str]]:
+        """The passes that mark ``text``'s words, ``(where the window starts in the text, the
+        window, an evidence piece)``: each window beside each piece of the evidence
+        (``piece_words`` words; the tokenizer cuts a piece that does not fit beside it, which
+        marks better on the development split's span rows than reading it whole, in more
+        passes: docs/checker.md). A text longer than the model's length less
+        :data:`MIN_EVIDENCE_TOKENS` (or half of it) is read in windows of half the model's
+        length (whole sentences where they fit), so that every token of it is scored."""
+        room = self.max_length - self.tokenizer.num_special_tokens_to_add(pair=True)
+        with self._lock:
+            offsets = self.tokenizer(text, add_special_tokens=False,
+                                     return_offsets_mapping=True)["offset_mapping"]  # fmt: skip
+        if len(offsets) <= room - min(MIN_EVIDENCE_TOKENS, room // 2):
+            windows = [(0, len(text), len(offsets))]
+        else:
+            windows = token_windows(text, offsets, room // 2)
+        read = pieces([undo_ptb(e) for e in evidence], self.piece_words) or [""]
+        return [(start, text[start:end], piece) for start, end, _ in windows for piece in read]
 
 
 def _use_bf16(precision: str, device: str) -> bool:

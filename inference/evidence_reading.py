@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from favakit.text import split_sentences
+from favakit.text import sentence_spans, split_sentences
 
 __all__ = [
     "MIN_SENTENCE_WORDS",
@@ -23,6 +23,7 @@ __all__ = [
     "reading_units",
     "shared_words",
     "text_units",
+    "token_windows",
 ]
 
 #: A sentence shorter than this many words ("Yes!", "Sure.") is read with the one after it.
@@ -103,6 +104,32 @@ def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
 
     chunks = evidence_chunks([{"title": "", "text": e} for e in evidence], max_words, cut=True)
     return [" ".join(p["text"] for p in chunk) for chunk in chunks]
+
+
+def token_windows(
+    text: str, offsets: Sequence[Sequence[int]], budget: int
+) -> list[tuple[int, int, int]]:
+    """``text`` in windows of at most ``budget`` of its tokens (``offsets``: each token's
+    character span, as ``return_offsets_mapping`` gives them for the text alone, in order):
+    ``(start, end, tokens)`` each, covering the whole text. A window ends at the last sentence end
+    that keeps it within the budget, else at the last space, else inside a word."""
+    if budget < 1:
+        raise ValueError("budget must be at least 1")
+    ends = [end for _, end in sentence_spans(text)]
+    windows: list[tuple[int, int, int]] = []
+    first, begin = 0, 0
+    while len(offsets) - first > budget:
+        start = offsets[first][0]  # where the window's first token starts
+        limit = offsets[first + budget][0]  # where the first token past the budget starts
+        cut = max((e for e in ends if start < e <= limit), default=0)
+        if not cut:
+            spaces = [m.start() for m in re.finditer(r"\s", text[start:limit])]
+            cut = start + spaces[-1] if spaces and spaces[-1] > 0 else limit
+        after = next(k for k in range(first + 1, first + budget + 1) if offsets[k][0] >= cut)
+        windows.append((begin, cut, after - first))
+        first, begin = after, cut
+    windows.append((begin, len(text), len(offsets) - first))
+    return windows
 
 
 class Read(NamedTuple):

@@ -47,3 +47,33 @@ def test_of_several_passes_the_one_that_left_most_unread_is_named() -> None:
     assert most_cut(None, whole) == whole
     assert most_cut(whole, half) == half and most_cut(half, whole) == half
     assert most_cut(whole, text_cut) == text_cut
+
+
+def test_token_windows_cover_the_text_within_the_budget_at_sentence_ends_else_spaces() -> None:
+    import itertools
+    import re
+
+    import pytest
+
+    from favakit.inference.evidence_reading import token_windows
+
+    def spans(s: str) -> list[tuple[int, int]]:  # a token a word or a punctuation mark
+        return [m.span() for m in re.finditer(r"\w+|[^\w\s]", s)]
+
+    text = "Marie Curie was born in Warsaw. She moved to Paris in 1891. She won two Nobel prizes."
+    windows = token_windows(text, spans(text), 8)
+    assert [text[a:b].strip() for a, b, _ in windows] == [
+        "Marie Curie was born in Warsaw.", "She moved to Paris in 1891.", "She won two Nobel prizes."
+    ]  # fmt: skip
+    assert windows[0][0] == 0 and windows[-1][1] == len(text)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(windows))  # nothing left out
+    assert [n for *_, n in windows] == [7, 7, 6]
+    # no sentence end within the budget: cut at the last space; no space: inside the word
+    plain = "one two three four five six seven"
+    assert [(plain[a:b], n) for a, b, n in token_windows(plain, spans(plain), 3)] == [
+        ("one two three", 3), (" four five six", 3), (" seven", 1)
+    ]  # fmt: skip
+    assert token_windows("abcdef", [(0, 2), (2, 4), (4, 6)], 2) == [(0, 4, 2), (4, 6, 1)]
+    assert token_windows(text, spans(text), 100) == [(0, len(text), 20)]
+    with pytest.raises(ValueError, match="budget"):
+        token_windows(text, spans(text), 0)

@@ -340,6 +340,33 @@ def test_unsupported_spans_take_each_tokens_lowest_score_over_the_pieces(
     assert all(0.0 <= p <= 1.0 for p in lowest.values())
 
 
+def test_the_token_head_scores_every_word_of_a_text_longer_than_the_model_reads(
+    trained_checker: Path,
+) -> None:
+    from favakit.inference.checker import Checker
+    from favakit.inference.evidence_reading import pieces
+    from favakit.text import undo_ptb
+
+    checker = Checker(trained_checker, device="cpu")  # 64 tokens, pieces of 38 words
+    evidence = [" ".join(["etna is a planet of the sun"] * 5) + " ."]
+    short = " ".join(["curie is a planet of the sun"] * 4) + " ."
+    # a text that fits is one window beside each piece, as the pieces are
+    assert checker.marking_passes(short, evidence) == [
+        (0, short, p) for p in pieces([undo_ptb(e) for e in evidence], checker.piece_words)
+    ]
+    long = " . ".join(["curie is a planet of the sun"] * 12) + " ."
+    assert len(checker.tokenizer(long)["input_ids"]) > checker.max_length
+    passes = checker.marking_passes(long, evidence)
+    windows = sorted({(start, window) for start, window, _ in passes})
+    assert len(windows) > 1 and "".join(w for _, w in windows) == long  # nothing left out
+    assert all(long[s : s + len(w)] == w for s, w in windows)
+    assert all(
+        len(checker.tokenizer(w)["input_ids"]) <= checker.max_length // 2 for _, w in windows
+    )
+    (spans,) = checker.unsupported_spans([long], [evidence], threshold=0.0)
+    assert [(a, b) for a, b, _ in spans] == [(0, len(long))]  # every word scored, so flagged
+
+
 @pytest.mark.slow
 def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -> None:
     """The gate with a real (tiny) checker over the real shipped detector: a threshold no
