@@ -48,7 +48,7 @@ from favakit.inference.year_check import (
     negated,
     passage_sentences,
 )
-from favakit.text import STOPWORDS, split_sentences, undo_ptb
+from favakit.text import STOPWORDS, remembered, split_sentences, undo_ptb
 
 __all__ = ["BROAD_REGIONS", "NameConflict", "is_name", "name_conflict", "names_alike"]
 
@@ -79,7 +79,10 @@ class NameConflict(NamedTuple):
                 f"{CONFLICT_SCORE}")  # fmt: skip
 
 
+@remembered
 def _tokens(sentence: str) -> list[re.Match[str]]:
+    """The tokens of ``sentence`` (or of a passage); remembered within
+    :func:`~favakit.text.remembering`."""
     return list(_TOKEN.finditer(sentence))
 
 

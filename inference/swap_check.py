@@ -123,6 +123,13 @@ def _passage_statements(passage: str) -> list[_Statement]:
     return out
 
 
+@remembered
+def _passage_words(passage: str) -> list[tuple[str, list[re.Match[str]]]]:
+    """Each sentence of an evidence ``passage`` with its words; remembered within
+    :func:`~favakit.text.remembering`."""
+    return [(sentence, _words(sentence)) for sentence in split_sentences(undo_ptb(passage))]
+
+
 def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     """The first statement of ``text`` an evidence statement repeats but for one word it says
     otherwise (module doc), or None."""
@@ -183,8 +190,7 @@ def _window_swap(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     a summary's sentence joins several of the evidence's and matches none word for word
     ("customers were buying *more* cakes and sandwiches, and ..." against "customers were
     buying fewer cakes and sandwiches but more drinks")."""
-    sentences = [(sentence, _words(sentence)) for passage in evidence
-                 for sentence in split_sentences(undo_ptb(passage))]  # fmt: skip
+    sentences = [read for passage in evidence for read in _passage_words(passage)]
     said = [[m.group().lower() for m in found] for _, found in sentences]
     # the evidence's words that have an opposite, by their neighbours: (left, right) -> (word,
     # its match, sentence); no other word can be said otherwise
