@@ -254,8 +254,6 @@ def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
     """The stems of ``words`` that one of ``theirs`` is a form of (:func:`_same`): the same
     stem, one of four letters or more it starts with, or one that starts with it (of four
     letters or more), looked up rather than compared with each of ``theirs``."""
-    if len(words) * len(theirs) <= 64:
-        return {w for w in words if any(_same(w, t) for t in theirs)}
     exact = set(theirs)
     ordered = sorted(exact)
     out: set[str] = set()

@@ -339,12 +339,10 @@ _STEM_WORDS = ["cove", "cover", "covers", "covered", "cov", "coverage", "cat", "
 def test_covered_looks_up_what_comparing_every_pair_finds(
     words: set[str], theirs: list[str]
 ) -> None:
-    """:func:`_covered` (looked up for many pairs) agrees with comparing each pair (:func:`_same`)."""
+    """:func:`_covered` (looked up) agrees with comparing each pair (:func:`_same`)."""
     from favakit.inference.polarity_check import _covered, _same
 
     assert _covered(words, theirs) == {w for w in words if any(_same(w, t) for t in theirs)}
-    many = theirs * 8  # past the size where it compares pairs
-    assert _covered(words, many) == {w for w in words if any(_same(w, t) for t in many)}
 
 
 @given(st.lists(st.sampled_from(["Bags ", "aren't ", "not", "'ll ", "allowed", " on ", "deck",
