@@ -25,7 +25,7 @@ Templates:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -40,6 +40,7 @@ __all__ = [
     "Reference",
     "build_prompt",
     "drop_references",
+    "fewest_references_dropped",
     "parse_prompt",
     "parse_reference",
 ]
@@ -231,3 +232,34 @@ def drop_references(prompt: str, n: int = 1) -> str | None:
         else line
         for line in kept
     )
+
+
+def fewest_references_dropped(prompt: str, fits: Callable[[str], bool]) -> tuple[str, int]:
+    """``prompt`` with the fewest of its first references dropped (:func:`drop_references`) that
+    make ``fits`` true, and how many that is; with all of them dropped where no number does.
+
+    The count is found by halving, so ``fits`` (a tokenizer's count against a budget) is asked
+    about log2(n) times for n references, not once per reference dropped: a prompt of 1,131
+    passages cut to a model's 8,192 tokens took 937 tokenizations of the whole prompt one at a
+    time (46 s). Halving gives the count dropping one at a time would reach because a prompt
+    never grows as more references go: each drop removes a whole line, and the renumbering
+    that follows only shortens numbers."""
+    if fits(prompt):
+        return prompt, 0
+    total = sum(1 for line in prompt.split("\n") if _REF_LINE.match(line))
+    if total == 0:
+        return prompt, 0
+    fewest = drop_references(prompt, total)
+    assert fewest is not None  # total references are there to drop
+    if not fits(fewest):
+        return fewest, total
+    too_few, enough = 0, total  # fits() is false after too_few drops, true after enough
+    while enough - too_few > 1:
+        middle = (too_few + enough) // 2
+        shorter = drop_references(prompt, middle)
+        assert shorter is not None
+        if fits(shorter):
+            enough, fewest = middle, shorter
+        else:
+            too_few = middle
+    return fewest, enough

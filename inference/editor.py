@@ -40,7 +40,7 @@ from favakit.contracts import (
     edit_span,
 )
 from favakit.llm import GenerationParams, LLMClient
-from favakit.prompts import build_prompt, drop_references
+from favakit.prompts import build_prompt, fewest_references_dropped
 from favakit.tags import Edit, parse_lenient
 
 if TYPE_CHECKING:
@@ -242,12 +242,8 @@ class GenerativeEditor:
         if s.fewshot:
             prompt = "".join(f"{p}{c}\n\n" for p, c in s.fewshot) + prompt
         if s.context_tokens and self.count_tokens is not None:
-            budget = s.context_tokens - self._max_tokens(text)
-            while self.count_tokens(prompt) > budget:
-                shorter = drop_references(prompt)
-                if shorter is None:
-                    break
-                prompt = shorter
+            budget, count = s.context_tokens - self._max_tokens(text), self.count_tokens
+            prompt, _ = fewest_references_dropped(prompt, lambda p: count(p) <= budget)
         return prompt
 
     def _max_tokens(self, text: str) -> int:

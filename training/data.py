@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from favakit.errors import UsageError
-from favakit.prompts import drop_references
+from favakit.prompts import fewest_references_dropped
 from favakit.records import numbered_jsonl
 
 __all__ = ["EncodedSet", "collate", "encode_rows", "load_rows", "pack"]
@@ -59,18 +59,25 @@ def _encode(tokenizer: Any, prompt: str, completion: str) -> tuple[list[int], li
     return ids, labels
 
 
+def _encode_fitted(
+    tokenizer: Any, row: dict[str, str], max_length: int
+) -> tuple[list[int], list[int], bool]:
+    """A row's tokens and labels with the fewest references dropped that fit ``max_length`` (all
+    of them where none does), and whether any were."""
+    encoded: dict[str, tuple[list[int], list[int]]] = {}
+
+    def fits(prompt: str) -> bool:
+        encoded[prompt] = _encode(tokenizer, prompt, row["completion"])
+        return len(encoded[prompt][0]) <= max_length
+
+    prompt, dropped = fewest_references_dropped(row["prompt"], fits)
+    return (*encoded[prompt], dropped > 0)
+
+
 def encode_rows(tokenizer: Any, rows: list[dict[str, str]], max_length: int) -> EncodedSet:
     out = EncodedSet()
     for row in rows:
-        prompt = row["prompt"]
-        ids, labels = _encode(tokenizer, prompt, row["completion"])
-        shortened = False
-        while len(ids) > max_length:
-            fewer = drop_references(prompt)
-            if fewer is None:
-                break
-            prompt, shortened = fewer, True
-            ids, labels = _encode(tokenizer, prompt, row["completion"])
+        ids, labels, shortened = _encode_fitted(tokenizer, row, max_length)
         if len(ids) > max_length or all(x == IGNORE for x in labels):
             out.dropped += 1
             continue

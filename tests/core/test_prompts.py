@@ -3,8 +3,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from favakit.prompts import EDITED_MARKER, TEMPLATES, Reference, build_prompt
+from favakit.prompts import (
+    EDITED_MARKER,
+    TEMPLATES,
+    Reference,
+    build_prompt,
+    drop_references,
+    fewest_references_dropped,
+    parse_prompt,
+)
 from favakit.tags import ERROR_TYPES
 
 # The prompt the public FAVA checkpoint was trained on, spelled out by hand.
@@ -77,3 +87,45 @@ def test_bad_arguments() -> None:
         build_prompt("x", system="s")
     with pytest.raises(TypeError, match="reference"):
         build_prompt("x", [42])  # type: ignore[list-item]
+
+
+def _dropped_one_at_a_time(prompt: str, budget: int) -> str:
+    """How favakit shortened an over-long prompt before halving: a reference a tokenization."""
+    while len(prompt.split()) > budget:
+        shorter = drop_references(prompt)
+        if shorter is None:
+            break
+        prompt = shorter
+    return prompt
+
+
+@given(
+    st.lists(st.integers(min_value=1, max_value=30), max_size=40),
+    st.integers(min_value=0, max_value=800),
+)
+def test_halving_drops_as_many_references_as_dropping_one_at_a_time(
+    lengths: list[int], budget: int
+) -> None:
+    refs = [" ".join(f"r{i}w{j}" for j in range(n)) for i, n in enumerate(lengths)]
+    prompt = build_prompt("The text to check.", refs)
+    asked: list[str] = []
+
+    def fits(p: str) -> bool:
+        asked.append(p)
+        return len(p.split()) <= budget
+
+    got, dropped = fewest_references_dropped(prompt, fits)
+    assert got == _dropped_one_at_a_time(prompt, budget)
+    kept = parse_prompt(got).references
+    assert len(kept) == len(refs) - dropped
+    assert kept == refs[dropped:]  # the first (least relevant) ones go
+    assert len(asked) <= 2 + max(1, len(refs)).bit_length()
+
+
+def test_a_prompt_that_fits_or_has_no_references_is_returned_as_it_is() -> None:
+    prompt = build_prompt("Short.", ["one", "two"])
+    assert fewest_references_dropped(prompt, lambda p: True) == (prompt, 0)
+    bare = build_prompt("Short.", [])
+    assert fewest_references_dropped(bare, lambda p: False) == (bare, 0)
+    none_left, dropped = fewest_references_dropped(prompt, lambda p: False)
+    assert dropped == 2 and parse_prompt(none_left).references == []
