@@ -35,6 +35,7 @@ __all__ = [
     "RayOptions",
     "WorkerError",
     "add_ray_options",
+    "map_chunks_in_order",
     "map_in_order",
     "parse_shard",
     "ray_options",
@@ -197,12 +198,14 @@ def _ray_map(
     batch_size: int,
     progress: bool = False,
 ) -> Iterator[Any]:
-    """The result of every item, in input order, computed by a pool of Ray actors that
-    each call ``factory()`` once and then map chunks of ``batch_size`` items (the same chunks
-    as :func:`map_in_order` without Ray, so batched models see the same batches).
+    """The results of each chunk of ``batch_size`` items, a list a chunk, in input order,
+    computed by a pool of Ray actors that each call ``factory()`` once and then map chunks (the
+    same chunks as :func:`map_chunks_in_order` without Ray, so batched models see the same
+    batches).
 
-    Consume it as a stream: each result can be written as soon as it is yielded, so a killed
-    driver loses at most the chunks in flight. Stopping early (``break``) shuts the pipeline.
+    Consume it as a stream: each chunk's results can be written as soon as they are yielded, so
+    a killed driver loses at most the chunks in flight. Stopping early (``break``) shuts the
+    pipeline.
     """
     if not items:
         return
@@ -244,9 +247,8 @@ def _ray_map(
             status, value = pickle.loads(pending.pop(nxt))
             if status == "error":
                 raise WorkerError(*value)
-            for result in value:
-                yield result
-                done += 1
+            yield list(value)
+            done += len(value)
             nxt += 1
     if done != len(items):
         raise RuntimeError(f"ray: {len(items) - done} of {len(items)} results never came back")
@@ -259,9 +261,24 @@ def map_in_order(
     batch_size: int,
     progress: bool = False,
 ) -> Iterator[Any]:
-    """The result of every item, in input order: with ``opts`` from a Ray actor pool
-    (:func:`_ray_map`), without it from one stage in this process, chunk by chunk. The two
-    paths run the same stage on the same chunks, so they give the same results."""
+    """The result of every item, in input order (:func:`map_chunks_in_order`, one result at
+    a time)."""
+    for results in map_chunks_in_order(items, factory, opts, batch_size, progress):
+        yield from results
+
+
+def map_chunks_in_order(
+    items: Sequence[Any],
+    factory: StageFactory,
+    opts: RayOptions | None,
+    batch_size: int,
+    progress: bool = False,
+) -> Iterator[list[Any]]:
+    """The results of each chunk of ``batch_size`` items, a list a chunk, in input order: with
+    ``opts`` from a Ray actor pool (:func:`_ray_map`), without it from one stage in this
+    process. The two paths run the same stage on the same chunks, so they give the same
+    results. A chunk's results come at once, so progress counted by chunk gives a true rate: one
+    counted by result would read the first of a chunk as having taken the whole chunk's time."""
     if opts is not None:
         yield from _ray_map(items, factory, opts, batch_size, progress)
         return
@@ -273,4 +290,4 @@ def map_in_order(
         results = fn(chunk)
         if len(results) != len(chunk):
             raise RuntimeError(f"stage returned {len(results)} results for {len(chunk)} items")
-        yield from results
+        yield list(results)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from favakit.distributed import RayOptions, map_in_order
+from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.inference.editor import GenerativeEditor
 from favakit.inference.judges import EditorJudge, Judge, VerifierJudge
@@ -238,9 +238,10 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     with JsonlAppender(work) as done:
         items = [(i, rows[i]) for i in range(n) if str(i) not in done]
         with Progress(n, "responses", "favakit factscore", initial=n - len(items)) as progress:
-            for record in map_in_order(items, factory, ray, opts.batch):
-                done.append(record)
-                progress.advance(1)
+            for chunk in map_chunks_in_order(items, factory, ray, opts.batch):
+                for record in chunk:
+                    done.append(record)
+                progress.advance(len(chunk))  # a chunk's results come at once
     by_id = {r["id"]: r for r in read_jsonl(work)}
     decisions = [by_id[str(i)]["decisions"] for i in range(len(rows))]
     result = aggregate(decisions, opts.gamma)

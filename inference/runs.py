@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from favakit.contracts import EditInput, EditRequest, EditResult, Verdict, Verifier
-from favakit.distributed import RayOptions, map_in_order
+from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.inference.editor import EditorSettings
 from favakit.records import JsonlAppender, RecordError, numbered_jsonl
@@ -242,13 +242,14 @@ def run_rows(
                 file=sys.stderr,
             )
         bar = stack.enter_context(progress_bar(len(todo), progress, desc, unit))
-        mapped = map_in_order([r for _, r in todo], stage, ray, batch)
-        for (rid, _), res in zip(todo, mapped, strict=True):
-            out = {"id": rid, **res}
-            results.append(out)
-            if appender is not None:
-                appender.append(out)
-            elif emit is not None:
-                emit(out)
-            bar.advance(1)
+        ids = iter([rid for rid, _ in todo])
+        for chunk in map_chunks_in_order([r for _, r in todo], stage, ray, batch):
+            for res in chunk:
+                out = {"id": next(ids), **res}
+                results.append(out)
+                if appender is not None:
+                    appender.append(out)
+                elif emit is not None:
+                    emit(out)
+            bar.advance(len(chunk))  # a chunk's results come at once: count them so
     return results

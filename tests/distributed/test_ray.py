@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from favakit.cli import main
-from favakit.distributed import RayOptions, map_in_order
+from favakit.distributed import RayOptions, map_chunks_in_order, map_in_order
 
 RAY = RayOptions("local", workers=2)
 
@@ -39,7 +39,9 @@ def test_same_results_and_chunks_and_a_killed_worker_is_retried(
     here = list(map_in_order(list(range(50)), factory, None, 4))
     chunks_here = log.read_text().splitlines()
     log.unlink()
-    there = list(map_in_order(list(range(50)), factory, RAY, 4))
+    there_chunks = list(map_chunks_in_order(list(range(50)), factory, RAY, 4))
+    assert [len(c) for c in there_chunks] == [4] * 12 + [2]  # a list a chunk, as without Ray
+    there = [r for chunk in there_chunks for r in chunk]
     # the same results in input order, each once, computed in the actors, from the same chunks
     assert [r for r, _ in there] == [r for r, _ in here] == [x * x for x in range(50)]
     assert {pid for _, pid in here} == {here_pid} and here_pid not in {p for _, p in there}
@@ -172,3 +174,13 @@ def test_ray_flags_are_checked_and_a_workers_error_reads_as_one_line(
     assert f"favakit edit: error: model path '{missing}' does not exist" in capsys.readouterr().err
     with pytest.raises(RuntimeError, match="0 results for 1 items"):
         list(map_in_order([1], lambda: lambda xs: [], None, 1))
+
+
+def test_results_come_a_chunk_at_a_time_in_input_order() -> None:
+    def factory() -> Any:
+        return lambda xs: [x * 10 for x in xs]
+
+    chunks = list(map_chunks_in_order(list(range(10)), factory, None, 4))
+    assert chunks == [[0, 10, 20, 30], [40, 50, 60, 70], [80, 90]]
+    assert list(map_in_order(list(range(10)), factory, None, 4)) == [x * 10 for x in range(10)]
+    assert list(map_chunks_in_order([], factory, None, 4)) == []
