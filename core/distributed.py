@@ -197,7 +197,7 @@ def _ray_map(
     opts: RayOptions,
     batch_size: int,
     progress: bool = False,
-) -> Iterator[Any]:
+) -> Iterator[list[Any]]:
     """The results of each chunk of ``batch_size`` items, a list a chunk, in input order,
     computed by a pool of Ray actors that each call ``factory()`` once and then map chunks (the
     same chunks as :func:`map_chunks_in_order` without Ray, so batched models see the same
