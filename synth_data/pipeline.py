@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from favakit.distributed import RayOptions, map_in_order
+from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.llm import LLMClient, OpenAIClient, check_endpoint
 from favakit.prompts import Reference, build_prompt
@@ -351,8 +351,12 @@ def run_synthesis(
             if row["status"] == "ok":
                 ok += 1
                 made_now += 1
-                if bar is not None:
-                    bar.advance(1)
+
+        def count_since(before: int) -> None:
+            # a batch's rows come at once: counted one by one, the first would read as having
+            # taken the whole batch's time
+            if bar is not None and ok > before:
+                bar.advance(ok - before)
 
         if ray is None:
             make_rows = _RowMaker(str(kb_path), cfg, out, client)
@@ -360,8 +364,10 @@ def run_synthesis(
             pending: list[tuple[Seed, int]] = []
 
             def flush() -> None:
+                before = ok
                 for row in make_rows(pending):
                     log_row(row)
+                count_since(before)
                 pending.clear()
 
             for p, variant in work:
@@ -392,8 +398,13 @@ def run_synthesis(
                 wave = list(itertools.islice(todo, size if room is None else min(size, room)))
                 if not wave:
                     break
-                for row in map_in_order(wave, stage, ray, cfg.batch):
-                    log_row(row)
+                for rows in map_chunks_in_order(wave, stage, ray, cfg.batch):
+                    before = ok
+                    for row in rows:
+                        log_row(row)
+                        if ok >= target:
+                            break
+                    count_since(before)
                     if ok >= target:
                         break
         if bar is not None:

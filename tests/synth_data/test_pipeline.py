@@ -4,12 +4,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from favakit import tags
 from favakit.errors import UsageError
-from favakit.records import TrainExample, read_records
+from favakit.records import TrainExample, read_jsonl, read_records
 from favakit.retrieval.kb import KnowledgeSource
 from favakit.synth_data.pipeline import SynthConfig, run_synthesis
 
@@ -130,3 +131,28 @@ def test_two_shards_together_make_a_full_run(synth_kb: Path, tmp_path: Path) -> 
     assert len(set(ids)) == 20  # no passage variant made twice
     with pytest.raises(UsageError, match="expected i/n"):
         run_synthesis(synth_kb, tmp_path, cfg, shard=(2, 2))
+
+
+def test_progress_counts_a_batch_when_its_examples_come(
+    synth_kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch's examples come at once: counted one by one, the first would read as having
+    taken the whole batch's time, and the time left would be several times too long."""
+    import io
+
+    from favakit import progress
+
+    out = io.StringIO()
+
+    class EveryLine(progress.Progress):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **{**kwargs, "out": out, "every_s": 0, "tty": False})
+
+    monkeypatch.setattr(progress, "Progress", EveryLine)
+    stats = run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 12, "batch": 5}),
+                          progress=True)  # fmt: skip
+    assert stats["examples"] == 12
+    counts = [int(line.split(":", 1)[1].split("/")[0]) for line in out.getvalue().splitlines()]
+    batches = -(-sum(1 for _ in read_jsonl(tmp_path / "log.jsonl")) // 5)
+    assert counts == sorted(set(counts)) and counts[-1] == 12
+    assert len(counts) <= batches < 12  # a line a batch, not one an example
