@@ -243,11 +243,15 @@ def _same(a: str, b: str) -> bool:
     return short == long or (len(short) >= 4 and long.startswith(short))
 
 
+def _read(word: str) -> bool:
+    """Whether :func:`_stems` reads a lower-cased ``word``: it is its own content word (not a
+    stopword) and no "n't" form."""
+    return word in content_words(word) and word not in _NOT_READ
+
+
 def _stems(text: str) -> list[str]:
     """The stems of ``text``'s content words, in their order."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    # a word is kept where it is its own content word: not a stopword, and no "n't" form
-    return [_stem(w) for w in words if w in content_words(w) and w not in _NOT_READ]
+    return [_stem(w) for w in (w.lower() for w in _WORD.findall(text)) if _read(w)]
 
 
 def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:
@@ -280,7 +284,7 @@ class _ClauseStems:
         for m in self.found:
             self.before.append(len(self.stems))
             w = m.group().lower()
-            if w in content_words(w) and w not in _NOT_READ:
+            if _read(w):
                 self.stems.append(_stem(w))
 
     def after(self, at: int) -> list[str]:
