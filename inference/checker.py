@@ -74,6 +74,7 @@ from favakit.inference.evidence_reading import (
     token_windows,
 )
 from favakit.inference.int8 import pack_int8, unpack_int8
+from favakit.inference.kept_marks import KeptMarks, input_key, read_positions
 from favakit.inference.name_check import NameConflict, name_conflict
 from favakit.inference.number_forms import NumberForm, evidence_forms
 from favakit.inference.polarity_check import PolarityConflict, polarity_conflict
@@ -232,6 +233,8 @@ class Checker:
             raise UsageError(f"{folder} is not a favakit checker (no {CONFIG_NAME})")
         self.folder = folder
         self._head: Any = None
+        # the token head's scores from the gate's verdict passes, for its marks (kept_marks.py)
+        self.kept_marks = KeptMarks()
         self.config = json.loads((folder / CONFIG_NAME).read_text())
         self.threshold = float(self.config.get("threshold", 0.5))
         # the gate's: chosen for issue 32's shape (supported sentences left alone first)
@@ -294,6 +297,9 @@ class Checker:
         self.reading = reading or str(stored)
         if self.reading not in READINGS:
             raise UsageError(f"evidence reading {self.reading!r}: expected one of {READINGS}")
+        # the gate marks the words of the sentences it finds unsupported, against the pieces
+        # its verdicts read: its verdict passes keep what the token head makes of them
+        self.keeps_marks = role == "gate" and self.marks_words
         # verdicts on texts of several sentences (the gate is handed one sentence at a time)
         self.text_reading = str(self.config.get("text_reading", TEXT_READINGS[0]))
         if role == "gate":
@@ -334,11 +340,24 @@ class Checker:
                 for row, i in enumerate(idx):
                     reads[i] = read_of(pairs[i], offsets[row], enc.sequence_ids(row))
                 with self._autocast():
-                    logits = self.model(**{k: v.to(self.device) for k, v in enc.items()}).logits
-                probs = torch.softmax(logits.float(), dim=-1)[:, 1].tolist()
+                    got = self.model(**{k: v.to(self.device) for k, v in enc.items()},
+                                     output_hidden_states=self.keeps_marks)  # fmt: skip
+                probs = torch.softmax(got.logits.float(), dim=-1)[:, 1].tolist()
                 for i, p in zip(idx, probs, strict=True):
                     scores[i] = float(p)
+                if self.keeps_marks:
+                    marks = self._head_scores(got.hidden_states[-1])
+                    for row in range(len(idx)):
+                        read = read_positions(enc, row)
+                        self.kept_marks.keep(input_key(enc, row), [marks[row][t] for t in read])
         return scores, reads
+
+    def _head_scores(self, hidden: Any) -> list[list[float]]:
+        """The token head's P(unsupported) at each position of a batch's last hidden states."""
+        head: Any = self._token_head()
+        unsupported = self._torch.softmax(head(hidden.float()), dim=-1)[..., 1]
+        scores: list[list[float]] = unsupported.tolist()
+        return scores
 
     def score(
         self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
@@ -497,9 +516,9 @@ class Checker:
     def token_scores(self, pairs: Sequence[tuple[str, str]]) -> list[dict[tuple[int, int], float]]:
         """For each (text, evidence) pair, P(unsupported) of each token of the text, keyed by the
         token's character span in the text. The evidence is cut to fit, never the text (a text
-        too long for the model on its own is cut too)."""
+        too long for the model on its own is cut too). A pair whose input a gate's verdict pass
+        already read is not run again (:mod:`~favakit.inference.kept_marks`)."""
         torch = self._torch
-        head: Any = self._token_head()
         out: list[dict[tuple[int, int], float]] = [{} for _ in pairs]
         with self._lock, torch.inference_mode():
             for s in range(0, len(pairs), self.batch_size):
@@ -514,15 +533,27 @@ class Checker:
                                          padding=True, return_tensors="pt",
                                          return_offsets_mapping=True)  # fmt: skip
                 offsets = enc.pop("offset_mapping").tolist()
-                with self._autocast():
-                    got = self.model(**{k: v.to(self.device) for k, v in enc.items()},
-                                     output_hidden_states=True)  # fmt: skip
-                probs = torch.softmax(head(got.hidden_states[-1].float()), dim=-1)[..., 1].tolist()
+                read = [read_positions(enc, b) for b in range(len(idx))]
+                keys = [input_key(enc, b) for b in range(len(idx))]
+                # per position read: kept from a verdict pass that read the same input, or new
+                probs: list[Sequence[float] | None] = [self.kept_marks.get(k) for k in keys]
+                todo = [b for b, p in enumerate(probs) if p is None]
+                if todo:
+                    rows = torch.tensor(todo)
+                    with self._autocast():
+                        got = self.model(**{k: v[rows].to(self.device) for k, v in enc.items()},
+                                         output_hidden_states=True)  # fmt: skip
+                    fresh = self._head_scores(got.hidden_states[-1])
+                    for b, marks in zip(todo, fresh, strict=True):
+                        probs[b] = at_read = [marks[t] for t in read[b]]
+                        if self.keeps_marks:
+                            self.kept_marks.keep(keys[b], at_read)
                 for b, i in enumerate(idx):
-                    for t, sid in enumerate(enc.sequence_ids(b)):
+                    sequence = enc.sequence_ids(b)
+                    for n, t in enumerate(read[b]):
                         start, end = offsets[b][t]
-                        if sid == 0 and end > start:
-                            out[i][(start, end)] = float(probs[b][t])
+                        if sequence[t] == 0 and end > start:
+                            out[i][(start, end)] = float(probs[b][n])  # type: ignore[index]
         return out
 
     def unsupported_spans(

@@ -554,3 +554,35 @@ def test_the_mpnet_checker_preset_is_the_recipe_of_the_shipped_adapter() -> None
     assert set(adapter["target_modules"]) == set(cfg.lora.target_modules)
     meta = json.loads((shipped / "checker.json").read_text())
     assert meta["adapter"]["r"] == cfg.lora.r and meta["max_length"] == cfg.data.max_length
+
+
+def test_the_gate_marks_words_from_what_its_verdict_passes_read(trained_checker: Path) -> None:
+    """A gate's checker keeps the token head's scores of each verdict pass; marking the same
+    sentence against the same pieces then runs the model only on pairs no pass has read, with
+    the scores a fresh pass gives."""
+    from favakit.inference.checker import Checker
+
+    gate = Checker(trained_checker, device="cpu", role="gate", reading="pieces", precision="fp32")
+    fresh = Checker(trained_checker, device="cpu", reading="pieces", precision="fp32")
+    text = "curie is a planet of the sun ."
+    long = ["saturn is a planet of the sun ."] + ["etna is a planet of the sun ."] * 60
+    passes = gate.marking_passes(text, long)
+    assert len(passes) > 1
+    fresh.score([text], [long])  # a verdict's passes keep nothing
+    assert gate.keeps_marks and not fresh.keeps_marks and len(fresh.kept_marks) == 0
+    ((_, read),) = gate.score([text], [long])
+    assert gate.kept_marks.kept == read == len(passes)
+    pairs = [(window, piece) for _, window, piece in passes]
+    kept = gate.token_scores(pairs)
+    assert gate.kept_marks.hits == len(passes)  # the model never ran on these again
+    want = fresh.token_scores(pairs)
+    for got, expected in zip(kept, want, strict=True):
+        assert got.keys() == expected.keys()
+        assert got == pytest.approx(expected, abs=1e-5)
+    # a pair no verdict pass read runs the model, and is kept for the next time
+    other = [("etna is a planet of the sun .", long[0])]
+    (new,) = gate.token_scores(other)
+    assert new == pytest.approx(fresh.token_scores(other)[0], abs=1e-5)
+    assert gate.kept_marks.hits == len(passes) and gate.kept_marks.kept == len(passes) + 1
+    gate.token_scores(other)
+    assert gate.kept_marks.hits == len(passes) + 1
