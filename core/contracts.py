@@ -151,7 +151,9 @@ class Verdict(_VerdictRequired, total=False):
 
 @dataclass
 class EditRequest:
-    """One text to check. ``evidence`` given by the caller is used as is (no retrieval)."""
+    """One text to check. ``evidence`` given by the caller is used as is (no retrieval), less
+    any passage of only spaces: evidence of blank passages alone is no evidence, and results
+    say so."""
 
     text: str
     topic: str | None = None
@@ -195,6 +197,7 @@ class EditRequest:
             for n, ref in enumerate(refs):
                 _valid_text(ref.text, f"{at}'evidence' item {n}")
                 _valid_text(ref.title, f"{at}'evidence' item {n} title")
+            refs = [ref for ref in refs if ref.text.strip()]
         cites = parse_cites(obj.get("cites"), where)
         return cls(text, obj.get("topic"), obj.get("prompt"), refs, cites)
 

@@ -11,6 +11,7 @@ by a crash is removed before appending. Whole-file outputs go through :func:`wri
 
 from __future__ import annotations
 
+import codecs
 import dataclasses
 import json
 import logging
@@ -162,14 +163,18 @@ def numbered_jsonl(
     """Yield ``(line number, object)`` for each row of a JSONL file; a bad line raises
     :class:`RecordError` naming it.
 
-    Blank lines are ignored. With ``allow_truncated_tail``, a last line without its newline that
-    does not parse (a write cut short by a crash) is skipped with a warning instead.
+    Blank lines are ignored, and so is a byte-order mark before the first row (what some Windows
+    tools write at the start of a UTF-8 file). With ``allow_truncated_tail``, a last line without
+    its newline that does not parse (a write cut short by a crash) is skipped with a warning
+    instead.
     """
     p = Path(path)
     if not p.exists():
         raise RecordError(f"{p}: no such file")
     with p.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8) :]
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:

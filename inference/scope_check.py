@@ -257,8 +257,8 @@ def _evidence_sentences(evidence: Sequence[str]) -> list[tuple[str, str]]:
     """Each sentence of ``evidence`` with the one before it in its passage ("" for a first)."""
     out = []
     for passage in evidence:
-        sentences = split_sentences(undo_ptb(passage))
-        out += list(zip(sentences, ["", *sentences[:-1]], strict=True))
+        sentences = split_sentences(undo_ptb(passage))  # none in a blank passage
+        out += list(zip(sentences, ["", *sentences][: len(sentences)], strict=True))
     return out
 
 

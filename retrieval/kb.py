@@ -261,7 +261,7 @@ def _detect(path: Path) -> str:
     if name.endswith((".txt", ".md")):
         return "dir"  # one document, read as a folder's files are
     if name.endswith(".json"):
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8-sig") as fh:
             head = fh.read(4096)
         return "hotpot" if '"context"' in head else "json"
     raise UsageError(
@@ -299,7 +299,7 @@ def read_documents(
         if not files:
             raise UsageError(f"{str(p)!r} holds no .txt or .md files")
         for f in files:
-            raw = f.read_text(encoding="utf-8", errors="replace")
+            raw = f.read_text(encoding="utf-8-sig", errors="replace")
             yield f.stem, markdown_sections(raw) if f.suffix.lower() == ".md" else raw, False
     elif kind == "jsonl":
         for lineno, obj in numbered_jsonl(p):
@@ -307,7 +307,7 @@ def read_documents(
             yield title, text, False
     elif kind in ("json", "hotpot"):
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = json.loads(p.read_text(encoding="utf-8-sig"))
         except json.JSONDecodeError as exc:
             raise UsageError(f"{p}: invalid JSON ({exc.msg} at line {exc.lineno})") from None
         if isinstance(data, dict):
@@ -325,7 +325,7 @@ def read_documents(
                 title, text = _doc(obj, f"{p}[{i}]")
                 yield title, text, False
     else:  # dpr-tsv: one row per ready-made passage; rows of an article are consecutive
-        with p.open(encoding="utf-8", newline="") as fh:
+        with p.open(encoding="utf-8-sig", newline="") as fh:
             reader = csv.reader(fh, delimiter="\t")
             for lineno, row in enumerate(reader, start=1):
                 if lineno == 1 and row[:1] == ["id"]:

@@ -64,6 +64,13 @@ def test_requests_are_validated_with_the_field_named() -> None:
         EditRequest.from_obj({"text": "t", "evidence": "e"})
 
 
+def test_evidence_passages_of_only_spaces_are_no_evidence() -> None:
+    req = as_request({"text": "t", "evidence": ["  ", {"title": "T", "text": "\n"}, "e"]})
+    assert req.passages() == [{"title": "", "text": "e"}]
+    blank = as_request({"text": "t", "evidence": [" \t"]})
+    assert blank.evidence == [] and blank.passages() == []  # given, so nothing is retrieved
+
+
 def test_client_spec_checks_its_fields() -> None:
     assert not ClientSpec().names_model and ClientSpec(adapter="a").names_model
     assert ClientSpec().with_(model="m").model == "m"

@@ -32,6 +32,15 @@ def test_round_trip_with_schema(tmp_path: Path) -> None:
     assert list(read_records(path, TrainExample)) == [example(i) for i in range(3)]
 
 
+def test_a_byte_order_mark_before_the_first_row_is_read_past(tmp_path: Path) -> None:
+    path = tmp_path / "windows.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + b'{"id": "a"}\r\n{"id": "b"}\r\n')
+    assert list(read_jsonl(path)) == [{"id": "a"}, {"id": "b"}]
+    path.write_bytes(b'{"id": "a"}\n\xef\xbb\xbf{"id": "b"}\n')  # only a file's start has one
+    with pytest.raises(RecordError, match=r"windows.jsonl:2: invalid JSON"):
+        list(read_jsonl(path))
+
+
 def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"id": "a", "prompt": "p", "completion": "c"}\n\nnot json\n')

@@ -221,6 +221,9 @@ def test_verify_reads_a_claim_without_evidence_against_the_knowledge_source(
     assert not json.loads(bare.stdout)["supported"]
     assert json.loads(bare.stdout)["warnings"][-1].startswith("no evidence: the claim was checked")
     assert "warning: 1 claim(s) had no evidence" in bare.stderr
+    blank = favakit("verify", "--claim", claim, "--checker", "checker", "--evidence", "   ")
+    assert blank.returncode == 0, blank.stderr  # blank evidence is no evidence, and says so
+    assert json.loads(blank.stdout)["warnings"][-1].startswith("no evidence: the claim was")
     # evidence given with the claim is used as it is: no retrieval, nothing listed
     given = favakit("verify", "--claim", claim, "--checker", "checker", "--evidence",
                     "Pierre Curie was a French physicist.", "--kb", str(tmp_path / "kb.db"),

@@ -25,6 +25,13 @@ def test_a_statement_made_for_all_that_the_evidence_makes_under_a_condition_is_c
     assert found is not None and found.condition == "over £50"
 
 
+def test_a_blank_passage_beside_the_evidence_changes_nothing() -> None:
+    text = "It includes free next-day delivery on all orders."
+    found = scope_conflict(text, ["   ", *PAGES, ""])  # a blank passage once broke the reading
+    assert found is not None and found.condition == "over £20"
+    assert scope_conflict(text, ["  "]) is None
+
+
 def test_a_condition_the_text_gives_or_the_evidence_lacks_is_left_to_the_model() -> None:
     # the text's own condition (right or wrong: a bound is the count rule's and the model's)
     assert scope_conflict("Standard delivery is free on every order over £50.", PAGES) is None

@@ -122,6 +122,25 @@ def test_bad_input_names_the_record_and_leaves_nothing(tmp_path: Path) -> None:
         )
 
 
+def test_files_that_start_with_a_byte_order_mark_read_as_without_one(tmp_path: Path) -> None:
+    """Some Windows tools start a UTF-8 file with a byte-order mark; it is no part of the text."""
+    bom = "\ufeff"
+    (tmp_path / "Alpha.txt").write_text(bom + "Alpha is first.", encoding="utf-8")
+    tsv = tmp_path / "psgs.tsv"
+    tsv.write_text(bom + "id\ttext\ttitle\n1\tFirst part.\tBeta\n", encoding="utf-8")
+    listing = tmp_path / "list.json"
+    listing.write_text(bom + json.dumps([{"title": "Gamma", "text": "Body."}]), encoding="utf-8")
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(bom + json.dumps({"title": "Delta", "text": "Rows."}) + "\n", encoding="utf-8")
+    for source, title, text in ((tmp_path / "Alpha.txt", "Alpha", "Alpha is first."),
+                                (tsv, "Beta", "First part."), (listing, "Gamma", "Body."),
+                                (rows, "Delta", "Rows.")):  # fmt: skip
+        db = tmp_path / f"{source.stem}.db"
+        assert build_kb(source, db).passages == 1
+        with KnowledgeSource(db) as kb:
+            assert list(kb.titles()) == [title] and kb.get(title) == [text]
+
+
 def test_base_name() -> None:
     assert base_name("Ed Wood (film)") == "ed wood"
     assert base_name("(Untitled)") == "(untitled)"
