@@ -349,7 +349,8 @@ class Checker:
                     marks = self._head_scores(got.hidden_states[-1])
                     for row in range(len(idx)):
                         read = read_positions(enc, row)
-                        self.kept_marks.keep(input_key(enc, row), [marks[row][t] for t in read])
+                        key = input_key(enc, row, read)
+                        self.kept_marks.keep(key, [marks[row][t] for t in read])
         return scores, reads
 
     def _head_scores(self, hidden: Any) -> list[list[float]]:
@@ -534,7 +535,7 @@ class Checker:
                                          return_offsets_mapping=True)  # fmt: skip
                 offsets = enc.pop("offset_mapping").tolist()
                 read = [read_positions(enc, b) for b in range(len(idx))]
-                keys = [input_key(enc, b) for b in range(len(idx))]
+                keys = [input_key(enc, b, read[b]) for b in range(len(idx))]
                 # per position read: kept from a verdict pass that read the same input, or new
                 probs: list[Sequence[float] | None] = [self.kept_marks.get(k) for k in keys]
                 todo = [b for b, p in enumerate(probs) if p is None]

@@ -36,14 +36,16 @@ def read_positions(enc: Mapping[str, Any], row: int) -> list[int]:
     return [i for i, m in enumerate(_row(enc["attention_mask"], row)) if m]
 
 
-def input_key(enc: Mapping[str, Any], row: int) -> bytes:
+def input_key(enc: Mapping[str, Any], row: int, read: Sequence[int]) -> bytes:
     """The model's input in row ``row`` of a tokenizer's batch ``enc``: its token ids and, where
-    the model takes them, token types, at the positions it reads (:func:`read_positions`), so
-    two batches padded differently give one key for the same input."""
-    read = read_positions(enc, row)
-    parts = [array("i", [_row(enc[name], row)[i] for i in read])
-             for name in ("input_ids", "token_type_ids") if name in enc]  # fmt: skip
-    return b"|".join(part.tobytes() for part in parts)
+    the model takes them, token types, at the positions it reads (``read``:
+    :func:`read_positions`), so two batches padded differently give one key for one input."""
+    parts = []
+    for name in ("input_ids", "token_type_ids"):
+        if name in enc:
+            values = _row(enc[name], row)
+            parts.append(array("i", [values[i] for i in read]).tobytes())
+    return b"|".join(parts)
 
 
 def _row(values: Any, row: int) -> list[int]:

@@ -21,13 +21,17 @@ def test_one_input_gives_one_key_however_its_batch_pads_it() -> None:
     alone = tok([pair[0]], [pair[1]], padding=True)
     padded = tok([pair[0], longer[0]], [pair[1], longer[1]], padding=True)
     assert len(padded["input_ids"][0]) > len(alone["input_ids"][0])  # padding was added
-    assert input_key(alone, 0) == input_key(padded, 0)
+
+    def key(enc: dict[str, list[list[int]]], row: int) -> bytes:
+        return input_key(enc, row, read_positions(enc, row))
+
+    assert key(alone, 0) == key(padded, 0)
     assert read_positions(padded, 0) == list(range(len(alone["input_ids"][0])))
-    assert input_key(padded, 1) != input_key(padded, 0)
+    assert key(padded, 1) != key(padded, 0)
     # the same words split another way between text and evidence are another input
     moved = tok(["Curie won the prize in 1903. Marie"],
                 ["Curie won the Nobel Prize in Physics in 1903."], padding=True)  # fmt: skip
-    assert input_key(moved, 0) != input_key(alone, 0)
+    assert key(moved, 0) != key(alone, 0)
 
 
 def test_the_store_keeps_the_newest_and_counts_what_it_answers() -> None:
