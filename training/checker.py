@@ -33,7 +33,10 @@ optimizer, scheduler and RNG states, loaded back with ``weights_only=True``) and
 every ``eval_every`` steps the development split is scored and the best checkpoint so far is
 kept. At the end the best is saved with the threshold that maximises the mean of the
 per-source balanced accuracies on the development split, a reliability table, and its figures,
-in ``checker.json``.
+in ``checker.json``. ``data.validation_file`` gives the development rows instead of carving
+them. Where no source of the split holds both labels, the rows pooled are measured; where the
+split holds one label or none, nothing can be compared: the run warns, keeps its last step and
+the threshold 0.5, and says so in ``checker.json`` (:func:`dev_problem`).
 """
 
 from __future__ import annotations
@@ -57,7 +60,15 @@ from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
 from favakit.training.pairs import Pair, pair_key, prepare
 
-__all__ = ["balanced_accuracy", "choose_threshold", "data_files", "reliability", "train_checker"]
+__all__ = [
+    "balanced_accuracy",
+    "choose_threshold",
+    "data_files",
+    "dev_measure",
+    "dev_problem",
+    "reliability",
+    "train_checker",
+]
 
 log = logging.getLogger("favakit.training.checker")
 IGNORE = -100
@@ -161,8 +172,11 @@ def balanced_accuracy(labels: list[bool], scores: list[float], threshold: float)
     )
 
 
-def _mean_by_source(dev: list[Pair], scores: list[float], threshold: float) -> float:
-    """The mean over sources (with both labels) of their balanced accuracy."""
+def dev_measure(dev: list[Pair], scores: list[float], threshold: float) -> float:
+    """What the development split says of ``scores`` at ``threshold``: the mean over sources
+    with both labels of their balanced accuracy. Where no source has both (a user's supported
+    and unsupported rows in two files, each its own source), the balanced accuracy of all the
+    rows together; NaN where the split holds one label or none (:func:`dev_problem`)."""
     groups: dict[str, tuple[list[bool], list[float]]] = {}
     for p, s in zip(dev, scores, strict=True):
         ys, ss = groups.setdefault(p.source, ([], []))
@@ -170,14 +184,40 @@ def _mean_by_source(dev: list[Pair], scores: list[float], threshold: float) -> f
         ss.append(s)
     values = [balanced_accuracy(y, s, threshold) for y, s in groups.values()]
     values = [v for v in values if not math.isnan(v)]
-    return sum(values) / len(values) if values else 0.0
+    if values:
+        return sum(values) / len(values)
+    return balanced_accuracy([p.label for p in dev], scores, threshold)
+
+
+def dev_problem(dev: list[Pair]) -> str | None:
+    """Why the development split cannot choose as :func:`dev_measure` usually does, if it
+    cannot: said to the user when training starts, and kept in ``checker.json``."""
+    ask = "give more labelled rows, a larger data.validation_fraction or data.validation_file"
+    supported = sum(p.label for p in dev)
+    if not dev or supported in (0, len(dev)):
+        held = ("no rows" if not dev else
+                f"{len(dev)} rows, all {'supported' if supported else 'not supported'}")  # fmt: skip
+        return (f"the development split holds {held}: checkpoints cannot be compared, so the "
+                f"run keeps its last step and the threshold 0.5 ({ask})")  # fmt: skip
+    labels: dict[str, set[bool]] = {}
+    for p in dev:
+        labels.setdefault(p.source, set()).add(p.label)
+    if all(len(held) == 1 for held in labels.values()):
+        return (
+            "no source of the development split holds both labels: checkpoints and the "
+            "threshold are chosen by the balanced accuracy of its rows pooled"
+        )
+    return None
 
 
 def choose_threshold(dev: list[Pair], scores: list[float]) -> tuple[float, float]:
-    """(threshold, mean per-source balanced accuracy) on a 0.02 grid; ties: nearest 0.5."""
+    """(threshold, :func:`dev_measure` there) on a 0.02 grid; ties: nearest 0.5. A split that
+    cannot measure gives (0.5, NaN)."""
+    if math.isnan(dev_measure(dev, scores, 0.5)):
+        return 0.5, math.nan
     grid = [round(0.02 * i, 2) for i in range(1, 50)]
-    best = max(grid, key=lambda t: (round(_mean_by_source(dev, scores, t), 9), -abs(t - 0.5)))
-    return best, _mean_by_source(dev, scores, best)
+    best = max(grid, key=lambda t: (round(dev_measure(dev, scores, t), 9), -abs(t - 0.5)))
+    return best, dev_measure(dev, scores, best)
 
 
 def reliability(labels: list[bool], scores: list[float], bins: int = 10) -> list[dict[str, Any]]:
@@ -201,8 +241,10 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     if not cfg.data.train_file:
         raise UsageError("no training data: set data.train_file=FILE.jsonl[,FILE.jsonl...]")
     files = data_files(cfg.data.train_file)
+    dev_files = data_files(cfg.data.validation_file) if cfg.data.validation_file else []
     data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
-                   cfg.data.hard_negatives, cfg.seed, cfg.data.limit)  # fmt: skip
+                   cfg.data.hard_negatives, cfg.seed, cfg.data.limit, dev_files)  # fmt: skip
+    problem = dev_problem(data.dev)
     out = Path(cfg.output_dir)
     ckpt = out / "checkpoint"
     if (out / "model" / CONFIG_NAME).exists() and not resume:
@@ -213,8 +255,13 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     from favakit.config import dump_config
 
     (out / "config.yaml").write_text(dump_config(cfg))
-    (out / "data.json").write_text(json.dumps({"files": files, **data.stats}, indent=1))
+    chosen_on = {"validation_files": dev_files} if dev_files else {}
+    (out / "data.json").write_text(
+        json.dumps({"files": files, **chosen_on, **data.stats}, indent=1)
+    )
     log.info("data: %s", json.dumps(data.stats))
+    if problem:
+        log.warning("%s", problem)
     random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -338,14 +385,16 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
                 scores = _dev_scores(torch, model, dev_set, pad, device, bf16)
                 model.train()
                 threshold, mean_ba = choose_threshold(data.dev, scores)
+                measured = not math.isnan(mean_ba)
                 record = {
                     "step": step,
-                    "dev_mean_balanced_accuracy": round(mean_ba, 4),
+                    "dev_mean_balanced_accuracy": round(mean_ba, 4) if measured else None,
                     "threshold": threshold,
                 }
                 runtime.log_record(out / "train_log.jsonl", None, {**record, "loss": losses[-1]})
-                if mean_ba > best["score"]:
-                    best = {"score": mean_ba, "step": step, "threshold": threshold}
+                if not measured or mean_ba > best["score"]:  # nothing to compare: the latest
+                    best = {"score": mean_ba if measured else -1.0, "step": step,
+                            "threshold": threshold}  # fmt: skip
                     _save_model(torch, model, head, tokenizer, out / "best", best)
             if cfg.save_every and step % cfg.save_every == 0 and step < total:
                 _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step)
@@ -353,9 +402,8 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
                 break
     if bar is not None:
         bar.close()
-    return _finish(
-        cfg, out, files, data, best, device, time.perf_counter() - t0, seen, start_step, step
-    )
+    return _finish(cfg, out, files, data, best, device, time.perf_counter() - t0, seen,
+                   start_step, step, problem)  # fmt: skip
 
 
 def _round_base(model: Any, rounding: str) -> None:
@@ -422,7 +470,8 @@ def _checkpoint(torch: Any, ckpt: Path, model: Any, head: Any, optimizer: Any, s
 
 
 def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict[str, Any],
-            device: str, seconds: float, seen: int, start_step: int, step: int) -> dict[str, Any]:  # fmt: skip
+            device: str, seconds: float, seen: int, start_step: int, step: int,
+            problem: str | None) -> dict[str, Any]:  # fmt: skip
     """The best checkpoint as the run's model: threshold, reliability and figures in
     ``checker.json``, measured again through the inference class."""
     final = out / "model"
@@ -447,18 +496,22 @@ def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict
         ba = balanced_accuracy(ys, ss, threshold)
         if not math.isnan(ba):
             per_source[source] = round(ba, 4)
+    measure = dev_measure(data.dev, scores, threshold)
     meta.update(
         best_step=best.get("step"),
-        dev={"rows": len(data.dev), "mean_balanced_accuracy": round(_mean_by_source(data.dev, scores, threshold), 4),
+        dev={"rows": len(data.dev), "mean_balanced_accuracy": None if math.isnan(measure) else round(measure, 4),
              "per_source": per_source,
-             "reliability": reliability([p.label for p in data.dev], scores)},
+             "reliability": reliability([p.label for p in data.dev], scores),
+             **({"note": problem} if problem else {})},
         training={"files": [Path(f).name for f in files], **data.stats,
                   "steps": step, "examples_per_s": round(seen / seconds, 1) if seconds else None},
     )  # fmt: skip
     (final / CONFIG_NAME).write_text(json.dumps(meta, indent=1))
     summary = {"output": str(final), "best_step": best.get("step"), "threshold": threshold,
                "dev_mean_balanced_accuracy": meta["dev"]["mean_balanced_accuracy"],
-               "steps": step, "resumed_at": start_step}  # fmt: skip
+               "steps": step, "resumed_at": start_step, **({"dev_note": problem} if problem else {})}  # fmt: skip
+    if problem:
+        log.warning("%s", problem)  # again where the run ends: the first is far up its log
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
     shutil.rmtree(out / "checkpoint", ignore_errors=True)
     return summary

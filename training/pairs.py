@@ -18,6 +18,8 @@ What this module does with them, in order (:func:`prepare`):
 3. drop duplicates (the same claim and evidence; FEVER-Symmetric repeats FEVER's claims);
 4. carve a development split per source, grouped by claim, so the same claim is never on both
    sides (:func:`dev_split`): checkpoints and thresholds are chosen on it, never on eval sets;
+   or, given ``data.validation_file``, read the development rows from those files and drop
+   every training pair whose claim is among theirs;
 5. add hard negatives made by rules from the supported training pairs' own evidence (an entity
    of the claim swapped for another entity of the evidence, a number changed, a negation):
    :func:`hard_negatives`;
@@ -239,6 +241,21 @@ def weigh(pairs: Sequence[Pair], weights: dict[str, float], seed: int = 0) -> li
     return out
 
 
+def _read_normalized(files: Sequence[str]) -> list[Pair]:
+    """The pairs of ``files`` with FEVER's tokenisation undone (span offsets kept only where the
+    text did not change)."""
+    out = []
+    for f in files:
+        for p in read_pairs(f):
+            text = normalize(p.text)
+            spans = p.spans if text == p.text else []
+            out.append(
+                replace(p, text=text, evidence=[normalize(e) for e in p.evidence], spans=spans,
+                        has_spans=p.has_spans and (text == p.text or not p.spans))
+            )  # fmt: skip
+    return out
+
+
 @dataclass
 class Prepared:
     train: list[Pair]
@@ -253,23 +270,21 @@ def prepare(
     hard_share: float = 0.3,
     seed: int = 0,
     limit: int = 0,
+    dev_files: Sequence[str] = (),
 ) -> Prepared:
-    """Training and development pairs from ``files`` (see the module docstring)."""
-    for f in files:  # before reading any of them
+    """Training and development pairs from ``files`` (see the module docstring); with
+    ``dev_files`` (``data.validation_file``) the development rows are theirs, and no training
+    pair keeps a claim of theirs."""
+    for f in [*files, *dev_files]:  # before reading any of them
         refuse_measuring_set(f)
-    rows: list[Pair] = []
-    for f in files:
-        rows += read_pairs(f)
-    normalized = []
-    for p in rows:
-        text = normalize(p.text)
-        spans = p.spans if text == p.text else []  # offsets only hold on unchanged text
-        normalized.append(
-            replace(p, text=text, evidence=[normalize(e) for e in p.evidence], spans=spans,
-                    has_spans=p.has_spans and (text == p.text or not p.spans))
-        )  # fmt: skip
-    unique = dedupe(normalized)
-    train, dev = dev_split(unique, dev_fraction, seed)
+    rows = _read_normalized(files)
+    unique = dedupe(rows)
+    if dev_files:  # the user's own development rows; their claims leave the training side
+        dev = dedupe(_read_normalized(dev_files))
+        held = {_key(p.text) for p in dev}
+        train = [p for p in unique if _key(p.text) not in held]
+    else:
+        train, dev = dev_split(unique, dev_fraction, seed)
     hard = hard_negatives(train, hard_share, seed)
     mixed = weigh(train + hard, weights or {}, seed)
     if limit:
@@ -286,4 +301,6 @@ def prepare(
         "train_per_source": dict(sorted(count.items())),
         "dev_supported": sum(p.label for p in dev),
     }
+    if dev_files:
+        stats["dev_claims_dropped_from_train"] = len(unique) - len(train)
     return Prepared(mixed, dev, stats)

@@ -6,6 +6,7 @@ pieces, with a warning)."""
 from __future__ import annotations
 
 import json
+import math
 import random
 import shutil
 import subprocess
@@ -420,6 +421,54 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout)["corrected"] == text and "gated by" in done.stderr
+
+
+def test_the_dev_split_measures_by_source_then_pooled_and_says_when_it_cannot() -> None:
+    from favakit.training.checker import choose_threshold, dev_measure, dev_problem
+    from favakit.training.pairs import Pair
+
+    def pairs(source: str, labels: list[bool]) -> list[Pair]:
+        return [Pair(f"{source}{i}", source, f"claim {i}", ["e"], y) for i, y in enumerate(labels)]
+
+    # sources with both labels are averaged; a source with one label is left out, as before
+    mixed = pairs("fever", [True, False]) + pairs("fm2", [True, True])
+    assert dev_measure(mixed, [0.9, 0.1, 0.1, 0.1], 0.5) == 1.0 and dev_problem(mixed) is None
+    # a user's supported and unsupported rows in two files, each file its own source: pooled
+    two_files = pairs("sup", [True, True]) + pairs("ref", [False, False])
+    assert choose_threshold(two_files, [0.9, 0.8, 0.6, 0.6]) == (0.6, 1.0)
+    assert "pooled" in (dev_problem(two_files) or "")
+    # one label, or no rows: nothing to compare checkpoints by
+    for dev in (pairs("sup", [True, True]), []):
+        threshold, measure = choose_threshold(dev, [0.7] * len(dev))
+        assert threshold == 0.5 and math.isnan(measure)
+        assert "keeps its last step" in (dev_problem(dev) or "")
+
+
+@pytest.mark.slow
+def test_a_validation_file_of_one_label_keeps_the_last_step_and_says_so(
+    tiny_encoder: Path, tmp_path: Path
+) -> None:
+    """`data.validation_file` is the development split; one that cannot compare checkpoints
+    (one label) keeps the last step and the threshold 0.5, with a warning and a note."""
+    rows = _rows(120, 4)
+    data = tmp_path / "train" / "pairs.jsonl"
+    data.parent.mkdir()
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows[:100]), encoding="utf-8")
+    dev_rows = [r for r in rows[100:] if r["label"] == "supported"]
+    dev = tmp_path / "train" / "dev.jsonl"
+    dev.write_text("".join(json.dumps(r) + "\n" for r in dev_rows), encoding="utf-8")
+    run = subprocess.run(
+        _command(tiny_encoder, data, tmp_path / "run", f"data.validation_file={dev}",
+                 "max_steps=12", "eval_every=4", "lr=0.001"),
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "keeps its last step" in run.stderr
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert summary["best_step"] == 12 and summary["dev_mean_balanced_accuracy"] is None
+    meta = json.loads((tmp_path / "run" / "model" / "checker.json").read_text())
+    assert meta["threshold"] == 0.5 and meta["dev"]["rows"] == len(dev_rows)
+    assert "keeps its last step" in meta["dev"]["note"]
 
 
 @pytest.mark.slow

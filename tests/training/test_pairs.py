@@ -90,6 +90,20 @@ def test_dev_split_keeps_each_claim_on_one_side() -> None:
     assert other and other != {p.text for p in dev}  # the seed moves the split
 
 
+def test_a_validation_file_is_the_dev_split_and_its_claims_leave_training(tmp_path: Path) -> None:
+    train_file = _write(tmp_path / "t.jsonl", ROWS)
+    own = {"id": "d", "source": "mine", "text": "Soul Food was released by Fox 2000 Pictures .",
+           "evidence": ["Soul Food was released in 1997."], "label": "not_supported"}  # fmt: skip
+    dev_file = _write(tmp_path / "mine.jsonl", [own])
+    data = prepare([str(train_file)], dev_fraction=0.5, hard_share=0.0, dev_files=[str(dev_file)])
+    assert [(p.id, p.source) for p in data.dev] == [("d", "mine")]  # the file's rows, no others
+    # FEVER's row has the file's claim (once normalised): it leaves the training side
+    assert [p.id for p in data.train] == ["c"] and data.stats["dev_claims_dropped_from_train"] == 1
+    measuring = _write(tmp_path / "real" / "eval" / "x.jsonl", [own])
+    with pytest.raises(UsageError, match="measuring-only"):
+        prepare([str(train_file)], dev_files=[str(measuring)])
+
+
 def test_hard_negatives_and_weights() -> None:
     pairs = [
         Pair("1", "fm2", "Paris is the capital of France.",
