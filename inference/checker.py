@@ -168,9 +168,23 @@ def pack_checker(folder: str | Path, out: str | Path, min_size: int = 65_536) ->
 def unpack_checker(folder: str | Path, out: str | Path) -> str:
     """A plain fp32 copy of a packed checker, for ``AutoModelForSequenceClassification`` or
     sentence-transformers' ``CrossEncoder`` (label 1 = supported)."""
-    if not (Path(folder) / CONFIG_NAME).exists():
-        raise UsageError(f"{folder} is not a favakit checker (no {CONFIG_NAME})")
+    _require_checker(Path(folder))
     return unpack_int8(folder, out)
+
+
+def _require_checker(folder: Path) -> None:
+    """A clear error where ``folder`` holds no checker, naming the one a training run holds."""
+    if (folder / CONFIG_NAME).exists():
+        return
+    if not folder.is_dir():
+        names = ", ".join(["auto", *SHIPPED_CHECKERS])
+        raise UsageError(f"{folder}: no such folder (a checker is {names} or a checker's folder)")
+    hint = ""
+    if (folder / "model" / CONFIG_NAME).exists():
+        hint = f": it holds a training run, whose checker is {folder / 'model'}"
+    elif (folder / "checkpoint").is_dir() or (folder / "best").is_dir():
+        hint = ": it holds a training run that has not finished (`favakit train ... --resume`)"
+    raise UsageError(f"{folder} is not a favakit checker (no {CONFIG_NAME}){hint}")
 
 
 #: What a rule beneath the model found the evidence contradicts (it caps the score).
@@ -229,8 +243,7 @@ class Checker:
         torch = require("torch", "train", "the checker")
         transformers = require("transformers", "train", "the checker")
         folder = Path(folder)
-        if not (folder / CONFIG_NAME).exists():
-            raise UsageError(f"{folder} is not a favakit checker (no {CONFIG_NAME})")
+        _require_checker(folder)
         self.folder = folder
         self._head: Any = None
         # the token head's scores from the gate's verdict passes, for its marks (kept_marks.py)

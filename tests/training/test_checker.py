@@ -423,6 +423,22 @@ def test_checker_gated_editing_over_the_shipped_encoder(trained_checker: Path) -
     assert json.loads(done.stdout)["corrected"] == text and "gated by" in done.stderr
 
 
+def test_a_folder_that_is_no_checker_is_refused_with_what_it_holds(tmp_path: Path) -> None:
+    from favakit.errors import UsageError
+    from favakit.inference.checker import Checker, unpack_checker
+
+    with pytest.raises(UsageError, match="no such folder"):
+        Checker(tmp_path / "nowhere")
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    with pytest.raises(UsageError, match="not finished"):
+        Checker(run)
+    (run / "model").mkdir()
+    (run / "model" / "checker.json").write_text("{}")
+    with pytest.raises(UsageError, match=f"whose checker is {run / 'model'}"):
+        unpack_checker(run, tmp_path / "out")
+
+
 def test_the_dev_split_measures_by_source_then_pooled_and_says_when_it_cannot() -> None:
     from favakit.training.checker import choose_threshold, dev_measure, dev_problem
     from favakit.training.pairs import Pair
