@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from favakit.errors import UsageError
 from favakit.records import numbered_jsonl, refuse_measuring_set
@@ -74,11 +74,33 @@ def pair_key(pair: Pair) -> str:
     return hashlib.sha1(joined.encode("utf-8")).hexdigest()
 
 
-def _evidence_text(item: Any) -> str:
-    if isinstance(item, dict):
-        title, body = str(item.get("title") or ""), str(item.get("text") or "")
-        return f"{title}: {body}" if title else body
-    return str(item)
+def _evidence_text(item: Any) -> str | None:
+    """A passage as the checker reads it (``title: text``), or None where it is neither a string
+    nor a ``{"title"?, "text"}`` object of strings."""
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict) and isinstance(item.get("text"), str):
+        title = item.get("title") or ""
+        if isinstance(title, str):
+            return f"{title}: {item['text']}" if title else item["text"]
+    return None
+
+
+def _spans(given: Any, text: str, where: str) -> list[tuple[int, int]]:
+    """A row's ``spans``: objects of integer ``start`` < ``end`` within ``text``."""
+    spans = []
+    for sp in given:
+        s, e = (sp.get("start"), sp.get("end")) if isinstance(sp, dict) else (None, None)
+        if not (_is_int(s) and _is_int(e)):
+            raise UsageError(f'{where}: a span is {{"start": int, "end": int}}, not {sp!r}')
+        if not 0 <= s < e <= len(text):
+            raise UsageError(f"{where}: span {s}-{e} is outside the text")
+        spans.append((s, e))
+    return spans
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def read_pairs(path: str | Path) -> list[Pair]:
@@ -101,25 +123,35 @@ def read_pairs(path: str | Path) -> list[Pair]:
         if label not in ("supported", "not_supported"):
             want = "true or false" if synthetic else "'supported' or 'not_supported'"
             raise UsageError(f"{where}: 'label' must be {want}")
-        evidence = row.get("evidence") or []
-        if not isinstance(evidence, list):
-            raise UsageError(f"{where}: 'evidence' must be a list")
         text = row["text"]
+        if not text.strip():
+            raise UsageError(f"{where}: 'text' is empty")
+        given = row.get("evidence") or []
+        passages = [_evidence_text(e) for e in given] if isinstance(given, list) else [None]
+        if None in passages:
+            raise UsageError(f"{where}: 'evidence' must be a list of strings or "
+                             '{"title", "text"} objects')  # fmt: skip
+        evidence = [e for e in passages if e and e.strip()]  # blank passages say nothing
+        if not evidence:
+            raise UsageError(f"{where}: no evidence: a pair teaches the checker only with the "
+                             "evidence its label was given against")  # fmt: skip
         spans: list[tuple[int, int]] = []
         has_spans = False
-        if isinstance(row.get("spans"), list):
-            has_spans = True
-            for sp in row["spans"]:
-                s, e = int(sp["start"]), int(sp["end"])
-                if not 0 <= s < e <= len(text):
-                    raise UsageError(f"{where}: span {s}-{e} is outside the text")
-                spans.append((s, e))
-        elif isinstance(row.get("original"), str) and label == "not_supported":
-            spans, has_spans = edited_spans(row["original"], text), True
+        if row.get("spans") is not None:
+            if not isinstance(row["spans"], list):
+                raise UsageError(f"{where}: 'spans' must be a list")
+            spans, has_spans = _spans(row["spans"], text, where), True
+        elif row.get("original") is not None:
+            if not isinstance(row["original"], str):
+                raise UsageError(
+                    f"{where}: 'original' must be a string (the text before it was edited)"
+                )
+            if label == "not_supported":
+                spans, has_spans = edited_spans(row["original"], text), True
         source = str(row.get("source") or Path(path).stem)
         out.append(
-            Pair(str(row.get("id", f"{Path(path).stem}-{lineno}")), source, text,
-                 [_evidence_text(e) for e in evidence], label == "supported", spans, has_spans)
+            Pair(str(row.get("id", f"{Path(path).stem}-{lineno}")), source, text, evidence,
+                 label == "supported", spans, has_spans)
         )  # fmt: skip
     if not out:
         raise UsageError(f"{path} holds no rows")

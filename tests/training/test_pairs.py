@@ -5,6 +5,7 @@ hard negatives and source weights."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -128,6 +129,29 @@ def test_bad_rows_name_file_and_line(tmp_path: Path) -> None:
     bad = _write(tmp_path / "bad.jsonl", [ROWS[0], {"text": "x", "label": "maybe"}])
     with pytest.raises(UsageError, match=r"bad.jsonl:2: 'label'"):
         read_pairs(bad)
+    ok = {"text": "Ada was born in 1815.", "evidence": ["Ada was born in 1815."],
+          "label": "not_supported"}  # fmt: skip
+    for change, said in [
+        ({"spans": [{"begin": 0, "end": 3}]}, "a span is"),
+        ({"spans": [[0, 3]]}, "a span is"),
+        ({"spans": [{"start": "0", "end": 3}]}, "a span is"),
+        ({"spans": {"start": 0, "end": 3}}, "'spans' must be a list"),
+        ({"original": 5}, "'original' must be a string"),
+        ({"evidence": [3]}, "'evidence' must be a list of strings"),
+        ({"evidence": [None]}, "'evidence' must be a list of strings"),
+        ({"evidence": [{"title": "Ada"}]}, "'evidence' must be a list of strings"),
+        ({"evidence": "Ada was born in 1815."}, "'evidence' must be a list of strings"),
+        ({"evidence": []}, "no evidence"),
+        ({"evidence": ["  "]}, "no evidence"),
+        ({"text": " "}, "'text' is empty"),
+    ]:  # each once a traceback, or a row trained on "None", "3" or nothing
+        row = _write(tmp_path / "row.jsonl", [{**ok, **change}])
+        with pytest.raises(UsageError, match=rf"row.jsonl:1: {re.escape(said)}"):
+            read_pairs(row)
+    titled = _write(
+        tmp_path / "t.jsonl", [{**ok, "evidence": [{"title": "Ada", "text": "Born 1815."}, ""]}]
+    )
+    assert read_pairs(titled)[0].evidence == ["Ada: Born 1815."]  # the blank passage dropped
 
 
 def test_favakit_synthetic_claims_are_read_as_a_source(tmp_path: Path) -> None:
