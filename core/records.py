@@ -40,6 +40,7 @@ __all__ = [
     "numbered_jsonl",
     "read_jsonl",
     "read_records",
+    "refuse_folder_output",
     "refuse_measuring_set",
     "replace_folder",
     "settle_folder",
@@ -171,6 +172,10 @@ def numbered_jsonl(
     p = Path(path)
     if not p.exists():
         raise RecordError(f"{p}: no such file")
+    if p.is_dir():
+        raise RecordError(
+            f"{p} is a folder: give a JSONL file (or, where globs are read, {p}/*.jsonl)"
+        )
     with p.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
@@ -308,6 +313,14 @@ def write_jsonl_atomic(path: PathLike, rows: Iterable[Record | Mapping[str, Any]
     return n
 
 
+def refuse_folder_output(path: PathLike, example: str = "out.jsonl") -> None:
+    """A clear error where an output file's path names a folder (checked before slow work)."""
+    if Path(path).is_dir():
+        raise RecordError(
+            f"{path} is a folder: the output is a file, such as {Path(path) / example}"
+        )
+
+
 class JsonlAppender:
     """Append records to a JSONL output, one flushed line each, resuming by id.
 
@@ -329,6 +342,7 @@ class JsonlAppender:
         self._since_sync = 0
 
     def __enter__(self) -> JsonlAppender:
+        refuse_folder_output(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
             self._drop_truncated_tail()

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,7 +23,13 @@ from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.inference.editor import GenerativeEditor
 from favakit.inference.judges import EditorJudge, Judge, VerifierJudge
-from favakit.records import JsonlAppender, atomic_open, numbered_jsonl, read_jsonl
+from favakit.records import (
+    JsonlAppender,
+    atomic_open,
+    numbered_jsonl,
+    read_jsonl,
+    refuse_folder_output,
+)
 from favakit.spec import ClientSpec
 
 if TYPE_CHECKING:
@@ -197,8 +203,47 @@ def fact_judge(opts: ScoreOptions) -> str:
     return opts.judge or ("llm" if opts.spec.names_model else "checker")
 
 
-def _work_file(out: Path) -> Path:
-    return out.with_name(out.name + ".partial.jsonl")  # per-row decisions: resumable
+def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> Path:
+    """The run's per-row work beside ``out`` (``OUT.partial.jsonl``: a killed run resumes from
+    it), with the settings its rows were made under beside it (``OUT.partial.json``). A run under
+    other settings (another command, input, judge or editor) refuses it rather than mix its rows
+    into a result."""
+    refuse_folder_output(out, "result.json")
+    work = out.with_name(out.name + ".partial.jsonl")
+    noted = out.with_name(out.name + ".partial.json")
+    settings = _run_settings(command, opts, **more)
+    if work.exists() and noted.exists():
+        before = json.loads(noted.read_text(encoding="utf-8"))
+        keys = ["command"] if before.get("command") != command else list(settings)
+        differ = [f"{k}: {before.get(k)!r} there, {settings[k]!r} now" for k in keys
+                  if before.get(k) != settings[k]]  # fmt: skip
+        if differ:
+            raise UsageError(
+                f"{work} holds the unfinished work of another run ({'; '.join(differ)}): give "
+                f"another --out, or delete it and {noted.name} to start again"
+            )
+    elif not work.exists():
+        noted.write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
+    return work
+
+
+def _run_settings(command: str, opts: ScoreOptions, **more: Any) -> dict[str, Any]:
+    """What a run's per-row results depend on (``gamma`` only weighs them at the end)."""
+    import hashlib
+
+    spec = opts.spec
+    return {
+        "command": command,
+        "input_sha256": hashlib.sha256(Path(opts.input).read_bytes()).hexdigest()
+        if Path(opts.input).is_file() else None,  # (the scorer then says what is wrong)
+        "kb": str(Path(opts.kb).resolve()),
+        "judge": fact_judge(opts), "checker": opts.checker, "model": spec.model,
+        "adapter": spec.adapter, "endpoint": spec.endpoint, "chat": opts.chat,
+        "chunk_words": opts.chunk_words, "threshold": opts.threshold,
+        "prompt_style": opts.prompt_style, "facts": opts.facts, "demos": opts.demos,
+        "use_atomic_facts": opts.use_atomic_facts, "k": opts.k, "retrieval": opts.retrieval,
+        "method": opts.method, "decontextualize": opts.decontextualize, **more,
+    }  # fmt: skip
 
 
 def _chunks(work: Path, n: int, batch: int, desc: str) -> Iterator[tuple[JsonlAppender, list[int]]]:
@@ -218,6 +263,7 @@ def _finish(out: Path, work: Path, result: dict[str, Any], summary: dict[str, An
     with atomic_open(out) as fh:
         fh.write(json.dumps(result, indent=1) + "\n")
     work.unlink()
+    work.with_suffix(".json").unlink(missing_ok=True)  # its settings
     print(json.dumps(summary, indent=1))
     print(f"wrote {out}; usage {result['usage']}", file=sys.stderr)
 
@@ -228,12 +274,12 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     from favakit.eval.factscore import aggregate, agreement
     from favakit.progress import Progress
 
+    out = Path(opts.out)
+    work = _work_file(out, "factscore", opts)  # before the judge loads
     sc = Scorer(opts, models=ray is None)
     rows = sc.rows
     # without Ray the stage reuses the scorer just built; each Ray worker builds its own
     factory = _FactscoreStage(opts, None if ray else sc)
-    out = Path(opts.out)
-    work = _work_file(out)
     n = len(rows)
     with JsonlAppender(work) as done:
         items = [(i, rows[i]) for i in range(n) if str(i) not in done]
@@ -327,7 +373,10 @@ def edit_gain(
     from favakit.llm import ResponseCache
     from favakit.tags import ERROR_TYPES
 
-    sc = Scorer(opts)
+    out = Path(opts.out)
+    work = _work_file(out, "edit-gain", opts, editor=[editor_spec.model, editor_spec.adapter,
+                      editor_spec.endpoint], gate=None if gate is None else list(astuple(gate)))  # fmt: skip
+    sc = Scorer(opts)  # the judge loads, then the editor
     # kind "generative"; naming no model: the shipped editor
     editor = open_editor(editor_spec, gate=gate)
     inner = getattr(editor, "editor", editor)  # a GatedEditor's editor, or the editor itself
@@ -336,8 +385,6 @@ def edit_gain(
     if opts.cache and client.cache is None:
         client.cache = ResponseCache(opts.cache)
     rows, retrieve = sc.rows, sc.retriever.retrieve
-    out = Path(opts.out)
-    work = _work_file(out)
     for done, chunk in _chunks(work, len(rows), opts.batch, "edit-gain"):
         part = [rows[i] for i in chunk]
         edits = edit_rows(part, editor, retrieve)

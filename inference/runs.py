@@ -13,13 +13,14 @@ import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from favakit.contracts import EditInput, EditRequest, EditResult, Verdict, Verifier
 from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.inference.editor import EditorSettings
-from favakit.records import JsonlAppender, RecordError, numbered_jsonl
+from favakit.records import JsonlAppender, RecordError, numbered_jsonl, refuse_folder_output
 from favakit.spec import ClientSpec
 
 if TYPE_CHECKING:
@@ -45,7 +46,7 @@ def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
             rid = str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
             rows.append((rid, _valid(_for_editing, row, where)))
     except RecordError as exc:
-        if "no such file" in str(exc):
+        if "no such file" in str(exc) or Path(path).is_dir():
             raise UsageError(str(exc)) from None
         raise UsageError(
             f'{exc}: --input takes JSONL, one object per line such as {{"text": "..."}}; '
@@ -229,6 +230,8 @@ def run_rows(
     Results go to ``output`` (JSONL, appended; ids already there are skipped) or to ``emit`` as
     they arrive; all of this run's results are returned. Without ``ray`` the stage is built once
     here, before the output is opened."""
+    if output:
+        refuse_folder_output(output)  # before the stage loads its models
     if ray is None:
         work = stage()
         stage = lambda: work  # noqa: E731

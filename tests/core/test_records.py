@@ -60,6 +60,8 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
         list(read_records(path, TrainExample))
     with pytest.raises(RecordError, match="no such file"):
         list(read_jsonl(tmp_path / "missing.jsonl"))
+    with pytest.raises(RecordError, match="is a folder: give a JSONL file"):
+        list(read_jsonl(tmp_path))  # was IsADirectoryError, a traceback in every command
 
 
 def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:

@@ -133,6 +133,31 @@ def test_score_outputs_with_a_real_kb(kb: Path) -> None:
     }  # fmt: skip
 
 
+def test_unfinished_work_resumes_only_under_its_own_settings(kb: Path, tmp_path: Path) -> None:
+    """A killed run's rows (OUT.partial.jsonl) resume only in a run of the same command, input and
+    judge: edit-gain once read a factscore run's rows and failed with KeyError: 'before'."""
+    from favakit.errors import UsageError
+    from favakit.eval.runs import ScoreOptions, _work_file
+    from favakit.records import RecordError
+
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": "Ada was born in 1815."}) + "\n")
+    out = tmp_path / "fs.json"
+    opts = ScoreOptions(input=str(inp), kb=str(kb), out=str(out), facts="rules")
+    work = _work_file(out, "factscore", opts)
+    work.write_text(json.dumps({"id": "0", "decisions": None}) + "\n")  # then the run was killed
+    assert _work_file(out, "factscore", opts) == work  # the same run resumes
+    with pytest.raises(UsageError, match="command: 'factscore' there, 'edit-gain' now"):
+        _work_file(out, "edit-gain", opts)
+    with pytest.raises(UsageError, match="judge: 'checker' there, 'verifier' now"):
+        _work_file(out, "factscore", ScoreOptions(**{**opts.__dict__, "judge": "verifier"}))
+    inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": "Ada was born in 1816."}) + "\n")
+    with pytest.raises(UsageError, match="input_sha256"):
+        _work_file(out, "factscore", opts)
+    with pytest.raises(RecordError, match="is a folder"):
+        _work_file(tmp_path, "factscore", opts)
+
+
 def test_cli_with_an_http_judge_caches_and_resumes(
     kb: Path, tmp_path: Path, openai_server: Any
 ) -> None:
