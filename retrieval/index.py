@@ -298,6 +298,8 @@ def build_index(
     if kind != "bm25" and Path(encoder).is_dir():
         encoder = str(Path(encoder).resolve())  # the index must find its encoder from anywhere
     folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"{folder} is a file: an index is a folder; choose another --out")
     folder.mkdir(parents=True, exist_ok=True)
     if (folder / "meta.json").exists():
         raise UsageError(

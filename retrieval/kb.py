@@ -385,6 +385,10 @@ def build_kb(
         if fmt not in ("auto", *FORMATS):
             raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     target = Path(out)
+    if target.is_dir():
+        raise UsageError(
+            f"{target} is a folder: the knowledge source is one sqlite file, such as {target / 'kb.db'}"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.partial")
     tmp.unlink(missing_ok=True)

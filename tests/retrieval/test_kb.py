@@ -120,6 +120,11 @@ def test_bad_input_names_the_record_and_leaves_nothing(tmp_path: Path) -> None:
         build_kb(
             bad.with_suffix(".csv").write_text("x") and bad.with_suffix(".csv"), tmp_path / "kb.db"
         )
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"title": "A", "text": "ok"}\n', encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(UsageError, match="is a folder: the knowledge source is one sqlite file"):
+        build_kb(good, tmp_path / "folder")  # was IsADirectoryError once the build was done
 
 
 def test_files_that_start_with_a_byte_order_mark_read_as_without_one(tmp_path: Path) -> None:
