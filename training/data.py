@@ -34,8 +34,11 @@ def load_rows(path: str, limit: int = 0) -> list[dict[str, str]]:
     rows = []
     for lineno, row in numbered_jsonl(path):
         if not isinstance(row.get("prompt"), str) or not isinstance(row.get("completion"), str):
+            claims = isinstance(row, dict) and "label" in row and ("text" in row or "claim" in row)
+            hint = (" (this row is a labelled claim: a checker trains on those, "
+                    "`favakit train --config minilm_checker`)") if claims else ""  # fmt: skip
             raise UsageError(
-                f"{path}:{lineno}: a training row needs string 'prompt' and 'completion'"
+                f"{path}:{lineno}: a training row needs string 'prompt' and 'completion'{hint}"
             )
         rows.append({"prompt": row["prompt"], "completion": row["completion"]})
         if limit and len(rows) >= limit:

@@ -160,3 +160,14 @@ def test_cpu_training_tells_glibc_to_return_freed_blocks() -> None:
     from favakit.training.runtime import return_freed_memory
 
     assert return_freed_memory() is True
+
+
+def test_labelled_claims_given_to_the_editor_point_to_the_checker(tmp_path: Path) -> None:
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text(json.dumps({"text": "a", "evidence": ["b"], "label": "supported"}) + "\n")
+    with pytest.raises(UsageError, match=r"claims.jsonl:1: .*--config minilm_checker"):
+        load_rows(str(claims))
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({"input": "a", "output": "b"}) + "\n")
+    with pytest.raises(UsageError, match=r"'completion'$"):  # no hint where it would mislead
+        load_rows(str(other))
