@@ -151,9 +151,15 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
 
 def _serve(args: argparse.Namespace) -> int:
     from favakit.inference.factory import announce, judge_beside, open_editor
-    from favakit.inference.http_guard import allowed_hosts, http_limits, run_server
+    from favakit.inference.http_guard import (
+        allowed_hosts,
+        http_limits,
+        require_free_port,
+        run_server,
+    )
     from favakit.inference.server import ServeLimits, create_editor_app
 
+    require_free_port(args.host, args.port)  # before the models load
     spec = ClientSpec.from_args(args)
     gate = gate_settings(args)
     editor = open_editor(

@@ -14,7 +14,8 @@
 - answers 500 with a fixed message, never the exception, where a route fails unexpectedly.
 
 :func:`run_server` runs an app under uvicorn with a connection limit and a timeout for a
-request's headers (a client that opens a connection and sends nothing is dropped).
+request's headers (a client that opens a connection and sends nothing is dropped);
+:func:`require_free_port` says a port is taken before a server loads its models.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ __all__ = [
     "allowed_hosts",
     "http_limits",
     "protect",
+    "require_free_port",
     "run_server",
     "server_config",
 ]
@@ -327,6 +329,33 @@ def server_config(
         http=_timed_protocol(limits.header_timeout_s), limit_concurrency=limits.max_connections,
         timeout_keep_alive=5,
     )  # fmt: skip
+
+
+def require_free_port(host: str, port: int) -> None:
+    """A clear error, at once, where ``host:port`` cannot be bound (another server holds it):
+    uvicorn would say so only after the models had loaded, and exit 3."""
+    import errno
+    import socket
+
+    from favakit.errors import UsageError
+
+    if port == 0:  # any free port
+        return
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as exc:
+        raise UsageError(
+            f"--host {host}: not an address this machine can serve on ({exc})"
+        ) from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            why = "in use (another server?)" if exc.errno == errno.EADDRINUSE else str(exc)
+            raise UsageError(
+                f"cannot serve on {host}:{port}: {why}; choose another --port"
+            ) from None
 
 
 def run_server(

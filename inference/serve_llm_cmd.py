@@ -19,11 +19,12 @@ def _api_key(args: argparse.Namespace) -> str | None:
 
 
 def _serve_llm(args: argparse.Namespace) -> int:
-    from favakit.inference.http_guard import allowed_hosts, http_limits
+    from favakit.inference.http_guard import allowed_hosts, http_limits, require_free_port
     from favakit.inference.llm_server import serve_hf
     from favakit.inference.models import default_editor
     from favakit.inference.vllm_server import VLLMOptions, find_vllm_python, serve_vllm
 
+    require_free_port(args.host, args.port)  # before the model loads (or vLLM starts)
     spec = ClientSpec.from_args(args)
     if not (spec.model or spec.adapter):
         spec = spec.with_(adapter=default_editor())  # the shipped editor, over SmolLM2

@@ -372,3 +372,24 @@ def test_every_python_favakit_installs_on_has_asyncio_timeouts_as_timeout_error(
     lowest = re.search(r'requires-python = ">=3\.(\d+)"', pyproject)
     assert lowest is not None and int(lowest.group(1)) >= 11
     assert asyncio.TimeoutError is TimeoutError
+
+
+def test_a_taken_port_is_said_at_once_before_any_model_loads() -> None:
+    """uvicorn reported a taken port only after the models had loaded, and exited 3."""
+    import subprocess
+
+    from favakit.errors import UsageError
+    from favakit.inference.http_guard import require_free_port
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(UsageError, match=f"127.0.0.1:{port}: in use"):
+            require_free_port("127.0.0.1", port)
+        for command in (["serve", "--backend", "encoder"], ["serve-llm"]):
+            run = subprocess.run([sys.executable, "-m", "favakit", *command, "--port", str(port)],
+                                 capture_output=True, text=True, timeout=120)  # fmt: skip
+            assert run.returncode == 2 and "in use (another server?)" in run.stderr, run.stderr
+            assert "favakit: model" not in run.stderr  # nothing was loaded first
+    require_free_port("127.0.0.1", port)  # free again
