@@ -103,11 +103,37 @@ class Usage:
             return {k: v for k, v in vars(self).items() if not k.startswith("_")}
 
 
+def _refuse_other_file(path: Path) -> None:
+    """A cache is a file of its own: a folder, a file that is not sqlite, or a sqlite file with
+    other tables (a knowledge source given as ``--cache`` by mistake, which the cache's table
+    and journal mode would change) is refused before anything is written."""
+    hint = "give --cache a new file's path, such as cache.db"
+    if path.is_dir():
+        raise UsageError(f"cache {path} is a folder: {hint}")
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as fh:
+        if fh.read(16) != b"SQLite format 3\x00":
+            raise UsageError(f"cache {path} is not a favakit cache (not sqlite): {hint}")
+    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        tables = {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    finally:
+        conn.close()
+    if tables - {"responses"}:
+        raise UsageError(
+            f"cache {path} is another sqlite file (tables: {', '.join(sorted(tables))}): {hint}"
+        )
+
+
 class ResponseCache:
     """A persistent map from request hash to response, in sqlite (safe across threads)."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        _refuse_other_file(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(self.path, check_same_thread=False)

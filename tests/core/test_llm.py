@@ -84,6 +84,32 @@ def test_cache_answers_identical_requests_across_clients(openai_server, tmp_path
     assert len(ResponseCache(cache)) == 5
 
 
+def test_a_cache_is_a_file_of_its_own(tmp_path: Path) -> None:
+    """A knowledge source given as --cache once got the cache's table and WAL mode written into
+    it; a folder or a text file failed with sqlite3's own error."""
+    import sqlite3
+
+    from favakit.errors import UsageError
+
+    kb = tmp_path / "kb.db"
+    with sqlite3.connect(kb) as conn:
+        conn.execute("CREATE TABLE documents (title TEXT PRIMARY KEY, text TEXT)")
+    conn.close()
+    before = kb.read_bytes()
+    with pytest.raises(UsageError, match="another sqlite file"):
+        ResponseCache(kb)
+    assert kb.read_bytes() == before  # untouched
+    with pytest.raises(UsageError, match="is a folder"):
+        ResponseCache(tmp_path)
+    (tmp_path / "notes.txt").write_text("not a database\n")
+    with pytest.raises(UsageError, match="not sqlite"):
+        ResponseCache(tmp_path / "notes.txt")
+    cache = ResponseCache(tmp_path / "cache.db")  # new: made; then reopened as a cache
+    cache.put("k", {"text": "v"})
+    cache.close()
+    assert ResponseCache(tmp_path / "cache.db").get("k") == {"text": "v"}
+
+
 def test_function_client() -> None:
     client = FunctionClient(lambda p, params: p.upper(), max_concurrency=2)
     assert [c.text for c in client.complete(["a", "b"])] == ["A", "B"]
