@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.errors import FavakitError, UsageError
+from favakit.records import sqlite_tables
 
 __all__ = [
     "Completion",
@@ -112,16 +113,9 @@ def _refuse_other_file(path: Path) -> None:
         raise UsageError(f"cache {path} is a folder: {hint}")
     if not path.exists() or path.stat().st_size == 0:
         return
-    with path.open("rb") as fh:
-        if fh.read(16) != b"SQLite format 3\x00":
-            raise UsageError(f"cache {path} is not a favakit cache (not sqlite): {hint}")
-    conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        tables = {
-            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-        }
-    finally:
-        conn.close()
+    tables = sqlite_tables(path)
+    if tables is None:
+        raise UsageError(f"cache {path} is not a favakit cache (not sqlite): {hint}")
     if tables - {"responses"}:
         raise UsageError(
             f"cache {path} is another sqlite file (tables: {', '.join(sorted(tables))}): {hint}"

@@ -17,6 +17,7 @@ import json
 import logging
 import os
 import shutil
+import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -45,6 +46,7 @@ __all__ = [
     "replace_folder",
     "settle_folder",
     "share_like_open",
+    "sqlite_tables",
     "write_jsonl_atomic",
 ]
 
@@ -311,6 +313,22 @@ def write_jsonl_atomic(path: PathLike, rows: Iterable[Record | Mapping[str, Any]
             fh.write(_dump(row))
             n += 1
     return n
+
+
+def sqlite_tables(path: PathLike) -> set[str] | None:
+    """The tables of an sqlite file, read-only; None where ``path`` is not one (so that a command
+    about to write an sqlite file can tell its own kind from a file it must not touch)."""
+    p = Path(path)
+    with p.open("rb") as fh:
+        if fh.read(16) != b"SQLite format 3\x00":
+            return None
+    conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return {
+            row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
+    finally:
+        conn.close()
 
 
 def refuse_folder_output(path: PathLike, example: str = "out.jsonl") -> None:

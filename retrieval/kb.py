@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 from favakit.errors import UsageError
 from favakit.progress import Progress
-from favakit.records import numbered_jsonl
+from favakit.records import numbered_jsonl, sqlite_tables
 from favakit.retrieval.markdown import markdown_sections
 from favakit.text import count_tokens, count_words, pack_passages
 
@@ -389,6 +389,15 @@ def build_kb(
         raise UsageError(
             f"{target} is a folder: the knowledge source is one sqlite file, such as {target / 'kb.db'}"
         )
+    if (
+        target.exists()
+        and target.stat().st_size
+        and "documents" not in (sqlite_tables(target) or set())
+    ):
+        raise UsageError(
+            f"{target} exists and is not a knowledge source: building would replace it; "
+            "remove it or choose another --out"
+        )  # a knowledge source is rebuilt in place; any other file is left alone
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_name(f".{target.name}.partial")
     tmp.unlink(missing_ok=True)

@@ -125,6 +125,13 @@ def test_bad_input_names_the_record_and_leaves_nothing(tmp_path: Path) -> None:
     (tmp_path / "folder").mkdir()
     with pytest.raises(UsageError, match="is a folder: the knowledge source is one sqlite file"):
         build_kb(good, tmp_path / "folder")  # was IsADirectoryError once the build was done
+    # a file that is not a knowledge source is never replaced (it was: a JSONL file given as
+    # --out became an sqlite file); a knowledge source is rebuilt in place
+    with pytest.raises(UsageError, match="exists and is not a knowledge source"):
+        build_kb(good, good)
+    assert good.read_text(encoding="utf-8") == '{"title": "A", "text": "ok"}\n'
+    build_kb(good, tmp_path / "kb.db")
+    assert build_kb(good, tmp_path / "kb.db").documents == 1
 
 
 def test_files_that_start_with_a_byte_order_mark_read_as_without_one(tmp_path: Path) -> None:
