@@ -43,6 +43,7 @@ __all__ = [
     "read_records",
     "refuse_folder_output",
     "refuse_measuring_set",
+    "refuse_output_over_input",
     "replace_folder",
     "settle_folder",
     "share_like_open",
@@ -329,6 +330,17 @@ def sqlite_tables(path: PathLike) -> set[str] | None:
         }
     finally:
         conn.close()
+
+
+def refuse_output_over_input(output: PathLike, inputs: Mapping[str, PathLike | None]) -> None:
+    """A clear error where an output path names one of the command's inputs (``inputs``: flag
+    -> path), which writing would overwrite or mix results into."""
+    out = Path(output)
+    for flag, given in inputs.items():
+        if given is not None and out.exists() and Path(given).exists() and out.samefile(given):
+            raise RecordError(
+                f"{output} is the {flag} file: writing there would overwrite it; choose another output"
+            )
 
 
 def refuse_folder_output(path: PathLike, example: str = "out.jsonl") -> None:

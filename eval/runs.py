@@ -29,6 +29,7 @@ from favakit.records import (
     numbered_jsonl,
     read_jsonl,
     refuse_folder_output,
+    refuse_output_over_input,
 )
 from favakit.spec import ClientSpec
 
@@ -209,6 +210,7 @@ def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> Path
     other settings (another command, input, judge or editor) refuses it rather than mix its rows
     into a result."""
     refuse_folder_output(out, "result.json")
+    refuse_output_over_input(out, {"--input": opts.input, "--kb": opts.kb, "--cache": opts.cache})
     work = out.with_name(out.name + ".partial.jsonl")
     noted = out.with_name(out.name + ".partial.json")
     settings = _run_settings(command, opts, **more)

@@ -74,6 +74,7 @@ def _edit(args: argparse.Namespace) -> int:
     from favakit.inference import views
     from favakit.inference.editor import NO_EVIDENCE
     from favakit.inference.runs import cost_note, read_edit_requests, run_rows
+    from favakit.records import refuse_folder_output, refuse_output_over_input
 
     if (args.text is None) == (args.input is None):
         raise UsageError("give either TEXT or --input FILE.jsonl")
@@ -91,9 +92,13 @@ def _edit(args: argparse.Namespace) -> int:
     if note:
         print(f"favakit edit: {note}", file=sys.stderr)
     as_json = args.format == "json"
+    if args.output and args.format == "html":  # the page is written below, not by run_rows
+        refuse_folder_output(args.output, "edits.html")
+        refuse_output_over_input(args.output, {"--input": args.input, "--kb": args.kb})
     results = run_rows(
         rows, _edit_stage(args), ray=ray, batch=args.max_batch,
         output=None if args.format == "html" else args.output, progress=args.text is None,
+        inputs={"--input": args.input, "--kb": args.kb, "--cache": getattr(args, "cache", None)},
         emit=(lambda r: print(json.dumps(r, ensure_ascii=False), flush=True)) if as_json else None,
     )  # fmt: skip
     if args.format in ("ansi", "plain"):  # the rows still go to --output, as JSONL
@@ -237,6 +242,7 @@ def _verify(args: argparse.Namespace) -> int:
         rows, stage, ray=ray, batch=args.max_batch, output=args.output,
         emit=lambda r: print(json.dumps(r, ensure_ascii=False), flush=True),
         progress=args.claim is None, desc="verify", unit="claim",
+        inputs={"--input": args.input, "--kb": args.kb, "--cache": getattr(args, "cache", None)},
     )  # fmt: skip
     supported = sum(bool(v["supported"]) for v in verdicts)
     bare = sum(NO_EVIDENCE_CLAIM in v.get("warnings", []) for v in verdicts)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,7 +20,13 @@ from favakit.contracts import EditInput, EditRequest, EditResult, Verdict, Verif
 from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.inference.editor import EditorSettings
-from favakit.records import JsonlAppender, RecordError, numbered_jsonl, refuse_folder_output
+from favakit.records import (
+    JsonlAppender,
+    RecordError,
+    numbered_jsonl,
+    refuse_folder_output,
+    refuse_output_over_input,
+)
 from favakit.spec import ClientSpec
 
 if TYPE_CHECKING:
@@ -224,14 +230,17 @@ def run_rows(
     progress: bool = False,
     desc: str = "edit",
     unit: str = "text",
+    inputs: Mapping[str, str | None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``stage`` over ``rows`` in chunks of ``batch``; each result gets its row's ``id``.
 
     Results go to ``output`` (JSONL, appended; ids already there are skipped) or to ``emit`` as
-    they arrive; all of this run's results are returned. Without ``ray`` the stage is built once
+    they arrive; all of this run's results are returned. ``inputs`` (flag -> path): files the
+    output must not be. Without ``ray`` the stage is built once
     here, before the output is opened."""
     if output:
         refuse_folder_output(output)  # before the stage loads its models
+        refuse_output_over_input(output, inputs or {})
     if ray is None:
         work = stage()
         stage = lambda: work  # noqa: E731

@@ -62,6 +62,17 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
         list(read_jsonl(tmp_path / "missing.jsonl"))
     with pytest.raises(RecordError, match="is a folder: give a JSONL file"):
         list(read_jsonl(tmp_path))  # was IsADirectoryError, a traceback in every command
+    from favakit.records import refuse_folder_output, refuse_output_over_input
+
+    with pytest.raises(RecordError, match="is a folder: the output is a file"):
+        refuse_folder_output(tmp_path)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("{}\n")
+    alias = tmp_path / "sub" / ".." / "rows.jsonl"
+    (tmp_path / "sub").mkdir()
+    with pytest.raises(RecordError, match="is the --input file"):
+        refuse_output_over_input(alias, {"--kb": None, "--input": rows})  # the same file
+    refuse_output_over_input(tmp_path / "new.jsonl", {"--input": rows})  # not there yet: fine
 
 
 def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:

@@ -229,3 +229,33 @@ def test_verify_reads_a_claim_without_evidence_against_the_knowledge_source(
                     "Pierre Curie was a French physicist.", "--kb", str(tmp_path / "kb.db"),
                     "--index", str(tmp_path / "bm25"))  # fmt: skip
     assert json.loads(given.stdout)["supported"] and "evidence" not in json.loads(given.stdout)
+
+
+@pytest.mark.slow
+def test_outputs_that_name_an_input_or_a_folder_are_refused_before_any_model_loads(
+    tmp_path: Path,
+) -> None:
+    """Each once overwrote a user's file, mixed results into it, or failed with a traceback after
+    the work: eval's --out over its --input, edit's HTML page over its --input, verify's
+    --output over its --input (every id 'already there': nothing verified), a folder."""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        json.dumps({"id": "a", "text": "Paris is in France.", "evidence": ["x"]}) + "\n"
+    )
+    before = rows.read_text()
+    no_model = str(tmp_path / "no-model")  # a model that would load fails: nothing loads first
+    for args in (
+        ["verify", "--input", str(rows), "--output", str(rows), "--checker", no_model],
+        ["edit", "--input", str(rows), "--output", str(rows), "--model", no_model],
+        ["edit", "--input", str(rows), "--output", str(rows), "--format", "html", "--model", no_model],
+        ["eval", "factscore", "--input", str(rows), "--kb", str(tmp_path / "kb.db"), "--out", str(rows)],
+    ):  # fmt: skip
+        got = favakit(*args)
+        assert got.returncode == 2 and "is the --input file" in got.stderr, (args, got.stderr)
+        assert rows.read_text() == before
+    got = favakit("verify", "--input", str(rows), "--output", str(tmp_path), "--checker", no_model)
+    assert got.returncode == 2 and "is a folder" in got.stderr
+    got = favakit(
+        "eval", "edit-gain", "--input", str(rows), "--kb", "kb.db", "--out", str(tmp_path)
+    )
+    assert got.returncode == 2 and "is a folder" in got.stderr
