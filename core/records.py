@@ -39,6 +39,7 @@ __all__ = [
     "completed_ids",
     "default_file_mode",
     "numbered_jsonl",
+    "output_folder",
     "read_jsonl",
     "read_records",
     "refuse_folder_output",
@@ -341,6 +342,18 @@ def refuse_output_over_input(output: PathLike, inputs: Mapping[str, PathLike | N
             raise RecordError(
                 f"{output} is the {flag} file: writing there would overwrite it; choose another output"
             )
+
+
+def output_folder(path: PathLike, flag: str = "--out") -> Path:
+    """``path`` made, as the folder a command writes its outputs into; a clear error where a
+    file is already there (``flag`` names the option that gave it)."""
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise RecordError(
+            f"{flag} {folder} is a file: it names a folder for the outputs; choose another"
+        )
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def refuse_folder_output(path: PathLike, example: str = "out.jsonl") -> None:

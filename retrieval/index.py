@@ -38,7 +38,7 @@ import numpy as np
 from favakit.deps import is_available, require
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
-from favakit.records import atomic_open, share_like_open
+from favakit.records import atomic_open, output_folder, share_like_open
 from favakit.retrieval.kb import KnowledgeSource
 
 __all__ = [
@@ -297,10 +297,7 @@ def build_index(
         raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
     if kind != "bm25" and Path(encoder).is_dir():
         encoder = str(Path(encoder).resolve())  # the index must find its encoder from anywhere
-    folder = Path(out)
-    if folder.exists() and not folder.is_dir():
-        raise UsageError(f"{folder} is a file: an index is a folder; choose another --out")
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = output_folder(out)
     if (folder / "meta.json").exists():
         raise UsageError(
             f"{folder} already holds a finished index; remove it or choose another --out"

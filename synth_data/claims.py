@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.errors import UsageError
-from favakit.records import write_jsonl_atomic
+from favakit.records import output_folder, write_jsonl_atomic
 from favakit.retrieval.kb import KnowledgeSource, Passage, strip_qualifier
 from favakit.synth_data.pipeline import validation_titles
 from favakit.text import STOPWORDS, split_sentences
@@ -452,8 +452,7 @@ def build_claims(kb_path: str | Path, out_dir: str | Path, cfg: ClaimConfig) -> 
         raise UsageError(
             f"knowledge source {kb_path} does not exist; build it with favakit kb build"
         )
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out_dir)
     with KnowledgeSource(kb_path) as kb:
         source = _Source(kb)
     held = validation_titles(set(source.titles), cfg)

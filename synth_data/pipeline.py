@@ -37,7 +37,13 @@ from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.llm import LLMClient, OpenAIClient, check_endpoint
 from favakit.prompts import Reference, build_prompt
-from favakit.records import JsonlAppender, TrainExample, read_jsonl, write_jsonl_atomic
+from favakit.records import (
+    JsonlAppender,
+    TrainExample,
+    output_folder,
+    read_jsonl,
+    write_jsonl_atomic,
+)
 from favakit.retrieval.kb import KnowledgeSource, Passage
 from favakit.synth_data.llm_inserter import LLMInserter
 from favakit.synth_data.rules import EntityPools, RuleInserter
@@ -307,8 +313,7 @@ def run_synthesis(
         raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
     log_name = "log.jsonl" if n_shards == 1 else f"log.shard-{i_shard}-of-{n_shards}.jsonl"
     target = -(-cfg.n // n_shards)
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(out_dir)
     cfg_path = out / "config.json"
     cfg_dict = {**asdict(cfg), "kb": str(Path(kb_path).resolve())}
     if cfg_path.exists():

@@ -42,6 +42,7 @@ from favakit.prompts import Reference, build_prompt
 from favakit.records import (
     TrainExample,
     numbered_jsonl,
+    output_folder,
     refuse_measuring_set,
     write_jsonl_atomic,
 )
@@ -217,8 +218,7 @@ def convert_edit_rows(
     unknown = dev - set(sources)
     if unknown:
         raise UsageError(f"--dev-sources {sorted(unknown)}: no kept row has that source")
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = output_folder(out)
     for split, rows in kept.items():
         write_jsonl_atomic(folder / f"{split}.jsonl", [r.to_dict() for r in rows])
     stats = {

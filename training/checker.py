@@ -55,7 +55,7 @@ from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.checker import CONFIG_NAME, Checker
 from favakit.inference.evidence_reading import fit_evidence
-from favakit.records import replace_folder, settle_folder
+from favakit.records import output_folder, replace_folder, settle_folder
 from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
 from favakit.training.pairs import Pair, pair_key, prepare
@@ -242,16 +242,20 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         raise UsageError("no training data: set data.train_file=FILE.jsonl[,FILE.jsonl...]")
     files = data_files(cfg.data.train_file)
     dev_files = data_files(cfg.data.validation_file) if cfg.data.validation_file else []
-    data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
-                   cfg.data.hard_negatives, cfg.seed, cfg.data.limit, dev_files)  # fmt: skip
-    problem = dev_problem(data.dev)
     out = Path(cfg.output_dir)
     ckpt = out / "checkpoint"
     if (out / "model" / CONFIG_NAME).exists() and not resume:
         raise UsageError(f"{out} holds a finished run; choose another output_dir")
     if (ckpt / "state.pt").exists() and not resume:
         raise UsageError(f"{out} holds a checkpoint; pass --resume, or another output_dir")
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise UsageError(
+            f"output_dir {out} is a file: it names a folder for the run; choose another"
+        )
+    data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
+                   cfg.data.hard_negatives, cfg.seed, cfg.data.limit, dev_files)  # fmt: skip
+    problem = dev_problem(data.dev)
+    output_folder(out, "output_dir")
     from favakit.config import dump_config
 
     (out / "config.yaml").write_text(dump_config(cfg))

@@ -30,6 +30,7 @@ from favakit.deps import require
 from favakit.errors import UsageError
 from favakit.inference.detector import CONFIG_NAME, LABELS, Detector, label_tokens
 from favakit.prompts import parse_prompt, parse_reference
+from favakit.records import output_folder
 from favakit.tags import ERROR_TYPES, parse_lenient
 from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
@@ -185,7 +186,7 @@ def train_detector(
         raise UsageError(f"{out} holds a finished run; choose another output_dir")
     if (ckpt / "state.pt").exists() and not resume:
         raise UsageError(f"{out} holds a checkpoint; pass --resume, or another output_dir")
-    out.mkdir(parents=True, exist_ok=True)
+    output_folder(out, "output_dir")
     from favakit.config import dump_config
 
     (out / "config.yaml").write_text(dump_config(cfg))

@@ -31,7 +31,7 @@ from typing import Any
 from favakit.config import dump_config
 from favakit.deps import cpu_has_bf16, cuda_available, quiet_library_warnings, require
 from favakit.errors import UsageError
-from favakit.records import replace_folder, settle_folder, share_like_open
+from favakit.records import output_folder, replace_folder, settle_folder, share_like_open
 from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
 from favakit.training.data import (
@@ -419,7 +419,7 @@ def _setup(cfg: TrainConfig, resume: bool) -> _Run:
             f"{out} holds a checkpoint; pass --resume to continue it, or another output_dir"
         )
     if acc.is_main_process:
-        out.mkdir(parents=True, exist_ok=True)
+        output_folder(out, "output_dir")
         (out / "config.yaml").write_text(dump_config(cfg))
 
     device, bf16, base_bf16 = _device_and_precision(cfg)

@@ -100,14 +100,13 @@ def run_demo(
     from favakit.inference.judges import Check, EditorJudge, FactJudge
     from favakit.inference.verifiers import LLMVerifier
     from favakit.progress import Progress
-    from favakit.records import write_jsonl_atomic
+    from favakit.records import output_folder, write_jsonl_atomic
     from favakit.retrieval.evidence import TopicRetriever
     from favakit.spec import ClientSpec
     from favakit.tags import parse
     from favakit.text import split_sentences
 
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = output_folder(out_dir)
     color = out.isatty() if color is None else color
     t0 = time.perf_counter()
 

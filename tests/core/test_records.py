@@ -73,6 +73,11 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match="is the --input file"):
         refuse_output_over_input(alias, {"--kb": None, "--input": rows})  # the same file
     refuse_output_over_input(tmp_path / "new.jsonl", {"--input": rows})  # not there yet: fine
+    from favakit.records import output_folder
+
+    with pytest.raises(RecordError, match="--out .*rows.jsonl is a file: it names a folder"):
+        output_folder(rows)  # synth, index build, training: FileExistsError tracebacks once
+    assert output_folder(tmp_path / "a" / "b").is_dir()
 
 
 def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:
