@@ -75,7 +75,7 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
     refuse_output_over_input(tmp_path / "new.jsonl", {"--input": rows})  # not there yet: fine
     from favakit.records import output_folder
 
-    with pytest.raises(RecordError, match="--out .*rows.jsonl is a file: it names a folder"):
+    with pytest.raises(RecordError, match=r"--out .*rows\.jsonl is a file: it names a folder"):
         output_folder(rows)  # synth, index build, training: FileExistsError tracebacks once
     assert output_folder(tmp_path / "a" / "b").is_dir()
 
