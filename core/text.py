@@ -342,9 +342,25 @@ def keep_case(original: str, replacement: str) -> str:
     return replacement
 
 
+#: the spaces that group a number's digits ("1\u00a0200", "12\u202f500"): no-break, narrow
+#: no-break, thin and figure spaces; a plain space between digits is left alone (ambiguous)
+_DIGIT_GROUP = re.compile(r"(?<=\d)[\u00a0\u202f\u2009\u2007](?=\d{3}(?!\d))")
+_GROUP_SPACES = frozenset("\u00a0\u202f\u2009\u2007")
+_WIDE_DIGITS = str.maketrans(
+    "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19", "0123456789"
+)
+
+
 def undo_ptb(text: str) -> str:
     """FEVER's tokenisation undone (``-LRB-`` -> ``(``, no space before punctuation), spaces
-    collapsed; other text is only stripped of doubled spaces."""
+    collapsed; other text is only stripped of doubled spaces. Digits are read as digits: a
+    no-break or thin space grouping a number's digits becomes a comma ("1\u00a0200" ->
+    "1,200", which the rules read as one number, not as 200), and full-width digits become
+    ASCII ones."""
+    if not _GROUP_SPACES.isdisjoint(text):
+        text = _DIGIT_GROUP.sub(",", text)
+    if any("\uff10" <= c <= "\uff19" for c in text):
+        text = text.translate(_WIDE_DIGITS)
     if "-LRB-" in text or "-LSB-" in text or " ," in text or " ." in text or "``" in text:
         for k, v in _FEVER.items():
             text = text.replace(k, v)

@@ -162,3 +162,12 @@ def test_remembered_reads_each_text_once_within_remembering_and_every_time_outsi
     calls.clear()
     words("a b")
     assert calls == ["a b"]  # the block's results went with it
+
+
+def test_undo_ptb_reads_grouped_and_full_width_digits_as_digits() -> None:
+    from favakit.text import undo_ptb
+
+    assert undo_ptb("1\u00a0200 and 12\u202f500\u2009000 metres") == "1,200 and 12,500,000 metres"
+    assert undo_ptb("in \uff11\uff18\uff18\uff19") == "in 1889"
+    # a plain space between digits is ambiguous and stays; so do other no-break spaces
+    assert undo_ptb("1 200 and 12\u00a0km and 3\u00a01234") == "1 200 and 12 km and 3 1234"

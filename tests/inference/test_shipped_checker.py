@@ -59,6 +59,11 @@ def test_the_gate_leaves_a_supported_sentence_as_it_was() -> None:
     assert gated["corrected"] == text and gated["edits"] == []
     # the gate ran and found both sentences supported
     assert gated["warnings"][-1].startswith("2 of 2 sentence(s) supported by the evidence")
+    grouped = "The bridge is 1\u00a0200 metres long."  # once "fixed" to "1 1,200 metres"
+    (kept,) = open_editor(ClientSpec(device="cpu"), "encoder", gate="checker").edit_many(
+        [{"text": grouped, "evidence": ["The bridge is 1,200 metres long."]}]
+    )
+    assert kept["corrected"] == grouped and kept["edits"] == []
 
 
 def test_verdicts_read_the_evidence_closest_to_the_claim_and_the_gate_reads_it_in_pieces() -> None:
@@ -277,6 +282,24 @@ def test_a_count_the_evidence_contradicts_caps_the_score_and_a_count_in_words_is
     assert right["warnings"] == [
         'number read as the evidence writes it: "102" as "one hundred and two"'
     ]
+
+
+def test_digits_grouped_by_no_break_spaces_or_written_full_width_are_read_as_one_number() -> None:
+    """ "1\u00a0200 metres" against "1,200 metres" once read as 200 metres: the count rule capped a
+    true claim at 0.02, and the gate's fix turned the text into "1 1,200 metres". Full-width
+    digits scored 0.002 against the same year in ASCII."""
+    from favakit.inference.factory import open_verifier
+
+    verifier = open_verifier("checker", checker="checker")
+    pairs = [
+        ("The bridge is 1\u00a0200 metres long.", "The bridge is 1,200 metres long.", True),
+        ("The bridge is 1,200 metres long.", "The bridge is 1\u202f200 metres long.", True),
+        ("The bridge is 1\u2009200 metres long.", "The bridge is 1,300 metres long.", False),
+        ("The tower opened in \uff11\uff18\uff18\uff19.", "The tower opened in 1889.", True),
+    ]
+    verdicts = verifier.verify([{"text": t, "evidence": [e]} for t, e, _ in pairs])
+    assert [v["supported"] for v in verdicts] == [want for _, _, want in pairs], verdicts
+    assert "1,200 metres where the evidence says 1,300" in verdicts[2]["warnings"][0]
 
 
 def test_a_name_the_evidence_contradicts_caps_the_score() -> None:
