@@ -4,8 +4,9 @@ The encoder checkers read a number's form, not its value: the mpnet checker give
 paid $2000" P(supported) 0.003 against "... paid $2,000", and "1.5 million residents" 0.006
 against "a population of 1,500,000"; both are 0.99 once written alike. So before a checker reads a
 text, each number of the text that the evidence gives with the same value in another form
-(thousands separators, a scale word: "1.5 million", "1,500,000", "1500000"; words from eleven
-up: "twenty-three", "23") is written as the evidence writes it (:func:`evidence_forms`). Numbers
+(thousands separators, a scale word: "1.5 million", "1,500,000", "1500000"; a scale attached,
+"$1.1bn", "£500m"; words from eleven up: "twenty-three", "23") is written as the evidence writes
+it (:func:`evidence_forms`). Numbers
 up to ten are left as written: the checkers read "three" against "3" as the same already.
 Values must be equal: a rounded figure ("1.5 million" for 1,523,000) is left to the model. A
 number that may be a year ("in 2000") is only rewritten where a currency sign precedes it on both
@@ -27,10 +28,14 @@ from favakit.inference.number_words import spelled_numbers
 
 __all__ = ["CURRENCY", "NumberForm", "Quantity", "evidence_forms", "quantities"]
 
-_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+           "bn": 10**9, "tn": 10**12, "b": 10**9, "m": 10**6, "k": 10**3}  # fmt: skip
+#: digits (never their whole part alone where a decimal follows: "1.1bn" is not 1), then a
+#: scale: a word ("1.5 million"), "bn" or "tn" ("$1.1bn"), or "b", "m" or "k" (read as a scale
+#: only after a currency sign, "$500m"; "a 500m race" is no number here); nothing else attached
 _QUANTITY = re.compile(
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!,?\d|\w)"
-    r"(?:\s+(thousand|million|billion|trillion)\b)?",
+    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![.,]?\d)"
+    r"(?:\s+(thousand|million|billion|trillion)\b|(bn|tn|[bmk])\b)?(?!\w)",
     re.IGNORECASE,
 )
 #: The signs of a sum of money: a number after one counts it ("$873 million")
@@ -84,7 +89,9 @@ def quantities(text: str) -> list[Quantity]:
     million")."""
     found = []
     for m in _QUANTITY.finditer(text):
-        whole, fraction, scale = m.group(1), m.group(2) or "", m.group(3)
+        whole, fraction, scale = m.group(1), m.group(2) or "", m.group(3) or m.group(4)
+        if scale and len(scale) == 1 and not text[: m.start()].rstrip().endswith(tuple(CURRENCY)):
+            continue  # "500m", "5k": metres, a run; a scale only in a sum of money
         value = Decimal(whole.replace(",", "") + fraction)
         if scale:
             value *= _SCALES[scale.lower()]

@@ -19,6 +19,22 @@ def test_quantities_read_separators_decimals_and_scale_words() -> None:
     assert quantities("the 1970s, a 5km run, XT9000, 1,2345") == []
 
 
+def test_a_decimal_with_letters_attached_is_never_its_whole_part() -> None:
+    """ "$1.1bn" was read as 1 ("1" and then ".1bn" left over), so the count rule capped
+    "Revenue reached $1.1bn." against "$1.1 billion." at 0.02; "2.5kg" was read as 2."""
+    found = quantities("Revenue reached $1.1bn, £500m and $50K; 2.1TN in all.")
+    assert [(q.written, q.value) for q in found] == [
+        ("1.1bn", Decimal("1.1e9")),
+        ("500m", Decimal("5e8")),
+        ("50K", Decimal("5e4")),
+        ("2.1TN", Decimal("2.1e12")),
+    ]
+    # a unit, a time, a version: no number to read, as "5km" never was
+    assert quantities("2.5kg, a 500m race, 9.30am, version 2.1.3, 3.6b") == []
+    text, forms = evidence_forms("Revenue reached $1.1bn.", ["Revenue reached $1.1 billion."])
+    assert text == "Revenue reached $1.1 billion." and forms == [NumberForm("1.1bn", "1.1 billion")]
+
+
 def test_a_number_the_evidence_writes_another_way_is_read_in_its_form() -> None:
     evidence = ["The company paid $2,000 for the license.", "The city has 1,500,000 residents."]
     text, forms = evidence_forms("It paid $2000, and 1.5 million people live there.", evidence)

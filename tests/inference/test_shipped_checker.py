@@ -300,6 +300,14 @@ def test_digits_grouped_by_no_break_spaces_or_written_full_width_are_read_as_one
     verdicts = verifier.verify([{"text": t, "evidence": [e]} for t, e, _ in pairs])
     assert [v["supported"] for v in verdicts] == [want for _, _, want in pairs], verdicts
     assert "1,200 metres where the evidence says 1,300" in verdicts[2]["warnings"][0]
+    money = [  # "$1.1bn" was read as $1: the count rule capped the first two at 0.02
+        ("Revenue reached $1.1bn.", "Revenue reached $1.1 billion.", True),
+        ("Revenue reached \u00a31.1 billion.", "Revenue reached \u00a31.1bn.", True),
+        ("Revenue reached $2.3bn in 2019.", "Revenue reached $2.4bn in 2019.", False),
+    ]
+    verdicts = verifier.verify([{"text": t, "evidence": [e]} for t, e, _ in money])
+    assert [v["supported"] for v in verdicts] == [want for _, _, want in money], verdicts
+    assert "the text says $2.3bn where the evidence says $2.4bn" in verdicts[2]["warnings"][0]
 
 
 def test_a_name_the_evidence_contradicts_caps_the_score() -> None:
