@@ -50,7 +50,14 @@ from favakit.inference.year_check import (
 )
 from favakit.text import STOPWORDS, remembered, split_sentences, undo_ptb
 
-__all__ = ["BROAD_REGIONS", "NameConflict", "is_name", "name_conflict", "names_alike"]
+__all__ = [
+    "ABBREVIATIONS",
+    "BROAD_REGIONS",
+    "NameConflict",
+    "is_name",
+    "name_conflict",
+    "names_alike",
+]
 
 _TOKEN = re.compile(r"\w+(?:[-'\u2019.]\w+)*")
 #: Places a text names where the evidence names a place inside them ("is in Europe" against
@@ -105,11 +112,32 @@ def _folded(word: str) -> str:
     return re.sub(r"['\u2019]s$", "", plain)
 
 
+#: Abbreviations of words that stand in names, and the words they shorten: "St. Louis" is
+#: "Saint Louis", "Main St" "Main Street" (session 69; the name rule capped such pairs at 0.02)
+ABBREVIATIONS: dict[str, frozenset[str]] = {
+    short: frozenset(words.split())
+    for short, words in {
+        "st": "saint street", "ste": "sainte", "mt": "mount mountain", "mtn": "mountain",
+        "ft": "fort", "pt": "point port", "dr": "doctor drive", "jr": "junior", "sr": "senior",
+        "mr": "mister", "rd": "road", "ave": "avenue", "blvd": "boulevard", "hwy": "highway",
+        "bros": "brothers", "co": "company county", "corp": "corporation",
+        "inc": "incorporated", "ltd": "limited", "univ": "university", "dept": "department",
+        "intl": "international", "natl": "national", "assn": "association",
+        "gov": "governor", "sen": "senator", "rep": "representative", "gen": "general",
+        "col": "colonel", "capt": "captain", "lt": "lieutenant", "sgt": "sergeant",
+        "prof": "professor", "rev": "reverend",
+    }.items()
+}  # fmt: skip
+
+
 def names_alike(a: str, b: str) -> bool:
     """Whether two words may spell one name: equal once folded (:func:`_folded`), one a prefix
-    of the other (four letters or more), or 80% of their letters alike."""
+    of the other (four letters or more), one an abbreviation of the other
+    (:data:`ABBREVIATIONS`), or 80% of their letters alike."""
     a, b = _folded(a), _folded(b)
     if a == b or (min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a))):
+        return True
+    if b in ABBREVIATIONS.get(a, ()) or a in ABBREVIATIONS.get(b, ()):
         return True
     return SequenceMatcher(None, a, b).ratio() >= 0.8
 

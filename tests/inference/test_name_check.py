@@ -68,6 +68,22 @@ def test_names_alike() -> None:
     assert names_alike("Vasquez", "Vázquez") and names_alike("Tolkien's", "Tolkien")
     assert names_alike("Comic-Con", "Comic") and names_alike("America", "American")
     assert not names_alike("Pacific", "Atlantic") and not names_alike("Titan", "Callisto")
+    # abbreviations of name words: the rule once capped "St. Louis" against "Saint Louis"
+    assert names_alike("St", "Saint") and names_alike("Street", "St") and names_alike("Mt", "Mount")
+    assert not names_alike("St", "Sam") and not names_alike("Mt", "Fort")
+
+
+def test_an_abbreviated_name_word_is_not_a_contradiction() -> None:
+    for text, evidence in [
+        ("He grew up in St. Louis.", "He grew up in Saint Louis."),
+        ("They climbed Mt. Everest in 1953.", "They climbed Mount Everest in 1953."),
+        ("She moved to Ft. Worth in 1990.", "She moved to Fort Worth in 1990."),
+        ("He joined Warner Bros. in 1950.", "He joined Warner Brothers in 1950."),
+        ("The church of St Mary is old.", "The church of Saint Mary is old."),
+    ]:
+        assert name_conflict(text, [evidence]) is None, text
+        assert name_conflict(evidence, [text]) is None, evidence
+    assert name_conflict("He grew up in St. Louis.", ["He grew up in Kansas City."]) is not None
 
 
 MOZART = ("Wolfgang Amadeus Mozart was an Austrian composer, born in Salzburg in 1756. He wrote "
