@@ -85,7 +85,7 @@ def _form(word: str) -> str:
     return word[:_STEM]
 
 
-_NEGATIONS = {"not", "no", "never", "nor", "n't"}
+_NEGATIONS = {"not", "no", "never", "nor", "n't", "n\u2019t"}
 # beside STOPWORDS: conjunctions, question words, auxiliaries and personal pronouns
 _FUNCTION_WORDS = STOPWORDS | frozenset({
     "while", "whereas", "although", "though", "because", "if", "so", "yet", "when", "where",

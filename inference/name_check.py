@@ -59,7 +59,8 @@ __all__ = [
     "names_alike",
 ]
 
-_TOKEN = re.compile(r"\w+(?:[-'\u2019.]\w+)*")
+#: a word of a name, its combining accents kept ("Ore\u0301al" written decomposed is one word)
+_TOKEN = re.compile(r"[\w\u0300-\u036f]+(?:[-'\u2019.][\w\u0300-\u036f]+)*")
 #: Places a text names where the evidence names a place inside them ("is in Europe" against
 #: "in the United Kingdom"): left to the model.
 BROAD_REGIONS = frozenset({
@@ -106,10 +107,10 @@ def is_name(word: str, first: bool) -> bool:
 
 
 def _folded(word: str) -> str:
-    """Lower case, accents and a possessive "'s" dropped."""
-    plain = unicodedata.normalize("NFKD", word.lower())
+    """Lower case, accents and a possessive "'s" dropped, a curly apostrophe straight."""
+    plain = unicodedata.normalize("NFKD", word.lower()).replace("\u2019", "'")
     plain = "".join(c for c in plain if not unicodedata.combining(c))
-    return re.sub(r"['\u2019]s$", "", plain)
+    return re.sub(r"'s$", "", plain)
 
 
 #: Abbreviations of words that stand in names, and the words they shorten: "St. Louis" is

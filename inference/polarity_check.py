@@ -128,9 +128,9 @@ _CLAUSE_CUT = re.compile(
     r"|,\s*(?:which|who|whom)\b",
     re.IGNORECASE,
 )
-_DENIAL = re.compile(r"\b(?:not|never|cannot)\b|n't\b", re.IGNORECASE)
+_DENIAL = re.compile(r"\b(?:not|never|cannot)\b|n['\u2019]t\b", re.IGNORECASE)
 _NOT_A_DENIAL = re.compile(
-    r"(?:not|n't)\s+(?:only|just|merely|simply|solely|exclusively|entirely|least|until|till|long|"
+    r"(?:not|n['\u2019]t)\s+(?:only|just|merely|simply|solely|exclusively|entirely|least|until|till|long|"
     r"far|unlike|always|necessarily|all|every|much|quite|yet|to mention)\b"
     r"|never\s+(?:before|again)\b",
     re.IGNORECASE,
@@ -161,7 +161,7 @@ _CLOSED_ON = re.compile(
 )
 # "Windows is not supported": a thing, of up to three words, said not to be offered
 _NOT_OFFERED_END = re.compile(
-    r"(?:is|are)(?:\s+not|n't)\s+"
+    r"(?:is|are)(?:\s+not|n['\u2019]t)\s+"
     r"(?:supported|available|offered|accepted|allowed|included|provided|sold|stocked|affected|covered)\b",
     re.IGNORECASE,
 )
@@ -184,7 +184,9 @@ _LIST = re.compile(
 )
 # a denial of any place or time: it denies a claim's own restriction of place or time too
 _ANYWHERE = re.compile(r"\s+(?:\w+\s+)?(?:anywhere|at\s+any\s+time|ever)\b", re.IGNORECASE)
-_ANYWHERE_DENIED = re.compile(r"(?:\b(?:not|never|cannot)|n't)" + _ANYWHERE.pattern, re.IGNORECASE)
+_ANYWHERE_DENIED = re.compile(
+    r"(?:\b(?:not|never|cannot)|n['\u2019]t)" + _ANYWHERE.pattern, re.IGNORECASE
+)
 # where a claim's restriction of time, place or measure starts
 _ADJUNCT = re.compile(
     r"\b(?:within|in|on|at|for|after|before|during|until|since|by|over|under|from)\b",
@@ -215,7 +217,7 @@ _AUXILIARIES = frozenset(
 #: ("*You* should take ...") and the "if" of a condition, whose words are read
 _NOT_READ = _AUXILIARIES | _PERSONS | {"if"}
 _SUFFIX = re.compile(r"(?:ing|ed|es|s|d)$")
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)?")
 
 
 class PolarityConflict(NamedTuple):
@@ -251,7 +253,11 @@ def _read(word: str) -> bool:
 
 def _stems(text: str) -> list[str]:
     """The stems of ``text``'s content words, in their order."""
-    return [_stem(w) for w in (w.lower() for w in _WORD.findall(text)) if _read(w)]
+    return [
+        _stem(w)
+        for w in (w.lower().replace("\u2019", "'") for w in _WORD.findall(text))
+        if _read(w)
+    ]
 
 
 def _covered(words: set[str], theirs: Sequence[str]) -> set[str]:

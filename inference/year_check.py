@@ -81,7 +81,7 @@ _BOUND_AFTER = re.compile(
     r"\s*(?:or|and)\s+(?:later|earlier|before|after)\b|\s+onwards?\b", re.IGNORECASE
 )
 _NAME_BEFORE = re.compile(r"\b([A-Z][\w-]*)\s+$")
-_NEGATION = re.compile(r"\b(?:not|never|no longer)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|never|no longer)\b|n['\u2019]t\b", re.IGNORECASE)
 _MONTHS = frozenset(MONTHS) | {m[:3] for m in MONTHS} | {"sept"}
 
 

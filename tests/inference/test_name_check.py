@@ -85,6 +85,11 @@ def test_an_abbreviated_name_word_is_not_a_contradiction() -> None:
         assert name_conflict(evidence, [text]) is None, evidence
     assert name_conflict("He grew up in St. Louis.", ["He grew up in Kansas City."]) is not None
 
+    # a curly apostrophe, and an accent written decomposed ("e" + U+0301) in the evidence
+    decomposed = "Cruz declined to model for L'Ore\u0301al."
+    assert name_conflict("Cruz declined to model for L\u2019Or\u00e9al.", [decomposed]) is None
+    assert names_alike("L\u2019Or\u00e9al", "L'Oreal")
+
 
 MOZART = ("Wolfgang Amadeus Mozart was an Austrian composer, born in Salzburg in 1756. He wrote "
           "more than 600 works. Mozart moved to Vienna in 1781. He died there in 1791.")  # fmt: skip

@@ -355,3 +355,21 @@ def test_a_clauses_stems_after_any_character_are_those_of_its_rest(clause: str) 
     assert read.stems == _stems(clause)
     for at in range(len(clause) + 1):
         assert read.after(at) == _stems(clause[at:])
+
+
+def test_a_negation_with_a_curly_apostrophe_is_a_negation() -> None:
+    """Text written by language models often has "wasn’t" (U+2019): the rule read it as no
+    negation and denied the same statement the evidence makes with "wasn't" or "did not"."""
+    from favakit.inference.year_check import negated
+
+    for text, evidence in [
+        ("The board said the search wasn\u2019t inclusive enough.",
+         "The board said the search wasn't inclusive enough."),
+        ("The board said the search didn\u2019t go far enough.",
+         "The board said the search did not go far enough."),
+    ]:  # fmt: skip
+        assert polarity_conflict(text, [evidence]) is None, text
+    assert negated("It wasn\u2019t built in 1990.") and negated("It wasn't built in 1990.")
+    denied = polarity_conflict("The board said the search went far enough.",
+                               ["The board said the search didn\u2019t go far enough."])  # fmt: skip
+    assert denied is not None  # and the evidence's curly negation still denies
