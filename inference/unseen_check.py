@@ -5,7 +5,8 @@ European Research Council*, was led by ..." where the report names no funder. Th
 reads the rest of such a sentence, which the document supports, and passes it. Here a sentence
 of the text is unsupported when it names something in two or more capitalised words (not its
 first word, not an all-capitals abbreviation, not stopwords: "European Research Council") none
-of which the evidence uses in any form (case, a possessive "'s" aside), and the evidence is a
+of which the evidence uses in any form (case, a possessive "'s" aside; nor its initials, "U.S."
+for "United States", session 69), and the evidence is a
 document of :data:`MIN_EVIDENCE_WORDS` words or more: a name that long a text has not got from
 it. With less evidence (a retrieved sentence or two) a name the passages leave out is often the
 claim's own subject, which the article's title gives ("The Road to El Dorado stars an actor.").
@@ -54,6 +55,13 @@ def _plain(word: str) -> str:
     return _POSSESSIVE.sub("", word.lower())
 
 
+def _initials_used(name: Sequence[str], capitals: set[str]) -> bool:
+    """Whether the evidence writes ``name`` by its initials in capitals ("US" or "U.S." for
+    "United States", "EU" for "European Union"; not the word "us")."""
+    initials = "".join(w[0] for w in name).upper()
+    return initials in capitals or ".".join(initials) in capitals
+
+
 def unseen_name(text: str, evidence: Sequence[str]) -> UnseenName | None:
     """The first name of two words or more in ``text`` that ``evidence`` (of
     :data:`MIN_EVIDENCE_WORDS` words or more) never uses a word of (module doc), or None."""
@@ -61,6 +69,7 @@ def unseen_name(text: str, evidence: Sequence[str]) -> UnseenName | None:
     if sum(len(p.split()) for p in passages) < MIN_EVIDENCE_WORDS:
         return None
     used: set[str] | None = None  # the evidence's words, read once a name needs them
+    capitals: set[str] = set()  # and those it writes in capitals ("US", "U.S")
     for sentence in split_sentences(undo_ptb(text)):
         words = _TOKEN.findall(sentence)
         i = 1  # a sentence's first word is capitalised whatever it is
@@ -70,8 +79,12 @@ def unseen_name(text: str, evidence: Sequence[str]) -> UnseenName | None:
                 j += 1
             if j - i >= 2:
                 if used is None:
-                    used = {_plain(w) for p in passages for w in _TOKEN.findall(p)}
-                if not any(_plain(w) in used for w in words[i:j]):
+                    written = [w for p in passages for w in _TOKEN.findall(p)]
+                    used = {_plain(w) for w in written}
+                    capitals = {w for w in written if w.isupper()}
+                if not any(_plain(w) in used for w in words[i:j]) and not _initials_used(
+                    words[i:j], capitals
+                ):
                     return UnseenName(" ".join(words[i:j]), sentence)
             i = max(j, i + 1)
     return None

@@ -29,3 +29,15 @@ def test_names_the_evidence_gives_a_word_of_short_evidence_and_one_words_are_lef
     short = "It stars an actor who was born in the 1960s."
     assert unseen_name("The Thin Red Line stars an actor.", [short]) is None
     assert unseen_name("The Thin Red Line stars an actor.", [REPORT]) is not None
+
+
+def test_a_name_the_evidence_writes_by_its_initials_in_capitals_is_seen() -> None:
+    """ "United States" against a document writing "U.S." was capped at 0.02; the initials count
+    only in capitals ("us", "is" are words, not initials)."""
+    text = "They toured the United States and Canada in 2010."
+    for initials in ("U.S.", "US"):
+        assert (
+            unseen_name(text, [REPORT + f" They toured the {initials} and Canada in 2010."]) is None
+        )
+    found = unseen_name(text, [REPORT + " They told us they toured Canada in 2010."])
+    assert found is not None and found.written == "United States"
