@@ -106,7 +106,7 @@ def test_build_dense_index_and_resume_after_interrupt(
     np.testing.assert_array_equal(_index_vectors(out), _index_vectors(tmp_path / "clean"))
     with pytest.raises(UsageError, match="already holds a finished index"):
         build_index(kb, out, encoder=str(tiny_encoder), shard_size=2)
-    with pytest.raises(UsageError, match="is a file: an index is a folder"):
+    with pytest.raises(UsageError, match="is a file: it names a folder for the outputs"):
         build_index(kb, kb, encoder=str(tiny_encoder))  # was FileExistsError
 
 
