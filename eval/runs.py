@@ -204,15 +204,30 @@ def fact_judge(opts: ScoreOptions) -> str:
     return opts.judge or ("llm" if opts.spec.names_model else "checker")
 
 
-def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> Path:
-    """The run's per-row work beside ``out`` (``OUT.partial.jsonl``: a killed run resumes from
-    it), with the settings its rows were made under beside it (``OUT.partial.json``). A run under
-    other settings (another command, input, judge or editor) refuses it rather than mix its rows
-    into a result."""
+@dataclass
+class _Work:
+    """A run's per-row work beside its ``--out`` (``OUT.partial.jsonl``: a killed run resumes
+    from it) and the settings its rows are made under (``OUT.partial.json`` beside it)."""
+
+    path: Path
+    settings: dict[str, Any]
+
+    def begin(self) -> None:
+        """The settings written where this run starts the work file (not where it resumes one,
+        nor where it fails before its first row: no settings file is left without work)."""
+        if not self.path.exists():
+            self.path.with_suffix(".json").write_text(
+                json.dumps(self.settings, indent=1) + "\n", encoding="utf-8"
+            )
+
+
+def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> _Work:
+    """The work of a run writing ``out``, checked: a run under other settings (another command,
+    input, judge or editor) refuses unfinished work rather than mix its rows into a result."""
     refuse_folder_output(out, "result.json")
     refuse_output_over_input(out, {"--input": opts.input, "--kb": opts.kb, "--cache": opts.cache})
     work = out.with_name(out.name + ".partial.jsonl")
-    noted = out.with_name(out.name + ".partial.json")
+    noted = work.with_suffix(".json")
     settings = _run_settings(command, opts, **more)
     if work.exists() and noted.exists():
         before = json.loads(noted.read_text(encoding="utf-8"))
@@ -224,9 +239,7 @@ def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> Path
                 f"{work} holds the unfinished work of another run ({'; '.join(differ)}): give "
                 f"another --out, or delete it and {noted.name} to start again"
             )
-    elif not work.exists():
-        noted.write_text(json.dumps(settings, indent=1) + "\n", encoding="utf-8")
-    return work
+    return _Work(work, settings)
 
 
 def _run_settings(command: str, opts: ScoreOptions, **more: Any) -> dict[str, Any]:
@@ -283,14 +296,15 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     # without Ray the stage reuses the scorer just built; each Ray worker builds its own
     factory = _FactscoreStage(opts, None if ray else sc)
     n = len(rows)
-    with JsonlAppender(work) as done:
+    work.begin()
+    with JsonlAppender(work.path) as done:
         items = [(i, rows[i]) for i in range(n) if str(i) not in done]
         with Progress(n, "responses", "favakit factscore", initial=n - len(items)) as progress:
             for chunk in map_chunks_in_order(items, factory, ray, opts.batch):
                 for record in chunk:
                     done.append(record)
                 progress.advance(len(chunk))  # a chunk's results come at once
-    by_id = {r["id"]: r for r in read_jsonl(work)}
+    by_id = {r["id"]: r for r in read_jsonl(work.path)}
     decisions = [by_id[str(i)]["decisions"] for i in range(len(rows))]
     result = aggregate(decisions, opts.gamma)
     if opts.method == "d-factscore":
@@ -313,7 +327,7 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     summary = {k: result[k] for k in keys if k in result}
     if "agreement" in result:
         summary["agreement"] = result["agreement"]
-    _finish(out, work, result, summary)
+    _finish(out, work.path, result, summary)
     return summary
 
 
@@ -387,7 +401,8 @@ def edit_gain(
     if opts.cache and client.cache is None:
         client.cache = ResponseCache(opts.cache)
     rows, retrieve = sc.rows, sc.retriever.retrieve
-    for done, chunk in _chunks(work, len(rows), opts.batch, "edit-gain"):
+    work.begin()
+    for done, chunk in _chunks(work.path, len(rows), opts.batch, "edit-gain"):
         part = [rows[i] for i in chunk]
         edits = edit_rows(part, editor, retrieve)
         edited = [
@@ -398,7 +413,7 @@ def edit_gain(
         after = score_outputs(edited, retrieve, sc.judge, sc.facts)
         for i, e, b, a in zip(chunk, edits, before, after, strict=True):
             done.append({"id": str(i), "edit": e, "before": b, "after": a})
-    by_id = {r["id"]: r for r in read_jsonl(work)}
+    by_id = {r["id"]: r for r in read_jsonl(work.path)}
     recs = [by_id[str(i)] for i in range(len(rows))]
     before_all = aggregate([r["before"] for r in recs], opts.gamma)
     after_all = aggregate([r["after"] for r in recs], opts.gamma)
@@ -425,5 +440,5 @@ def edit_gain(
     write_report(out, edit_gain_markdown(result), charts, title="favakit editing gain")
     summary = {k: result[k] for k in ("gain", "init_gain", "facts_per_response_change",
                                       "respond_ratio_change", "edits_per_type", "n")}  # fmt: skip
-    _finish(out, work, result, summary)
+    _finish(out, work.path, result, summary)
     return summary

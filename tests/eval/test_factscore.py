@@ -145,8 +145,10 @@ def test_unfinished_work_resumes_only_under_its_own_settings(kb: Path, tmp_path:
     out = tmp_path / "fs.json"
     opts = ScoreOptions(input=str(inp), kb=str(kb), out=str(out), facts="rules")
     work = _work_file(out, "factscore", opts)
-    work.write_text(json.dumps({"id": "0", "decisions": None}) + "\n")  # then the run was killed
-    assert _work_file(out, "factscore", opts) == work  # the same run resumes
+    assert not list(tmp_path.glob("fs.json.partial*"))  # nothing written before the first row
+    work.begin()
+    work.path.write_text(json.dumps({"id": "0", "decisions": None}) + "\n")  # then killed
+    assert _work_file(out, "factscore", opts).path == work.path  # the same run resumes
     with pytest.raises(UsageError, match="command: 'factscore' there, 'edit-gain' now"):
         _work_file(out, "edit-gain", opts)
     with pytest.raises(UsageError, match="judge: 'checker' there, 'verifier' now"):
