@@ -248,14 +248,10 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         raise UsageError(f"{out} holds a finished run; choose another output_dir")
     if (ckpt / "state.pt").exists() and not resume:
         raise UsageError(f"{out} holds a checkpoint; pass --resume, or another output_dir")
-    if out.exists() and not out.is_dir():
-        raise UsageError(
-            f"output_dir {out} is a file: it names a folder for the run; choose another"
-        )
+    output_folder(out, "output_dir")  # before the data is read: a file there is said at once
     data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
                    cfg.data.hard_negatives, cfg.seed, cfg.data.limit, dev_files)  # fmt: skip
     problem = dev_problem(data.dev)
-    output_folder(out, "output_dir")
     from favakit.config import dump_config
 
     (out / "config.yaml").write_text(dump_config(cfg))

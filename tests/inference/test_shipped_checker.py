@@ -284,10 +284,11 @@ def test_a_count_the_evidence_contradicts_caps_the_score_and_a_count_in_words_is
     ]
 
 
-def test_digits_grouped_by_no_break_spaces_or_written_full_width_are_read_as_one_number() -> None:
+def test_numbers_written_another_way_are_read_as_one_number() -> None:
     """ "1\u00a0200 metres" against "1,200 metres" once read as 200 metres: the count rule capped a
     true claim at 0.02, and the gate's fix turned the text into "1 1,200 metres". Full-width
-    digits scored 0.002 against the same year in ASCII."""
+    digits scored 0.002 against the same year in ASCII. "$1.1bn" was read as $1, and the count
+    rule capped it against "$1.1 billion"."""
     from favakit.inference.factory import open_verifier
 
     verifier = open_verifier("checker", checker="checker")
@@ -296,18 +297,14 @@ def test_digits_grouped_by_no_break_spaces_or_written_full_width_are_read_as_one
         ("The bridge is 1,200 metres long.", "The bridge is 1\u202f200 metres long.", True),
         ("The bridge is 1\u2009200 metres long.", "The bridge is 1,300 metres long.", False),
         ("The tower opened in \uff11\uff18\uff18\uff19.", "The tower opened in 1889.", True),
-    ]
-    verdicts = verifier.verify([{"text": t, "evidence": [e]} for t, e, _ in pairs])
-    assert [v["supported"] for v in verdicts] == [want for _, _, want in pairs], verdicts
-    assert "1,200 metres where the evidence says 1,300" in verdicts[2]["warnings"][0]
-    money = [  # "$1.1bn" was read as $1: the count rule capped the first two at 0.02
         ("Revenue reached $1.1bn.", "Revenue reached $1.1 billion.", True),
         ("Revenue reached \u00a31.1 billion.", "Revenue reached \u00a31.1bn.", True),
         ("Revenue reached $2.3bn in 2019.", "Revenue reached $2.4bn in 2019.", False),
     ]
-    verdicts = verifier.verify([{"text": t, "evidence": [e]} for t, e, _ in money])
-    assert [v["supported"] for v in verdicts] == [want for _, _, want in money], verdicts
-    assert "the text says $2.3bn where the evidence says $2.4bn" in verdicts[2]["warnings"][0]
+    verdicts = verifier.verify([{"text": t, "evidence": [e]} for t, e, _ in pairs])
+    assert [v["supported"] for v in verdicts] == [want for _, _, want in pairs], verdicts
+    assert "1,200 metres where the evidence says 1,300" in verdicts[2]["warnings"][0]
+    assert "the text says $2.3bn where the evidence says $2.4bn" in verdicts[6]["warnings"][0]
 
 
 def test_a_name_the_evidence_contradicts_caps_the_score() -> None:
