@@ -41,7 +41,9 @@ gives (:mod:`~favakit.inference.unseen_check`: "funded by the European Research 
 summary of a report that names no funder);
 and a number the evidence writes another way ("$2000" where it
 says "$2,000", "1.5 million" for "1,500,000") is read in the evidence's form
-(:mod:`~favakit.inference.number_forms`), since the model reads a number's form, not its value.
+(:mod:`~favakit.inference.number_forms`), since the model reads a number's form, not its value;
+for the same reason a date in a form the model misreads ("2001-03-03", "Mar. 3, 2001") is read
+with its month in full, in the text and the evidence (:mod:`~favakit.inference.date_forms`).
 Where the device multiplies bf16 natively, the sequence head runs under bf16
 autocast, as in training (``precision``). The decision threshold was chosen on the training data's development split and is stored in
 ``checker.json`` with the model, and so is the gate's (``gate_threshold``, where it differs:
@@ -63,6 +65,7 @@ from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.count_check import CountConflict, count_conflict
+from favakit.inference.date_forms import DateForm, in_full
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.evidence_reading import (
     Read,
@@ -202,7 +205,7 @@ class Checked(NamedTuple):
     score: float
     passes: int
     conflict: Conflict | None
-    forms: list[NumberForm]
+    forms: list[NumberForm | DateForm]
     #: (sentence, score) of each sentence where the text was read sentence by sentence
     sentences: tuple[tuple[str, float], ...] = ()
     #: what the model read of the text and its evidence (of several passes, the most cut one):
@@ -276,6 +279,9 @@ class Checker:
         # a number the evidence writes another way is read in its form (number_forms.py);
         # "number_forms": false in checker.json reads the text as written
         self.number_forms = bool(self.config.get("number_forms", True))
+        # a date in a form the model misreads ("2001-03-03", "Mar. 3") is read with its month
+        # in full, in the text and the evidence (date_forms.py); "date_forms": false
+        self.date_forms = bool(self.config.get("date_forms", True))
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.bf16 = _use_bf16(precision, self.device)
         self.batch_size = batch_size or (CPU_BATCH if self.device == "cpu" else GPU_BATCH)
@@ -426,9 +432,9 @@ class Checker:
         texts = [strip_marks(t) for t in texts]
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
-        forms: list[list[NumberForm]] = []
+        forms: list[list[NumberForm | DateForm]] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
-            plain = [undo_ptb(e) for e in ev]
+            plain = [self.evidence_as_read(e) for e in ev]
             text, rewritten = self.reading_of(undo_ptb(t), plain)
             forms.append(rewritten)
             if self.reading == "selected":
@@ -449,11 +455,29 @@ class Checker:
         return [Checked(min(p, CONFLICT_SCORE) if hit else p, n, hit, f, (), r)
                 for p, n, hit, f, r in zip(best, count, found, forms, cuts, strict=True)]  # fmt: skip
 
-    def reading_of(self, text: str, evidence: Sequence[str]) -> tuple[str, list[NumberForm]]:
-        """The text as the model reads it: each number the evidence gives in another form written
-        as the evidence writes it (:mod:`~favakit.inference.number_forms`), where this checker
-        does so."""
-        return evidence_forms(text, evidence) if self.number_forms else (text, [])
+    def reading_of(
+        self, text: str, evidence: Sequence[str]
+    ) -> tuple[str, list[NumberForm | DateForm]]:
+        """The text as the model reads it (its evidence as :meth:`evidence_as_read` gives it):
+        each date in a form the model misreads written with the month in full
+        (:mod:`~favakit.inference.date_forms`), then each number the evidence gives in another
+        form written as the evidence writes it (:mod:`~favakit.inference.number_forms`), where
+        this checker does so."""
+        forms: list[NumberForm | DateForm] = []
+        if self.date_forms:  # first: a date's parts are not counts to rewrite
+            text, dates = in_full(text)
+            forms += dates
+        if self.number_forms:
+            text, numbers = evidence_forms(text, evidence)
+            forms += numbers
+        return text, forms
+
+    def evidence_as_read(self, passage: str) -> str:
+        """An evidence passage as the model reads it: FEVER's tokenisation undone
+        (:func:`~favakit.text.undo_ptb`), its dates in a form the model misreads written with
+        the month in full (:mod:`~favakit.inference.date_forms`), where this checker does so."""
+        plain = undo_ptb(passage)
+        return in_full(plain)[0] if self.date_forms else plain
 
     def conflict(self, text: str, evidence: Sequence[str]) -> Conflict | None:
         """The year of ``text`` its evidence contradicts, else its count, else a name, else a

@@ -48,7 +48,7 @@ from favakit.inference.year_check import (
     negated,
     passage_sentences,
 )
-from favakit.text import STOPWORDS, remembered, split_sentences, undo_ptb
+from favakit.text import MONTHS, STOPWORDS, remembered, split_sentences, undo_ptb
 
 __all__ = [
     "ABBREVIATIONS",
@@ -127,6 +127,8 @@ ABBREVIATIONS: dict[str, frozenset[str]] = {
         "gov": "governor", "sen": "senator", "rep": "representative", "gen": "general",
         "col": "colonel", "capt": "captain", "lt": "lieutenant", "sgt": "sergeant",
         "prof": "professor", "rev": "reverend",
+        # the months ("Mar. 3, 2001" against "March 3, 2001"; "Sept" is a prefix already)
+        **{month[:3]: month for month in MONTHS if len(month) > 3},
     }.items()
 }  # fmt: skip
 

@@ -307,6 +307,40 @@ def test_numbers_written_another_way_are_read_as_one_number() -> None:
     assert "the text says $2.3bn where the evidence says $2.4bn" in verdicts[6]["warnings"][0]
 
 
+@pytest.mark.slow
+def test_a_date_in_a_form_the_checker_misreads_is_read_with_its_month_in_full() -> None:
+    """The checkers read a date's form: against "3 March 2001" the mpnet checker gave
+    "2001-03-03" 0.24 and "Mar. 3, 2001" 0.03, and the name rule capped "Mar." against "March"
+    at 0.02. The mpnet checker reads such dates with the month in full, in the text and the
+    evidence (inference/date_forms.py), and the verdict says so; ``date_forms: false`` reads
+    them as written, as the MiniLM checker's checker.json says (rule 33e missed a bar there)."""
+    from favakit.inference.checker import Checker, checker_folder
+    from favakit.inference.factory import open_verifier
+
+    assert Checker(checker_folder("checker")).date_forms is False
+    verifier = open_verifier("checker", checker="mpnet")
+    evidence = ["The treaty was signed on 3 March 2001 in Geneva by the two governments."]
+    claims = [
+        ("The treaty was signed on 2001-03-03.", True),
+        ("The treaty was signed on Mar. 3, 2001.", True),
+        ("The treaty was signed on 2001-03-05.", False),
+        ("The treaty was signed on Mar. 5, 2001.", False),
+    ]
+    verdicts = verifier.verify([{"text": t, "evidence": evidence} for t, _ in claims])
+    assert [v["supported"] for v in verdicts] == [want for _, want in claims], verdicts
+    assert verdicts[0]["warnings"] == [
+        'date read with its month in full: "2001-03-03" as "3 March 2001"'
+    ]
+    # evidence written that way is read the same way
+    iso = [evidence[0].replace("3 March 2001", "2001-03-03")]
+    (read,) = verifier.verify([{"text": "The treaty was signed on 3 March 2001.", "evidence": iso}])
+    assert read["supported"] is True and "warnings" not in read
+    checker = verifier.checker  # type: ignore[attr-defined]
+    checker.date_forms = False
+    ((raw, _),) = checker.score([claims[0][0]], [evidence])
+    assert raw <= checker.threshold  # what the model alone says
+
+
 def test_a_name_the_evidence_contradicts_caps_the_score() -> None:
     """The mpnet checker reads "to the Pacific Ocean" against "to the Atlantic Ocean" as supported:
     the name rule (inference/name_check.py) caps the score and says why; ``name_check: false`` in
