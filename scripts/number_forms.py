@@ -35,7 +35,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from year_rule import firings, per_source, rows_and_checker, rule_parser, write_report
+from year_rule import (
+    firings,
+    per_source,
+    rows_and_checker,
+    rule_parser,
+    scored_both_ways,
+    write_report,
+)
 
 _SCALES = ((Decimal(10**9), "billion"), (Decimal(10**6), "million"))
 
@@ -144,17 +151,7 @@ def main() -> None:
     t = checker.threshold
 
     def both_ways(items: list[dict[str, Any]]) -> tuple[list[float], list[float], list[bool]]:
-        texts, evidence = [r["text"] for r in items], [r["evidence"] for r in items]
-        checker.number_forms = True
-        checked = checker.checked_scores(texts, evidence)
-        hit = [bool(c.forms) for c in checked]
-        checker.number_forms = False
-        again = [i for i, h in enumerate(hit) if h]  # the other rows read the same either way
-        plain = [c.score for c in checked]
-        for i, c in zip(again, checker.checked_scores(
-                [texts[i] for i in again], [evidence[i] for i in again]), strict=True):  # fmt: skip
-            plain[i] = c.score
-        return plain, [c.score for c in checked], hit
+        return scored_both_ways(checker, "number_forms", items)
 
     plain, read, hit = both_ways(rows)
     changed: dict[str, int] = defaultdict(int)

@@ -15,18 +15,15 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from year_rule import firings
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
-    ap.add_argument("--out", type=Path, required=True)
-    args = ap.parse_args()
-
+def rules() -> list[tuple[str, Callable[[str, list[str]], object]]]:
+    """Each rule beneath the checker, by name, as the checker applies them (in order)."""
     from favakit.inference.count_check import count_conflict
     from favakit.inference.name_check import name_conflict
     from favakit.inference.polarity_check import polarity_conflict
@@ -35,12 +32,20 @@ def main() -> None:
     from favakit.inference.unseen_check import unseen_name
     from favakit.inference.year_check import year_conflict
 
+    return [("year", year_conflict), ("count", count_conflict), ("name", name_conflict),
+            ("polarity", polarity_conflict), ("scope", scope_conflict),
+            ("swap", swap_conflict), ("unseen", unseen_name)]  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+
     files = f"{args.real}/train/*.jsonl,{args.real}/train_spans/*.jsonl"
     out: dict[str, dict[str, dict[str, int]]] = {}
-    for name, rule in (("year", year_conflict), ("count", count_conflict),
-                       ("name", name_conflict), ("polarity", polarity_conflict),
-                       ("scope", scope_conflict), ("swap", swap_conflict),
-                       ("unseen", unseen_name)):  # fmt: skip
+    for name, rule in rules():
         t0 = time.perf_counter()
         found = firings(files, lambda text, evidence, rule=rule: rule(text, evidence) is not None)
         found["total"] = {label: sum(v[label] for v in found.values())

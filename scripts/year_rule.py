@@ -177,6 +177,28 @@ def gate_figures(
     }
 
 
+def scored_both_ways(
+    checker: Any, flag: str, items: list[dict[str, Any]],
+    changed: Callable[[dict[str, Any]], bool] | None = None,
+) -> tuple[list[float], list[float], list[bool]]:  # fmt: skip
+    """Each row's score with the checker's reading ``flag`` (``number_forms``, ``date_forms``)
+    off and on, and whether the reading changed the row: ``changed(row)`` where given (a reading
+    that may change the evidence too), else whether it rewrote the text (``Checked.forms``).
+    Rows it did not change are scored once. The flag is left on."""
+    texts, evidence = [r["text"] for r in items], [r["evidence"] for r in items]
+    setattr(checker, flag, True)
+    checked = checker.checked_scores(texts, evidence)
+    hit = [changed(r) for r in items] if changed else [bool(c.forms) for c in checked]
+    setattr(checker, flag, False)
+    again = [i for i, h in enumerate(hit) if h]  # the other rows read the same either way
+    plain = [c.score for c in checked]
+    for i, c in zip(again, checker.checked_scores(
+            [texts[i] for i in again], [evidence[i] for i in again]), strict=True):  # fmt: skip
+        plain[i] = c.score
+    setattr(checker, flag, True)
+    return plain, [c.score for c in checked], hit
+
+
 def write_report(report: dict[str, Any], started: float, out: Path) -> None:
     """``report`` with its seconds, machine and date, written to ``out`` as JSON."""
     report["seconds"] = round(time.time() - started, 1)
