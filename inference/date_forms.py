@@ -100,7 +100,8 @@ def _value(groups: dict[str, str | None]) -> tuple[int, int, int] | None:
         else:
             return None
     else:
-        month = _month_number(groups["month"]) if groups.get("month") else int(groups["m"] or 0)
+        name = groups.get("month")
+        month = _month_number(name) if name else int(groups["m"] or 0)
         day = int(groups.get("d") or 0)
         if groups.get("d") is not None and day == 0:
             return None

@@ -35,9 +35,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from rule_firings import rules
 
-_SMALL = "zero one two three four five six seven eight nine".split()
-_MONTHS = ("January February March April May June July August September October November "
-           "December").split()  # fmt: skip
+from favakit.text import MONTHS
+
+_SMALL = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_MONTHS = [month.capitalize() for month in MONTHS]
 _MONTH = "|".join(_MONTHS)
 _MDY = re.compile(rf"\b({_MONTH}) (\d{{1,2}}), (\d{{4}})\b")
 _DMY = re.compile(rf"\b(\d{{1,2}}) ({_MONTH}) (\d{{4}})\b")
@@ -75,9 +76,7 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "thousands_unseparated": lambda t: re.sub(r"\b(\d{1,3}),(\d{3})\b(?![,.]\d)", r"\1\2", t),
     "thousands_nbsp": lambda t: re.sub(r"\b(\d{1,3}),(\d{3})\b(?![,.]\d)", "\\1\u00a0\\2", t),
     "small_numbers_in_words": lambda t: _LONE_DIGIT.sub(lambda m: _SMALL[int(m.group(1))], t),
-    "small_numbers_in_digits": lambda t: _LONE_WORD.sub(
-        lambda m: str(_SMALL.index(m.group(1))), t
-    ),
+    "small_numbers_in_digits": lambda t: _LONE_WORD.sub(lambda m: str(_SMALL.index(m.group(1))), t),
     "saint_abbreviated": lambda t: re.sub(r"\bSaint (?=[A-Z])", "St. ", t),
     "mount_abbreviated": lambda t: re.sub(r"\bMount (?=[A-Z])", "Mt. ", t),
     "range_en_dash": lambda t: re.sub(r"\b(\d{4})-(\d{2,4})\b", "\\1\u2013\\2", t),
