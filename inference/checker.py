@@ -200,7 +200,7 @@ Conflict = (
 class Checked(NamedTuple):
     """A text's score (P(supported)), the passes it took, and what the rules beneath the model
     found: the year, count or name its evidence contradicts (which capped the score), the numbers
-    read as the evidence writes them."""
+    read as the evidence writes them and the dates read with their month in full."""
 
     score: float
     passes: int

@@ -19,8 +19,8 @@ Forms read (:func:`dates_in`), month names in any case, an ordinal day allowed (
   (``4/3/2001`` is April or March by the writer's country, and is left alone).
 
 A weekday beside a date is left as written. The verdict says which of the text's dates were
-read in full (:class:`DateForm`); the text
-itself, its edits and its spans are never changed.
+read in full (:class:`DateForm`); the text itself, its edits and its spans are never changed.
+The token head, which marks the text's words, reads the evidence as written.
 """
 
 from __future__ import annotations
