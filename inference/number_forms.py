@@ -5,9 +5,10 @@ paid $2000" P(supported) 0.003 against "... paid $2,000", and "1.5 million resid
 against "a population of 1,500,000"; both are 0.99 once written alike. So before a checker reads a
 text, each number of the text that the evidence gives with the same value in another form
 (thousands separators, a scale word: "1.5 million", "1,500,000", "1500000"; a scale attached,
-"$1.1bn", "£500m"; words from eleven up: "twenty-three", "23") is written as the evidence writes
-it (:func:`evidence_forms`). Numbers
-up to ten are left as written: the checkers read "three" against "3" as the same already.
+"$1.1bn", "£500m"; words from eleven up: "twenty-three", "23"; a half: "three and a half",
+"3.5", "half a million", "500,000") is written as the evidence writes it
+(:func:`evidence_forms`). Numbers up to ten are left as written: the checkers read "three"
+against "3" as the same already.
 Values must be equal: a rounded figure ("1.5 million" for 1,523,000) is left to the model. A
 number that may be a year ("in 2000") is only rewritten where a currency sign precedes it on both
 sides or the same word follows it on both ("2000 people", "2,000 people"), so a year is never
@@ -79,9 +80,51 @@ def _in_words(text: str) -> list[Quantity]:
             for s in spelled_numbers(text) if not s.ordinal and s.value > 10]  # fmt: skip
 
 
+#: "and a half" after a number ("three and a half", "2 and a half million"), "half a million"
+_AND_A_HALF = re.compile(r"\s+and\s+a\s+half(?:\s+(thousand|million|billion|trillion)\b)?",
+                         re.IGNORECASE)  # fmt: skip
+_HALF_A = re.compile(r"\bhalf\s+an?\s+(thousand|million|billion|trillion)\b", re.IGNORECASE)
+_DIGITS_BEFORE = re.compile(r"(?<![\w.,])\d+$")
+
+
+def _halves(text: str) -> list[Quantity]:
+    """The numbers ``text`` writes with a half ("three and a half" = 3.5, "two and a half
+    million" = 2,500,000, "half a million" = 500,000)."""
+    if "half" not in text.lower():
+        return []
+    found = []
+    spelled = {s.end: s for s in spelled_numbers(text) if not s.ordinal}
+    for m in _AND_A_HALF.finditer(text):
+        before = spelled.get(m.start())
+        digits = _DIGITS_BEFORE.search(text, 0, m.start())
+        if before is not None:
+            start, whole = before.start, before.value
+        elif digits is not None:
+            start, whole = digits.start(), Decimal(digits.group())
+        else:
+            continue
+        scale = _SCALES[m.group(1).lower()] if m.group(1) else 1
+        found.append(
+            Quantity(start, m.end(), (whole + Decimal("0.5")) * scale, text[start : m.end()])
+        )
+    for m in _HALF_A.finditer(text):
+        found.append(
+            Quantity(m.start(), m.end(), Decimal(_SCALES[m.group(1).lower()]) / 2, m.group())
+        )
+    return found
+
+
 def _numbers(text: str) -> list[Quantity]:
-    """The numbers of ``text`` in digits and, from eleven up, in words, in order."""
-    return sorted(quantities(text) + _in_words(text))
+    """The numbers of ``text`` in digits, from eleven up in words, and with a half, in order;
+    where two overlap ("three" in "three and a half"), the longer."""
+    found = sorted(
+        quantities(text) + _in_words(text) + _halves(text), key=lambda q: (q.start, -q.end)
+    )
+    kept: list[Quantity] = []
+    for q in found:
+        if not kept or q.start >= kept[-1].end:
+            kept.append(q)
+    return kept
 
 
 def quantities(text: str) -> list[Quantity]:

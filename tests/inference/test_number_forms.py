@@ -67,3 +67,19 @@ def test_a_year_is_not_read_as_a_count() -> None:
         evidence_forms("About 2000 troops crossed.", evidence)[0] == "About 2,000 troops crossed."
     )
     assert evidence_forms("It paid $2000.", ["It paid $2,000 in fines."])[0] == "It paid $2,000."
+
+
+def test_a_number_with_a_half_is_read_by_value() -> None:
+    """The mpnet checker gave "The tower is 3.5 metres tall." 0.06 against "three and a half
+    metres", and "half a million people" 0.08 against "500,000 inhabitants" (rule 34)."""
+    evidence = ["The tower is three and a half metres tall.", "It has 500,000 visitors."]
+    text, forms = evidence_forms("It is 3.5 metres tall and has half a million visitors.", evidence)
+    assert text == "It is three and a half metres tall and has 500,000 visitors."
+    assert forms == [NumberForm("3.5", "three and a half"), NumberForm("half a million", "500,000")]
+    # digits before "and a half", and a scale after it
+    found = evidence_forms("It took 2 and a half hours; 2.5 million came.",
+                           ["It took 2.5 hours; two and a half million came."])  # fmt: skip
+    assert found[0] == "It took 2.5 hours; two and a half million came."
+    # another value stays as written; "half an hour" and "a half" are no numbers here
+    for text in ["It is 4.5 metres tall.", "It took half an hour.", "A half of it is 3 metres."]:
+        assert evidence_forms(text, evidence) == (text, []), text
