@@ -80,16 +80,16 @@ def _in_words(text: str) -> list[Quantity]:
             for s in spelled_numbers(text) if not s.ordinal and s.value > 10]  # fmt: skip
 
 
-#: "and a half" after a number ("three and a half", "2 and a half million"), "half a million"
+#: "and a half" after a number ("three and a half", "2 and a half million"; "half a million" is
+#: a number in words, :func:`~favakit.inference.number_words.spelled_numbers`)
 _AND_A_HALF = re.compile(r"\s+and\s+a\s+half(?:\s+(thousand|million|billion|trillion)\b)?",
                          re.IGNORECASE)  # fmt: skip
-_HALF_A = re.compile(r"\bhalf\s+an?\s+(thousand|million|billion|trillion)\b", re.IGNORECASE)
 _DIGITS_BEFORE = re.compile(r"(?<![\w.,])\d+$")
 
 
 def _halves(text: str) -> list[Quantity]:
-    """The numbers ``text`` writes with a half ("three and a half" = 3.5, "two and a half
-    million" = 2,500,000, "half a million" = 500,000)."""
+    """The numbers ``text`` writes with "and a half" ("three and a half" = 3.5, "two and a half
+    million" = 2,500,000)."""
     if "half" not in text.lower():
         return []
     found = []
@@ -106,10 +106,6 @@ def _halves(text: str) -> list[Quantity]:
         scale = _SCALES[m.group(1).lower()] if m.group(1) else 1
         found.append(
             Quantity(start, m.end(), (whole + Decimal("0.5")) * scale, text[start : m.end()])
-        )
-    for m in _HALF_A.finditer(text):
-        found.append(
-            Quantity(m.start(), m.end(), Decimal(_SCALES[m.group(1).lower()]) / 2, m.group())
         )
     return found
 

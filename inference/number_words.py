@@ -67,9 +67,9 @@ def _kind(word: str) -> tuple[str, int] | None:
     return None
 
 
-# the words a number may start with ("a" only before "hundred" or a scale), and the words one
-# must hold
-_STARTS = {*_UNITS, *_TENS, *_ORDINAL_UNITS, *_ORDINAL_TENS, "a"}
+# the words a number may start with ("a" only before "hundred" or a scale, "half" only before
+# "a" or "an" and one of those), and the words one must hold
+_STARTS = {*_UNITS, *_TENS, *_ORDINAL_UNITS, *_ORDINAL_TENS, "a", "half"}
 _NUMBER_WORDS = frozenset({*_STARTS - {"a"}, *_SCALES, *_ORDINAL_SCALES, "hundred"})
 
 # which kind of number word may follow which ("twenty" then "three"; "three" then "hundred")
@@ -113,6 +113,8 @@ def _spelled_numbers(text: str) -> list[Spelled]:
 def _read_from(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Spelled, int] | None:
     """The number starting at ``words[i]``, and the index after it, or None."""
     start = words[i][0]
+    if words[i][2].lower() == "half":  # "half a million": 500,000, never "a million"
+        return _half_of(text, words, i)
     first = _kind(words[i][2])
     if words[i][2].lower() == "a" and i + 1 < len(words):
         after = _kind(words[i + 1][2])
@@ -151,6 +153,19 @@ def _read_from(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Sp
         j += 1
         kind, value = following
     return Spelled(start, end, Decimal(total + current), text[start:end], ordinal), j + 1
+
+
+def _half_of(text: str, words: list[tuple[int, int, str]], i: int) -> tuple[Spelled, int] | None:
+    """ "half a hundred", "half a million" (``words[i]`` is "half"): half of it, or None."""
+    if i + 2 >= len(words) or words[i + 1][2].lower() not in {"a", "an"}:
+        return None
+    scale = _kind(words[i + 2][2])
+    if scale is None or scale[0] not in {"hundred", "scale"}:
+        return None
+    if not (_joined(text, words[i], words[i + 1]) and _joined(text, words[i + 1], words[i + 2])):
+        return None
+    start, end = words[i][0], words[i + 2][1]
+    return Spelled(start, end, Decimal(scale[1]) / 2, text[start:end], False), i + 3
 
 
 def _joined(text: str, a: tuple[int, int, str], b: tuple[int, int, str]) -> bool:

@@ -12,7 +12,8 @@ Rewrites (:data:`REWRITES`): curly apostrophes; "United States" as "U.S." and ba
 Kingdom" as "UK"; a date's order swapped, written ISO or with its month abbreviated; "14%" as "14
 percent" and back; thousands without a separator, or grouped by a no-break space; 2-9 in words
 and back; "Saint" and "Mount" abbreviated; a range's hyphen as an en dash; "and" between names as
-"&"; "$3 million" as "$3m", "$3 billion" as "$3bn".
+"&"; "$3 million" as "$3m", "$3 billion" as "$3bn"; "2.5" as "two and a half", "500,000" as
+"half a million".
 
     python scripts/rewrite_probe.py --files runs/judge_data/dev_rows.jsonl \\
         --files '../shared/data/real/train/*.jsonl' --out runs/rewrite_probe.json
@@ -44,6 +45,8 @@ _MDY = re.compile(rf"\b({_MONTH}) (\d{{1,2}}), (\d{{4}})\b")
 _DMY = re.compile(rf"\b(\d{{1,2}}) ({_MONTH}) (\d{{4}})\b")
 # a digit 2-9 standing alone (not in "3.5", "1,200", "2nd", "9/11") before a lower-case word
 _LONE_DIGIT = re.compile(r"(?<![\w.,/$£€-])([2-9])(?![\w.,/%-])(?= [a-z])")
+# "2.5 hours": a digit and a half before a word
+_HALF = re.compile(r"(?<![\w.,/$£€-])([1-9])\.5(?![\w.,/%-])(?= [a-z])")
 _LONE_WORD = re.compile(r"(?<![\w-])(two|three|four|five|six|seven|eight|nine)(?![\w-])(?= [a-z])")
 
 
@@ -83,6 +86,8 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "ampersand_between_names": lambda t: re.sub(r"(?<=[A-Z][a-z]) and (?=[A-Z])", " & ", t),
     "million_abbreviated": lambda t: re.sub(r"([$£€]\d+(?:\.\d+)?) million\b", r"\1m", t),
     "billion_abbreviated": lambda t: re.sub(r"([$£€]\d+(?:\.\d+)?) billion\b", r"\1bn", t),
+    "half_in_words": lambda t: _HALF.sub(lambda m: f"{_SMALL[int(m.group(1))]} and a half", t),
+    "half_a_scale": lambda t: re.sub(r"(?<![\d,.])500,000(?![,.]?\d)", "half a million", t),
 }
 
 

@@ -25,6 +25,12 @@ def test_rewrites_keep_the_meaning_and_leave_other_text_alone(
         rewrites["million_abbreviated"](text)
     )
     assert "didn\u2019t" in rewrites["curly_apostrophes"](text)
+    assert rewrites["half_in_words"]("It took 2.5 hours, not 12.5.") == (
+        "It took two and a half hours, not 12.5."
+    )
+    assert rewrites["half_a_scale"]("500,000 people, 1,500,000 cars") == (
+        "half a million people, 1,500,000 cars"
+    )
     # a decimal's digit, an ordinal, a year: never a number in words
     for kept in ["It grew 2.5 times.", "The 2nd round.", "In 2001 it rained."]:
         assert rewrites["small_numbers_in_words"](kept) == kept

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from favakit.inference.count_check import count_conflict
 from favakit.inference.number_words import digit_ordinals, spelled_numbers
 
 
@@ -88,3 +89,19 @@ def test_the_quick_test_for_number_words_never_misses_one(text: str) -> None:
     from favakit.inference.number_words import _spelled_numbers
 
     assert spelled_numbers(text) == _spelled_numbers(text)
+
+
+def test_half_a_scale_is_half_of_it_never_the_scale() -> None:
+    """The count rule read "half a million people" as "a million" and capped "The city has half
+    a million people." against "500,000 people" at 0.02 (rule 35)."""
+    found = spelled_numbers("half a million people, half a hundred, half an hour, a million")
+    assert [(s.written, s.value) for s in found] == [
+        ("half a million", Decimal(500_000)),
+        ("half a hundred", Decimal(50)),
+        ("a million", Decimal(1_000_000)),
+    ]
+    evidence = ["The city has 500,000 people."]
+    assert count_conflict("The city has half a million people.", evidence) is None
+    assert count_conflict("The city has 500,000 people.", ["It has half a million people."]) is None
+    wrong = count_conflict("The city has half a million people.", ["The city has 600,000 people."])
+    assert wrong is not None and wrong.written == "half a million"
