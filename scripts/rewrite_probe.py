@@ -13,7 +13,9 @@ Kingdom" as "UK"; a date's order swapped, written ISO or with its month abbrevia
 percent" and back; thousands without a separator, or grouped by a no-break space; 2-9 in words
 and back; "Saint" and "Mount" abbreviated; a range's hyphen as an en dash; "and" between names as
 "&"; "$3 million" as "$3m", "$3 billion" as "$3bn"; "2.5" as "two and a half", "500,000" as
-"half a million".
+"half a million"; "3 million" as "three million"; ordinals in digits and in words ("first" /
+"1st"); "World War II" as "World War 2" and "the Second World War"; "Center" as "Centre";
+accents dropped; "UK" as "U.K."; "km" and "kilometres"; "Junior" as "Jr.", "Doctor" as "Dr.".
 
     python scripts/rewrite_probe.py --files runs/judge_data/dev_rows.jsonl \\
         --files '../shared/data/real/train/*.jsonl' --out runs/rewrite_probe.json
@@ -29,6 +31,7 @@ import json
 import re
 import sys
 import time
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -45,6 +48,12 @@ _MDY = re.compile(rf"\b({_MONTH}) (\d{{1,2}}), (\d{{4}})\b")
 _DMY = re.compile(rf"\b(\d{{1,2}}) ({_MONTH}) (\d{{4}})\b")
 # a digit 2-9 standing alone (not in "3.5", "1,200", "2nd", "9/11") before a lower-case word
 _LONE_DIGIT = re.compile(r"(?<![\w.,/$£€-])([2-9])(?![\w.,/%-])(?= [a-z])")
+_ORDINALS = {"first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th",
+             "sixth": "6th", "seventh": "7th", "eighth": "8th", "ninth": "9th", "tenth": "10th",
+             "twentieth": "20th", "nineteenth": "19th", "eighteenth": "18th"}  # fmt: skip
+# an ordinal before "century" or a lower-case word ("the first season", "the 20th century")
+_ORDINAL_WORD = re.compile(rf"\b({'|'.join(_ORDINALS)})\b(?= [a-z])", re.IGNORECASE)
+_ORDINAL_DIGITS = re.compile(rf"\b({'|'.join(_ORDINALS.values())})\b(?= [a-z])")
 # "2.5 hours": a digit and a half before a word
 _HALF = re.compile(r"(?<![\w.,/$£€-])([1-9])\.5(?![\w.,/%-])(?= [a-z])")
 _LONE_WORD = re.compile(r"(?<![\w-])(two|three|four|five|six|seven|eight|nine)(?![\w-])(?= [a-z])")
@@ -88,6 +97,30 @@ REWRITES: dict[str, Callable[[str], str]] = {
     "billion_abbreviated": lambda t: re.sub(r"([$£€]\d+(?:\.\d+)?) billion\b", r"\1bn", t),
     "half_in_words": lambda t: _HALF.sub(lambda m: f"{_SMALL[int(m.group(1))]} and a half", t),
     "half_a_scale": lambda t: re.sub(r"(?<![\d,.])500,000(?![,.]?\d)", "half a million", t),
+    "millions_in_words": lambda t: re.sub(
+        r"(?<![\w.,$£€])([2-9]) (million|billion)\b",
+        lambda m: f"{_SMALL[int(m.group(1))]} {m.group(2)}",
+        t,
+    ),
+    "ordinal_in_digits": lambda t: _ORDINAL_WORD.sub(lambda m: _ORDINALS[m.group(1).lower()], t),
+    "ordinal_in_words": lambda t: _ORDINAL_DIGITS.sub(
+        lambda m: next(w for w, d in _ORDINALS.items() if d == m.group(1)), t
+    ),
+    "world_war_digits": lambda t: t.replace("World War II", "World War 2").replace(
+        "World War I ", "World War 1 "
+    ),
+    "second_world_war": lambda t: t.replace("World War II", "the Second World War").replace(
+        "the the Second", "the Second"
+    ),
+    "british_spelling": lambda t: re.sub(r"\b(Cent|Theat)er\b", r"\1re", t),
+    "accents_dropped": lambda t: unicodedata.normalize(
+        "NFC", "".join(c for c in unicodedata.normalize("NFD", t) if not unicodedata.combining(c))
+    ),
+    "uk_dotted": lambda t: re.sub(r"\bUK\b", "U.K.", t),
+    "km_in_full": lambda t: re.sub(r"(\d) km\b", r"\1 kilometres", t),
+    "kilometres_abbreviated": lambda t: re.sub(r"(\d) kilomet(?:re|er)s\b", r"\1 km", t),
+    "junior_abbreviated": lambda t: re.sub(r"\bJunior\b(?= [a-z]|[.,]|$)", "Jr.", t),
+    "doctor_abbreviated": lambda t: re.sub(r"\bDoctor (?=[A-Z])", "Dr. ", t),
 }
 
 
