@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 __all__ = [
     "MONTHS",
+    "MONTH_NAME",
     "STOPWORDS",
     "WORD_FORM",
     "count_tokens",
@@ -30,6 +31,8 @@ __all__ = [
     "is_heading",
     "keep_case",
     "list_marker_end",
+    "month_number",
+    "outermost",
     "pack_passages",
     "plain_words",
     "remembered",
@@ -57,6 +60,17 @@ STOPWORDS = frozenset(
 #: The months, in order, lower-cased: what date parsing and date rules read.
 MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
           "september", "october", "november", "december")  # fmt: skip
+
+#: A month's name as dates write it, for a regular expression read in any case: in full or its
+#: first three letters, a dot allowed after those ("March", "Mar", "Mar.")
+MONTH_NAME = "(?:" + "|".join(rf"{m[:3]}(?:{m[3:]}|\.)?" for m in MONTHS) + ")"
+
+
+def month_number(name: str) -> int:
+    """The month (1-12) that a month's name or its abbreviation names ("March", "mar.", "Sept")."""
+    short = name.lower()[:3]
+    return next(n for n, month in enumerate(MONTHS, 1) if month.startswith(short))
+
 
 #: A word as the rules compare words: a number's point or comma and a word's inner apostrophe or
 #: hyphen kept in ("3.8", "1,200", "don't", "e-mail", "Node.js"), and a plural's closing
@@ -158,6 +172,18 @@ def list_marker_end(text: str, start: int = 0) -> int:
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
+
+
+def outermost(found: Iterable[_T], span: Callable[[_T], tuple[int, int]]) -> list[_T]:
+    """Of things found in a text at ``span(thing)`` (start, end), those no earlier or longer one
+    overlaps, in order: where two overlap, the one that starts first, then the longer ("three and
+    a half" over "three", "3 March 2001" over "March 2001")."""
+    kept: list[_T] = []
+    for thing in sorted(found, key=lambda t: (span(t)[0], -span(t)[1])):
+        if not kept or span(thing)[0] >= span(kept[-1])[1]:
+            kept.append(thing)
+    return kept
+
 
 # what remembering() holds while it is open: (reader, its arguments) -> its result
 _REMEMBERED: contextvars.ContextVar[dict[tuple[object, ...], tuple[Any, ...]] | None] = (

@@ -59,7 +59,7 @@ from favakit.inference.year_check import (
     negated,
     passage_sentences,
 )
-from favakit.text import STOPWORDS, remembered, split_sentences, undo_ptb
+from favakit.text import STOPWORDS, outermost, remembered, split_sentences, undo_ptb
 
 __all__ = [
     "ADVERB_COUNTS",
@@ -256,13 +256,7 @@ def _numbers(sentence: str) -> list[_Number]:
               for s in spelled_numbers(sentence) + digit_ordinals(sentence)]  # fmt: skip
     found += [(m.start(), m.end(), Decimal(ADVERB_COUNTS[m.group().lower()]), m.group(), False)
               for m in _ADVERB_COUNT.finditer(sentence)]  # fmt: skip
-    found.sort(key=lambda n: (n[0], -(n[1] - n[0])))
-    kept: list[_Number] = []
-    for n in found:
-        if kept and n[0] < kept[-1][1]:
-            continue
-        kept.append(n)
-    return kept
+    return outermost(found, lambda n: (n[0], n[1]))
 
 
 def values_in(text: str) -> set[Decimal]:

@@ -43,7 +43,7 @@ from favakit.contracts import EditSpan
 from favakit.decompose import leading_name
 from favakit.inference.evidence_reading import shared_words
 from favakit.inference.year_check import year_conflict, year_spans
-from favakit.text import MONTHS, sentence_spans
+from favakit.text import MONTH_NAME, MONTHS, month_number, sentence_spans
 
 __all__ = [
     "Date",
@@ -57,7 +57,7 @@ __all__ = [
     "year_fix",
 ]
 
-_MONTH = r"(?:" + "|".join(rf"{m[:3]}(?:{m[3:]}|\.)?" for m in MONTHS) + r")"
+_MONTH = MONTH_NAME
 _DATE = re.compile(
     rf"(?<!\w)(?:(?P<m1>{_MONTH})\s+(?P<d1>\d{{1,2}}),?\s+(?P<y1>\d{{4}})"
     rf"|(?P<d2>\d{{1,2}})\s+(?P<m2>{_MONTH}),?\s+(?P<y2>\d{{4}})"
@@ -96,8 +96,7 @@ def dates_in(text: str) -> list[Date]:
     found: list[Date] = []
     for m in _DATE.finditer(text):
         g = m.groupdict()
-        month_name = (g["m1"] or g["m2"] or g["m3"]).lower()[:3]
-        month = next(n for n, name in enumerate(MONTHS, 1) if name[:3] == month_name)
+        month = month_number(g["m1"] or g["m2"] or g["m3"])
         day = g["d1"] or g["d2"]
         if day is not None and not 1 <= int(day) <= 31:
             continue

@@ -9,7 +9,7 @@ of either in such a form is written with its month in full (:func:`in_full`: "3 
 "March 2001"), whatever the other side says. Dates with the month in full are left as written:
 the checkers read "March 3, 2001" and "3rd March 2001" alike (0.98-0.99).
 
-Forms read (:func:`dates_in`), month names in any case, an ordinal day allowed ("3rd"):
+Forms read (:func:`calendar_dates`), month names in any case, an ordinal day allowed ("3rd"):
 
 * ``2001-03-03`` (ISO);
 * ``March 3, 2001`` (comma or not) and ``3 March 2001`` (``the 3rd of March, 2001``), the month
@@ -29,13 +29,12 @@ import calendar
 import re
 from typing import NamedTuple
 
-from favakit.text import MONTHS
+from favakit.text import MONTH_NAME, MONTHS, month_number, outermost
 
-__all__ = ["CalendarDate", "DateForm", "dates_in", "in_full"]
+__all__ = ["CalendarDate", "DateForm", "calendar_dates", "in_full"]
 
-#: a month in full or abbreviated to three letters ("Sept" too), a dot allowed after a short one
-_MONTH = "|".join([rf"{m}\b" for m in MONTHS] + [rf"{m[:3]}\b\.?" for m in MONTHS if len(m) > 3]
-                  + [r"sept\b\.?"])  # fmt: skip
+#: a month in full or abbreviated to three letters, a dot allowed after those; "Sept" too
+_MONTH = rf"{MONTH_NAME}|sept\.?"
 _ORDINAL = r"(?:st|nd|rd|th)?"
 _FORMS = [
     # never inside a URL or a path ("/news/2018-03-23/"), a code or a range ("1990-2001")
@@ -65,7 +64,7 @@ class CalendarDate(NamedTuple):
     written: str
     #: the month's name in full ("March 3, 2001", "the 3rd of May"): a form the checkers read
     #: alike in any order; not an ISO, slashed or abbreviated date ("2001-03-03", "Mar. 3")
-    full_month: bool = False
+    full_month: bool
 
     @property
     def value(self) -> tuple[int, int, int]:
@@ -83,11 +82,6 @@ class DateForm(NamedTuple):
         return f'date read with its month in full: "{self.written}" as "{self.read}"'
 
 
-def _month_number(name: str) -> int:
-    short = name.lower().rstrip(".")[:3]
-    return next(n for n, month in enumerate(MONTHS, 1) if month.startswith(short))
-
-
 def _value(groups: dict[str, str | None]) -> tuple[int, int, int] | None:
     """(year, month, day) of a match's groups, None where it is no date or reads two ways."""
     year = int(groups["y"] or 0)
@@ -101,7 +95,7 @@ def _value(groups: dict[str, str | None]) -> tuple[int, int, int] | None:
             return None
     else:
         name = groups.get("month")
-        month = _month_number(name) if name else int(groups["m"] or 0)
+        month = month_number(name) if name else int(groups["m"] or 0)
         day = int(groups.get("d") or 0)
         if groups.get("d") is not None and day == 0:
             return None
@@ -112,7 +106,7 @@ def _value(groups: dict[str, str | None]) -> tuple[int, int, int] | None:
     return year, month, day
 
 
-def dates_in(text: str) -> list[CalendarDate]:
+def calendar_dates(text: str) -> list[CalendarDate]:
     """The dates ``text`` writes (module doc), in order; where two forms overlap, the one that
     starts first, then the longer ("3 March 2001", not "March 2001")."""
     found = []
@@ -122,12 +116,7 @@ def dates_in(text: str) -> list[CalendarDate]:
             if value is not None:
                 month = (m.groupdict().get("month") or "").lower()
                 found.append(CalendarDate(m.start(), m.end(), *value, m.group(), month in MONTHS))
-    found.sort(key=lambda d: (d.start, -d.end))
-    kept: list[CalendarDate] = []
-    for date in found:
-        if not kept or date.start >= kept[-1].end:
-            kept.append(date)
-    return kept
+    return outermost(found, lambda d: (d.start, d.end))
 
 
 def in_full(text: str) -> tuple[str, list[DateForm]]:
@@ -135,7 +124,7 @@ def in_full(text: str) -> tuple[str, list[DateForm]]:
     ("2001-03-03", "3 Mar 2001" -> "3 March 2001"; "Sept. 1990" -> "September 1990"), and what
     was rewritten."""
     out, rewritten, at = [], [], 0
-    for date in dates_in(text):
+    for date in calendar_dates(text):
         if date.full_month:
             continue
         month = MONTHS[date.month - 1].capitalize()

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import NamedTuple
 
-from favakit.inference.number_words import spelled_numbers
+from favakit.inference.number_words import Spelled, spelled_numbers
+from favakit.text import outermost
 
 __all__ = ["CURRENCY", "NumberForm", "Quantity", "evidence_forms", "quantities"]
 
@@ -74,10 +75,10 @@ class NumberForm(NamedTuple):
                 f"\"{self.evidence_form}\"")  # fmt: skip
 
 
-def _in_words(text: str) -> list[Quantity]:
-    """The cardinal numbers from eleven up that ``text`` writes in words ("twenty-three")."""
-    return [Quantity(s.start, s.end, s.value, s.written)
-            for s in spelled_numbers(text) if not s.ordinal and s.value > 10]  # fmt: skip
+def _in_words(spelled: list[Spelled]) -> list[Quantity]:
+    """Of a text's cardinal numbers in words (``spelled``), those from eleven up
+    ("twenty-three")."""
+    return [Quantity(s.start, s.end, s.value, s.written) for s in spelled if s.value > 10]
 
 
 #: "and a half" after a number ("three and a half", "2 and a half million"; "half a million" is
@@ -87,15 +88,15 @@ _AND_A_HALF = re.compile(r"\s+and\s+a\s+half(?:\s+(thousand|million|billion|tril
 _DIGITS_BEFORE = re.compile(r"(?<![\w.,])\d+$")
 
 
-def _halves(text: str) -> list[Quantity]:
+def _halves(text: str, spelled: list[Spelled]) -> list[Quantity]:
     """The numbers ``text`` writes with "and a half" ("three and a half" = 3.5, "two and a half
-    million" = 2,500,000)."""
+    million" = 2,500,000); ``spelled``: its cardinal numbers in words."""
     if "half" not in text.lower():
         return []
     found = []
-    spelled = {s.end: s for s in spelled_numbers(text) if not s.ordinal}
+    ending = {s.end: s for s in spelled}
     for m in _AND_A_HALF.finditer(text):
-        before = spelled.get(m.start())
+        before = ending.get(m.start())
         digits = _DIGITS_BEFORE.search(text, 0, m.start())
         if before is not None:
             start, whole = before.start, before.value
@@ -113,14 +114,9 @@ def _halves(text: str) -> list[Quantity]:
 def _numbers(text: str) -> list[Quantity]:
     """The numbers of ``text`` in digits, from eleven up in words, and with a half, in order;
     where two overlap ("three" in "three and a half"), the longer."""
-    found = sorted(
-        quantities(text) + _in_words(text) + _halves(text), key=lambda q: (q.start, -q.end)
-    )
-    kept: list[Quantity] = []
-    for q in found:
-        if not kept or q.start >= kept[-1].end:
-            kept.append(q)
-    return kept
+    spelled = [s for s in spelled_numbers(text) if not s.ordinal]
+    found = quantities(text) + _in_words(spelled) + _halves(text, spelled)
+    return outermost(found, lambda q: (q.start, q.end))
 
 
 def quantities(text: str) -> list[Quantity]:

@@ -27,13 +27,19 @@ import calendar
 import json
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from number_forms import right_both_ways
-from year_rule import firings, rows_and_checker, rule_parser, scored_both_ways, write_report
+from year_rule import (
+    decisions_moved,
+    firings,
+    rows_and_checker,
+    rule_parser,
+    scored_both_ways,
+    write_report,
+)
 
 
 def rewrites(text: str, evidence: list[str]) -> bool:
@@ -45,13 +51,13 @@ def rewrites(text: str, evidence: list[str]) -> bool:
 
 def redated(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per development row, at most two supported and two unsupported claims (module doc)."""
-    from favakit.inference.date_forms import dates_in
+    from favakit.inference.date_forms import calendar_dates
     from favakit.text import MONTHS, split_sentences
 
     out = []
     for row in rows:
         found = next(((s, d) for p in row["evidence"] for s in split_sentences(p)
-                      for d in dates_in(s) if d.full_month and d.day), None)  # fmt: skip
+                      for d in calendar_dates(s) if d.full_month and d.day), None)  # fmt: skip
         if not found:
             continue
         sentence, d = found
@@ -81,12 +87,8 @@ def main() -> None:
         return rewrites(row["text"], row["evidence"])
 
     plain, read, hit = scored_both_ways(checker, "date_forms", rows, changed)
-    moved: Counter[str] = Counter()
-    for row, a, b, h in zip(rows, plain, read, hit, strict=True):
-        if h:
-            moved[f"{row['label']}: {'supported' if a > t else 'not'} -> "
-                  f"{'supported' if b > t else 'not'}"] += 1  # fmt: skip
-    report["verdicts"] = {"threshold": t, "rewritten": sum(hit), "rewritten_rows": dict(moved)}
+    report["verdicts"] = {"threshold": t, "rewritten": sum(hit),
+                          "rewritten_rows": decisions_moved(rows, plain, read, hit, t)}  # fmt: skip
     print(json.dumps(report["verdicts"]), flush=True)
 
     made = redated(rows)

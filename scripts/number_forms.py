@@ -36,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from year_rule import (
+    decisions_moved,
     firings,
     per_source,
     rows_and_checker,
@@ -154,15 +155,10 @@ def main() -> None:
         return scored_both_ways(checker, "number_forms", items)
 
     plain, read, hit = both_ways(rows)
-    changed: dict[str, int] = defaultdict(int)
-    for row, a, b, h in zip(rows, plain, read, hit, strict=True):
-        if h:
-            changed[f"{row['label']}: {'supported' if a > t else 'not'} -> "
-                    f"{'supported' if b > t else 'not'}"] += 1  # fmt: skip
     report["verdicts"] = {
         "threshold": t,
         "rewritten": sum(hit),
-        "rewritten_rows": dict(changed),
+        "rewritten_rows": decisions_moved(rows, plain, read, hit, t),
         "as_written": per_source(rows, lambda i: plain[i] > t),
         "evidence_forms": per_source(rows, lambda i: read[i] > t),
     }

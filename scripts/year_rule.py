@@ -199,6 +199,19 @@ def scored_both_ways(
     return plain, [c.score for c in checked], hit
 
 
+def decisions_moved(
+    rows: list[dict[str, Any]], before: list[float], after: list[float], hit: list[bool], t: float
+) -> dict[str, int]:
+    """Of the rows a reading changed (``hit``), how many of each label went from which decision
+    (score over ``t``) ``before`` to which ``after`` ("not_supported: not -> supported")."""
+    moved: dict[str, int] = defaultdict(int)
+    for row, a, b, h in zip(rows, before, after, hit, strict=True):
+        if h:
+            moved[f"{row['label']}: {'supported' if a > t else 'not'} -> "
+                  f"{'supported' if b > t else 'not'}"] += 1  # fmt: skip
+    return dict(moved)
+
+
 def write_report(report: dict[str, Any], started: float, out: Path) -> None:
     """``report`` with its seconds, machine and date, written to ``out`` as JSON."""
     report["seconds"] = round(time.time() - started, 1)

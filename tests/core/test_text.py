@@ -1,10 +1,21 @@
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from favakit.text import count_tokens, count_words, pack_passages, split_sentences, word_changes
+from favakit.text import (
+    MONTH_NAME,
+    count_tokens,
+    count_words,
+    month_number,
+    outermost,
+    pack_passages,
+    split_sentences,
+    word_changes,
+)
 
 
 def test_split_sentences_keeps_abbreviations_and_initials() -> None:
@@ -171,3 +182,18 @@ def test_undo_ptb_reads_grouped_and_full_width_digits_as_digits() -> None:
     assert undo_ptb("in \uff11\uff18\uff18\uff19") == "in 1889"
     # a plain space between digits is ambiguous and stays; so do other no-break spaces
     assert undo_ptb("1 200 and 12\u00a0km and 3\u00a01234") == "1 200 and 12 km and 3 1234"
+
+
+def test_outermost_keeps_the_first_then_the_longest_of_overlapping_spans() -> None:
+    # (start, end, name): "March 2001" inside "3 March 2001"; "half" and "half a" tie at 10
+    found = [(2, 12, "March 2001"), (0, 12, "3 March 2001"), (20, 24, "half"), (20, 26, "half a"),
+             (24, 30, "a year"), (12, 12, "empty")]  # fmt: skip
+    kept = outermost(found, lambda f: (f[0], f[1]))
+    assert [name for *_, name in kept] == ["3 March 2001", "empty", "half a"]
+
+
+def test_month_names_and_their_abbreviations() -> None:
+    assert [month_number(n) for n in ["March", "mar.", "Sept", "DEC", "may"]] == [3, 3, 9, 12, 5]
+    pattern = re.compile(rf"{MONTH_NAME}$", re.IGNORECASE)
+    assert all(pattern.match(n) for n in ["March", "mar", "Mar.", "December", "Dec."])
+    assert not any(pattern.match(n) for n in ["Marc", "Ma", "Mayo"])

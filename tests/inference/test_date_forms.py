@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from favakit.inference.date_forms import DateForm, dates_in, in_full
+from favakit.inference.date_forms import DateForm, calendar_dates, in_full
 from favakit.inference.name_check import name_conflict
 
 
 def test_dates_are_read_in_the_forms_language_models_write() -> None:
     text = ("Signed 2001-03-03, the 3rd of March, 2001, Mar. 3, 2001, 3 Sept 2001, May 3rd 2001 "
             "and in Dec. 1990.")  # fmt: skip
-    assert [(d.written, d.value) for d in dates_in(text)] == [
+    assert [(d.written, d.value) for d in calendar_dates(text)] == [
         ("2001-03-03", (2001, 3, 3)),
         ("the 3rd of March, 2001", (2001, 3, 3)),
         ("Mar. 3, 2001", (2001, 3, 3)),
@@ -18,12 +18,12 @@ def test_dates_are_read_in_the_forms_language_models_write() -> None:
         ("Dec. 1990", (1990, 12, 0)),  # a month without a day: day 0
     ]
     # a weekday is no part of the date; "3 March 2001" is one date, not "March 2001" inside it
-    assert [d.written for d in dates_in("on Saturday, 3 March 2001")] == ["3 March 2001"]
+    assert [d.written for d in calendar_dates("on Saturday, 3 March 2001")] == ["3 March 2001"]
 
 
 def test_a_date_that_is_no_date_or_reads_two_ways_is_left_alone() -> None:
     # 4/3/2001 is April or March by the writer's country; 13/3 and 3/13 read one way, 3/3 too
-    found = dates_in("4/3/2001, 13/3/2001, 3/13/2001, 3/3/2001")
+    found = calendar_dates("4/3/2001, 13/3/2001, 3/13/2001, 3/3/2001")
     assert [(d.written, d.value) for d in found] == [
         ("13/3/2001", (2001, 3, 13)),
         ("3/13/2001", (2001, 3, 13)),
@@ -31,11 +31,12 @@ def test_a_date_that_is_no_date_or_reads_two_ways_is_left_alone() -> None:
     ]
     # no 30 February, no month 13, no day 0; a version, a phone number, a range of years
     assert (
-        dates_in("2001-02-30, 2001-13-01, 2001-03-00, v2001-03-03x, 555-2001-03, 1990-2001") == []
+        calendar_dates("2001-02-30, 2001-13-01, 2001-03-00, v2001-03-03x, 555-2001-03, 1990-2001")
+        == []
     )
     # nor a date inside a URL or a path: no date of the prose
-    assert dates_in("https://example.org/news/2018-03-23/story and a/13/3/2001/b") == []
-    assert [d.value for d in dates_in("32 March 2001")] == [(2001, 3, 0)]  # the month alone
+    assert calendar_dates("https://example.org/news/2018-03-23/story and a/13/3/2001/b") == []
+    assert [d.value for d in calendar_dates("32 March 2001")] == [(2001, 3, 0)]  # the month alone
 
 
 def test_a_date_the_checkers_misread_is_written_with_its_month_in_full() -> None:
