@@ -43,7 +43,9 @@ and a number the evidence writes another way ("$2000" where it
 says "$2,000", "1.5 million" for "1,500,000") is read in the evidence's form
 (:mod:`~favakit.inference.number_forms`), since the model reads a number's form, not its value;
 for the same reason a date in a form the model misreads ("2001-03-03", "Mar. 3, 2001") is read
-with its month in full, in the text and the evidence (:mod:`~favakit.inference.date_forms`).
+with its month in full, in the text and the evidence (:mod:`~favakit.inference.date_forms`),
+and a world war is read one way ("the Second World War", "WW2" as "World War II";
+:mod:`~favakit.inference.written_forms`).
 Where the device multiplies bf16 natively, the sequence head runs under bf16
 autocast, as in training (``precision``). The decision threshold was chosen on the training data's development split and is stored in
 ``checker.json`` with the model, and so is the gate's (``gate_threshold``, where it differs:
@@ -84,6 +86,7 @@ from favakit.inference.polarity_check import PolarityConflict, polarity_conflict
 from favakit.inference.scope_check import ScopeConflict, scope_conflict
 from favakit.inference.swap_check import SwapConflict, swap_conflict
 from favakit.inference.unseen_check import UnseenName, unseen_name
+from favakit.inference.written_forms import WrittenForm, one_form
 from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
 from favakit.text import remembering, undo_ptb
 
@@ -196,16 +199,20 @@ Conflict = (
     | UnseenName
 )  # fmt: skip
 
+#: What the model read in another form than the text's (a verdict notes each).
+ReadForm = NumberForm | DateForm | WrittenForm
+
 
 class Checked(NamedTuple):
     """A text's score (P(supported)), the passes it took, and what the rules beneath the model
     found: the year, count or name its evidence contradicts (which capped the score), the numbers
-    read as the evidence writes them and the dates read with their month in full."""
+    read as the evidence writes them, the dates read with their month in full, and the world wars
+    written one way."""
 
     score: float
     passes: int
     conflict: Conflict | None
-    forms: list[NumberForm | DateForm]
+    forms: list[ReadForm]
     #: (sentence, score) of each sentence where the text was read sentence by sentence
     sentences: tuple[tuple[str, float], ...] = ()
     #: what the model read of the text and its evidence (of several passes, the most cut one):
@@ -282,6 +289,9 @@ class Checker:
         # a date in a form the model misreads ("2001-03-03", "Mar. 3") is read with its month
         # in full, in the text and the evidence (date_forms.py); "date_forms": false
         self.date_forms = bool(self.config.get("date_forms", True))
+        # and a world war is read one way ("WW2" as "World War II"; written_forms.py), and
+        # "8.4 mn" as 8,400,000 by the number forms; "written_forms": false reads neither
+        self.written_forms = bool(self.config.get("written_forms", True))
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         self.bf16 = _use_bf16(precision, self.device)
         self.batch_size = batch_size or (CPU_BATCH if self.device == "cpu" else GPU_BATCH)
@@ -432,7 +442,7 @@ class Checker:
         texts = [strip_marks(t) for t in texts]
         jobs: list[tuple[str, str]] = []
         owner: list[int] = []
-        forms: list[list[NumberForm | DateForm]] = []
+        forms: list[list[ReadForm]] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
             plain = [self.evidence_as_read(e) for e in ev]
             text, rewritten = self.reading_of(undo_ptb(t), plain)
@@ -455,29 +465,34 @@ class Checker:
         return [Checked(min(p, CONFLICT_SCORE) if hit else p, n, hit, f, (), r)
                 for p, n, hit, f, r in zip(best, count, found, forms, cuts, strict=True)]  # fmt: skip
 
-    def reading_of(
-        self, text: str, evidence: Sequence[str]
-    ) -> tuple[str, list[NumberForm | DateForm]]:
+    def reading_of(self, text: str, evidence: Sequence[str]) -> tuple[str, list[ReadForm]]:
         """The text as the model reads it (its evidence as :meth:`evidence_as_read` gives it):
         each date in a form the model misreads written with the month in full
-        (:mod:`~favakit.inference.date_forms`), then each number the evidence gives in another
-        form written as the evidence writes it (:mod:`~favakit.inference.number_forms`), where
-        this checker does so."""
-        forms: list[NumberForm | DateForm] = []
+        (:mod:`~favakit.inference.date_forms`), each world war written one way
+        (:mod:`~favakit.inference.written_forms`), then each number the
+        evidence gives in another form written as the evidence writes it
+        (:mod:`~favakit.inference.number_forms`), where this checker does so."""
+        forms: list[ReadForm] = []
         if self.date_forms:  # first: a date's parts are not counts to rewrite
             text, dates = in_full(text)
             forms += dates
+        if self.written_forms:
+            text, written = one_form(text)
+            forms += written
         if self.number_forms:
-            text, numbers = evidence_forms(text, evidence)
+            text, numbers = evidence_forms(text, evidence, agency=self.written_forms)
             forms += numbers
         return text, forms
 
     def evidence_as_read(self, passage: str) -> str:
         """An evidence passage as the model reads it: FEVER's tokenisation undone
         (:func:`~favakit.text.undo_ptb`), its dates in a form the model misreads written with
-        the month in full (:mod:`~favakit.inference.date_forms`), where this checker does so."""
+        the month in full (:mod:`~favakit.inference.date_forms`), its world wars written one way
+        (:mod:`~favakit.inference.written_forms`), where this checker does so."""
         plain = undo_ptb(passage)
-        return in_full(plain)[0] if self.date_forms else plain
+        if self.date_forms:
+            plain = in_full(plain)[0]
+        return one_form(plain)[0] if self.written_forms else plain
 
     def conflict(self, text: str, evidence: Sequence[str]) -> Conflict | None:
         """The year of ``text`` its evidence contradicts, else its count, else a name, else a

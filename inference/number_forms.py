@@ -5,8 +5,9 @@ paid $2000" P(supported) 0.003 against "... paid $2,000", and "1.5 million resid
 against "a population of 1,500,000"; both are 0.99 once written alike. So before a checker reads a
 text, each number of the text that the evidence gives with the same value in another form
 (thousands separators, a scale word: "1.5 million", "1,500,000", "1500000"; a scale attached,
-"$1.1bn", "£500m"; words from eleven up: "twenty-three", "23"; a half: "three and a half",
-"3.5", "half a million", "500,000") is written as the evidence writes it
+"$1.1bn", "£500m"; a news agency's "8.4 mn", "$3bln", where the checker reads written forms;
+words from eleven up: "twenty-three", "23"; a half: "three and a half", "3.5", "half a
+million", "500,000") is written as the evidence writes it
 (:func:`evidence_forms`). Numbers up to ten are left as written: the checkers read "three"
 against "3" as the same already.
 Values must be equal: a rounded figure ("1.5 million" for 1,523,000) is left to the model. A
@@ -28,18 +29,31 @@ from typing import NamedTuple
 from favakit.inference.number_words import Spelled, spelled_numbers
 from favakit.text import outermost
 
-__all__ = ["CURRENCY", "NumberForm", "Quantity", "evidence_forms", "quantities"]
+__all__ = ["AGENCY_SCALES", "CURRENCY", "NumberForm", "Quantity", "evidence_forms", "quantities"]
 
 _SCALES = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
-           "bn": 10**9, "tn": 10**12, "b": 10**9, "m": 10**6, "k": 10**3}  # fmt: skip
-#: digits (never their whole part alone where a decimal follows: "1.1bn" is not 1), then a
-#: scale: a word ("1.5 million"), "bn" or "tn" ("$1.1bn"), or "b", "m" or "k" (read as a scale
-#: only after a currency sign, "$500m"; "a 500m race" is no number here); nothing else attached
-_QUANTITY = re.compile(
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![.,]?\d)"
-    r"(?:\s+(thousand|million|billion|trillion)\b|(bn|tn|[bmk])\b)?(?!\w)",
-    re.IGNORECASE,
-)
+           "mn": 10**6, "mln": 10**6, "bn": 10**9, "bln": 10**9, "tn": 10**12,
+           "b": 10**9, "m": 10**6, "k": 10**3}  # fmt: skip
+#: a news agency's scales ("8.4 mn", "$3bln"): read only where the checker reads written forms
+#: (its ``written_forms``; the count rule always reads them)
+AGENCY_SCALES = ("mn", "mln", "bln")
+
+
+def _quantity_pattern(agency: bool) -> re.Pattern[str]:
+    """Digits (never their whole part alone where a decimal follows: "1.1bn" is not 1), then a
+    scale: a word ("1.5 million"), "bn" ("$1.1bn"), "tn", with ``agency`` "mn", "mln" and "bln"
+    too, spaced or attached, or "b", "m" or "k" attached (read as a scale only after a currency
+    sign, "$500m"; "a 500m race" is no number here); nothing else attached."""
+    spaced = "thousand|million|billion|trillion" + ("|mn|mln|bn|bln" if agency else "")
+    attached = ("mln|bln|mn|" if agency else "") + r"bn|tn|[bmk]"
+    return re.compile(
+        r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![.,]?\d)"
+        rf"(?:\s+({spaced})\b|({attached})\b)?(?!\w)",
+        re.IGNORECASE,
+    )
+
+
+_QUANTITY = {True: _quantity_pattern(True), False: _quantity_pattern(False)}
 #: The signs of a sum of money: a number after one counts it ("$873 million")
 CURRENCY = "$\u00a3\u20ac\u00a5"
 _NEXT_WORD = re.compile(r"\s*([^\W\d_]+)")
@@ -111,19 +125,19 @@ def _halves(text: str, spelled: list[Spelled]) -> list[Quantity]:
     return found
 
 
-def _numbers(text: str) -> list[Quantity]:
+def _numbers(text: str, agency: bool) -> list[Quantity]:
     """The numbers of ``text`` in digits, from eleven up in words, and with a half, in order;
     where two overlap ("three" in "three and a half"), the longer."""
     spelled = [s for s in spelled_numbers(text) if not s.ordinal]
-    found = quantities(text) + _in_words(spelled) + _halves(text, spelled)
+    found = quantities(text, agency) + _in_words(spelled) + _halves(text, spelled)
     return outermost(found, lambda q: (q.start, q.end))
 
 
-def quantities(text: str) -> list[Quantity]:
+def quantities(text: str, agency: bool = True) -> list[Quantity]:
     """The numbers ``text`` writes in digits, with a scale word where one follows ("1.5
-    million")."""
+    million"; with ``agency``, "8.4 mn" too: :data:`AGENCY_SCALES`)."""
     found = []
-    for m in _QUANTITY.finditer(text):
+    for m in _QUANTITY[agency].finditer(text):
         whole, fraction, scale = m.group(1), m.group(2) or "", m.group(3) or m.group(4)
         if scale and len(scale) == 1 and not text[: m.start()].rstrip().endswith(tuple(CURRENCY)):
             continue  # "500m", "5k": metres, a run; a scale only in a sum of money
@@ -143,14 +157,17 @@ def _may_be_year(q: Quantity) -> bool:
     return bool(_YEAR_LIKE.fullmatch(q.written))
 
 
-def evidence_forms(text: str, evidence: Sequence[str]) -> tuple[str, list[NumberForm]]:
+def evidence_forms(
+    text: str, evidence: Sequence[str], agency: bool = True
+) -> tuple[str, list[NumberForm]]:
     """``text`` with each number the evidence writes in another form written as the evidence
-    writes it (module doc), and what was rewritten."""
-    given = [(q, passage) for passage in evidence for q in _numbers(passage)
+    writes it (module doc), and what was rewritten; ``agency``: "8.4 mn" is 8,400,000
+    (:data:`AGENCY_SCALES`)."""
+    given = [(q, passage) for passage in evidence for q in _numbers(passage, agency)
              if not _LEADING_ZERO.match(q.written)]  # fmt: skip
     written = {_plain(q.written) for q, _ in given}
     out, rewritten, at = [], [], 0
-    for q in _numbers(text):
+    for q in _numbers(text, agency):
         if _plain(q.written) in written or _LEADING_ZERO.match(q.written):
             continue
         for other, passage in given:

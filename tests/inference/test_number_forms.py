@@ -83,3 +83,32 @@ def test_a_number_with_a_half_is_read_by_value() -> None:
     # another value stays as written; "half an hour" and "a half" are no numbers here
     for text in ["It is 4.5 metres tall.", "It took half an hour.", "A half of it is 3 metres."]:
         assert evidence_forms(text, evidence) == (text, []), text
+
+
+def test_a_news_agencys_mn_mln_and_bln_are_scales() -> None:
+    """ "8.4 mn" was read as 8.4, and the mpnet checker gave "The city has 8.4 mn people."
+    0.007 against "8.4 million people" (docs/benchmarks.md, session 71)."""
+    found = quantities("8.4 mn people, $3bln in aid, 2.5 mln euros and 4 bn more")
+    assert [(q.written, q.value) for q in found] == [
+        ("8.4 mn", Decimal("8.4e6")),
+        ("3bln", Decimal("3e9")),
+        ("2.5 mln", Decimal("2.5e6")),
+        ("4 bn", Decimal("4e9")),
+    ]
+    text, forms = evidence_forms("The city has 8.4 mn people.", ["It has 8.4 million people."])
+    assert text == "The city has 8.4 million people." and forms == [
+        NumberForm("8.4 mn", "8.4 million")
+    ]
+    assert evidence_forms("The city has 8.4 mn people.", ["It has 8.4 billion people."])[1] == []
+
+
+def test_without_agency_scales_mn_is_no_scale() -> None:
+    """A checker that reads no written forms (the MiniLM checker's ``written_forms: false``)
+    reads numbers as before session 71: "8.4 mn" is 8.4, "$3bln" no number."""
+    assert [(q.written, q.value) for q in quantities("8.4 mn and $3bln", agency=False)] == [
+        ("8.4", Decimal("8.4"))
+    ]
+    assert (
+        evidence_forms("It has 8.4 mn people.", ["It has 8.4 million people."], agency=False)[1]
+        == []
+    )
