@@ -1,8 +1,10 @@
 """Names written in a form the checkers misread, written in one form before they read them.
 
 As with dates (:mod:`date_forms`), the encoder checkers read some names by their form: against
-"...served in North Africa and Italy during World War II", the mpnet checker gives "...during
-the Second World War" P(supported) 0.09 (docs/benchmarks.md, session 71). So before a checker
+"The poet was wounded at the Somme in 1916, during World War I, ...", the mpnet checker gives
+"The poet was wounded during the First World War." P(supported) 0.06, and against "...served in
+North Africa and Italy during World War II" it gives "He served in Italy during WWI." 0.42, near
+its threshold (docs/benchmarks.md, session 71). So before a checker
 reads a text and its evidence, each world war in either is written one way (:func:`one_form`),
 whatever the other side says: "the First World War", "World War One", "World War 1", "WWI",
 "WW1", "WW I" as "World War I", the second likewise as "World War II" (a leading "the" goes

@@ -343,8 +343,8 @@ def test_a_date_in_a_form_the_checker_misreads_is_read_with_its_month_in_full() 
 
 @pytest.mark.slow
 def test_a_world_war_written_another_way_is_read_one_way() -> None:
-    """The mpnet checker gave "the Second World War" 0.09 against "World War II"; it reads each
-    world war one way in the text and the evidence (inference/written_forms.py), and the
+    """The mpnet checker gave "the First World War" 0.06 against "World War I", and "WWI" 0.42
+    against "World War II"; it reads each world war one way in the text and the evidence (inference/written_forms.py), and the
     verdict says so; the MiniLM checker's checker.json keeps ``written_forms`` off (rule 37c
     missed a bar there, session 71)."""
     from favakit.inference.checker import Checker, checker_folder
@@ -352,18 +352,20 @@ def test_a_world_war_written_another_way_is_read_one_way() -> None:
 
     assert Checker(checker_folder("checker")).written_forms is False
     verifier = open_verifier("checker", checker="mpnet")
-    war = ["He enlisted in 1941 and served in North Africa and Italy during World War II."]
+    first = ["The poet was wounded at the Somme in 1916, during World War I, and wrote about it."]
+    second = ["He enlisted in 1941 and served in North Africa and Italy during World War II."]
     claims = [
-        ("He served in Italy during the Second World War.", True),
-        ("He served in Italy during WWII.", True),
-        ("He served in Italy during the First World War.", False),
+        ("The poet was wounded during the First World War.", first, True),
+        ("The poet was wounded during WWII.", first, False),
+        ("He served in Italy during WW2.", second, True),
+        ("He served in Italy during WWI.", second, False),
     ]
-    verdicts = verifier.verify([{"text": t, "evidence": war} for t, _ in claims])
-    assert [v["supported"] for v in verdicts] == [want for _, want in claims], verdicts
-    assert verdicts[0]["warnings"] == ['read as "World War II": "the Second World War"']
+    verdicts = verifier.verify([{"text": t, "evidence": e} for t, e, _ in claims])
+    assert [v["supported"] for v in verdicts] == [want for _, _, want in claims], verdicts
+    assert verdicts[0]["warnings"] == ['read as "World War I": "the First World War"']
     checker = verifier.checker  # type: ignore[attr-defined]
     checker.written_forms = False
-    ((raw, _),) = checker.score([claims[0][0]], [war])
+    ((raw, _),) = checker.score([claims[0][0]], [first])
     assert raw <= checker.threshold  # what the model alone says
 
 
