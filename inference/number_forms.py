@@ -41,11 +41,13 @@ AGENCY_SCALES = ("mn", "mln", "bln")
 
 def _quantity_pattern(agency: bool) -> re.Pattern[str]:
     """Digits (never their whole part alone where a decimal follows: "1.1bn" is not 1), then a
-    scale: a word ("1.5 million"), "bn" ("$1.1bn"), "tn", with ``agency`` "mn", "mln" and "bln"
-    too, spaced or attached, or "b", "m" or "k" attached (read as a scale only after a currency
-    sign, "$500m"; "a 500m race" is no number here); nothing else attached."""
-    spaced = "thousand|million|billion|trillion" + ("|mn|mln|bn|bln" if agency else "")
-    attached = ("mln|bln|mn|" if agency else "") + r"bn|tn|[bmk]"
+    scale: a word ("1.5 million"), "bn" ("$1.1bn"), "tn", with ``agency`` the
+    :data:`AGENCY_SCALES` too and "bn" after a space, or "b", "m" or "k" attached (read as a
+    scale only after a currency sign, "$500m"; "a 500m race" is no number here); nothing else
+    attached."""
+    agency_spaced = "|bn|" + "|".join(AGENCY_SCALES) if agency else ""
+    spaced = "thousand|million|billion|trillion" + agency_spaced
+    attached = ("|".join(AGENCY_SCALES) + "|" if agency else "") + r"bn|tn|[bmk]"
     return re.compile(
         r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![.,]?\d)"
         rf"(?:\s+({spaced})\b|({attached})\b)?(?!\w)",
