@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from favakit.text import outermost
+
 __all__ = ["WrittenForm", "one_form"]
 
 _FIRST, _SECOND = "World War I", "World War II"
@@ -47,15 +49,11 @@ class WrittenForm(NamedTuple):
 
 def one_form(text: str) -> tuple[str, list[WrittenForm]]:
     """``text`` with each world war written one way (module doc), and what was rewritten."""
-    spans = []
-    for form in _WARS:
-        for m in form.finditer(text):
-            read = _WAR_NUMBER[m.group("n").lower()]
-            if m.group() != read:
-                spans.append((m.start(), m.end(), read))
+    found = [(m.start(), m.end(), _WAR_NUMBER[m.group("n").lower()])
+             for form in _WARS for m in form.finditer(text)]  # fmt: skip
     out, rewritten, at = [], [], 0
-    for start, end, read in sorted(spans):
-        if start < at:  # overlaps one already read
+    for start, end, read in outermost(found, lambda f: (f[0], f[1])):
+        if text[start:end] == read:  # already the form read
             continue
         out.append(text[at:start] + read)
         rewritten.append(WrittenForm(text[start:end], read))
