@@ -375,6 +375,7 @@ _GROUP_SPACES = frozenset("\u00a0\u202f\u2009\u2007")
 _WIDE_DIGITS = str.maketrans(
     "\uff10\uff11\uff12\uff13\uff14\uff15\uff16\uff17\uff18\uff19", "0123456789"
 )
+_WIDE_DIGIT = re.compile("[\uff10-\uff19]")
 
 
 def undo_ptb(text: str) -> str:
@@ -382,10 +383,22 @@ def undo_ptb(text: str) -> str:
     collapsed; other text is only stripped of doubled spaces. Digits are read as digits: a
     no-break or thin space grouping a number's digits becomes a comma ("1\u00a0200" ->
     "1,200", which the rules read as one number, not as 200), and full-width digits become
-    ASCII ones."""
+    ASCII ones. Remembered within :func:`remembering` (the rules beneath a checker read each
+    passage this way several times in a call)."""
+    memo = _REMEMBERED.get()
+    if memo is None:
+        return _undo_ptb(text)
+    key = (_undo_ptb, text)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = (_undo_ptb(text),)
+    return str(got[0])
+
+
+def _undo_ptb(text: str) -> str:
     if not _GROUP_SPACES.isdisjoint(text):
         text = _DIGIT_GROUP.sub(",", text)
-    if any("\uff10" <= c <= "\uff19" for c in text):
+    if _WIDE_DIGIT.search(text):
         text = text.translate(_WIDE_DIGITS)
     if "-LRB-" in text or "-LSB-" in text or " ," in text or " ." in text or "``" in text:
         for k, v in _FEVER.items():

@@ -133,11 +133,16 @@ def _passage_words(passage: str) -> list[tuple[str, list[re.Match[str]]]]:
 def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:
     """The first statement of ``text`` an evidence statement repeats but for one word it says
     otherwise (module doc), or None."""
+    plain = undo_ptb(text)
+    return _read_swap(plain, evidence) if _may_swap(plain, evidence) else None
+
+
+def _read_swap(plain: str, evidence: Sequence[str]) -> SwapConflict | None:
+    """:func:`swap_conflict` of a text as read (``plain``), its evidence read in full."""
     theirs = [statement for passage in evidence for statement in _passage_statements(passage)]
     if not theirs:
         return None
     as_written = {tuple(words) for words, _, _ in theirs}
-    plain = undo_ptb(text)
     at = 0
     for sentence in split_sentences(plain):
         offset = plain.find(sentence, at)
@@ -164,6 +169,34 @@ def swap_conflict(text: str, evidence: Sequence[str]) -> SwapConflict | None:
 
 #: The words that have an opposite or an alternative: only they can be said otherwise.
 _HAS_OPPOSITE = frozenset(w for pair in _OPPOSITES for w in pair).union(*_ALTERNATIVES)
+
+#: Each word with an opposite or alternatives -> the words that say otherwise.
+_PARTNERS: dict[str, frozenset[str]] = {
+    word: frozenset().union(*(pair for pair in _OPPOSITES if word in pair),
+                            *(kin for kin in _ALTERNATIVES if word in kin)) - {word}
+    for word in _HAS_OPPOSITE
+}  # fmt: skip
+_LETTERS = re.compile(r"\w+")
+
+
+def _plain_words(text: str) -> set[str]:
+    """The runs of word characters of ``text``, lower-cased: each word the rule reads
+    (:data:`~favakit.text.WORD_FORM`, lower-cased) that is one run of letters, as every word
+    with an opposite is, is among them."""
+    return set(_LETTERS.findall(text.lower()))
+
+
+def _may_swap(plain: str, evidence: Sequence[str]) -> bool:
+    """Whether the rule could fire: a word of the text (``plain``, as read) has an opposite or
+    alternatives, and the evidence writes one of them. Only such a pair is read as said
+    otherwise, so where this is False neither reading finds a conflict: the rule skips reading
+    the evidence's statements (most claims)."""
+    mine = _plain_words(plain) & _HAS_OPPOSITE
+    if not mine:
+        return False
+    others = frozenset().union(*(_PARTNERS[word] for word in mine))
+    return any(not others.isdisjoint(_plain_words(undo_ptb(passage))) for passage in evidence)
+
 
 # the words either side of a word: (left, right)
 _Around = tuple[tuple[str, ...], tuple[str, ...]]

@@ -184,6 +184,31 @@ def test_undo_ptb_reads_grouped_and_full_width_digits_as_digits() -> None:
     assert undo_ptb("1 200 and 12\u00a0km and 3\u00a01234") == "1 200 and 12 km and 3 1234"
 
 
+def test_undo_ptb_reads_a_text_once_within_remembering_and_the_same_as_outside() -> None:
+    from favakit import text as module
+    from favakit.text import remembering, undo_ptb
+
+    texts = ["Paris -LRB- France -RRB- , a city .", "in \uff11\uff18\uff18\uff19", "plain text"]
+    outside = [undo_ptb(t) for t in texts]
+    assert outside == ["Paris (France), a city.", "in 1889", "plain text"]
+    calls: list[str] = []
+    read = module._undo_ptb
+
+    def counted(text: str) -> str:
+        calls.append(text)
+        return read(text)
+
+    module._undo_ptb = counted
+    try:
+        with remembering():
+            assert [undo_ptb(t) for t in texts * 3] == outside * 3
+        assert calls == texts  # each text read once in the block
+        undo_ptb(texts[0])
+        assert calls == [*texts, texts[0]]  # and again outside it
+    finally:
+        module._undo_ptb = read
+
+
 def test_outermost_keeps_the_first_then_the_longest_of_overlapping_spans() -> None:
     # (start, end, name): "March 2001" inside "3 March 2001"; "half" and "half a" tie at 10
     found = [(2, 12, "March 2001"), (0, 12, "3 March 2001"), (20, 24, "half"), (20, 26, "half a"),

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from favakit.contracts import EditSpan
-from favakit.inference.swap_check import swap_conflict, swap_fix
+from favakit.inference.swap_check import _may_swap, _read_swap, swap_conflict, swap_fix
+from favakit.text import undo_ptb
 
 PAGES = [
     "Encryption is off by default; turn it on with --encrypt.",
@@ -101,3 +105,46 @@ def test_an_opposite_with_one_word_of_the_evidence_s_on_one_side_is_caught() -> 
     assert swap_conflict("It aired in Australia and launched on March 6, 2019.", report) is None
     # the evidence's own words as the text writes them keep the rule out
     assert swap_conflict(text, [*report, "Shares have risen by about 12% this year."]) is None
+
+
+# words with opposites or alternatives, written as texts write them (capitals, a possessive, a
+# hyphen, a trailing comma, an apostrophe, a FEVER bracket), among words with none
+_WORDS = st.sampled_from([
+    "on", "off", "On", "OFF", "off-peak", "on,", "off's", "off'", "open", "closed", "Closed.",
+    "Monday", "Friday", "fridays", "March", "may", "more", "fewer", "less", "won", "lost",
+    "the", "gym", "is", "by", "default", "every", "week", "-LRB-", "-RRB-", "and", ";", ",",
+    "at", "8am", "\uff18", "wee\u212aly", "weekly", "nothing", "said", "so",
+])  # fmt: skip
+_SENTENCE = st.lists(_WORDS, min_size=4, max_size=12)
+
+
+@st.composite
+def _texts_and_evidence(draw: st.DrawFn) -> tuple[str, list[str]]:
+    """A text, and evidence holding other sentences and the text's own with one word replaced
+    (so that the rule has something to find about as often as not)."""
+    text = draw(st.lists(_SENTENCE, min_size=1, max_size=3))
+    evidence = [" ".join(s) + "." for s in draw(st.lists(_SENTENCE, max_size=3))]
+    mine = list(draw(st.sampled_from(text)))
+    mine[draw(st.integers(0, len(mine) - 1))] = draw(_WORDS)
+    evidence.insert(draw(st.integers(0, len(evidence))), " ".join(mine) + ".")
+    return " ".join(" ".join(s) + "." for s in text), evidence
+
+
+@settings(max_examples=500, deadline=None)
+@given(_texts_and_evidence())
+def test_skipping_texts_with_no_word_said_otherwise_changes_no_finding(
+    case: tuple[str, list[str]],
+) -> None:
+    # the pre-check only skips texts in which the full reading finds nothing
+    text, evidence = case
+    plain = undo_ptb(text)
+    if not _may_swap(plain, evidence):
+        assert _read_swap(plain, evidence) is None
+        assert swap_conflict(text, evidence) is None
+
+
+def test_the_pre_check_lets_through_each_pair_the_rule_reads() -> None:
+    assert _may_swap("The gym is open on Sundays.", ["The gym is CLOSED on Sundays."])
+    assert _may_swap("It runs weekly.", ["It runs monthly."])
+    assert not _may_swap("The gym is open on Sundays.", ["The gym opens at 8am on Sundays."])
+    assert not _may_swap("The film was released in 2003.", PAGES)
