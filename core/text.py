@@ -193,8 +193,9 @@ _REMEMBERED: contextvars.ContextVar[dict[tuple[object, ...], tuple[Any, ...]] | 
 
 @contextlib.contextmanager
 def remembering() -> Iterator[None]:
-    """Within the block, :func:`split_sentences` and the readers made with :func:`remembered`
-    read each text once and give the same result again (a new list each time). The checkers
+    """Within the block, :func:`split_sentences`, :func:`undo_ptb` and the readers made with
+    :func:`remembered` read each text once and give the same result again (a new list each
+    time). The checkers
     open it for one call: their rules beneath the model read the same evidence several times
     each. Nothing is kept after the block (nested blocks share the outer one's)."""
     token = _REMEMBERED.set({}) if _REMEMBERED.get() is None else None
@@ -205,20 +206,27 @@ def remembering() -> Iterator[None]:
             _REMEMBERED.reset(token)
 
 
+def _recall(key: tuple[object, ...], read: Callable[[], tuple[Any, ...]]) -> tuple[Any, ...]:
+    """``read()``, read once for ``key`` within :func:`remembering` (every time outside it)."""
+    memo = _REMEMBERED.get()
+    if memo is None:
+        return read()
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = read()
+    return got
+
+
 def remembered(read: Callable[_P, list[_T]]) -> Callable[_P, list[_T]]:
     """``read`` (a pure function of hashable arguments that returns a list), remembered within
     :func:`remembering`."""
 
     @functools.wraps(read)
     def reader(*args: _P.args, **kwargs: _P.kwargs) -> list[_T]:
-        memo = _REMEMBERED.get()
-        if memo is None:
+        if _REMEMBERED.get() is None:
             return read(*args, **kwargs)
         key = (read, args, tuple(sorted(kwargs.items())))
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = tuple(read(*args, **kwargs))
-        return list(got)
+        return list(_recall(key, lambda: tuple(read(*args, **kwargs))))
 
     return reader
 
@@ -385,14 +393,8 @@ def undo_ptb(text: str) -> str:
     "1,200", which the rules read as one number, not as 200), and full-width digits become
     ASCII ones. Remembered within :func:`remembering` (the rules beneath a checker read each
     passage this way several times in a call)."""
-    memo = _REMEMBERED.get()
-    if memo is None:
-        return _undo_ptb(text)
-    key = (_undo_ptb, text)
-    got = memo.get(key)
-    if got is None:
-        got = memo[key] = (_undo_ptb(text),)
-    return str(got[0])
+    read: str = _recall((_undo_ptb, text), lambda: (_undo_ptb(text),))[0]
+    return read
 
 
 def _undo_ptb(text: str) -> str:

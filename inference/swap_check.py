@@ -176,14 +176,15 @@ _PARTNERS: dict[str, frozenset[str]] = {
                             *(kin for kin in _ALTERNATIVES if word in kin)) - {word}
     for word in _HAS_OPPOSITE
 }  # fmt: skip
-_LETTERS = re.compile(r"\w+")
+_WORD_RUN = re.compile(r"\w+")
 
 
-def _plain_words(text: str) -> set[str]:
-    """The runs of word characters of ``text``, lower-cased: each word the rule reads
-    (:data:`~favakit.text.WORD_FORM`, lower-cased) that is one run of letters, as every word
-    with an opposite is, is among them."""
-    return set(_LETTERS.findall(text.lower()))
+def _word_runs(text: str) -> set[str]:
+    """The runs of word characters of ``text``, lower-cased: a superset, for the words with an
+    opposite (each one run of letters), of the words the rule reads
+    (:data:`~favakit.text.WORD_FORM`, as :func:`~favakit.text.plain_words` gives them, reads
+    "off-peak" as one word; this reads "off" in it too)."""
+    return set(_WORD_RUN.findall(text.lower()))
 
 
 def _may_swap(plain: str, evidence: Sequence[str]) -> bool:
@@ -191,11 +192,11 @@ def _may_swap(plain: str, evidence: Sequence[str]) -> bool:
     alternatives, and the evidence writes one of them. Only such a pair is read as said
     otherwise, so where this is False neither reading finds a conflict: the rule skips reading
     the evidence's statements (most claims)."""
-    mine = _plain_words(plain) & _HAS_OPPOSITE
+    mine = _word_runs(plain) & _HAS_OPPOSITE
     if not mine:
         return False
     others = frozenset().union(*(_PARTNERS[word] for word in mine))
-    return any(not others.isdisjoint(_plain_words(undo_ptb(passage))) for passage in evidence)
+    return any(not others.isdisjoint(_word_runs(undo_ptb(passage))) for passage in evidence)
 
 
 # the words either side of a word: (left, right)

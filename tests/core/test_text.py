@@ -184,7 +184,9 @@ def test_undo_ptb_reads_grouped_and_full_width_digits_as_digits() -> None:
     assert undo_ptb("1 200 and 12\u00a0km and 3\u00a01234") == "1 200 and 12 km and 3 1234"
 
 
-def test_undo_ptb_reads_a_text_once_within_remembering_and_the_same_as_outside() -> None:
+def test_undo_ptb_reads_a_text_once_within_remembering_and_the_same_as_outside(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from favakit import text as module
     from favakit.text import remembering, undo_ptb
 
@@ -193,20 +195,12 @@ def test_undo_ptb_reads_a_text_once_within_remembering_and_the_same_as_outside()
     assert outside == ["Paris (France), a city.", "in 1889", "plain text"]
     calls: list[str] = []
     read = module._undo_ptb
-
-    def counted(text: str) -> str:
-        calls.append(text)
-        return read(text)
-
-    module._undo_ptb = counted
-    try:
-        with remembering():
-            assert [undo_ptb(t) for t in texts * 3] == outside * 3
-        assert calls == texts  # each text read once in the block
-        undo_ptb(texts[0])
-        assert calls == [*texts, texts[0]]  # and again outside it
-    finally:
-        module._undo_ptb = read
+    monkeypatch.setattr(module, "_undo_ptb", lambda text: calls.append(text) or read(text))
+    with remembering():
+        assert [undo_ptb(t) for t in texts * 3] == outside * 3
+    assert calls == texts  # each text read once in the block
+    undo_ptb(texts[0])
+    assert calls == [*texts, texts[0]]  # and again outside it
 
 
 def test_outermost_keeps_the_first_then_the_longest_of_overlapping_spans() -> None:
