@@ -54,6 +54,7 @@ chosen on the same split for checker-gated editing, supported sentences left alo
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
@@ -66,6 +67,7 @@ from favakit.citations import strip_marks
 from favakit.contracts import EditInput, Verdict, as_request
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
+from favakit.inference.cls_pass import first_position_only
 from favakit.inference.count_check import CountConflict, count_conflict
 from favakit.inference.date_forms import DateForm, in_full
 from favakit.inference.encoder_folder import load_encoder_model
@@ -312,6 +314,8 @@ class Checker:
             for layer in self.model.modules():
                 if isinstance(layer, torch.nn.Linear):
                     layer.to(torch.bfloat16)
+        # a sequence verdict runs the last layer for [CLS] only (cls_pass.py); False: whole
+        self.first_position_only = True
         self._torch = torch
         self._lock = threading.Lock()  # one tokenizer and model shared by a server's threads
 
@@ -368,7 +372,10 @@ class Checker:
                 offsets = enc.pop("offset_mapping").tolist()
                 for row, i in enumerate(idx):
                     reads[i] = read_of(pairs[i], offsets[row], enc.sequence_ids(row))
-                with self._autocast():
+                # a verdict reads the last layer at [CLS] only; the token head's marks read all
+                whole = self.keeps_marks or not self.first_position_only
+                layers = contextlib.nullcontext() if whole else first_position_only(self.model)
+                with self._autocast(), layers:
                     got = self.model(**{k: v.to(self.device) for k, v in enc.items()},
                                      output_hidden_states=self.keeps_marks)  # fmt: skip
                 probs = torch.softmax(got.logits.float(), dim=-1)[:, 1].tolist()

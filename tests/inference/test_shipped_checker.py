@@ -617,3 +617,33 @@ def test_the_default_pipeline_fixes_or_flags_each_error_with_the_whole_evidence_
                 assert all(e.get("flagged") for e in inside), inside
     # the README's line is fixed, not only flagged: the evidence holds the year
     assert results[3]["corrected"] == "Albert Einstein was born in 1879 in the city of Ulm."
+
+
+def test_a_verdict_reads_the_last_layer_at_cls_only_and_scores_as_the_whole_pass() -> None:
+    """favakit.inference.cls_pass beneath the shipped MiniLM checker (bf16 where the CPU has
+    it): each score within rounding of the whole pass's, the gate's marks from whole passes."""
+    from favakit.inference.checker import Checker, checker_folder
+
+    checker = Checker(checker_folder("checker"))
+    texts = [t for _, t, _, _ in CLAIMS]
+    evidence = [[EVIDENCE[e]] for _, _, e, _ in CLAIMS]
+    checker.first_position_only = False
+    whole = [s for s, _ in checker.score(texts, evidence)]
+    checker.first_position_only = True
+    first = [s for s, _ in checker.score(texts, evidence)]
+    assert max(abs(a - b) for a, b in zip(whole, first, strict=True)) < 0.005
+    assert [a > checker.threshold for a in whole] == [b > checker.threshold for b in first]
+    # a pass whose token marks are kept runs whole: the last hidden states have every position
+    seen: list[int] = []
+    hook = checker.model.bert.encoder.layer[-1].register_forward_hook(
+        lambda _m, _i, out: seen.append(out.shape[1] if hasattr(out, "shape") else out[0].shape[1])
+    )
+    try:
+        checker.keeps_marks = True
+        checker.score(texts[:1], evidence[:1])
+        checker.keeps_marks = False
+        checker.score(texts[:1], evidence[:1])
+    finally:
+        hook.remove()
+    assert seen[0] > 1  # the whole last layer ran for the marks
+    assert seen[1:] == []  # the verdict's pass ran the stand-in, not the whole layer
