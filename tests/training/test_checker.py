@@ -162,6 +162,21 @@ def test_the_cpu_scores_in_small_batches_with_the_same_scores(trained_checker: P
     assert checker.score_pairs(pairs) == pytest.approx(small, abs=1e-5)
 
 
+def test_a_checker_json_sets_its_own_cpu_batch(trained_checker: Path, tmp_path: Path) -> None:
+    """``cpu_batch`` in checker.json (the mpnet checker's 4: its eager attention runs faster in
+    smaller passes, docs/benchmarks.md, session 73) sets the CPU's pairs a pass; an explicit
+    batch size still wins."""
+
+    from favakit.inference.checker import CONFIG_NAME, Checker
+
+    folder = tmp_path / "own_batch"
+    shutil.copytree(trained_checker, folder)
+    config = json.loads((folder / CONFIG_NAME).read_text())
+    (folder / CONFIG_NAME).write_text(json.dumps({**config, "cpu_batch": 3}))
+    assert Checker(folder, device="cpu").batch_size == 3
+    assert Checker(folder, device="cpu", batch_size=5).batch_size == 5
+
+
 def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
     from favakit.contracts import Verifier
     from favakit.inference.factory import open_verifier
