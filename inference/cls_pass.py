@@ -45,15 +45,15 @@ def first_position_only(model: Any) -> Iterator[None]:
         layers[-1] = whole
 
 
+#: the sequence classifiers whose head reads position 0 only, and the attribute of their encoder
+_CLASSIFIERS = {"BertForSequenceClassification": "bert", "MPNetForSequenceClassification": "mpnet"}
+
+
 def _layers(model: Any) -> tuple[Any, str] | None:
-    config = getattr(model, "config", None)
-    if config is None or getattr(config, "is_decoder", False):
-        return None
-    kind = getattr(config, "model_type", "")
-    body = getattr(model, {"bert": "bert", "mpnet": "mpnet"}.get(kind, ""), None)
-    if body is None or not hasattr(model, "classifier"):
-        return None
-    layers = getattr(getattr(body, "encoder", None), "layer", None)
+    kind = _CLASSIFIERS.get(type(model).__name__)
+    if kind is None or getattr(model.config, "is_decoder", False):
+        return None  # a token classifier, say, reads every position
+    layers = getattr(getattr(getattr(model, kind, None), "encoder", None), "layer", None)
     return (layers, kind) if layers is not None and len(layers) > 0 else None
 
 

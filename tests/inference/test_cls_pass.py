@@ -78,6 +78,11 @@ def test_other_architectures_run_whole() -> None:
     model = transformers.DistilBertForSequenceClassification(config).eval()
     assert not stands_in(model)
     assert stands_in(_model("bert", 0)) and stands_in(_model("mpnet", 0))
+    # a token classifier of the same encoder reads every position: never stood in for
+    tokens = transformers.BertForTokenClassification(transformers.BertConfig(**SIZES)).eval()
+    assert not stands_in(tokens)
+    with first_position_only(tokens):
+        assert tokens(**_batch(0)).logits.shape[1] == 40
     layers = list(model.distilbert.transformer.layer)
     with torch.inference_mode(), first_position_only(model):
         assert list(model.distilbert.transformer.layer) == layers
