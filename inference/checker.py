@@ -376,8 +376,8 @@ class Checker:
                     reads[i] = read_of(pairs[i], offsets[row], enc.sequence_ids(row))
                 # a verdict reads the last layer at [CLS] only; the token head's marks read all
                 whole = self.keeps_marks or not self.first_position_only
-                layers = contextlib.nullcontext() if whole else first_position_only(self.model)
-                with self._autocast(), layers:
+                cls_only = contextlib.nullcontext() if whole else first_position_only(self.model)
+                with self._autocast(), cls_only:
                     got = self.model(**{k: v.to(self.device) for k, v in enc.items()},
                                      output_hidden_states=self.keeps_marks)  # fmt: skip
                 probs = torch.softmax(got.logits.float(), dim=-1)[:, 1].tolist()

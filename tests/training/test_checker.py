@@ -166,7 +166,6 @@ def test_a_checker_json_sets_its_own_cpu_batch(trained_checker: Path, tmp_path: 
     """``cpu_batch`` in checker.json (the mpnet checker's 4: its eager attention runs faster in
     smaller passes, docs/benchmarks.md, session 73) sets the CPU's pairs a pass; an explicit
     batch size still wins."""
-
     from favakit.inference.checker import CONFIG_NAME, Checker
 
     folder = tmp_path / "own_batch"
