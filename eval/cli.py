@@ -124,10 +124,12 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
         "--judge",
         default=None,
         choices=JUDGES,
-        help="default: checker, or llm when --model or --llm-endpoint names a model. checker: "
-        "the encoder checker trained on real labelled pairs, favakit's default judge of real "
-        "claims (--checker picks which; docs/checker.md); cascade: the checker, and the tuned "
-        "Qwen judge for the facts it is unsure of; qwen: that judge alone (slow on a CPU); "
+        help="default: cascade where both its bases are installed (`make setup`), else "
+        "checker; checker when --checker names one; llm when --model or --llm-endpoint names "
+        "a model. checker: the encoder checker trained on real labelled pairs, fast "
+        "(--checker picks which; docs/checker.md); cascade: the mpnet checker, and the tuned "
+        "Qwen judge for the facts it is unsure of, favakit's default judge of real claims; "
+        "qwen: that judge alone (slow on a CPU); "
         "llm: an instruct model (--model) asked True or False, as FActScore asks; verifier: "
         "favakit's trained claim verifier (the same question, its own weights; "
         "docs/verifier.md); editor: a fact the editor tags is unsupported. The checker, cascade "

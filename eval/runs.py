@@ -199,9 +199,16 @@ class Scorer:
 
 def fact_judge(opts: ScoreOptions) -> str:
     """The judge a run uses: ``opts.judge``, else the llm judge where a model is named (as
-    FActScore asks one), else the encoder checker (favakit's default judge of real claims:
-    docs/checker.md)."""
-    return opts.judge or ("llm" if opts.spec.names_model else "checker")
+    FActScore asks one), else the checker ``opts.checker`` names, else favakit's default judge
+    of real claims (:func:`~favakit.inference.factory.auto_judge`: the cascade where both its
+    bases are installed, else the encoder checker; docs/checker.md)."""
+    if opts.judge:
+        return opts.judge
+    if opts.spec.names_model:
+        return "llm"
+    from favakit.inference.factory import auto_judge
+
+    return "checker" if opts.checker else auto_judge()
 
 
 @dataclass

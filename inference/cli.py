@@ -202,11 +202,13 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
     add_http_options(s, max_body_bytes=4_000_000)
     s.add_argument(
-        "--verify-judge", default="checker", choices=["checker", "editor", "verifier"],
-        help="who answers /v1/verify: the checker (the default, as for `favakit verify`: the "
-        "one that gates the editor, its model shared, else the shipped one; the best on real "
-        "claims), the editor being served (a claim it edits is not supported: it edits most "
-        "true claims too), or favakit's trained claim verifier loaded beside it",
+        "--verify-judge", default="auto",
+        choices=["auto", "cascade", "checker", "editor", "verifier"],
+        help="who answers /v1/verify: auto (the default): the judge that gates the editor, its "
+        "models shared, else `favakit verify`'s default; cascade or checker: that judge (the "
+        "gate's models where it is one); editor: the editor being served (a claim it edits is "
+        "not supported: it edits most true claims too); verifier: favakit's trained claim "
+        "verifier loaded beside it",
     )  # fmt: skip
     parser.set_defaults(func=_serve)
 
@@ -228,7 +230,13 @@ def _verify(args: argparse.Namespace) -> int:
         rows = [(rid, r if r.cites else dataclasses.replace(r, cites=marks)) for rid, r in rows]
     ray = _ray(args, "one --claim is verified in this process")
     spec = ClientSpec.from_args(args)
-    args.judge = args.judge or ("verifier" if spec.names_model else "checker")
+    if args.judge is None:  # a named model is the verifier's; a named checker, that checker's
+        from favakit.inference.factory import auto_judge
+
+        if spec.names_model:
+            args.judge = "verifier"
+        else:
+            args.judge = "checker" if args.checker else auto_judge()
     if args.judge in ("verifier", "llm") and args.backend in ("encoder", "cascade"):
         spec = spec.with_(backend="hf")
     kind = "generative" if args.backend not in ("encoder", "cascade") else args.backend
@@ -280,17 +288,18 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge", default=None,
         choices=["checker", "cascade", "qwen", "verifier", "encoder", "editor", "llm"],
-        help="default: checker, or verifier when --model or --adapter names one. "
+        help="default: cascade where both its bases are installed (`make setup`), else "
+        "checker; checker when --checker names one; verifier when --model or --adapter does. "
         "verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
         "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
         "generative editor (a claim it edits is not supported); llm: an instruct model asked "
         "True or False (--model, default qwen2.5-coder-1.5b, assembled from its PyPI parts); "
         "qwen: that model tuned on real labelled pairs (a LoRA adapter shipped with favakit), "
         "the most accurate judge on real claims but slow on a CPU (docs/checker.md); "
-        "checker: the encoder checker trained on real labelled pairs, the most accurate "
-        "judge at 1 claim/s or more on 2 CPU cores (--checker picks which; docs/checker.md); "
-        "cascade: the checker, and the llm judge for the claims it is unsure of (the band "
-        "stored with the checker)",
+        "checker: the encoder checker trained on real labelled pairs, fast (--checker picks "
+        "which; docs/checker.md); cascade: the mpnet checker, and the qwen judge for the "
+        "claims it is unsure of (the band stored with the checker): the most accurate judge "
+        "at 1 claim/s or more on 2 CPU cores",
     )  # fmt: skip
     parser.add_argument(
         "--checker", default=None, metavar="auto|checker|mpnet|DIR",

@@ -48,6 +48,7 @@ __all__ = [
     "VERIFIER_KINDS",
     "announce",
     "auto_gate",
+    "auto_judge",
     "cascade_gate",
     "describe",
     "editor_searcher",
@@ -139,6 +140,15 @@ def auto_gate() -> str:
     return checker
 
 
+def auto_judge() -> str:
+    """The judge of claims where none is named (``favakit verify``, ``eval factscore``,
+    ``eval edit-gain``, ``/v1/verify``, :func:`open_verifier`): ``cascade`` where
+    :func:`auto_gate` names it (both bases at hand: the most accurate judge that keeps 1 claim/s
+    on 2 CPU cores with 200 words of evidence, docs/benchmarks.md, session 74), else
+    ``checker`` (the better checker this install can run)."""
+    return "cascade" if auto_gate() == "cascade" else "checker"
+
+
 def open_gate(
     gate: str, device: str | None = None, dtype: str = "auto", load_now: bool = False
 ) -> SentenceScorer:
@@ -187,7 +197,8 @@ def cascade_gate(
     # --cascade), else the one chosen for it alone
     judge_gate = float(cascade.get("gate_threshold", cfg["gate_threshold"]))
     spec = spec or ClientSpec()
-    judge = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec))
+    judge = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec),
+                             judge_load_notice(spec, checker.name, "sentences"))  # fmt: skip
     if load_now:
         judge.open()
     return CascadeScorer(
@@ -258,24 +269,32 @@ def judge_beside(
 ) -> Verifier | None:  # fmt: skip
     """What answers ``favakit serve``'s ``/v1/verify`` beside ``editor`` (``--verify-judge``):
     None where the editor itself does (``kind`` ``editor``: a claim it edits is not
-    supported); for ``checker`` (the default), the checker that gates the editor, read as
-    verdicts are and sharing its loaded model (:meth:`~favakit.inference.checker.Checker.in_role`),
-    else the shipped one (``checker`` names another); for ``verifier``, favakit's trained claim
-    verifier. A claim that comes without evidence is read against the ``k`` passages the
-    editor's knowledge source gives it (:class:`~favakit.inference.verifiers.RetrievingVerifier`)."""
+    supported); for ``auto`` (the default), the judge that gates the editor, else
+    :func:`auto_judge`'s; for ``cascade`` or ``checker``, that judge, sharing the gate's loaded
+    models where the gate is one (a checker read as verdicts are,
+    :meth:`~favakit.inference.checker.Checker.in_role`), else the shipped one (``checker``
+    names another checker); for ``verifier``, favakit's trained claim verifier. A claim that
+    comes without evidence is read against the ``k`` passages the editor's knowledge source
+    gives it (:class:`~favakit.inference.verifiers.RetrievingVerifier`)."""
     if kind == "editor":
         return None
     from favakit.inference.cascade_gate import CascadeScorer
     from favakit.inference.checker import Checker, CheckerVerifier
-    from favakit.inference.verifiers import RetrievingVerifier
+    from favakit.inference.verifiers import CascadeVerifier, RetrievingVerifier
 
-    gate = getattr(editor, "checker", None)  # a GatedEditor's judge
-    if isinstance(gate, CascadeScorer):  # the cascade gate's checker
-        gate = gate.checker
-    if kind == "checker" and isinstance(gate, Checker):
-        judge: Verifier = CheckerVerifier(gate.in_role("verdict"))
+    scorer = getattr(editor, "checker", None)  # a GatedEditor's judge
+    gate = scorer.checker if isinstance(scorer, CascadeScorer) else scorer
+    if kind == "auto":
+        gated = "cascade" if isinstance(scorer, CascadeScorer) else "checker"
+        kind = gated if isinstance(gate, Checker) else auto_judge()
+    judge: Verifier
+    if kind == "cascade" and isinstance(scorer, CascadeScorer):  # the gate's two models
+        first = CheckerVerifier(scorer.checker.in_role("verdict"))
+        judge = CascadeVerifier(first, scorer.judge, scorer.band, scorer.second_words)
+    elif kind == "checker" and isinstance(gate, Checker):
+        judge = CheckerVerifier(gate.in_role("verdict"))
     else:
-        judge = open_verifier(kind, spec, checker=checker)
+        judge = open_verifier(kind, spec, checker=checker if kind == "checker" else None)
     return RetrievingVerifier(judge, editor_searcher(editor), k)
 
 
@@ -304,8 +323,9 @@ def open_verifier(
     checker: str | None = None,
 ) -> Verifier:
     """A verifier of ``kind`` (:data:`VERIFIER_KINDS`) over the model ``spec`` describes. The
-    default kind is ``checker`` (the best of the shipped judges on real claims), or
-    ``verifier`` when ``spec`` names a model or adapter.
+    default kind is :func:`auto_judge`'s (``cascade`` where both its bases are installed, else
+    ``checker``), ``checker`` where ``checker`` or ``detector`` names one, or ``verifier`` when
+    ``spec`` names a model or adapter.
 
     ``verifier``: favakit's trained claim verifier (the shipped adapter over SmolLM2 unless the
     spec names another; a server must hold the verifier's weights). It reads evidence longer
@@ -332,7 +352,11 @@ def open_verifier(
     from favakit.inference.generators import open_client
 
     spec = spec or ClientSpec()
-    kind = kind or ("verifier" if spec.names_model else "checker")
+    if kind is None:  # a named model is the verifier's; a named checker, that checker's
+        if spec.names_model:
+            kind = "verifier"
+        else:
+            kind = "checker" if checker or detector else auto_judge()
     if kind not in VERIFIER_KINDS:
         raise UsageError(f"judge must be one of {', '.join(VERIFIER_KINDS)}, not {kind!r}")
     if kind == "verifier":
@@ -385,7 +409,8 @@ def open_verifier(
         low, high = cascade["band"]
         second: Verifier
         if cascade["judge"] == "qwen":  # the tuned judge, loaded once a claim reaches it
-            second = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec))
+            second = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec),
+                                      judge_load_notice(spec, first.model, "claims"))  # fmt: skip
         else:
             second = open_verifier("llm", spec.with_(model=cascade["judge"]))
         return CascadeVerifier(first, second, (low, high), cascade.get("second_words", 400))
@@ -409,20 +434,36 @@ def open_qwen_judge(spec: ClientSpec | None = None, threshold: float | None = No
     ``qwen2.5-coder-1.5b`` (assembled from its PyPI parts), asked the strict prompt through its
     chat template about evidence cut to the words its ``judge.json`` names (as it was trained,
     ``scripts/llm_judge.py``), deciding at the threshold stored there (chosen on the development
-    split) unless ``threshold`` is given. With ``spec.endpoint`` the server must hold that
-    model with the adapter merged (``favakit serve-llm --model qwen2.5-coder-1.5b --adapter
-    <folder> --merge-adapter yes``)."""
+    split) unless ``threshold`` is given. On a CPU a pass holds at most ``cpu_pass_tokens`` of
+    its prompts' padded tokens (:func:`~favakit.inference.generators.passes`). With
+    ``spec.endpoint`` the server must hold that model with the adapter merged (``favakit
+    serve-llm --model qwen2.5-coder-1.5b --adapter <folder> --merge-adapter yes``)."""
     from favakit.inference.generators import open_client
 
     spec = _qwen_spec(spec or ClientSpec())
     cfg = qwen_judge_config()
+    client = open_client(spec)
+    generator = getattr(client, "generator", None)  # in this process
+    if generator is not None and generator.model.device.type == "cpu":
+        # a CPU's cores are busy from a few hundred tokens a pass on: more only pads
+        generator.pass_tokens = cfg.get("cpu_pass_tokens")
     # one token: the verdict is its log-probabilities (the judge was trained to answer "True"
     # or "False" and nothing more), and prompts that share the instructions share one pass
     judge = Judge(
-        open_client(spec), chat=True, chunk_words=0, style=cfg["style"],
+        client, chat=True, chunk_words=0, style=cfg["style"],
         threshold=cfg["threshold"] if threshold is None else threshold, max_tokens=1,
     )  # fmt: skip
     return CutEvidence(LLMVerifier(judge), int(cfg["evidence_words"]))
+
+
+def judge_load_notice(spec: ClientSpec, checker: str, what: str) -> str | None:
+    """What a cascade says on stderr as its Qwen judge loads in this process (None through a
+    server): the first claim in its band waits seconds for it (minutes the first time, while
+    its base is assembled)."""
+    if spec.endpoint:
+        return None
+    return (f"favakit: loading {qwen_judge_label(spec)}, which {checker} asks about the {what} "
+            "it is unsure of (once; seconds)")  # fmt: skip
 
 
 def qwen_judge_config() -> dict[str, Any]:

@@ -44,6 +44,7 @@ __all__ = [
     "choose_backend",
     "lora_request_kwargs",
     "open_client",
+    "passes",
     "shared_prefix_groups",
     "vllm_engine_kwargs",
     "vllm_sampling_kwargs",
@@ -69,6 +70,10 @@ class HFGenerator:
         self.tokenizer = tokenizer
         self.name = name
         self.max_batch = max_batch
+        # where set, a one-token pass (_shared) holds only as many prompts as fit in this many
+        # padded tokens of their own, at least one (on a CPU, where a pass of a few hundred
+        # tokens keeps the cores busy and padding only costs: docs/benchmarks.md, session 74)
+        self.pass_tokens: int | None = None
         # prompts sharing this many leading tokens share one pass (0: never); see generate()
         self.shared_prefix_tokens = SHARED_PREFIX_TOKENS
         self._lock = threading.Lock()  # one generate() at a time on one model
@@ -222,7 +227,8 @@ class HFGenerator:
         ``shared`` tokens, each with at least one more): the shared tokens are run once (or
         not at all where the last call's shared start was the same) and their keys and values
         reused for every prompt, whose own tokens then run together, padded on the right,
-        ``max_batch`` at a time, shortest first; the model's head scores only each prompt's
+        ``max_batch`` at a time (fewer where :attr:`pass_tokens` is set: :func:`passes`),
+        shortest first; the model's head scores only each prompt's
         last position. Answers in the order of ``ids``."""
         import copy
 
@@ -246,8 +252,8 @@ class HFGenerator:
             cache = self._start[1]
             # shortest first, so that each batch pads its prompts' own tokens the least
             order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-            for start in range(0, len(ids), self.max_batch):
-                idx = order[start : start + self.max_batch]
+            sizes = [len(ids[i]) - shared for i in order]
+            for idx in passes(order, sizes, self.max_batch, self.pass_tokens):
                 part = [ids[i][shared:] for i in idx]
                 width = max(len(r) for r in part)
                 suffix = torch.tensor([r + [pad] * (width - len(r)) for r in part], device=device)
@@ -347,6 +353,25 @@ def _leading_common(x: Sequence[int], y: Sequence[int], limit: int) -> int:
     while common < limit and x[common] == y[common]:
         common += 1
     return common
+
+
+def passes(
+    order: Sequence[int], sizes: Sequence[int], max_batch: int, budget: int | None = None
+) -> list[list[int]]:
+    """``order`` (prompt indices, shortest first; ``sizes``: each one's tokens, in the same
+    order) cut into consecutive passes of at most ``max_batch`` prompts and, with ``budget``,
+    at most ``budget`` padded tokens (prompts x the longest one's tokens; a prompt longer than
+    the budget runs alone)."""
+    out: list[list[int]] = []
+    for i, size in zip(order, sizes, strict=True):
+        # shortest first: the prompt joining a pass is its longest, so sets its padded width
+        last = out[-1] if out else []
+        fits = budget is None or (len(last) + 1) * size <= budget
+        if last and len(last) < max_batch and fits:
+            last.append(i)
+        else:
+            out.append([i])
+    return out
 
 
 def shared_prefix_groups(

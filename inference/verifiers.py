@@ -40,6 +40,7 @@ Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{
 from __future__ import annotations
 
 import dataclasses
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -294,10 +295,13 @@ class CutEvidence(_Around):
 class OpenedOnFirstUse:
     """A verifier named ``model`` that ``opens`` (builds: loads its weights) at its first
     :meth:`verify`, once, under a lock: a cascade's second judge costs its load only where a
-    claim falls in the band."""
+    claim falls in the band. ``notice``, where given, goes to stderr as it starts loading (a
+    pause of seconds that would otherwise say nothing)."""
 
-    def __init__(self, model: str, opens: Callable[[], Verifier]) -> None:
-        self._model, self._opens = model, opens
+    def __init__(
+        self, model: str, opens: Callable[[], Verifier], notice: str | None = None
+    ) -> None:
+        self._model, self._opens, self._notice = model, opens, notice
         self._inner: Verifier | None = None
         self._lock = threading.Lock()
 
@@ -315,6 +319,8 @@ class OpenedOnFirstUse:
         request)."""
         with self._lock:
             if self._inner is None:
+                if self._notice:
+                    print(self._notice, file=sys.stderr, flush=True)
                 self._inner = self._opens()
             return self._inner
 

@@ -12,7 +12,9 @@ scifact, citint_test; anli_dev is reported beside them).
 Fast judges (the checker, the encoder detector) read every row; slow ones (the trained
 verifier, the editor, the llm judge) a fixed sample of ``--slow-per-label`` supported and as
 many unsupported rows per set (seeded), and the fast judges are also scored on that sample so
-that every judge has a figure on the same rows.
+that every judge has a figure on the same rows. ``--every-row`` has the slow judges read every
+row too (the cascade, favakit's default judge where both its bases are installed: over an hour
+for the four target sets on 2 CPU cores).
 
 ``--dev FILES`` scores the checker on the development split that training carves from those
 training files (the same seed and fraction, so no row of it was trained on): per source and
@@ -242,6 +244,12 @@ def dev_sets(files: str, checker_dir: str | None, fraction: float) -> list[dict[
     return [*out, mean]
 
 
+def reads_every_row(kind: str, every_row: bool, sample_only: bool) -> bool:
+    """Whether a judge of ``kind`` reads every row of a set, not only its sample: a fast one
+    unless ``--sample-only``, a slow one only with ``--every-row``."""
+    return not sample_only and (kind in FAST or every_row)
+
+
 def cut_words(rows: list[dict[str, Any]], words: int, claims: int) -> list[dict[str, Any]]:
     """The first ``claims`` rows whose evidence has at least ``words`` words, each with its
     evidence cut to its first ``words`` words (one passage)."""
@@ -311,6 +319,9 @@ def main() -> None:
         action="store_true",
         help="fast judges too read only the sample (side by side with slow ones)",
     )
+    ap.add_argument(
+        "--every-row", action="store_true", help="slow judges too read every row (and the sample)"
+    )
     ap.add_argument("--spans", action="store_true", help="also the checker on eval_spans")
     ap.add_argument("--dev", default="", help="training files: score their development split")
     ap.add_argument(
@@ -375,7 +386,7 @@ def main() -> None:
             timed[judge] = verifier
         for name, rows in sets.items():
             for part, chosen in (("all", rows), ("sample", sample(rows, args.slow_per_label))):
-                if part == "all" and (kind not in FAST or args.sample_only):
+                if part == "all" and not reads_every_row(kind, args.every_row, args.sample_only):
                     continue
                 row = {"judge": judge, "model": verifier.model, "set": name, "rows": part,
                        **({"cites": cites[name]} if name in cites else {}),

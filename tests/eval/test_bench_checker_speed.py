@@ -31,6 +31,16 @@ def test_rows_are_cut_to_exactly_the_words_asked_and_short_ones_skipped(
         bench.cut_words(rows, 200, 4)
 
 
+def test_slow_judges_read_every_row_only_when_asked(
+    bench_script: Callable[[str], ModuleType],
+) -> None:
+    bench = bench_script("bench_checker")
+    assert bench.reads_every_row("checker", every_row=False, sample_only=False)
+    assert not bench.reads_every_row("cascade", every_row=False, sample_only=False)
+    assert bench.reads_every_row("cascade", every_row=True, sample_only=False)
+    assert not bench.reads_every_row("checker", every_row=True, sample_only=True)
+
+
 @pytest.mark.slow
 def test_each_judge_is_timed_in_both_ways_every_round(
     bench_script: Callable[[str], ModuleType],

@@ -184,7 +184,9 @@ def test_the_cascade_gate_reads_the_band_and_the_judges_thresholds(judge_folder:
     assert touched == [p <= 0.05 for p in own]
 
 
-def test_a_judge_opened_on_first_use_is_built_once_and_only_when_asked() -> None:
+def test_a_judge_opened_on_first_use_is_built_once_and_only_when_asked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     import threading
 
     from favakit.inference.verifiers import OpenedOnFirstUse
@@ -195,8 +197,9 @@ def test_a_judge_opened_on_first_use_is_built_once_and_only_when_asked() -> None
         built.append(FixedJudge(0.7))
         return built[-1]
 
-    lazy = OpenedOnFirstUse("fixed", opens)
+    lazy = OpenedOnFirstUse("fixed", opens, notice="favakit: loading fixed")
     assert lazy.model == "fixed" and lazy.inner is None and not built
+    assert capsys.readouterr().err == ""  # nothing said before it loads
     threads = [threading.Thread(target=lazy.verify, args=([{"text": f"c{i}", "evidence": []}],))
                for i in range(4)]  # fmt: skip
     for t in threads:
@@ -206,6 +209,7 @@ def test_a_judge_opened_on_first_use_is_built_once_and_only_when_asked() -> None
     assert lazy.inner is built[0] and sorted(built[0].seen) == ["c0", "c1", "c2", "c3"]
     (verdict,) = lazy.verify([{"text": "c4", "evidence": []}])
     assert verdict["score"] == 0.7 and len(built) == 1
+    assert capsys.readouterr().err == "favakit: loading fixed\n"  # said once, as it loaded
 
 
 def test_the_cascade_gate_loads_its_judge_only_once_a_sentence_falls_in_the_band(
@@ -249,18 +253,71 @@ def test_the_default_gate_is_the_best_this_install_runs_with_no_download(
     assert auto_gate() == gate
 
 
+@pytest.mark.parametrize(("gate", "judge"), [("cascade", "cascade"), ("mpnet", "checker"),
+                                              ("checker", "checker")])  # fmt: skip
+def test_the_default_judge_is_the_cascade_where_it_is_the_default_gate(
+    gate: str, judge: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`favakit verify`, `eval factscore` and `edit-gain` judge with the cascade where both its
+    bases are installed (it keeps 1 claim/s on 2 CPU cores with 200 words of evidence:
+    docs/benchmarks.md, session 74), else with the best checker; a named checker or model
+    still chooses the judge."""
+    from favakit.eval.runs import ScoreOptions, fact_judge
+    from favakit.inference.factory import auto_judge
+    from favakit.spec import ClientSpec
+
+    monkeypatch.setattr("favakit.inference.factory.auto_gate", lambda: gate)
+    assert auto_judge() == judge
+    opts = ScoreOptions(input="in.jsonl", kb="kb.db", out="out.json")
+    assert fact_judge(opts) == judge
+    assert fact_judge(ScoreOptions(input="i", kb="k", out="o", checker="mpnet")) == "checker"
+    assert fact_judge(ScoreOptions(input="i", kb="k", out="o", judge="qwen")) == "qwen"
+    named = ScoreOptions(input="i", kb="k", out="o", spec=ClientSpec(model="smollm2"))
+    assert fact_judge(named) == "llm"
+
+
+@pytest.mark.parametrize(
+    ("flags", "judge"),
+    [([], "cascade"), (["--checker", "mpnet"], "checker"), (["--judge", "qwen"], "qwen"),
+     (["--model", "smollm2"], "verifier")],
+)  # fmt: skip
+def test_favakit_verify_picks_the_default_judge_unless_one_is_named(
+    flags: list[str], judge: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge `favakit verify` hands its stage (no model is loaded: the stage is a
+    recorder), where the cascade is the default (both bases installed)."""
+    from favakit.cli import main
+
+    picked: list[str] = []
+
+    class Picked(Exception):
+        pass
+
+    def stage(kind: str, *args: object, **kwargs: object) -> None:
+        picked.append(kind)
+        raise Picked
+
+    monkeypatch.setattr("favakit.inference.factory.auto_gate", lambda: "cascade")
+    monkeypatch.setattr("favakit.inference.runs.VerifyStage", stage)
+    with pytest.raises(Picked):
+        main(["verify", "--claim", "Curie was born in Warsaw.", "--evidence", "Warsaw.", *flags])
+    assert picked == [judge]
+
+
 def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shares_its_checker(
     judge_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`favakit serve --gate cascade` (the default where the Qwen base is installed): the judge
-    is built before the server starts (not on the first request), and /v1/verify reads claims
-    with the cascade's own mpnet checker, the loaded model shared. The server is not started:
-    `run_server` is replaced by a recorder (the HTTP side is tested in test_serve.py)."""
+    is built before the server starts (not on the first request), and /v1/verify answers with
+    the same cascade (`--verify-judge auto`), its mpnet checker and Qwen judge the gate's loaded
+    models; `--verify-judge checker` answers with that checker alone. The server is not
+    started: `run_server` is replaced by a recorder (the HTTP side is tested in
+    test_serve.py)."""
     import argparse
 
     from favakit.inference.checker import Checker, CheckerVerifier
     from favakit.inference.cli import configure_serve
-    from favakit.inference.verifiers import RetrievingVerifier
+    from favakit.inference.verifiers import CascadeVerifier, RetrievingVerifier
 
     seen: dict[str, object] = {}
 
@@ -275,16 +332,25 @@ def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shar
     monkeypatch.setattr("favakit.inference.server.create_editor_app", built)
     parser = argparse.ArgumentParser()
     configure_serve(parser)
-    args = parser.parse_args(["--backend", "encoder", "--gate", "cascade", "--device", "cpu"])
+    flags = ["--backend", "encoder", "--gate", "cascade", "--device", "cpu"]
+    args = parser.parse_args(flags)
     assert args.func(args) == 0
     gated = seen["app"]
     scorer = gated.checker  # type: ignore[attr-defined]
     assert isinstance(scorer, CascadeScorer) and scorer.judge.inner is not None  # type: ignore[attr-defined]
     verifier = seen["verifier"]
+    assert isinstance(verifier, RetrievingVerifier) and isinstance(verifier.inner, CascadeVerifier)
+    cascade = verifier.inner
+    assert cascade.second is scorer.judge and cascade.band == scorer.band  # one loaded judge
+    assert isinstance(cascade.first, CheckerVerifier)
+    assert cascade.first.checker.model is scorer.checker.model  # one loaded checker
+    assert cascade.model == f"{scorer.checker.name}+{scorer.judge.model}"
+    args = parser.parse_args([*flags, "--verify-judge", "checker"])
+    assert args.func(args) == 0
+    verifier = seen["verifier"]
     assert isinstance(verifier, RetrievingVerifier) and isinstance(verifier.inner, CheckerVerifier)
     assert isinstance(verifier.inner.checker, Checker)
-    assert verifier.inner.checker.name == scorer.checker.name == "favakit-checker-mpnet"
-    assert verifier.inner.checker.model is scorer.checker.model  # one loaded model
+    assert verifier.inner.checker.name == "favakit-checker-mpnet"
 
 
 STEP = "Neil Armstrong became the first person to step onto the lunar surface."

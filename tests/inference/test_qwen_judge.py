@@ -77,7 +77,33 @@ def test_the_qwen_judge_reads_its_judge_json(judge_folder: Path) -> None:
         open_verifier("qwen", ClientSpec(backend="hf"), style="factscore")
 
 
-def test_the_cascade_can_name_the_tuned_judge(judge_folder: Path, tmp_path: Path) -> None:
+def test_on_a_cpu_the_judge_fills_a_pass_up_to_its_token_budget(judge_folder: Path) -> None:
+    """judge.json's ``cpu_pass_tokens`` caps the padded tokens of one pass on a CPU (more only
+    pads there); the verdicts are those of the usual batches."""
+    from favakit.inference.factory import open_verifier
+    from favakit.spec import ClientSpec
+
+    claims = [{"text": "titan is its largest moon .", "evidence": ["titan is its largest moon ."]},
+              {"text": "saturn is the sixth planet .", "evidence": ["mount etna is in sicily , "
+               "an island of italy , and it is one of the most active volcanoes ."]},
+              {"text": "etna is a volcano .", "evidence": ["mount etna is a volcano ."]}]  # fmt: skip
+
+    def opened() -> tuple[int | None, list[float]]:
+        judge = open_verifier("qwen", ClientSpec(backend="hf", device="cpu"))
+        generator = judge.inner.client.generator  # type: ignore[attr-defined]
+        return generator.pass_tokens, [v["score"] for v in judge.verify(claims)]
+
+    budget, usual = opened()
+    assert budget is None  # no cpu_pass_tokens in judge.json: max_batch prompts a pass
+    cfg = json.loads((judge_folder / "judge.json").read_text())
+    (judge_folder / "judge.json").write_text(json.dumps({**cfg, "cpu_pass_tokens": 16}))
+    budget, fewer = opened()
+    assert budget == 16 and fewer == pytest.approx(usual, abs=1e-4)
+
+
+def test_the_cascade_can_name_the_tuned_judge(
+    judge_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from favakit.inference.checker import checker_folder
     from favakit.inference.factory import open_verifier
     from favakit.inference.verifiers import CascadeVerifier, OpenedOnFirstUse
@@ -95,6 +121,8 @@ def test_the_cascade_can_name_the_tuned_judge(judge_folder: Path, tmp_path: Path
         [{"text": "titan is its largest moon .", "evidence": ["titan is its largest moon ."]}]
     )
     assert isinstance(cascade.second.inner, CutEvidence)
+    notice = capsys.readouterr().err  # the pause of its load is said, once
+    assert notice.count("favakit: loading ") == 1 and "asks about the claims it is unsure" in notice
     assert "decided" in v["warnings"][-1]  # the band holds every score: the judge decided
     from favakit.inference.verifiers import second_judge_decided
 
@@ -141,6 +169,7 @@ def test_the_shipped_judge_is_installed_with_its_choices() -> None:
     cfg = json.loads((folder / "judge.json").read_text())
     assert cfg["model"] == "qwen2.5-coder-1.5b" and cfg["style"] == "strict"
     assert 0.0 < cfg["gate_threshold"] <= cfg["threshold"] < 1.0 and cfg["evidence_words"] > 0
+    assert cfg["cpu_pass_tokens"] >= 256 and "development" in cfg["cpu_pass_tokens_chosen_on"]
     assert "development split" in cfg["chosen_on"]
     adapter = json.loads((folder / "adapter_config.json").read_text())
     assert adapter["base_model_name_or_path"] == "qwen2.5-coder-1.5b"

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from favakit.inference.generators import shared_prefix_groups
+from favakit.inference.generators import passes, shared_prefix_groups
 
 pytest.importorskip("torch")
 
@@ -38,6 +38,18 @@ def test_one_prompt_that_shares_little_does_not_cut_the_rest() -> None:
     assert groups == [([0, 1], 101)]  # the third would cut 101 shared tokens to 10
 
 
+def test_passes_hold_max_batch_prompts_or_what_fits_the_token_budget() -> None:
+    order = [4, 0, 3, 1, 2]  # shortest first
+    assert passes(order, [5, 5, 5, 5, 5], max_batch=2) == [[4, 0], [3, 1], [2]]
+    # 512 padded tokens a pass: short prompts together, a long one alone, and one longer than
+    # the budget still runs (alone)
+    cut = passes(order, [60, 60, 200, 300, 900], max_batch=8, budget=512)
+    assert cut == [[4, 0], [3], [1], [2]]
+    assert passes(order, [60, 60, 60, 60, 60], max_batch=8, budget=512) == [order]
+    assert passes(order, [60, 60, 60, 60, 60], max_batch=3, budget=512) == [[4, 0, 3], [1, 2]]
+    assert passes([], [], max_batch=8, budget=512) == []
+
+
 def _prompts() -> list[str]:
     evidence = " ".join(["marie curie was born in warsaw in 1867 ."] * 12)  # >64 tokens
     claims = ["marie curie was born in warsaw .", "marie curie was born in paris in 1867 .",
@@ -46,9 +58,9 @@ def _prompts() -> list[str]:
     return [*rows, "warsaw was born in paris ."]  # one that shares nothing
 
 
-@pytest.mark.parametrize("with_adapter", [False, True])
+@pytest.mark.parametrize(("with_adapter", "budget"), [(False, None), (True, None), (False, 30)])
 def test_shared_pass_gives_what_each_prompt_gives_alone(
-    tiny_llama: Path, tiny_adapter: Path, with_adapter: bool, monkeypatch: Any
+    tiny_llama: Path, tiny_adapter: Path, with_adapter: bool, budget: int | None, monkeypatch: Any
 ) -> None:
     from favakit.inference.generators import HFGenerator
     from favakit.llm import GenerationParams
@@ -57,6 +69,11 @@ def test_shared_pass_gives_what_each_prompt_gives_alone(
         str(tiny_llama), adapter=str(tiny_adapter) if with_adapter else None, device="cpu",
         max_batch=3,  # the group of four runs its own tokens in two batches
     )  # fmt: skip
+    gen.pass_tokens = budget  # 30: the claims' own 8, 13, 15 and 16 tokens: two, then one a pass
+    cut: list[list[list[int]]] = []
+    monkeypatch.setattr(
+        "favakit.inference.generators.passes", lambda *a: cut.append(passes(*a)) or cut[-1]
+    )
     calls: list[int] = []
     shared = gen._shared
     monkeypatch.setattr(
@@ -66,6 +83,7 @@ def test_shared_pass_gives_what_each_prompt_gives_alone(
     prompts = _prompts()
     together = gen.generate(prompts, params)
     assert calls == [4]  # the four claims went through the shared pass, the fifth did not
+    assert [len(p) for p in cut[0]] == ([3, 1] if budget is None else [2, 1, 1])
     gen.shared_prefix_tokens = 0  # each prompt alone, the usual way: generate() on all of it
     for prompt, got in zip(prompts, together, strict=True):
         alone = gen.generate([prompt], params)[0]

