@@ -137,7 +137,7 @@ def test_unfinished_work_resumes_only_under_its_own_settings(kb: Path, tmp_path:
     """A killed run's rows (OUT.partial.jsonl) resume only in a run of the same command, input and
     judge: edit-gain once read a factscore run's rows and failed with KeyError: 'before'."""
     from favakit.errors import UsageError
-    from favakit.eval.runs import ScoreOptions, _work_file
+    from favakit.eval.runs import ScoreOptions, _work_file, fact_judge
     from favakit.records import RecordError
 
     inp = tmp_path / "in.jsonl"
@@ -151,7 +151,8 @@ def test_unfinished_work_resumes_only_under_its_own_settings(kb: Path, tmp_path:
     assert _work_file(out, "factscore", opts).path == work.path  # the same run resumes
     with pytest.raises(UsageError, match="command: 'factscore' there, 'edit-gain' now"):
         _work_file(out, "edit-gain", opts)
-    with pytest.raises(UsageError, match="judge: 'checker' there, 'verifier' now"):
+    default = fact_judge(opts)  # the cascade where both its bases are installed, else checker
+    with pytest.raises(UsageError, match=f"judge: '{default}' there, 'verifier' now"):
         _work_file(out, "factscore", ScoreOptions(**{**opts.__dict__, "judge": "verifier"}))
     inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": "Ada was born in 1816."}) + "\n")
     with pytest.raises(UsageError, match="input_sha256"):
@@ -205,11 +206,14 @@ def test_cli_with_an_http_judge_caches_and_resumes(
     assert missing.returncode == 2 and "give --demos FILE.json" in missing.stderr
 
 
-def test_the_default_judge_is_the_checker_where_no_model_is_named(kb: Path, tmp_path: Path) -> None:
-    """`favakit eval factscore` with no --judge and no model: the shipped MiniLM checker (a real
-    model, `--checker checker`) judges each fact against the passages of the topic's article in
-    a real KB; the usage names it. Facts split by an LLM need a model the checker is not: a
-    clear error before anything loads."""
+def test_a_named_checker_judges_where_no_model_is_named(kb: Path, tmp_path: Path) -> None:
+    """`favakit eval factscore` with no --judge and no model, `--checker checker`: the shipped
+    MiniLM checker (a real model) judges each fact against the passages of the topic's article
+    in a real KB; the usage names it. Facts split by an LLM need a model the default judge (the
+    cascade where both its bases are installed, else the checker) is not: a clear error before
+    anything loads."""
+    from favakit.inference.factory import auto_judge
+
     inp = tmp_path / "in.jsonl"
     facts = ["Ada Lovelace was born in 1815.", "Ada Lovelace was a French painter."]
     inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": " ".join(facts),
@@ -228,7 +232,8 @@ def test_the_default_judge_is_the_checker_where_no_model_is_named(kb: Path, tmp_
     demos = tmp_path / "demos.json"
     demos.write_text(json.dumps({"He is a cook.": ["He is a cook."]}))
     for extra, message in (
-        (["--demos", str(demos)], "--facts llm ask(s) a language model, and --judge checker"),
+        (["--demos", str(demos)],
+         f"--facts llm ask(s) a language model, and --judge {auto_judge()}"),
         (["--use-atomic-facts", "--judge", "llm", "--model", "x", "--checker", "mpnet"],
          "--checker is for --judge checker or cascade"),
         (["--use-atomic-facts", "--chat"], "--chat is for --judge llm"),
