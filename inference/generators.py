@@ -228,8 +228,8 @@ class HFGenerator:
         not at all where the last call's shared start was the same) and their keys and values
         reused for every prompt, whose own tokens then run together, padded on the right,
         ``max_batch`` at a time (fewer where :attr:`pass_tokens` is set: :func:`passes`),
-        shortest first; the model's head scores only each prompt's
-        last position. Answers in the order of ``ids``."""
+        shortest first; the model's head scores only each prompt's last position. Answers in
+        the order of ``ids``."""
         import copy
 
         import torch
