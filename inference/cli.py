@@ -236,7 +236,7 @@ def _verify(args: argparse.Namespace) -> int:
         if spec.names_model:
             args.judge = "verifier"
         else:
-            args.judge = "checker" if args.checker else auto_judge()
+            args.judge = "checker" if args.checker or args.detector else auto_judge()
     if args.judge in ("verifier", "llm") and args.backend in ("encoder", "cascade"):
         spec = spec.with_(backend="hf")
     kind = "generative" if args.backend not in ("encoder", "cascade") else args.backend

@@ -278,8 +278,8 @@ def test_the_default_judge_is_the_cascade_where_it_is_the_default_gate(
 
 @pytest.mark.parametrize(
     ("flags", "judge"),
-    [([], "cascade"), (["--checker", "mpnet"], "checker"), (["--judge", "qwen"], "qwen"),
-     (["--model", "smollm2"], "verifier")],
+    [([], "cascade"), (["--checker", "mpnet"], "checker"), (["--detector", "runs/mine"], "checker"),
+     (["--judge", "qwen"], "qwen"), (["--model", "smollm2"], "verifier")],
 )  # fmt: skip
 def test_favakit_verify_picks_the_default_judge_unless_one_is_named(
     flags: list[str], judge: str, monkeypatch: pytest.MonkeyPatch
