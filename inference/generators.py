@@ -14,6 +14,7 @@ it is importable and CUDA is there, else transformers, and logs the choice.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import itertools
 import logging
@@ -25,6 +26,7 @@ from typing import Any
 
 from favakit.deps import cuda_available, require
 from favakit.errors import UsageError
+from favakit.inference.last_positions import kept_positions_only
 from favakit.llm import (
     Completion,
     GenerationParams,
@@ -76,6 +78,9 @@ class HFGenerator:
         self.pass_tokens: int | None = None
         # prompts sharing this many leading tokens share one pass (0: never); see generate()
         self.shared_prefix_tokens = SHARED_PREFIX_TOKENS
+        # a one-token pass runs the last decoder layer at each prompt's last position only
+        # (last_positions.py); False: the whole layer
+        self.kept_positions_only = True
         self._lock = threading.Lock()  # one generate() at a time on one model
         self._guard: Any = None  # CopyGuard, built on first use; False: tokenizer unsupported
         # the last shared start run (its token ids, and its keys and values), kept for later
@@ -228,7 +233,8 @@ class HFGenerator:
         not at all where the last call's shared start was the same) and their keys and values
         reused for every prompt, whose own tokens then run together, padded on the right,
         ``max_batch`` at a time (fewer where :attr:`pass_tokens` is set: :func:`passes`),
-        shortest first; the model's head scores only each prompt's last position. Answers in
+        shortest first; the model's head scores only each prompt's last position, and its last
+        layer computes only there (:mod:`~favakit.inference.last_positions`). Answers in
         the order of ``ids``."""
         import copy
 
@@ -271,10 +277,16 @@ class HFGenerator:
                     extra = {"logits_to_keep": torch.tensor(keep, device=device)}
                 else:
                     keep, extra = list(range(width)), {}
-                logits = self.model(
-                    input_ids=suffix, attention_mask=mask, position_ids=positions,
-                    use_cache=True, **{word: past}, **extra,
-                ).logits  # fmt: skip
+                shortened = (
+                    kept_positions_only(self.model, last)
+                    if self.kept_positions_only
+                    else contextlib.nullcontext()
+                )
+                with shortened:
+                    logits = self.model(
+                        input_ids=suffix, attention_mask=mask, position_ids=positions,
+                        use_cache=True, **{word: past}, **extra,
+                    ).logits  # fmt: skip
                 column = torch.tensor([keep.index(n) for n in last], device=device)
                 step = torch.log_softmax(logits[torch.arange(len(part)), column].float(), dim=-1)
                 for j, (i, r) in enumerate(zip(idx, part, strict=True)):
