@@ -40,8 +40,10 @@ def stands_in(model: Any) -> bool:
 def kept_positions_only(model: Any, kept: Sequence[int]) -> Iterator[None]:
     """Within the block, ``model``'s last decoder layer computes, for row ``b`` of the batch,
     only position ``kept[b]`` (an index into the positions of this call's input, not counting
-    a cache's); its other positions return the layer's input. Where :func:`stands_in` is
-    false, nothing changes. Not thread-safe on its own: hold the model's lock."""
+    a cache's); its other positions return the layer's input. Each kept position attends to
+    every position before it, so rows must be padded on the right (after their kept position),
+    as a one-token pass pads them. Where :func:`stands_in` is false, nothing changes. Not
+    thread-safe on its own: hold the model's lock."""
     layers = _layers(model)
     if layers is None:
         yield
