@@ -204,8 +204,9 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     s.add_argument(
         "--verify-judge", default="auto",
         choices=["auto", "cascade", "checker", "editor", "verifier"],
-        help="who answers /v1/verify: auto (the default): the judge that gates the editor, its "
-        "models shared, else `favakit verify`'s default; cascade or checker: that judge (the "
+        help="who answers /v1/verify: auto (the default): `favakit verify`'s default judge, "
+        "from the gate's loaded models where it has them (a checker gate: that checker); "
+        "cascade or checker: that judge (the "
         "gate's models where it is one); editor: the editor being served (a claim it edits is "
         "not supported: it edits most true claims too); verifier: favakit's trained claim "
         "verifier loaded beside it",

@@ -53,6 +53,7 @@ __all__ = [
     "describe",
     "editor_searcher",
     "judge_beside",
+    "judge_in_bf16",
     "open_editor",
     "open_gate",
     "open_qwen_judge",
@@ -143,10 +144,21 @@ def auto_gate() -> str:
 def auto_judge() -> str:
     """The judge of claims where none is named (``favakit verify``, ``eval factscore``,
     ``eval edit-gain``, ``/v1/verify``, :func:`open_verifier`): ``cascade`` where
-    :func:`auto_gate` names it (both bases at hand: the most accurate judge that keeps 1 claim/s
-    on 2 CPU cores with 200 words of evidence, docs/benchmarks.md, session 74), else
-    ``checker`` (the better checker this install can run)."""
-    return "cascade" if auto_gate() == "cascade" else "checker"
+    :func:`auto_gate` names it (both bases at hand) and its Qwen judge will run in native bf16
+    (a GPU, or a CPU with AVX512-BF16 or AMX): there it is the most accurate judge that keeps
+    1 claim/s on 2 CPU cores with 200 words of evidence (docs/benchmarks.md, sessions 74-75);
+    in fp32 it runs at about a third of that. Else ``checker`` (the better checker this
+    install can run)."""
+    return "cascade" if auto_gate() == "cascade" and judge_in_bf16() else "checker"
+
+
+def judge_in_bf16() -> bool:
+    """Whether the Qwen judge, loaded with its default device and dtype, runs in native bf16:
+    on a CUDA GPU that supports it, else on a CPU with AVX512-BF16 or AMX (where it runs in
+    fp32 it is about three times slower: docs/benchmarks.md, session 75)."""
+    from favakit.deps import bf16_native, cuda_available
+
+    return bf16_native("cuda" if cuda_available() else "cpu")
 
 
 def open_gate(
@@ -269,8 +281,9 @@ def judge_beside(
 ) -> Verifier | None:  # fmt: skip
     """What answers ``favakit serve``'s ``/v1/verify`` beside ``editor`` (``--verify-judge``):
     None where the editor itself does (``kind`` ``editor``: a claim it edits is not
-    supported); for ``auto`` (the default), the judge that gates the editor, else
-    :func:`auto_judge`'s; for ``cascade`` or ``checker``, that judge, sharing the gate's loaded
+    supported); for ``auto`` (the default), the judge that gates the editor (the cascade gate:
+    the cascade where its judge runs in native bf16, :func:`judge_in_bf16`, else its checker),
+    else :func:`auto_judge`'s; for ``cascade`` or ``checker``, that judge, sharing the gate's loaded
     models where the gate is one (a checker read as verdicts are,
     :meth:`~favakit.inference.checker.Checker.in_role`), else the shipped one (``checker``
     names another checker); for ``verifier``, favakit's trained claim verifier. A claim that
@@ -284,9 +297,11 @@ def judge_beside(
 
     scorer = getattr(editor, "checker", None)  # a GatedEditor's judge
     gate = scorer.checker if isinstance(scorer, CascadeScorer) else scorer
-    if kind == "auto":
-        gated = "cascade" if isinstance(scorer, CascadeScorer) else "checker"
-        kind = gated if isinstance(gate, Checker) else auto_judge()
+    if kind == "auto":  # the gate's own judge, the cascade where it keeps pace; else the default
+        if isinstance(scorer, CascadeScorer):
+            kind = "cascade" if judge_in_bf16() else "checker"
+        else:
+            kind = "checker" if isinstance(gate, Checker) else auto_judge()
     judge: Verifier
     if kind == "cascade" and isinstance(scorer, CascadeScorer):  # the gate's two models
         first = CheckerVerifier(scorer.checker.in_role("verdict"))

@@ -253,20 +253,22 @@ def test_the_default_gate_is_the_best_this_install_runs_with_no_download(
     assert auto_gate() == gate
 
 
-@pytest.mark.parametrize(("gate", "judge"), [("cascade", "cascade"), ("mpnet", "checker"),
-                                              ("checker", "checker")])  # fmt: skip
-def test_the_default_judge_is_the_cascade_where_it_is_the_default_gate(
-    gate: str, judge: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("gate", "bf16", "judge"),
+                         [("cascade", True, "cascade"), ("cascade", False, "checker"),
+                          ("mpnet", True, "checker"), ("checker", True, "checker")])  # fmt: skip
+def test_the_default_judge_is_the_cascade_where_it_is_the_default_gate_and_bf16_is_native(
+    gate: str, bf16: bool, judge: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`favakit verify`, `eval factscore` and `edit-gain` judge with the cascade where both its
-    bases are installed (it keeps 1 claim/s on 2 CPU cores with 200 words of evidence:
-    docs/benchmarks.md, session 74), else with the best checker; a named checker or model
-    still chooses the judge."""
+    bases are installed and its Qwen judge runs in native bf16 (there it keeps 1 claim/s on 2
+    CPU cores with 200 words of evidence: docs/benchmarks.md, sessions 74-75; in fp32 it does
+    not), else with the best checker; a named checker or model still chooses the judge."""
     from favakit.eval.runs import ScoreOptions, fact_judge
     from favakit.inference.factory import auto_judge
     from favakit.spec import ClientSpec
 
     monkeypatch.setattr("favakit.inference.factory.auto_gate", lambda: gate)
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda: bf16)
     assert auto_judge() == judge
     opts = ScoreOptions(input="in.jsonl", kb="kb.db", out="out.json")
     assert fact_judge(opts) == judge
@@ -298,6 +300,7 @@ def test_favakit_verify_picks_the_default_judge_unless_one_is_named(
         raise Picked
 
     monkeypatch.setattr("favakit.inference.factory.auto_gate", lambda: "cascade")
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda: True)
     monkeypatch.setattr("favakit.inference.runs.VerifyStage", stage)
     with pytest.raises(Picked):
         main(["verify", "--claim", "Curie was born in Warsaw.", "--evidence", "Warsaw.", *flags])
@@ -330,6 +333,7 @@ def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shar
 
     monkeypatch.setattr("favakit.inference.http_guard.run_server", record)
     monkeypatch.setattr("favakit.inference.server.create_editor_app", built)
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda: True)
     parser = argparse.ArgumentParser()
     configure_serve(parser)
     flags = ["--backend", "encoder", "--gate", "cascade", "--device", "cpu"]
@@ -351,6 +355,14 @@ def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shar
     assert isinstance(verifier, RetrievingVerifier) and isinstance(verifier.inner, CheckerVerifier)
     assert isinstance(verifier.inner.checker, Checker)
     assert verifier.inner.checker.name == "favakit-checker-mpnet"
+    # where the judge would run in fp32 (too slow for a default judge), auto answers with the
+    # cascade gate's own checker
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda: False)
+    args = parser.parse_args(flags)
+    assert args.func(args) == 0
+    scorer, verifier = seen["app"].checker, seen["verifier"]  # type: ignore[attr-defined]
+    assert isinstance(verifier, RetrievingVerifier) and isinstance(verifier.inner, CheckerVerifier)
+    assert verifier.inner.checker.model is scorer.checker.model  # the gate's loaded checker
 
 
 STEP = "Neil Armstrong became the first person to step onto the lunar surface."
