@@ -124,7 +124,8 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
         "--judge",
         default=None,
         choices=JUDGES,
-        help="default: cascade where both its bases are installed (`make setup`), else "
+        help="default: cascade where both its bases are installed (`make setup`) and bf16 is "
+        "native (a GPU, or a CPU with AVX512-BF16 or AMX), else "
         "checker; checker when --checker names one; llm when --model or --llm-endpoint names "
         "a model. checker: the encoder checker trained on real labelled pairs, fast "
         "(--checker picks which; docs/checker.md); cascade: the mpnet checker, and the tuned "

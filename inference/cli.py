@@ -289,7 +289,8 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--judge", default=None,
         choices=["checker", "cascade", "qwen", "verifier", "encoder", "editor", "llm"],
-        help="default: cascade where both its bases are installed (`make setup`), else "
+        help="default: cascade where both its bases are installed (`make setup`) and bf16 is "
+        "native (a GPU, or a CPU with AVX512-BF16 or AMX), else "
         "checker; checker when --checker names one; verifier when --model or --adapter does. "
         "verifier: favakit's trained claim verifier (SmolLM2, P(True) from token "
         "probabilities; docs/verifier.md); encoder: the encoder detector (fast); editor: the "
