@@ -204,11 +204,9 @@ def fact_judge(opts: ScoreOptions) -> str:
     bases are installed, else the encoder checker; docs/checker.md)."""
     if opts.judge:
         return opts.judge
-    if opts.spec.names_model:
-        return "llm"
-    from favakit.inference.factory import auto_judge
+    from favakit.inference.factory import default_judge
 
-    return "checker" if opts.checker else auto_judge()
+    return default_judge(opts.spec.names_model, bool(opts.checker), model_judge="llm")
 
 
 @dataclass

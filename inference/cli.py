@@ -231,13 +231,10 @@ def _verify(args: argparse.Namespace) -> int:
         rows = [(rid, r if r.cites else dataclasses.replace(r, cites=marks)) for rid, r in rows]
     ray = _ray(args, "one --claim is verified in this process")
     spec = ClientSpec.from_args(args)
-    if args.judge is None:  # a named model is the verifier's; a named checker, that checker's
-        from favakit.inference.factory import auto_judge
+    if args.judge is None:
+        from favakit.inference.factory import default_judge
 
-        if spec.names_model:
-            args.judge = "verifier"
-        else:
-            args.judge = "checker" if args.checker or args.detector else auto_judge()
+        args.judge = default_judge(spec.names_model, bool(args.checker or args.detector))
     if args.judge in ("verifier", "llm") and args.backend in ("encoder", "cascade"):
         spec = spec.with_(backend="hf")
     kind = "generative" if args.backend not in ("encoder", "cascade") else args.backend

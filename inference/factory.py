@@ -50,6 +50,7 @@ __all__ = [
     "auto_gate",
     "auto_judge",
     "cascade_gate",
+    "default_judge",
     "describe",
     "editor_searcher",
     "judge_beside",
@@ -152,13 +153,29 @@ def auto_judge() -> str:
     return "cascade" if auto_gate() == "cascade" and judge_in_bf16() else "checker"
 
 
+def default_judge(names_model: bool, names_checker: bool, model_judge: str = "verifier") -> str:
+    """The judge where none is named: ``model_judge`` where a model is named (the trained
+    claim verifier for ``favakit verify``; FActScore's runs ask it as an ``llm``), ``checker``
+    where a checker is named (that checker alone), else :func:`auto_judge`'s."""
+    if names_model:
+        return model_judge
+    return "checker" if names_checker else auto_judge()
+
+
 def judge_in_bf16() -> bool:
     """Whether the Qwen judge, loaded with its default device and dtype, runs in native bf16:
     on a CUDA GPU that supports it, else on a CPU with AVX512-BF16 or AMX (where it runs in
     fp32 it is about three times slower: docs/benchmarks.md, session 75)."""
-    from favakit.deps import bf16_native, cuda_available
+    from favakit.deps import bf16_native
 
-    return bf16_native("cuda" if cuda_available() else "cpu")
+    return bf16_native(_judge_device())
+
+
+def _judge_device() -> str:
+    """Where the Qwen judge loads when no device is named: CUDA where there is one."""
+    from favakit.deps import cuda_available
+
+    return "cuda" if cuda_available() else "cpu"
 
 
 def open_gate(
@@ -367,11 +384,7 @@ def open_verifier(
     from favakit.inference.generators import open_client
 
     spec = spec or ClientSpec()
-    if kind is None:  # a named model is the verifier's; a named checker, that checker's
-        if spec.names_model:
-            kind = "verifier"
-        else:
-            kind = "checker" if checker or detector else auto_judge()
+    kind = kind or default_judge(spec.names_model, bool(checker or detector))
     if kind not in VERIFIER_KINDS:
         raise UsageError(f"judge must be one of {', '.join(VERIFIER_KINDS)}, not {kind!r}")
     if kind == "verifier":
@@ -497,12 +510,12 @@ def _qwen_spec(spec: ClientSpec) -> ClientSpec:
     docs/benchmarks.md, session 54)."""
     if spec.endpoint:
         return spec
-    from favakit.deps import bf16_native, cuda_available
+    from favakit.deps import bf16_native
     from favakit.inference.models import qwen_judge
 
     spec = spec.with_(model=spec.model or qwen_judge_config()["model"],
                       adapter=spec.adapter or qwen_judge())  # fmt: skip
-    device = spec.device or ("cuda" if cuda_available() else "cpu")
+    device = spec.device or _judge_device()
     if spec.dtype == "auto" and bf16_native(device):
         spec = spec.with_(dtype="bfloat16")
     return spec

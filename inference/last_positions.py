@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -112,9 +113,12 @@ def _kept_forward(
     query = attn.q_proj(mine).view(hidden.shape[0], 1, -1, size).transpose(1, 2)
     key = attn.k_proj(normed).view(*hidden.shape[:2], -1, size).transpose(1, 2)
     value = attn.v_proj(normed).view(*hidden.shape[:2], -1, size).transpose(1, 2)
+    # the model's own rotary embedding (its modeling module's), for the kept rows' queries and
+    # every row's keys
+    rotate = sys.modules[type(attn).__module__].apply_rotary_pos_emb
     cos, sin = rotary
-    query = _rotated(torch, query, cos[rows, at].unsqueeze(1), sin[rows, at].unsqueeze(1))
-    key = _rotated(torch, key, cos, sin)
+    query, _ = rotate(query, query, cos[rows, at].unsqueeze(1), sin[rows, at].unsqueeze(1))
+    key, _ = rotate(key, key, cos, sin)
     if cache is not None:
         key, value = cache.update(key, value, attn.layer_idx)
     earlier = key.shape[2] - hidden.shape[1]  # the cache's positions, before this call's
@@ -131,12 +135,3 @@ def _kept_forward(
     result = hidden.clone()
     result[rows, at] = out.squeeze(1)
     return result
-
-
-def _rotated(torch: Any, x: Any, cos: Any, sin: Any) -> Any:
-    """Rotary position embedding of ``x`` (batch, heads, positions, head size); ``cos`` and
-    ``sin`` (batch, positions, head size), as the model's rotary module gives them."""
-    cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
-    half = x.shape[-1] // 2
-    turned = torch.cat((-x[..., half:], x[..., :half]), dim=-1)
-    return x * cos + turned * sin

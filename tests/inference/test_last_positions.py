@@ -5,6 +5,7 @@ pass runs them."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import inspect
 from pathlib import Path
@@ -50,7 +51,7 @@ def _scores(model: Any, kept: bool, seed: int) -> Any:
         cache = getattr(model(input_ids=start, use_cache=True), word)
         cache = copy.deepcopy(cache)
         cache.batch_repeat_interleave(len(own))
-        run = kept_positions_only(model, last) if kept else _nothing()
+        run = kept_positions_only(model, last) if kept else contextlib.nullcontext()
         layer = model.model.layers[-1]
         with run:
             assert (model.model.layers[-1] is not layer) == kept  # stood in for
@@ -58,14 +59,6 @@ def _scores(model: Any, kept: bool, seed: int) -> Any:
                            use_cache=True, **{word: cache}).logits  # fmt: skip
         assert model.model.layers[-1] is layer  # and put back
     return logits[torch.arange(len(own)), torch.tensor(last)]
-
-
-class _nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 @pytest.mark.parametrize("kind", ["llama", "qwen2"])
