@@ -185,6 +185,11 @@ class EditRequest:
         evidence = obj.get("evidence")
         refs: list[Reference] | None = None
         if evidence is not None:
+            if isinstance(evidence, str):
+                raise ValueError(
+                    f"{at}'evidence' must be a list of passages, not one string: write "
+                    '["..."] (one string per passage)'
+                )
             if not isinstance(evidence, list):
                 raise ValueError(f"{at}'evidence' must be a list of strings")
             try:

@@ -169,9 +169,12 @@ def numbered_jsonl(
     :class:`RecordError` naming it.
 
     Blank lines are ignored, and so is a byte-order mark before the first row (what some Windows
-    tools write at the start of a UTF-8 file). With ``allow_truncated_tail``, a last line without
-    its newline that does not parse (a write cut short by a crash) is skipped with a warning
-    instead.
+    tools write at the start of a UTF-8 file). A file whose first character is ``[`` is read as
+    one JSON array of objects (what many datasets ship), each numbered by its place in the
+    array. A file that is neither (one object pretty-printed over several lines, a CSV table)
+    is refused with what favakit reads instead. With ``allow_truncated_tail``, a last line
+    without its newline that does not parse (a write cut short by a crash) is skipped with a
+    warning instead.
     """
     p = Path(path)
     if not p.exists():
@@ -180,17 +183,14 @@ def numbered_jsonl(
         raise RecordError(
             f"{p} is a folder: give a JSONL file (or, where globs are read, {p}/*.jsonl)"
         )
+    if _first_character(p) == "[":
+        yield from _array_rows(p)
+        return
     with p.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
                 raw = raw[len(codecs.BOM_UTF8) :]
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise RecordError(
-                    f"{p}:{lineno}: not UTF-8 (byte {raw[exc.start]:#04x} at column "
-                    f"{exc.start + 1}); re-encode the file as UTF-8"
-                ) from None
+            line = _utf8(raw, f"{p}:{lineno}")
             if not line.strip():
                 continue
             try:
@@ -199,10 +199,78 @@ def numbered_jsonl(
                 if allow_truncated_tail and not line.endswith("\n"):
                     log.warning("%s:%d: ignoring a truncated last line", p, lineno)
                     return
-                raise RecordError(f"{p}:{lineno}: invalid JSON ({exc.msg})") from exc
+                raise RecordError(
+                    f"{p}:{lineno}: invalid JSON ({exc.msg}){_not_jsonl_hint(p)}"
+                ) from exc
             if not isinstance(obj, dict):
                 raise RecordError(f"{p}:{lineno}: expected a JSON object, got {type(obj).__name__}")
             yield lineno, obj
+
+
+#: what a refused input file is told favakit reads
+_JSONL_FORMS = "favakit reads JSON Lines (one object per line) or a JSON array of objects"
+#: a file whose line does not parse is read whole, for a better message, only up to this size
+_WHOLE_FILE_HINT_BYTES = 64 * 2**20
+
+
+def _utf8(raw: bytes, where: str) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(
+            f"{where}: not UTF-8 (byte {raw[exc.start]:#04x} at column {exc.start + 1}); "
+            "re-encode the file as UTF-8"
+        ) from None
+
+
+def _first_character(path: Path) -> str:
+    """The file's first character that is not white space (a byte-order mark skipped)."""
+    with path.open("rb") as fh:
+        head = fh.read(4096)
+        if head.startswith(codecs.BOM_UTF8):
+            head = head[len(codecs.BOM_UTF8) :]
+        while head and not head.strip():
+            head = fh.read(4096)
+    stripped = head.lstrip()
+    return chr(stripped[0]) if stripped else ""
+
+
+def _array_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The objects of a file holding one JSON array, numbered from 1 by their place in it."""
+    raw = path.read_bytes()
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8) :]
+    try:
+        rows = json.loads(_utf8(raw, str(path)))
+    except json.JSONDecodeError as exc:
+        raise RecordError(
+            f"{path}: starts with '[' but is not one JSON array ({exc.msg} at line {exc.lineno}); "
+            f"{_JSONL_FORMS}"
+        ) from None
+    for n, obj in enumerate(rows, start=1):
+        if not isinstance(obj, dict):
+            raise RecordError(
+                f"{path}: item {n} of the array: expected a JSON object, got {type(obj).__name__}"
+            )
+        yield n, obj
+
+
+def _not_jsonl_hint(path: Path) -> str:
+    """Why a file whose line does not parse may not be JSON Lines at all, or nothing."""
+    if path.suffix.lower() in {".csv", ".tsv"}:
+        return f"; {path.name} looks like a table: {_JSONL_FORMS}, not CSV or TSV"
+    if path.stat().st_size > _WHOLE_FILE_HINT_BYTES:
+        return ""
+    try:
+        whole = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except (ValueError, UnicodeDecodeError, OSError):
+        return ""
+    if isinstance(whole, dict):
+        return (
+            f"; the file is one JSON object over several lines: {_JSONL_FORMS}; "
+            "write each row on a line of its own"
+        )
+    return ""
 
 
 def read_jsonl(path: PathLike, *, allow_truncated_tail: bool = False) -> Iterator[dict[str, Any]]:

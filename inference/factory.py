@@ -355,9 +355,9 @@ def open_verifier(
     checker: str | None = None,
 ) -> Verifier:
     """A verifier of ``kind`` (:data:`VERIFIER_KINDS`) over the model ``spec`` describes. The
-    default kind is :func:`auto_judge`'s (``cascade`` where both its bases are installed, else
-    ``checker``), ``checker`` where ``checker`` or ``detector`` names one, or ``verifier`` when
-    ``spec`` names a model or adapter.
+    default kind is :func:`auto_judge`'s (``cascade`` where both its bases are installed and
+    :func:`judge_in_bf16` holds, else ``checker``), ``checker`` where ``checker`` or
+    ``detector`` names one, or ``verifier`` when ``spec`` names a model or adapter.
 
     ``verifier``: favakit's trained claim verifier (the shipped adapter over SmolLM2 unless the
     spec names another; a server must hold the verifier's weights). It reads evidence longer

@@ -127,6 +127,9 @@ def read_pairs(path: str | Path) -> list[Pair]:
         if not text.strip():
             raise UsageError(f"{where}: 'text' is empty")
         given = row.get("evidence") or []
+        if isinstance(given, str):
+            raise UsageError(f"{where}: 'evidence' must be a list of passages, not one string: "
+                             'write ["..."] (one string per passage)')  # fmt: skip
         passages = [_evidence_text(e) for e in given] if isinstance(given, list) else [None]
         if None in passages:
             raise UsageError(f"{where}: 'evidence' must be a list of strings or "

@@ -60,8 +60,10 @@ def test_requests_are_validated_with_the_field_named() -> None:
     assert EditRequest.from_claim({"claim": "c"}).text == "c"
     with pytest.raises(UsageError, match="request 3: 'text' is empty"):
         as_request({"text": " "}, 3)
-    with pytest.raises(ValueError, match="'evidence' must be a list"):
+    with pytest.raises(ValueError, match=r"'evidence' must be a list of passages, not one string"):
         EditRequest.from_obj({"text": "t", "evidence": "e"})
+    with pytest.raises(ValueError, match="'evidence' must be a list of strings"):
+        EditRequest.from_obj({"text": "t", "evidence": 3})
 
 
 def test_evidence_passages_of_only_spaces_are_no_evidence() -> None:

@@ -41,6 +41,37 @@ def test_a_byte_order_mark_before_the_first_row_is_read_past(tmp_path: Path) -> 
         list(read_jsonl(path))
 
 
+def test_a_json_array_of_objects_is_read_as_rows(tmp_path: Path) -> None:
+    from favakit.records import numbered_jsonl
+
+    path = tmp_path / "rows.json"
+    path.write_bytes(b'\xef\xbb\xbf\n  [{"id": "a"},\n {"id": "b"}]\n')
+    assert list(numbered_jsonl(path)) == [(1, {"id": "a"}), (2, {"id": "b"})]
+    path.write_text('[{"id": "a"}, 3]')
+    with pytest.raises(
+        RecordError, match=r"rows.json: item 2 of the array: expected a JSON object"
+    ):
+        list(read_jsonl(path))
+    path.write_text('[{"id": "a"},')  # cut short
+    with pytest.raises(RecordError, match=r"starts with '\[' but is not one JSON array"):
+        list(read_jsonl(path))
+
+
+def test_a_file_that_is_not_json_lines_is_told_what_is_read(tmp_path: Path) -> None:
+    pretty = tmp_path / "one.json"
+    pretty.write_text('{\n  "text": "t",\n  "evidence": ["e"]\n}\n')
+    with pytest.raises(RecordError, match=r"one.json:1: invalid JSON .*one JSON object over sev"):
+        list(read_jsonl(pretty))
+    table = tmp_path / "claims.csv"
+    table.write_text("text,evidence\nParis is in France.,Paris is in France.\n")
+    with pytest.raises(RecordError, match=r"claims.csv:1: invalid JSON .*looks like a table"):
+        list(read_jsonl(table))
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"id": "a"}\n{"id": \n')  # an ordinary bad line: no hint
+    with pytest.raises(RecordError, match=r"broken.jsonl:2: invalid JSON \([^)]*\)$"):
+        list(read_jsonl(broken))
+
+
 def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"id": "a", "prompt": "p", "completion": "c"}\n\nnot json\n')

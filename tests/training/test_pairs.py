@@ -140,7 +140,7 @@ def test_bad_rows_name_file_and_line(tmp_path: Path) -> None:
         ({"evidence": [3]}, "'evidence' must be a list of strings"),
         ({"evidence": [None]}, "'evidence' must be a list of strings"),
         ({"evidence": [{"title": "Ada"}]}, "'evidence' must be a list of strings"),
-        ({"evidence": "Ada was born in 1815."}, "'evidence' must be a list of strings"),
+        ({"evidence": "Ada was born in 1815."}, "'evidence' must be a list of passages, not one"),
         ({"evidence": []}, "no evidence"),
         ({"evidence": ["  "]}, "no evidence"),
         ({"text": " "}, "'text' is empty"),
