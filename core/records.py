@@ -29,6 +29,7 @@ from favakit.errors import UsageError
 from favakit.tags import ERROR_TYPES
 
 __all__ = [
+    "JSONL_FORMS",
     "MEASURING_FOLDERS",
     "EditResult",
     "JsonlAppender",
@@ -208,7 +209,7 @@ def numbered_jsonl(
 
 
 #: what a refused input file is told favakit reads
-_JSONL_FORMS = "favakit reads JSON Lines (one object per line) or a JSON array of objects"
+JSONL_FORMS = "favakit reads JSON Lines (one object per line) or a JSON array of objects"
 #: a file whose line does not parse is read whole, for a better message, only up to this size
 _WHOLE_FILE_HINT_BYTES = 64 * 2**20
 
@@ -245,7 +246,7 @@ def _array_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except json.JSONDecodeError as exc:
         raise RecordError(
             f"{path}: starts with '[' but is not one JSON array ({exc.msg} at line {exc.lineno}); "
-            f"{_JSONL_FORMS}"
+            f"{JSONL_FORMS}"
         ) from None
     for n, obj in enumerate(rows, start=1):
         if not isinstance(obj, dict):
@@ -258,7 +259,7 @@ def _array_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def _not_jsonl_hint(path: Path) -> str:
     """Why a file whose line does not parse may not be JSON Lines at all, or nothing."""
     if path.suffix.lower() in {".csv", ".tsv"}:
-        return f"; {path.name} looks like a table: {_JSONL_FORMS}, not CSV or TSV"
+        return f"; {path.name} looks like a table: {JSONL_FORMS}, not CSV or TSV"
     if path.stat().st_size > _WHOLE_FILE_HINT_BYTES:
         return ""
     try:
@@ -267,7 +268,7 @@ def _not_jsonl_hint(path: Path) -> str:
         return ""
     if isinstance(whole, dict):
         return (
-            f"; the file is one JSON object over several lines: {_JSONL_FORMS}; "
+            f"; the file is one JSON object over several lines: {JSONL_FORMS}; "
             "write each row on a line of its own"
         )
     return ""

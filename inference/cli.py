@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.citations import parse_cites
+from favakit.cli_args import positive
 from favakit.contracts import EditRequest
 from favakit.distributed import RayOptions, add_ray_options, ray_options
 from favakit.errors import UsageError
@@ -199,7 +200,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--api-key", default=None, help="require this key (or set FAVAKIT_API_KEY)")
     s.add_argument("--max-chars", type=int, default=20_000, help="characters per text")
     s.add_argument("--max-texts", type=int, default=64, help="texts per request")
-    s.add_argument("--timeout", type=float, default=600.0, help="seconds per request")
+    s.add_argument("--timeout", type=positive, default=600.0, help="seconds per request")
     add_http_options(s, max_body_bytes=4_000_000)
     s.add_argument(
         "--verify-judge", default="auto",

@@ -387,6 +387,8 @@ def open_verifier(
     kind = kind or default_judge(spec.names_model, bool(checker or detector))
     if kind not in VERIFIER_KINDS:
         raise UsageError(f"judge must be one of {', '.join(VERIFIER_KINDS)}, not {kind!r}")
+    if threshold is not None and not 0.0 <= threshold <= 1.0:
+        raise UsageError(f"threshold {threshold}: a probability, from 0 to 1")
     if kind == "verifier":
         if style not in (None, "factscore"):
             raise UsageError(

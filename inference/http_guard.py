@@ -29,6 +29,8 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
+from favakit.cli_args import positive
+
 __all__ = [
     "HttpLimits",
     "RequestGuard",
@@ -73,7 +75,7 @@ def add_http_options(group: Any, max_body_bytes: int) -> None:
         help="requests worked on at once; more are answered 503 with Retry-After",
     )  # fmt: skip
     group.add_argument(
-        "--max-body-mb", type=float, default=max_body_bytes / 1e6,
+        "--max-body-mb", type=positive, default=max_body_bytes / 1e6,
         help="largest request body, in MB (413 beyond it)",
     )  # fmt: skip
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
+from favakit.cli_args import probability
 from favakit.spec import BACKENDS, add_model_options
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
         "(docs/checker.md)",
     )  # fmt: skip
     g.add_argument(
-        "--gate-threshold", type=float, default=None, metavar="P",
+        "--gate-threshold", type=probability, default=None, metavar="P",
         help="P(supported) above which a sentence is left alone (default: the gate threshold "
         "stored with the checker)",
     )  # fmt: skip
@@ -165,10 +166,12 @@ def add_judge_options(parser: argparse.ArgumentParser, item: str) -> None:
         "judge whole; either cuts evidence too long for its context into pieces that fit)",
     )  # fmt: skip
     parser.add_argument(
-        "--threshold", type=float, default=None, metavar="P",
-        help=f"verifier and llm judges: a {item} is supported when P(supported) is above P "
-        "(default 0.5; the llm judge's qwen2.5-coder-1.5b preset, asked through its chat "
-        "template: the value chosen on synthetic claims for its prompt style, docs/verifier.md)",
+        "--threshold", type=probability, default=None, metavar="P",
+        help=f"a {item} is supported when the judge's P(supported) is above P, from 0 to 1 "
+        "(default: the threshold stored with each trained judge, chosen on its development "
+        "split; the cascade's checker decides by it outside its band; the verifier 0.5; the llm "
+        "judge's qwen2.5-coder-1.5b preset, asked through its chat template: the value chosen on "
+        "synthetic claims for its prompt style, docs/verifier.md)",
     )  # fmt: skip
     parser.add_argument(
         "--prompt-style", choices=PROMPT_STYLES, default=None,

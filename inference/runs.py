@@ -21,6 +21,7 @@ from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.inference.editor import EditorSettings
 from favakit.records import (
+    JSONL_FORMS,
     JsonlAppender,
     RecordError,
     numbered_jsonl,
@@ -54,10 +55,12 @@ def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
     except RecordError as exc:
         if "no such file" in str(exc) or Path(path).is_dir():
             raise UsageError(str(exc)) from None
+        said = str(exc)
+        if JSONL_FORMS not in said:
+            said += ': --input takes JSONL, one object per line such as {"text": "..."}'
         raise UsageError(
-            f'{exc}: --input takes JSONL, one object per line such as {{"text": "..."}}; '
-            'to check plain text, pass it as an argument (favakit edit "TEXT") or on standard '
-            f"input (favakit edit - < {path})"
+            f'{said}; to check plain text, pass it as an argument (favakit edit "TEXT") '
+            f"or on standard input (favakit edit - < {path})"
         ) from None
     return _unique(path, rows, "edit")
 

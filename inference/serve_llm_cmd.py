@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 
+from favakit.cli_args import non_negative, positive
 from favakit.errors import UsageError
 from favakit.inference.http_guard import add_http_options
 from favakit.spec import ClientSpec
@@ -65,7 +66,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="requests generated together (hf: default 8; vllm: --max-num-seqs, vLLM's default)",
     )  # fmt: skip
     parser.add_argument(
-        "--batch-window-ms", type=float, default=50.0, help="how long to wait for a batch to fill"
+        "--batch-window-ms",
+        type=non_negative,
+        default=50.0,
+        help="how long to wait for a batch to fill",
     )
     parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: a GPU if any)")
     parser.add_argument(
@@ -74,7 +78,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     parser.add_argument("--api-key", default=None, help="require this key (or set FAVAKIT_API_KEY)")
     h = parser.add_argument_group("requests (hf backend; vLLM sets its own)")
-    h.add_argument("--timeout", type=float, default=600.0, help="seconds per request before a 504")
+    h.add_argument(
+        "--timeout", type=positive, default=600.0, help="seconds per request before a 504"
+    )
     add_http_options(h, max_body_bytes=8_000_000)
     v = parser.add_argument_group("vLLM backend")
     v.add_argument(

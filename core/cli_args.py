@@ -1,0 +1,55 @@
+"""Argument types for favakit's commands: numbers refused at the command line when out of range.
+
+Each is an ``argparse`` ``type=``: a value out of range exits 2 with the option named
+(``argument --threshold: 1.5 is not a probability: give a number from 0 to 1``), before any
+model loads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+__all__ = ["non_negative", "positive", "probability", "share"]
+
+
+def _number(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if math.isnan(number):
+        raise argparse.ArgumentTypeError("nan is not a number")
+    return number
+
+
+def probability(value: str) -> float:
+    """A probability: 0 to 1, both included."""
+    number = _number(value)
+    if not 0.0 <= number <= 1.0:
+        raise argparse.ArgumentTypeError(f"{value} is not a probability: give a number from 0 to 1")
+    return number
+
+
+def share(value: str) -> float:
+    """A share of the rows: from 0 up to, not including, 1 (a share of 1 leaves nothing else)."""
+    number = _number(value)
+    if not 0.0 <= number < 1.0:
+        raise argparse.ArgumentTypeError(f"{value} is not a share: give a number from 0 to below 1")
+    return number
+
+
+def positive(value: str) -> float:
+    """A number above 0 (seconds, megabytes)."""
+    number = _number(value)
+    if not number > 0 or math.isinf(number):
+        raise argparse.ArgumentTypeError(f"{value}: give a finite number above 0")
+    return number
+
+
+def non_negative(value: str) -> float:
+    """A finite number of 0 or more."""
+    number = _number(value)
+    if number < 0 or math.isinf(number):
+        raise argparse.ArgumentTypeError(f"{value}: give a finite number of 0 or more")
+    return number
