@@ -5,7 +5,8 @@ file and line of any bad row, and never silently skip one.
 
 Long jobs write through :class:`JsonlAppender`: each finished record is appended and flushed at
 once, the ids already written are known on restart (resume by id), and a last line cut short
-by a crash is removed before appending. Whole-file outputs go through :func:`write_jsonl_atomic`
+by a crash is removed before appending; while one run appends, a second run on the same output
+is refused. Whole-file outputs go through :func:`write_jsonl_atomic`
 (temporary file in the same folder, fsync, rename), so a crash never leaves half a file in place.
 """
 
@@ -433,6 +434,26 @@ def refuse_folder_output(path: PathLike, example: str = "out.jsonl") -> None:
         )
 
 
+def _lock_for_writing(fh: IO[str], path: Path) -> None:
+    """Hold an exclusive lock on an output while it is appended to (released when ``fh`` closes,
+    or its process ends): a second run on the same output would read the ids of a file still
+    growing, cut the line being written as if a crash had left it, and write every id twice.
+    Where the system has no such locks (Windows, some network file systems) nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        return
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise RecordError(
+            f"{path} is being written by another run: wait for it to end (it resumes from "
+            "what is there), or choose another output"
+        ) from None
+    except OSError as exc:  # a file system without locks
+        log.debug("%s: not locked (%s)", path, exc)
+
+
 class JsonlAppender:
     """Append records to a JSONL output, one flushed line each, resuming by id.
 
@@ -456,10 +477,15 @@ class JsonlAppender:
     def __enter__(self) -> JsonlAppender:
         refuse_folder_output(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self.path.exists():
+        fh = self.path.open("a", encoding="utf-8")
+        try:
+            _lock_for_writing(fh, self.path)
             self._drop_truncated_tail()
             self.done = completed_ids(self.path, self.key)
-        self._fh = self.path.open("a", encoding="utf-8")
+        except BaseException:
+            fh.close()
+            raise
+        self._fh = fh
         return self
 
     def __exit__(self, *exc: object) -> None:
