@@ -142,15 +142,15 @@ def auto_gate() -> str:
     return checker
 
 
-def auto_judge() -> str:
+def auto_judge(cuda: bool | None = None) -> str:
     """The judge of claims where none is named (``favakit verify``, ``eval factscore``,
     ``eval edit-gain``, ``/v1/verify``, :func:`open_verifier`): ``cascade`` where
     :func:`auto_gate` names it (both bases at hand) and its Qwen judge will run in native bf16
     (a GPU, or a CPU with AVX512-BF16 or AMX): there it is the most accurate judge that keeps
     1 claim/s on 2 CPU cores with 200 words of evidence (docs/benchmarks.md, sessions 74-75);
     in fp32 it runs at about a third of that. Else ``checker`` (the better checker this
-    install can run)."""
-    return "cascade" if auto_gate() == "cascade" and judge_in_bf16() else "checker"
+    install can run). ``cuda``: whether a CUDA GPU is at hand (None: ask torch)."""
+    return "cascade" if auto_gate() == "cascade" and judge_in_bf16(cuda) else "checker"
 
 
 def default_judge(names_model: bool, names_checker: bool, model_judge: str = "verifier") -> str:
@@ -162,20 +162,21 @@ def default_judge(names_model: bool, names_checker: bool, model_judge: str = "ve
     return "checker" if names_checker else auto_judge()
 
 
-def judge_in_bf16() -> bool:
+def judge_in_bf16(cuda: bool | None = None) -> bool:
     """Whether the Qwen judge, loaded with its default device and dtype, runs in native bf16:
     on a CUDA GPU that supports it, else on a CPU with AVX512-BF16 or AMX (where it runs in
     fp32 it is about three times slower: docs/benchmarks.md, session 75)."""
     from favakit.deps import bf16_native
 
-    return bf16_native(_judge_device())
+    return bf16_native(_judge_device(cuda))
 
 
-def _judge_device() -> str:
-    """Where the Qwen judge loads when no device is named: CUDA where there is one."""
+def _judge_device(cuda: bool | None = None) -> str:
+    """Where the Qwen judge loads when no device is named: CUDA where there is one (``cuda``:
+    whether there is; None: ask torch)."""
     from favakit.deps import cuda_available
 
-    return "cuda" if cuda_available() else "cpu"
+    return "cuda" if (cuda_available() if cuda is None else cuda) else "cpu"
 
 
 def open_gate(

@@ -68,6 +68,41 @@ def _torch_report() -> dict[str, Any]:
     }
 
 
+def _judges_report(cuda: bool) -> dict[str, Any]:
+    """The judges ``favakit verify`` and ``favakit edit`` pick where none is named, and why:
+    which bases are installed, and whether the Qwen judge would run in native bf16."""
+    from favakit.deps import cpu_has_bf16
+    from favakit.inference.checker import auto_checker
+    from favakit.inference.factory import auto_gate, auto_judge, judge_in_bf16, qwen_judge_config
+    from favakit.inference.models import SPLIT_PRESETS, split_gguf_ready
+
+    checker = auto_checker()
+    qwen_base = SPLIT_PRESETS.get(qwen_judge_config()["model"])
+    bases = {"mpnet": checker == "mpnet",
+             "Qwen": qwen_base is not None and split_gguf_ready(qwen_base)}  # fmt: skip
+    gate, verify, judge_bf16 = auto_gate(), auto_judge(cuda), judge_in_bf16(cuda)
+    where = "a CUDA GPU" if cuda else "the CPU"
+    if gate != "cascade":
+        missing = " and ".join(name for name, ok in bases.items() if not ok)
+        why = f"no {missing} base installed (`make setup`): the {checker} checker alone"
+    elif verify == "cascade":
+        why = f"both bases installed, and bf16 native on {where}: the cascade"
+    else:
+        why = (
+            f"bf16 is not native on {where}: there the cascade's Qwen judge runs in fp32, under "
+            f"1 claim/s, so verify uses the {checker} checker; edit's gate stays the cascade"
+        )
+    return {
+        "cpu_bf16": cpu_has_bf16(),
+        "mpnet_base": bases["mpnet"],
+        "qwen_base": bases["Qwen"],
+        "qwen_judge_bf16": judge_bf16,
+        "verify": "cascade" if verify == "cascade" else checker,
+        "edit_gate": gate,
+        "why": why,
+    }
+
+
 def environment_report(probe_torch: bool = True) -> dict[str, Any]:
     """Installed extras, versions, GPUs and the backends ``auto`` would pick."""
     from favakit import __version__
@@ -102,6 +137,7 @@ def environment_report(probe_torch: bool = True) -> dict[str, Any]:
             "bm25": "bm25s" if is_available("bm25s") else None,
             "quantization": "bitsandbytes" if (cuda and is_available("bitsandbytes")) else None,
         },
+        "judges": _judges_report(cuda),  # with --no-torch, as on the CPU
     }
 
 

@@ -144,6 +144,33 @@ def test_env_reports_extras_and_backends() -> None:
     assert set(report["backends"]) == {"generation", "dense_index", "bm25", "quantization"}
 
 
+def test_env_says_which_judges_verify_and_edit_pick_and_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user who gets the checker where they expected the cascade reads why in `favakit env`."""
+    from favakit.cli.env_cmd import _judges_report
+    from favakit.inference import factory
+
+    report = json.loads(run("env", "--no-torch").stdout)["judges"]
+    assert report["edit_gate"] == factory.auto_gate()
+    assert report["qwen_judge_bf16"] == factory.judge_in_bf16(cuda=False)
+    assert (report["verify"] == "cascade") == (factory.auto_judge(cuda=False) == "cascade")
+    monkeypatch.setattr("favakit.inference.checker.auto_checker", lambda: "mpnet")
+    monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda base: True)
+    monkeypatch.setattr("favakit.deps.cpu_has_bf16", lambda: True)
+    native = _judges_report(cuda=False)
+    assert (native["verify"], native["edit_gate"]) == ("cascade", "cascade")
+    assert "bf16 native on the CPU" in native["why"]
+    monkeypatch.setattr("favakit.deps.cpu_has_bf16", lambda: False)
+    emulated = _judges_report(cuda=False)
+    assert (emulated["verify"], emulated["edit_gate"]) == ("mpnet", "cascade")
+    assert "bf16 is not native on the CPU" in emulated["why"]
+    monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda base: False)
+    no_qwen = _judges_report(cuda=False)
+    assert (no_qwen["verify"], no_qwen["edit_gate"]) == ("mpnet", "mpnet")
+    assert no_qwen["why"].startswith("no Qwen base installed")
+
+
 def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 0
     assert "COMMAND" in capsys.readouterr().out

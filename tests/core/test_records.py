@@ -202,8 +202,7 @@ def test_a_second_run_on_an_output_being_written_is_refused(tmp_path: Path) -> N
     with JsonlAppender(path) as first:
         first.append({"id": "a"})
         with pytest.raises(RecordError, match="is being written by another run"):
-            with JsonlAppender(path):
-                pass
+            JsonlAppender(path).__enter__()
         code = (
             "import sys\nfrom favakit.records import JsonlAppender, RecordError\n"
             "try:\n    JsonlAppender(sys.argv[1]).__enter__()\n"

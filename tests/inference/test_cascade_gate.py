@@ -268,7 +268,7 @@ def test_the_default_judge_is_the_cascade_where_it_is_the_default_gate_and_bf16_
     from favakit.spec import ClientSpec
 
     monkeypatch.setattr("favakit.inference.factory.auto_gate", lambda: gate)
-    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda: bf16)
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda cuda=None: bf16)
     assert auto_judge() == judge
     opts = ScoreOptions(input="in.jsonl", kb="kb.db", out="out.json")
     assert fact_judge(opts) == judge
@@ -300,7 +300,7 @@ def test_favakit_verify_picks_the_default_judge_unless_one_is_named(
         raise Picked
 
     monkeypatch.setattr("favakit.inference.factory.auto_gate", lambda: "cascade")
-    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda: True)
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda cuda=None: True)
     monkeypatch.setattr("favakit.inference.runs.VerifyStage", stage)
     with pytest.raises(Picked):
         main(["verify", "--claim", "Curie was born in Warsaw.", "--evidence", "Warsaw.", *flags])
@@ -333,7 +333,7 @@ def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shar
 
     monkeypatch.setattr("favakit.inference.http_guard.run_server", record)
     monkeypatch.setattr("favakit.inference.server.create_editor_app", built)
-    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda: True)
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda cuda=None: True)
     parser = argparse.ArgumentParser()
     configure_serve(parser)
     flags = ["--backend", "encoder", "--gate", "cascade", "--device", "cpu"]
@@ -357,7 +357,7 @@ def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shar
     assert verifier.inner.checker.name == "favakit-checker-mpnet"
     # where the judge would run in fp32 (too slow for a default judge), auto answers with the
     # cascade gate's own checker
-    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda: False)
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda cuda=None: False)
     args = parser.parse_args(flags)
     assert args.func(args) == 0
     scorer, verifier = seen["app"].checker, seen["verifier"]  # type: ignore[attr-defined]
