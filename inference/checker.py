@@ -64,7 +64,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from favakit.citations import strip_marks
-from favakit.contracts import EditInput, Verdict, as_request
+from favakit.contracts import EditInput, EditRequest, Verdict, as_request
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.cls_pass import first_position_only
@@ -704,7 +704,13 @@ class CheckerVerifier:
         return self.checker.name
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        """A claim with no evidence is not supported, unread (:func:`judged_where_evidence`)."""
+        from favakit.inference.verifiers import judged_where_evidence
+
         reqs = [as_request(c, i) for i, c in enumerate(claims)]
+        return judged_where_evidence(reqs, self._judged, self.model)
+
+    def _judged(self, reqs: list[EditRequest]) -> list[Verdict]:
         evidence = [[e.text for e in r.evidence or []] for r in reqs]
         scored = self.checker.checked_scores([r.text for r in reqs], evidence)
         out: list[Verdict] = []

@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from favakit.citations import cited_reading
-from favakit.contracts import EditInput, Editor, Verdict, Verifier, as_request
+from favakit.contracts import EditInput, Editor, EditRequest, Verdict, Verifier, as_request
 from favakit.inference.judges import Check, Judge
 from favakit.llm import LLMClient
 
@@ -69,6 +69,8 @@ __all__ = [
     "choose_threshold",
     "default_style",
     "default_threshold",
+    "judged_where_evidence",
+    "no_evidence_verdict",
     "second_judge_decided",
 ]
 
@@ -140,6 +142,9 @@ class LLMVerifier:
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
         requests = [as_request(c, i) for i, c in enumerate(claims)]
+        return judged_where_evidence(requests, self._judged, self.model)
+
+    def _judged(self, requests: list[EditRequest]) -> list[Verdict]:
         checks = [
             Check(
                 c.topic or "",
@@ -162,9 +167,9 @@ class LLMVerifier:
 
 
 class EditorVerifier:
-    """An :class:`~favakit.contracts.Editor` as a verifier: a claim it edits is not supported.
-    The score is ``1 - error_probability`` where the editor gives one (the encoder), else 1.0 or
-    0.0."""
+    """An :class:`~favakit.contracts.Editor` as a verifier: a claim it edits is not supported,
+    nor is one it checked against no evidence. The score is ``1 - error_probability`` where the
+    editor gives one (the encoder), else 1.0 or 0.0 (0.0 without evidence)."""
 
     def __init__(self, editor: Editor) -> None:
         self.editor = editor
@@ -179,10 +184,15 @@ class EditorVerifier:
         return getattr(self.editor, "client", None)
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
+        from favakit.inference.editor import NO_EVIDENCE
+
         out: list[Verdict] = []
         for result in self.editor.edit_many(claims):
-            supported = not result["edits"]
-            if "error_probability" in result:
+            bare = NO_EVIDENCE in result.get("warnings", [])  # checked against nothing
+            supported = not result["edits"] and not bare
+            if bare:
+                score = 0.0
+            elif "error_probability" in result:
                 score = round(1.0 - float(result["error_probability"]), 4)
             else:
                 score = 1.0 if supported else 0.0
@@ -215,13 +225,33 @@ NO_EVIDENCE_CLAIM = (
 )
 
 
+def judged_where_evidence(
+    requests: Sequence[EditRequest],
+    judge: Callable[[list[EditRequest]], list[Verdict]],
+    model: str,
+) -> list[Verdict]:
+    """``judge``'s verdicts on the requests that have evidence, in order; a request with none
+    (no passage with text) is not supported, score 0.0, :data:`NO_EVIDENCE_CLAIM` in its
+    warnings, and no judge is asked about it: a judge asked about a claim against nothing
+    answers from its wording alone (the MiniLM checker called "just a string" supported,
+    P 0.88, before session 76)."""
+    asked = [r for r in requests if r.evidence]
+    judged = iter(judge(asked) if asked else [])
+    return [next(judged) if r.evidence else no_evidence_verdict(model) for r in requests]
+
+
+def no_evidence_verdict(model: str) -> Verdict:
+    """The verdict on a claim checked against nothing: not supported."""
+    return {"supported": False, "score": 0.0, "judge": model, "warnings": [NO_EVIDENCE_CLAIM]}
+
+
 class RetrievingVerifier(_Around):
     """``inner`` verifies each claim against its own evidence, or, for a claim that comes with
     none, the ``k`` passages ``searcher`` finds for it (as the editor retrieves for a text:
     :func:`~favakit.inference.editor.gather_evidence`; the verdict lists them as ``evidence``).
-    A claim left with no evidence at all (no searcher, or nothing found) is still verified, and
-    its verdict's ``warnings`` say so (:data:`NO_EVIDENCE_CLAIM`): every judge then calls it
-    unsupported."""
+    A claim left with no evidence at all (no searcher, or nothing found) is not supported, and
+    its verdict's ``warnings`` say so (:data:`NO_EVIDENCE_CLAIM`; every judge answers so,
+    :func:`judged_where_evidence`)."""
 
     def __init__(self, inner: Verifier, searcher: Searcher | None = None, k: int = 5) -> None:
         self.inner, self.searcher, self.k = inner, searcher, k
@@ -235,7 +265,7 @@ class RetrievingVerifier(_Around):
                                   for r, ev in zip(reqs, found, strict=True)]  # fmt: skip
         out = self.inner.verify(asked)
         for verdict, r, ev in zip(out, reqs, found, strict=True):
-            if not ev:
+            if not ev and NO_EVIDENCE_CLAIM not in verdict.get("warnings", []):
                 verdict["warnings"] = [*verdict.get("warnings", []), NO_EVIDENCE_CLAIM]
             elif r.evidence is None:
                 verdict["evidence"] = list(ev)

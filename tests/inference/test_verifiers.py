@@ -287,3 +287,37 @@ def test_a_cascade_needs_a_band_stored_with_its_checker() -> None:
 
     with pytest.raises(UsageError, match="no cascade band"):
         open_verifier("cascade", checker="checker")  # the shipped MiniLM checker has none
+
+
+def test_a_claim_checked_against_nothing_is_not_supported_and_no_judge_is_asked() -> None:
+    """Before session 76 every judge was asked about a claim with no evidence and answered from
+    its wording: the shipped MiniLM checker called "just a string" supported (P 0.88). The real
+    MiniLM checker and a real LLM judge over a counting client; the editor as a verifier over
+    the encoder detector."""
+    from favakit.inference.factory import open_verifier
+    from favakit.inference.judges import Judge
+    from favakit.inference.verifiers import NO_EVIDENCE_CLAIM, LLMVerifier
+    from favakit.llm import FunctionClient
+
+    claims: list[Any] = [
+        "just a string",
+        {"text": "Marie Curie was born in Warsaw.", "evidence": [EVIDENCE]},
+        {"text": "Marie Curie was born in Warsaw.", "evidence": ["  "]},  # blank: no evidence
+    ]
+    checker = open_verifier("checker", checker="checker").verify(claims)
+    assert [v["supported"] for v in checker] == [False, True, False]
+    assert [v["score"] for v in checker[::2]] == [0.0, 0.0] and checker[1]["score"] > 0.5
+    assert all(v["warnings"] == [NO_EVIDENCE_CLAIM] for v in checker[::2])
+    assert NO_EVIDENCE_CLAIM not in checker[1].get("warnings", [])
+    asked: list[str] = []
+
+    def answer(prompt: str, params: Any) -> str:
+        asked.append(prompt)
+        return "True"
+
+    llm = LLMVerifier(Judge(FunctionClient(answer, model="yes-man"), chat=False, max_tokens=1))
+    verdicts = llm.verify(claims)
+    assert len(asked) == 1 and "Warsaw" in asked[0]  # only the claim with evidence was asked
+    assert [v["supported"] for v in verdicts] == [False, True, False]
+    encoder = open_verifier("encoder").verify(claims[:1])
+    assert (encoder[0]["supported"], encoder[0]["score"]) == (False, 0.0)
