@@ -264,7 +264,42 @@ def _verify(args: argparse.Namespace) -> int:
     cached = f"; {hits} answered from the cache" if hits else ""
     print(f"favakit verify: {len(verdicts)} claim(s), {supported} supported ({judge}){cached}",
           file=sys.stderr)  # fmt: skip
+    if args.input:
+        _against_labels(args.input, args.output, verdicts)
     return 0
+
+
+def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str, Any]]) -> None:
+    """Where the input rows carry labels, how the verdicts (this run's, and those an earlier run
+    left in ``output``) measure against them, on stderr."""
+    from favakit.claim_metrics import labelled_summary
+    from favakit.inference.runs import read_labels
+    from favakit.records import read_jsonl
+
+    labels = read_labels(input_path)
+    if not labels:
+        return
+    by_id = {str(v["id"]): v for v in read_jsonl(output)} if output else {}
+    by_id.update((str(v["id"]), v) for v in verdicts)
+    ids = [i for i in labels if i in by_id]
+    if not ids:
+        return
+    got = labelled_summary([labels[i] for i in ids], [bool(by_id[i]["supported"]) for i in ids],
+                           [float(by_id[i]["score"]) for i in ids])  # fmt: skip
+    ba, auc = got["balanced_accuracy"], got["roc_auc"]
+    head = (f"favakit verify: against the rows' labels ({got['claims']} claims, "
+            f"{got['supported']} supported)")  # fmt: skip
+    if ba is None:
+        one = "supported" if got["supported"] else "not supported"
+        share = got["supported_called_supported"] if got["supported"] else got[
+            "not_supported_called_not_supported"]  # fmt: skip
+        print(f"{head}: every labelled claim is {one}; {share:.3f} of them called so "
+              "(balanced accuracy needs both labels)", file=sys.stderr)  # fmt: skip
+        return
+    print(f"{head}: balanced accuracy {ba:.3f} (supported called supported "
+          f"{got['supported_called_supported']:.3f}, not supported called not supported "
+          f"{got['not_supported_called_not_supported']:.3f}), ROC AUC {auc:.3f}",
+          file=sys.stderr)  # fmt: skip
 
 
 def configure_verify(parser: argparse.ArgumentParser) -> None:

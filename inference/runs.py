@@ -39,6 +39,7 @@ __all__ = [
     "progress_bar",
     "read_claims",
     "read_edit_requests",
+    "read_labels",
     "run_rows",
 ]
 
@@ -50,8 +51,7 @@ def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
     try:
         for lineno, row in numbered_jsonl(path):
             where = f"{path}:{lineno}"
-            rid = str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
-            rows.append((rid, _valid(_for_editing, row, where)))
+            rows.append((_row_id(row, lineno), _valid(_for_editing, row, where)))
     except RecordError as exc:
         if "no such file" in str(exc) or Path(path).is_dir():
             raise UsageError(str(exc)) from None
@@ -71,11 +71,30 @@ def read_claims(path: str) -> list[tuple[str, EditRequest]]:
     rows: list[tuple[str, EditRequest]] = []
     try:
         for lineno, row in numbered_jsonl(path):
-            rid = str(row.get("id", lineno)) if isinstance(row, dict) else str(lineno)
-            rows.append((rid, _valid(EditRequest.from_claim, row, f"{path}:{lineno}")))
+            rows.append(
+                (_row_id(row, lineno), _valid(EditRequest.from_claim, row, f"{path}:{lineno}"))
+            )
     except RecordError as exc:
         raise UsageError(str(exc)) from None
     return _unique(path, rows, "verify")
+
+
+def read_labels(path: str) -> dict[str, bool]:
+    """``{id: supported?}`` of the rows of a JSONL file that carry a label
+    (:func:`~favakit.claim_metrics.label_of`), by the ids :func:`read_claims` gives them."""
+    from favakit.claim_metrics import label_of
+
+    labels = {}
+    for lineno, row in numbered_jsonl(path):
+        label = label_of(row)
+        if label is not None:
+            labels[_row_id(row, lineno)] = label
+    return labels
+
+
+def _row_id(row: dict[str, Any], lineno: int) -> str:
+    """A row's id: its ``id``, else its line number (its place, in a JSON array)."""
+    return str(row.get("id", lineno))
 
 
 def _for_editing(row: Any, where: str) -> EditRequest:

@@ -51,6 +51,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from favakit.claim_metrics import balanced_accuracy
 from favakit.deps import bf16_native, require
 from favakit.errors import UsageError
 from favakit.inference.checker import CONFIG_NAME, Checker
@@ -160,16 +161,6 @@ def _collate(torch: Any, items: list[dict[str, Any]], pad: int) -> dict[str, Any
     if items[0].get("token_type_ids") is not None:
         batch["token_type_ids"] = padded("token_type_ids", 0)
     return batch
-
-
-def balanced_accuracy(labels: list[bool], scores: list[float], threshold: float) -> float:
-    pos = [s for y, s in zip(labels, scores, strict=True) if y]
-    neg = [s for y, s in zip(labels, scores, strict=True) if not y]
-    if not pos or not neg:
-        return float("nan")
-    return 0.5 * (
-        sum(s > threshold for s in pos) / len(pos) + sum(s <= threshold for s in neg) / len(neg)
-    )
 
 
 def dev_measure(dev: list[Pair], scores: list[float], threshold: float) -> float:

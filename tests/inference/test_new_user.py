@@ -259,3 +259,30 @@ def test_outputs_that_name_an_input_or_a_folder_are_refused_before_any_model_loa
         "eval", "edit-gain", "--input", str(rows), "--kb", "kb.db", "--out", str(tmp_path)
     )
     assert got.returncode == 2 and "is a folder" in got.stderr
+
+
+def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
+    """Rows that carry labels (favakit's real-data rows, a user's own) get balanced accuracy and
+    ROC AUC on stderr, computed from the verdicts the run printed; rows without labels nothing."""
+    ev = ["Marie Curie was born in Warsaw in 1867. She won the Nobel Prize in Physics in 1903."]
+    rows = [("a", "Marie Curie was born in Warsaw.", "supported"),
+            ("b", "Marie Curie won the Nobel Prize in Physics in 1903.", "supported"),
+            ("c", "Marie Curie was born in Vienna.", "not_supported"),
+            ("d", "Marie Curie won the Nobel Prize in Physics in 1925.", "not_supported")]  # fmt: skip
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev, "label": y}) + "\n"
+                            for i, t, y in rows))  # fmt: skip
+    got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
+    assert got.returncode == 0, got.stderr
+    said = {v["id"]: v["supported"] for v in map(json.loads, got.stdout.splitlines())}
+    pos = (said["a"] + said["b"]) / 2
+    neg = ((not said["c"]) + (not said["d"])) / 2
+    assert (
+        f"against the rows' labels (4 claims, 2 supported): balanced accuracy "
+        f"{(pos + neg) / 2:.3f}" in got.stderr
+    ), got.stderr
+    assert "ROC AUC" in got.stderr
+    path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev}) + "\n"
+                            for i, t, _ in rows))  # fmt: skip
+    got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
+    assert got.returncode == 0 and "against the rows' labels" not in got.stderr
