@@ -46,6 +46,7 @@ __all__ = [
     "read_records",
     "refuse_folder_output",
     "refuse_measuring_set",
+    "refuse_output_in_use",
     "refuse_output_over_input",
     "replace_folder",
     "settle_folder",
@@ -452,6 +453,17 @@ def _lock_for_writing(fh: IO[str], path: Path) -> None:
         ) from None
     except OSError as exc:  # a file system without locks
         log.debug("%s: not locked (%s)", path, exc)
+
+
+def refuse_output_in_use(path: PathLike) -> None:
+    """``RecordError`` when another run is appending to ``path`` now (:class:`JsonlAppender`'s
+    lock): what a long job asks before it loads its models, so that it fails in a second, not
+    after minutes of loading."""
+    p = Path(path)
+    if not p.is_file():
+        return
+    with p.open("a", encoding="utf-8") as fh:
+        _lock_for_writing(fh, p)  # released as the file closes
 
 
 class JsonlAppender:

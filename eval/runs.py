@@ -29,6 +29,7 @@ from favakit.records import (
     numbered_jsonl,
     read_jsonl,
     refuse_folder_output,
+    refuse_output_in_use,
     refuse_output_over_input,
 )
 from favakit.spec import ClientSpec
@@ -232,6 +233,7 @@ def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> _Wor
     refuse_folder_output(out, "result.json")
     refuse_output_over_input(out, {"--input": opts.input, "--kb": opts.kb, "--cache": opts.cache})
     work = out.with_name(out.name + ".partial.jsonl")
+    refuse_output_in_use(work)  # another run on this --out, now
     noted = work.with_suffix(".json")
     settings = _run_settings(command, opts, **more)
     if work.exists() and noted.exists():

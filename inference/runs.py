@@ -26,6 +26,7 @@ from favakit.records import (
     RecordError,
     numbered_jsonl,
     refuse_folder_output,
+    refuse_output_in_use,
     refuse_output_over_input,
 )
 from favakit.spec import ClientSpec
@@ -263,6 +264,7 @@ def run_rows(
     if output:
         refuse_folder_output(output)  # before the stage loads its models
         refuse_output_over_input(output, inputs or {})
+        refuse_output_in_use(output)
     if ray is None:
         work = stage()
         stage = lambda: work  # noqa: E731

@@ -212,7 +212,13 @@ def test_a_second_run_on_an_output_being_written_is_refused(tmp_path: Path) -> N
             [sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=60
         )
         assert "is being written by another run" in got.stdout, got
+        from favakit.records import refuse_output_in_use
+
+        with pytest.raises(RecordError, match="is being written by another run"):
+            refuse_output_in_use(path)  # asked before a job loads its models
         first.append({"id": "b"})
+    refuse_output_in_use(path)
+    refuse_output_in_use(tmp_path / "not-there.jsonl")
     with JsonlAppender(path) as again:  # the lock ends with the run
         assert again.done == {"a", "b"}
 
