@@ -57,19 +57,24 @@ def test_a_json_array_of_objects_is_read_as_rows(tmp_path: Path) -> None:
         list(read_jsonl(path))
 
 
-def test_a_file_that_is_not_json_lines_is_told_what_is_read(tmp_path: Path) -> None:
-    pretty = tmp_path / "one.json"
-    pretty.write_text('{\n  "text": "t",\n  "evidence": ["e"]\n}\n')
-    with pytest.raises(RecordError, match=r"one.json:1: invalid JSON .*one JSON object over sev"):
-        list(read_jsonl(pretty))
-    table = tmp_path / "claims.csv"
-    table.write_text("text,evidence\nParis is in France.,Paris is in France.\n")
-    with pytest.raises(RecordError, match=r"claims.csv:1: invalid JSON .*looks like a table"):
-        list(read_jsonl(table))
-    broken = tmp_path / "broken.jsonl"
-    broken.write_text('{"id": "a"}\n{"id": \n')  # an ordinary bad line: no hint
-    with pytest.raises(RecordError, match=r"broken.jsonl:2: invalid JSON \([^)]*\)$"):
-        list(read_jsonl(broken))
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        ("one.json", '{\n  "text": "t",\n  "evidence": ["e"]\n}\n',
+         r"one.json:1: invalid JSON .*one JSON object over several lines"),
+        ("claims.csv", "text,evidence\nParis is in France.,Paris is in France.\n",
+         r"claims.csv:1: invalid JSON .*looks like a table"),
+        ("broken.jsonl", '{"id": "a"}\n{"id": \n',  # an ordinary bad line: no hint
+         r"broken.jsonl:2: invalid JSON \([^)]*\)$"),
+    ],
+)  # fmt: skip
+def test_a_file_that_is_not_json_lines_is_told_what_is_read(
+    tmp_path: Path, name: str, content: str, said: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(content)
+    with pytest.raises(RecordError, match=said):
+        list(read_jsonl(path))
 
 
 def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
