@@ -23,7 +23,13 @@ from typing import Any
 from favakit.deps import quiet_library_warnings, require
 from favakit.errors import UsageError
 from favakit.records import share_like_open
-from favakit.split_parts import already_joined, cache_dir, join_checked
+from favakit.split_parts import (
+    already_joined,
+    cache_dir,
+    join_checked,
+    removed_if_the_disk_fills,
+    require_free_space,
+)
 
 __all__ = [
     "DEFAULT_EDITOR_NAME",
@@ -267,10 +273,14 @@ def _dequantized(gguf: Path) -> str:
             del model.config.quantization_config
     # a folder of this process's own: several processes (Ray workers) may convert at once
     tmp = folder.with_name(f"{folder.name}.partial-{os.getpid()}")
+    size = sum(t.numel() * t.element_size() for t in model.state_dict().values())
+    what = f"converting {gguf.name} once"
+    require_free_space(tmp.parent, size, what)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    model.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
+    with removed_if_the_disk_fills(tmp, size, what):
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
     share_like_open(tmp)
     try:
         os.replace(tmp, folder)

@@ -118,7 +118,13 @@ def split_zip_folder(preset: SplitZip, cache: Path | None = None) -> Path:
     import shutil
     import zipfile
 
-    from favakit.split_parts import cache_dir, join_checked, remove_joined
+    from favakit.split_parts import (
+        cache_dir,
+        join_checked,
+        remove_joined,
+        removed_if_the_disk_fills,
+        require_free_space,
+    )
 
     root = (cache or cache_dir() / "split") / preset.name
     target = root / preset.member
@@ -147,7 +153,12 @@ def split_zip_folder(preset: SplitZip, cache: Path | None = None) -> Path:
     tmp = root / f".unzip-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(target) as z:
-        z.extractall(tmp, [m for m in z.namelist() if m.startswith(preset.folder + "/")])
+        members = [m for m in z.infolist() if m.filename.startswith(preset.folder + "/")]
+        size = sum(m.file_size for m in members)
+        what = f"unpacking {preset.name}"
+        require_free_space(root, size, what)
+        with removed_if_the_disk_fills(tmp, size, what):
+            z.extractall(tmp, members)
     shutil.rmtree(model, ignore_errors=True)
     (tmp / preset.folder).rename(model)
     shutil.rmtree(tmp, ignore_errors=True)
