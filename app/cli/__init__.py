@@ -10,6 +10,7 @@ module level; their functions import what they need when they run.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import os
@@ -123,6 +124,10 @@ def _root_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]
     return parser, sub
 
 
+#: errors of a user's files or disk that a command reports in one line, not a traceback
+_USER_FILE_ERRORS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_in = list(sys.argv[1:] if argv is None else argv)
     parser, sub = _root_parser()
@@ -157,6 +162,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         # send what is still buffered nowhere, so the interpreter's exit flush stays quiet
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        if exc.errno not in _USER_FILE_ERRORS:
+            raise
+        # a file the user may not read or write, or a full disk: what and where, no traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"favakit {args.command}: error: {exc.strerror}{where}", file=sys.stderr)
+        return 1
     return code
 
 

@@ -171,6 +171,37 @@ def test_env_says_which_judges_verify_and_edit_pick_and_why(
     assert no_qwen["why"].startswith("no Qwen base installed")
 
 
+@pytest.mark.parametrize(
+    ("error", "said", "code"),
+    [
+        (PermissionError(13, "Permission denied", "/data/out.jsonl"),
+         "favakit env: error: Permission denied: /data/out.jsonl", 1),
+        (OSError(28, "No space left on device"), "favakit env: error: No space left on device", 1),
+    ],
+)  # fmt: skip
+def test_a_file_the_user_cannot_write_is_one_line_not_a_traceback(
+    error: OSError, said: str, code: int, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """Root (these machines) may write anywhere, so the error is raised by the command."""
+
+    def fails(args: object) -> int:
+        raise error
+
+    monkeypatch.setattr("favakit.cli.env_cmd._run", fails)
+    assert main(["env"]) == code
+    assert capsys.readouterr().err.strip() == said
+
+
+def test_other_os_errors_still_raise(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fails(args: object) -> int:
+        raise ConnectionResetError(104, "Connection reset by peer")  # a bug or a server: loud
+
+    monkeypatch.setattr("favakit.cli.env_cmd._run", fails)
+    with pytest.raises(ConnectionResetError):
+        main(["env"])
+
+
 def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 0
     assert "COMMAND" in capsys.readouterr().out
