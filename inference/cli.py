@@ -60,6 +60,36 @@ def _rows(
         raise UsageError(str(exc)) from None
 
 
+def _given_evidence(args: argparse.Namespace, one: str) -> list[Any] | None:
+    """The evidence given on the command line for the one text or claim (``one`` names its
+    flag): each ``--evidence`` a passage, then each ``--evidence-file`` one passage titled by
+    its file's name (a Markdown file read as its prose); None where none is given. Refused with
+    ``--input``, whose rows carry their own."""
+    files = args.evidence_file or []
+    if args.input is not None and (args.evidence or files):
+        raise UsageError(f"--evidence and --evidence-file go with {one}; the rows of --input "
+                         'carry their own ("evidence": [...])')  # fmt: skip
+    passages: list[Any] = [*(args.evidence or []), *(_evidence_file(f) for f in files)]
+    return passages or None
+
+
+def _evidence_file(name: str) -> dict[str, str]:
+    path = Path(name)
+    if not path.is_file():
+        raise UsageError(f"--evidence-file {name}: no such file")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"--evidence-file {name}: not UTF-8; re-encode it as UTF-8") from None
+    if path.suffix.lower() in (".md", ".markdown"):
+        from favakit.retrieval.markdown import markdown_sections
+
+        text = "\n".join(markdown_sections(text))
+    if not text.strip():
+        raise UsageError(f"--evidence-file {name} holds no text")
+    return {"title": path.stem, "text": text}
+
+
 def _ray(args: argparse.Namespace, single: str) -> RayOptions | None:
     ray = ray_options(args)
     if ray is not None and args.input is None:
@@ -83,7 +113,8 @@ def _edit(args: argparse.Namespace) -> int:
         args.text = sys.stdin.read()
         if not args.text.strip():
             raise UsageError("TEXT '-' reads the text from standard input, and it was empty")
-    one = {"text": args.text, "topic": args.topic, "evidence": args.evidence}
+    evidence = _given_evidence(args, "TEXT")
+    one = {"text": args.text, "topic": args.topic, "evidence": evidence}
     rows = _rows(args.text, args.input, lambda: EditRequest.from_row(one, "TEXT"),
                  read_edit_requests)  # fmt: skip
     ray = _ray(args, "one TEXT is edited in this process")
@@ -138,6 +169,11 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--evidence", action="append", default=None, metavar="PASSAGE",
         help="with TEXT: an evidence passage to use as is (repeat for more; no retrieval)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--evidence-file", action="append", default=None, metavar="FILE",
+        help="with TEXT: a file whose text is one evidence passage, titled by the file's name (a "
+        ".md file read as its prose; repeat for more)",
     )  # fmt: skip
     parser.add_argument(
         "--format", default="json", choices=["json", "ansi", "plain", "html"],
@@ -225,7 +261,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     if (args.claim is None) == (args.input is None):
         raise UsageError("give either --claim TEXT (with --evidence) or --input FILE.jsonl")
-    one = {"text": args.claim, "evidence": args.evidence}
+    one = {"text": args.claim, "evidence": _given_evidence(args, "--claim")}
     rows = _rows(args.claim, args.input, lambda: EditRequest.from_claim(one), read_claims)
     if args.cites:  # the marks of the citation every row's evidence backs, unless it names its own
         marks = parse_cites(args.cites, "--cites")
@@ -313,6 +349,11 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--evidence", action="append", default=None, help="evidence for --claim (repeatable)"
     )
+    parser.add_argument(
+        "--evidence-file", action="append", default=None, metavar="FILE",
+        help="for --claim: a file whose text is one evidence passage, titled by the file's name "
+        "(a .md file read as its prose; repeatable)",
+    )  # fmt: skip
     parser.add_argument(
         "--cites", action="append", default=None, metavar="MARK",
         help="the citation mark of the source the evidence is, such as '[1]' or '<|cit|>' "

@@ -286,3 +286,25 @@ def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
                             for i, t, _ in rows))  # fmt: skip
     got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
     assert got.returncode == 0 and "against the rows' labels" not in got.stderr
+
+
+def test_evidence_from_a_file_and_given_evidence_never_silently_ignored(tmp_path: Path) -> None:
+    """`--evidence-file` reads a document as one passage (Markdown as its prose); `--evidence`
+    beside `--input` was ignored without a word (each row carries its own)."""
+    page = tmp_path / "returns.md"
+    page.write_text("# Returns\n\nItems can be returned within **30 days**.\n\n"
+                    "## Fees\n\n- Returns by post cost £4.95\n")  # fmt: skip
+    claim = ["verify", "--judge", "checker", "--checker", "checker", "--evidence-file", str(page)]
+    got = favakit(*claim, "--claim", "Returns by post cost £5.95.")
+    verdict = json.loads(got.stdout)
+    assert got.returncode == 0 and verdict["supported"] is False, got.stderr
+    assert any("Returns by post cost £4.95" in w for w in verdict["warnings"])  # the list item
+    assert "**" not in got.stdout and "#" not in got.stdout  # read as prose, not as markup
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"text": "x", "evidence": ["y"]}) + "\n")
+    for flag, value in (("--evidence", "zzz"), ("--evidence-file", str(page))):
+        for args in (["verify", "--input", str(rows)], ["edit", "--input", str(rows)]):
+            got = favakit(*args, flag, value)
+            assert got.returncode == 2 and "the rows of --input carry their own" in got.stderr
+    got = favakit("edit", "x", "--evidence-file", str(tmp_path / "missing.txt"))
+    assert got.returncode == 2 and "missing.txt: no such file" in got.stderr
