@@ -105,7 +105,7 @@ def _edit(args: argparse.Namespace) -> int:
     from favakit.inference import views
     from favakit.inference.editor import NO_EVIDENCE
     from favakit.inference.runs import cost_note, read_edit_requests, run_rows
-    from favakit.records import refuse_folder_output, refuse_output_over_input
+    from favakit.records import atomic_open, refuse_folder_output, refuse_output_over_input
 
     if (args.text is None) == (args.input is None):
         raise UsageError("give either TEXT or --input FILE.jsonl")
@@ -140,8 +140,9 @@ def _edit(args: argparse.Namespace) -> int:
             print(views.ansi(res, color=color))
     elif args.format == "html":
         page = views.html_page(results)
-        if args.output:
-            Path(args.output).write_text(page, encoding="utf-8")
+        if args.output:  # its folder made, and never half a page on a crash
+            with atomic_open(args.output) as fh:
+                fh.write(page)
         else:
             sys.stdout.write(page)
     bare = sum(1 for res in results if NO_EVIDENCE in res.get("warnings", []))

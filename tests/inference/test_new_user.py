@@ -308,3 +308,15 @@ def test_evidence_from_a_file_and_given_evidence_never_silently_ignored(tmp_path
             assert got.returncode == 2 and "the rows of --input carry their own" in got.stderr
     got = favakit("edit", "x", "--evidence-file", str(tmp_path / "missing.txt"))
     assert got.returncode == 2 and "missing.txt: no such file" in got.stderr
+
+
+def test_the_html_page_goes_into_a_folder_not_made_yet(tmp_path: Path) -> None:
+    """`--format html --output new/page.html` failed with a traceback after the work was done;
+    the JSONL outputs always made their folder."""
+    page = tmp_path / "new" / "sub" / "edits.html"
+    got = favakit("edit", "The Eiffel Tower is in Berlin.", "--evidence", "It is in Paris.",
+                  "--backend", "encoder", "--gate", "off", "--format", "html",
+                  "--output", str(page))  # fmt: skip
+    assert got.returncode == 0, got.stderr[-800:]
+    assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
+    assert [p.name for p in page.parent.iterdir()] == ["edits.html"]  # no temporary file left
