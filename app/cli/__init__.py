@@ -59,8 +59,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "verify": (
         "favakit.inference.cli:configure_verify",
-        "is this claim supported by this evidence? (the checker trained on real claims; or qwen, "
-        "verifier, encoder, editor, llm)",
+        "is this claim supported by this evidence? (judges trained on real claims: the cascade "
+        "or the checker, `favakit env` says which; or qwen, verifier, encoder, editor, llm)",
     ),
     "eval": (
         "favakit.eval.cli:configure",
