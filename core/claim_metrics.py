@@ -6,10 +6,11 @@ checker's training chooses its threshold by them, and the benchmarks report them
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-__all__ = ["balanced_accuracy", "label_of", "labelled_summary", "roc_auc"]
+__all__ = ["balanced_accuracy", "label_of", "labelled_summary", "per_source", "roc_auc"]
 
 
 def balanced_accuracy(labels: Sequence[bool], scores: Sequence[float], threshold: float) -> float:
@@ -79,3 +80,23 @@ def labelled_summary(
         "not_supported_called_not_supported": hit_neg,
         "roc_auc": None if auc is None else round(auc, 4),
     }
+
+
+def per_source(
+    labels: Sequence[bool], supported: Sequence[bool], sources: Sequence[str]
+) -> tuple[dict[str, tuple[float, int]], float | None]:
+    """Each source's balanced accuracy and claim count, for the sources holding both labels, and
+    the mean over them (as the LLM-AggreFact leaderboard reports a judge over its sets); the
+    mean is None where fewer than two sources hold both."""
+    groups: dict[str, tuple[list[bool], list[bool]]] = {}
+    for y, s, source in zip(labels, supported, sources, strict=True):
+        ys, ss = groups.setdefault(source, ([], []))
+        ys.append(y)
+        ss.append(s)
+    each = {}
+    for source, (ys, ss) in sorted(groups.items()):
+        ba = balanced_accuracy(ys, [float(s) for s in ss], 0.5)
+        if not math.isnan(ba):
+            each[source] = (round(ba, 4), len(ys))
+    mean = round(sum(ba for ba, _ in each.values()) / len(each), 4) if len(each) >= 2 else None
+    return each, mean

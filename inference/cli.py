@@ -309,7 +309,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str, Any]]) -> None:
     """Where the input rows carry labels, how the verdicts (this run's, and those an earlier run
     left in ``output``) measure against them, on stderr."""
-    from favakit.claim_metrics import labelled_summary
+    from favakit.claim_metrics import labelled_summary, per_source
     from favakit.inference.runs import read_labels
     from favakit.records import read_jsonl
 
@@ -321,8 +321,9 @@ def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str
     ids = [i for i in labels if i in by_id]
     if not ids:
         return
-    got = labelled_summary([labels[i] for i in ids], [bool(by_id[i]["supported"]) for i in ids],
-                           [float(by_id[i]["score"]) for i in ids])  # fmt: skip
+    truth = [labels[i][0] for i in ids]
+    said = [bool(by_id[i]["supported"]) for i in ids]
+    got = labelled_summary(truth, said, [float(by_id[i]["score"]) for i in ids])
     ba, auc = got["balanced_accuracy"], got["roc_auc"]
     head = (f"favakit verify: against the rows' labels ({got['claims']} claims, "
             f"{got['supported']} supported)")  # fmt: skip
@@ -337,6 +338,11 @@ def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str
           f"{got['supported_called_supported']:.3f}, not supported called not supported "
           f"{got['not_supported_called_not_supported']:.3f}), ROC AUC {auc:.3f}",
           file=sys.stderr)  # fmt: skip
+    each, mean = per_source(truth, said, [labels[i][1] for i in ids])
+    if mean is not None:
+        sets = ", ".join(f"{name} {ba:.3f} ({n})" for name, (ba, n) in each.items())
+        print(f"favakit verify: balanced accuracy per source: {sets}; mean over the "
+              f"{len(each)} sources {mean:.3f}", file=sys.stderr)  # fmt: skip
 
 
 def configure_verify(parser: argparse.ArgumentParser) -> None:

@@ -80,16 +80,17 @@ def read_claims(path: str) -> list[tuple[str, EditRequest]]:
     return _unique(path, rows, "verify")
 
 
-def read_labels(path: str) -> dict[str, bool]:
-    """``{id: supported?}`` of the rows of a JSONL file that carry a label
-    (:func:`~favakit.claim_metrics.label_of`), by the ids :func:`read_claims` gives them."""
+def read_labels(path: str) -> dict[str, tuple[bool, str]]:
+    """``{id: (supported?, source)}`` of the rows of a JSONL file that carry a label
+    (:func:`~favakit.claim_metrics.label_of`), by the ids :func:`read_claims` gives them; the
+    source is the row's ``source``, else ``""``."""
     from favakit.claim_metrics import label_of
 
     labels = {}
     for lineno, row in numbered_jsonl(path):
         label = label_of(row)
         if label is not None:
-            labels[_row_id(row, lineno)] = label
+            labels[_row_id(row, lineno)] = (label, str(row.get("source") or ""))
     return labels
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 import math
 import random
 
-from favakit.claim_metrics import balanced_accuracy, label_of, labelled_summary, roc_auc
+from favakit.claim_metrics import (
+    balanced_accuracy,
+    label_of,
+    labelled_summary,
+    per_source,
+    roc_auc,
+)
 
 
 def _pairwise_auc(labels: list[bool], scores: list[float]) -> float:
@@ -45,3 +51,12 @@ def test_labels_are_read_in_both_shapes() -> None:
     assert label_of({"label": "not_supported"}) is False
     assert label_of({"label": False}) is False  # favakit synth claims
     assert label_of({"label": "SUPPORTS"}) is None and label_of({}) is None
+
+
+def test_per_source_means_the_sources_that_hold_both_labels() -> None:
+    labels = [True, False, True, False, True, True]
+    said = [True, False, False, False, True, False]
+    sources = ["a", "a", "b", "b", "c", "c"]  # c holds one label: no balanced accuracy
+    each, mean = per_source(labels, said, sources)
+    assert each == {"a": (1.0, 2), "b": (0.5, 2)} and mean == 0.75
+    assert per_source(labels[:2], said[:2], sources[:2]) == ({"a": (1.0, 2)}, None)

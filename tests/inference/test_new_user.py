@@ -269,8 +269,10 @@ def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
             ("b", "Marie Curie won the Nobel Prize in Physics in 1903.", "supported"),
             ("c", "Marie Curie was born in Vienna.", "not_supported"),
             ("d", "Marie Curie won the Nobel Prize in Physics in 1925.", "not_supported")]  # fmt: skip
+    source = {"a": "birth", "c": "birth", "b": "prize", "d": "prize"}
     path = tmp_path / "labelled.jsonl"
-    path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev, "label": y}) + "\n"
+    path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev, "label": y,
+                                        "source": source[i]}) + "\n"
                             for i, t, y in rows))  # fmt: skip
     got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
     assert got.returncode == 0, got.stderr
@@ -282,6 +284,12 @@ def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
         f"{(pos + neg) / 2:.3f}" in got.stderr
     ), got.stderr
     assert "ROC AUC" in got.stderr
+    birth = (said["a"] + (not said["c"])) / 2
+    prize = (said["b"] + (not said["d"])) / 2
+    assert (
+        f"per source: birth {birth:.3f} (2), prize {prize:.3f} (2); mean over the 2 sources "
+        f"{(birth + prize) / 2:.3f}" in got.stderr
+    ), got.stderr
     path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev}) + "\n"
                             for i, t, _ in rows))  # fmt: skip
     got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
