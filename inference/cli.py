@@ -327,10 +327,9 @@ def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str
     ba, auc = got["balanced_accuracy"], got["roc_auc"]
     head = (f"favakit verify: against the rows' labels ({got['claims']} claims, "
             f"{got['supported']} supported)")  # fmt: skip
-    if ba is None:
-        one = "supported" if got["supported"] else "not supported"
-        share = got["supported_called_supported"] if got["supported"] else got[
-            "not_supported_called_not_supported"]  # fmt: skip
+    if ba is None:  # one label only
+        one = "supported" if got["supported"] else "not_supported"
+        share = got[f"{one}_called_{one}"]
         print(f"{head}: every labelled claim is {one}; {share:.3f} of them called so "
               "(balanced accuracy needs both labels)", file=sys.stderr)  # fmt: skip
         return
@@ -340,7 +339,7 @@ def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str
           file=sys.stderr)  # fmt: skip
     each, mean = per_source(truth, said, [labels[i][1] for i in ids])
     if mean is not None:
-        sets = ", ".join(f"{name} {ba:.3f} ({n})" for name, (ba, n) in each.items())
+        sets = ", ".join(f"{name} {value:.3f} ({n})" for name, (value, n) in each.items())
         print(f"favakit verify: balanced accuracy per source: {sets}; mean over the "
               f"{len(each)} sources {mean:.3f}", file=sys.stderr)  # fmt: skip
 

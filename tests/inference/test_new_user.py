@@ -290,6 +290,11 @@ def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
         f"per source: birth {birth:.3f} (2), prize {prize:.3f} (2); mean over the 2 sources "
         f"{(birth + prize) / 2:.3f}" in got.stderr
     ), got.stderr
+    path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev, "label": y}) + "\n"
+                            for i, t, y in rows[:2]))  # fmt: skip
+    got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
+    share = (said["a"] + said["b"]) / 2  # the same claims, the same verdicts
+    assert f"every labelled claim is supported; {share:.3f} of them called so" in got.stderr
     path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev}) + "\n"
                             for i, t, _ in rows))  # fmt: skip
     got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
