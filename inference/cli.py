@@ -299,8 +299,12 @@ def _verify(args: argparse.Namespace) -> int:
     judge = verdicts[-1]["judge"] if verdicts else args.judge
     hits = stage.cache_hits() if ray is None else 0
     cached = f"; {hits} answered from the cache" if hits else ""
-    print(f"favakit verify: {len(verdicts)} claim(s), {supported} supported ({judge}){cached}",
-          file=sys.stderr)  # fmt: skip
+    if verdicts or not args.output:
+        print(f"favakit verify: {len(verdicts)} claim(s), {supported} supported ({judge}){cached}",
+              file=sys.stderr)  # fmt: skip
+    else:  # a resumed run with nothing left to do
+        print(f"favakit verify: nothing new to verify: every claim's verdict is already in "
+              f"{args.output}", file=sys.stderr)  # fmt: skip
     if args.input:
         _against_labels(args.input, args.output, verdicts)
     return 0

@@ -274,15 +274,18 @@ def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
     path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev, "label": y,
                                         "source": source[i]}) + "\n"
                             for i, t, y in rows))  # fmt: skip
-    got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
+    out = tmp_path / "verdicts.jsonl"
+    run = ["verify", "--input", str(path), "--judge", "checker", "--checker", "checker"]
+    got = favakit(*run, "--output", str(out))
     assert got.returncode == 0, got.stderr
-    said = {v["id"]: v["supported"] for v in map(json.loads, got.stdout.splitlines())}
+    said = {v["id"]: v["supported"] for v in map(json.loads, out.read_text().splitlines())}
     pos = (said["a"] + said["b"]) / 2
     neg = ((not said["c"]) + (not said["d"])) / 2
-    assert (
-        f"against the rows' labels (4 claims, 2 supported): balanced accuracy "
-        f"{(pos + neg) / 2:.3f}" in got.stderr
-    ), got.stderr
+    measured = (f"against the rows' labels (4 claims, 2 supported): balanced accuracy "
+                f"{(pos + neg) / 2:.3f}")  # fmt: skip
+    assert measured in got.stderr, got.stderr
+    again = favakit(*run, "--output", str(out))  # resumed: nothing left, the file still measured
+    assert "nothing new to verify" in again.stderr and measured in again.stderr, again.stderr
     assert "ROC AUC" in got.stderr
     birth = (said["a"] + (not said["c"])) / 2
     prize = (said["b"] + (not said["d"])) / 2
