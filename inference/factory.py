@@ -60,6 +60,7 @@ __all__ = [
     "open_qwen_judge",
     "open_searcher",
     "open_verifier",
+    "qwen_base_ready",
     "qwen_judge_config",
     "qwen_judge_label",
     "stored_cascade",
@@ -133,13 +134,18 @@ def auto_gate() -> str:
     gate on real claims; else the better checker this install can run
     (:func:`~favakit.inference.checker.auto_checker`)."""
     from favakit.inference.checker import auto_checker
-    from favakit.inference.models import SPLIT_PRESETS, split_gguf_ready
 
     checker = auto_checker()
-    base = SPLIT_PRESETS.get(qwen_judge_config()["model"])  # as judge.json names it
-    if checker == "mpnet" and base is not None and split_gguf_ready(base):
-        return "cascade"
-    return checker
+    return "cascade" if checker == "mpnet" and qwen_base_ready() else checker
+
+
+def qwen_base_ready() -> bool:
+    """Whether the tuned Qwen judge's base (as judge.json names it) is at hand with no
+    download: its PyPI parts installed, or joined before."""
+    from favakit.inference.models import SPLIT_PRESETS, split_gguf_ready
+
+    base = SPLIT_PRESETS.get(qwen_judge_config()["model"])
+    return base is not None and split_gguf_ready(base)
 
 
 def auto_judge(cuda: bool | None = None) -> str:

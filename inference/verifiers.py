@@ -70,7 +70,6 @@ __all__ = [
     "default_style",
     "default_threshold",
     "judged_where_evidence",
-    "no_evidence_verdict",
     "second_judge_decided",
 ]
 
@@ -237,10 +236,10 @@ def judged_where_evidence(
     P 0.88, before session 76)."""
     asked = [r for r in requests if r.evidence]
     judged = iter(judge(asked) if asked else [])
-    return [next(judged) if r.evidence else no_evidence_verdict(model) for r in requests]
+    return [next(judged) if r.evidence else _no_evidence_verdict(model) for r in requests]
 
 
-def no_evidence_verdict(model: str) -> Verdict:
+def _no_evidence_verdict(model: str) -> Verdict:
     """The verdict on a claim checked against nothing: not supported."""
     return {"supported": False, "score": 0.0, "judge": model, "warnings": [NO_EVIDENCE_CLAIM]}
 

@@ -73,13 +73,10 @@ def _judges_report(cuda: bool) -> dict[str, Any]:
     which bases are installed, and whether the Qwen judge would run in native bf16."""
     from favakit.deps import cpu_has_bf16
     from favakit.inference.checker import auto_checker
-    from favakit.inference.factory import auto_gate, auto_judge, judge_in_bf16, qwen_judge_config
-    from favakit.inference.models import SPLIT_PRESETS, split_gguf_ready
+    from favakit.inference.factory import auto_gate, auto_judge, judge_in_bf16, qwen_base_ready
 
     checker = auto_checker()
-    qwen_base = SPLIT_PRESETS.get(qwen_judge_config()["model"])
-    bases = {"mpnet": checker == "mpnet",
-             "Qwen": qwen_base is not None and split_gguf_ready(qwen_base)}  # fmt: skip
+    bases = {"mpnet": checker == "mpnet", "Qwen": qwen_base_ready()}
     gate, verify, judge_bf16 = auto_gate(), auto_judge(cuda), judge_in_bf16(cuda)
     where = "a CUDA GPU" if cuda else "the CPU"
     if gate != "cascade":
