@@ -41,6 +41,7 @@ __all__ = [
     "Usage",
     "Verdict",
     "Verifier",
+    "as_claim",
     "as_request",
     "edit_span",
 ]
@@ -171,7 +172,8 @@ class EditRequest:
         if not isinstance(obj, Mapping):
             raise ValueError(f"{at}expected an object with a 'text' field")
         if "text" not in obj:
-            raise ValueError(f"{at}missing 'text'")
+            fields = ", ".join(repr(str(k)) for k in list(obj)[:8])
+            raise ValueError(f"{at}missing 'text'" + (f" (its fields: {fields})" if fields else ""))
         text = obj.get("text")
         if not isinstance(text, str):
             raise ValueError(f"{at}'text' must be a string, not {type(text).__name__}")
@@ -231,9 +233,21 @@ class EditRequest:
     @classmethod
     def from_claim(cls, row: Any, where: str = "") -> EditRequest:
         """A claim to verify: ``{"id"?, "text" | "claim", "evidence"?, "topic"?, "cites"?}``
-        (``cites``: the marks of the citation the evidence backs, :mod:`favakit.citations`)."""
-        if isinstance(row, Mapping) and "text" not in row and "claim" in row:
-            row = {**row, "text": row["claim"]}
+        (``cites``: the marks of the citation the evidence backs, :mod:`favakit.citations`).
+        ``ValueError`` where the claim has no ``evidence`` but a field other tools keep it in
+        (``context``, ``document``, ...): read as it is, the claim would be checked against
+        nothing, and called unsupported."""
+        if isinstance(row, Mapping):
+            if "text" not in row and "claim" in row:
+                row = {**row, "text": row["claim"]}
+            elsewhere = [k for k in EVIDENCE_ELSEWHERE if row.get(k)]
+            if "evidence" not in row and elsewhere:
+                at = f"{where}: " if where else ""
+                raise ValueError(
+                    f"{at}no 'evidence' field, but '{elsewhere[0]}': favakit reads a claim's "
+                    f"evidence from 'evidence', a list of passages (rename '{elsewhere[0]}', or "
+                    "drop it to check the claim against retrieved evidence)"
+                )
         return cls.from_obj(row, where)
 
     def for_editing(self, where: str, verify: str) -> EditRequest:
@@ -271,6 +285,10 @@ def _valid_text(value: object, what: str) -> None:
             ) from None
 
 
+#: fields other datasets and tools keep a claim's evidence in (favakit reads ``evidence``)
+EVIDENCE_ELSEWHERE = ("context", "contexts", "document", "documents", "doc", "docs", "passage",
+                      "passages", "premise", "knowledge", "grounding", "source_text")  # fmt: skip
+
 #: what editors accept for one text: a request, a JSON-like object, or the bare text
 EditInput = Union[EditRequest, Mapping[str, Any], str]  # noqa: UP007 (a runtime alias on 3.10)
 
@@ -284,6 +302,18 @@ def as_request(item: EditInput, n: int = 0) -> EditRequest:
         return EditRequest.from_obj({"text": item} if isinstance(item, str) else item)
     except ValueError as exc:
         raise UsageError(f"request {n}: {exc}") from None
+
+
+def as_claim(item: EditInput, n: int = 0) -> EditRequest:
+    """``item``, a claim to verify, as an :class:`EditRequest` (:meth:`EditRequest.from_claim`:
+    ``claim`` may stand for ``text``); :class:`~favakit.errors.UsageError` naming claim ``n``
+    when it is not one."""
+    if isinstance(item, EditRequest):
+        return item
+    try:
+        return EditRequest.from_claim({"text": item} if isinstance(item, str) else item)
+    except ValueError as exc:
+        raise UsageError(f"claim {n}: {exc}") from None
 
 
 @runtime_checkable

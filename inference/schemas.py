@@ -31,7 +31,10 @@ class PassageIn(BaseModel):
 class EditRequestBody(BaseModel):
     """One text to check; evidence given here is used as is (no retrieval)."""
 
-    text: str = Field(min_length=1, description="the text (or claim) to check")
+    text: str = Field(
+        min_length=1,
+        description="the text (or claim) to check; /v1/verify also reads it from 'claim'",
+    )
     topic: str | None = Field(None, description="what the text is about (an article title)")
     prompt: str | None = Field(None, description="the question the text answers")
     evidence: list[str | PassageIn] | None = Field(

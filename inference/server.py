@@ -91,7 +91,9 @@ def create_editor_app(
         if api_key and not api_key_matches(request.headers.get("authorization", ""), api_key):
             raise HTTPException(401, "missing or wrong API key (Authorization: Bearer KEY)")
 
-    async def parse(request: Request) -> tuple[list[EditRequest], bool]:
+    async def parse(
+        request: Request, read: Callable[[Any, str], EditRequest]
+    ) -> tuple[list[EditRequest], bool]:
         raw = await request.body()  # its size was checked as it arrived (RequestGuard)
         try:
             body = json.loads(raw)
@@ -110,7 +112,7 @@ def create_editor_app(
         reqs = []
         for i, item in enumerate(items):
             try:
-                req = EditRequest.from_obj(item, "" if single else f"item {i}")
+                req = read(item, "" if single else f"item {i}")
             except ValueError as exc:
                 raise HTTPException(422, str(exc)) from None
             if len(req.text) > lim.max_chars:
@@ -125,11 +127,13 @@ def create_editor_app(
     async def answered(
         request: Request, doing: str, work: Callable[[list[EditRequest]], list[T]],
         refuse: Callable[[list[EditRequest], bool], None] | None = None,
+        read: Callable[[Any, str], EditRequest] = EditRequest.from_obj,
     ) -> tuple[list[T], bool]:  # fmt: skip
         """``work``'s answers for a request's texts, and whether it sent a single one;
-        ``refuse`` raises the HTTP error for texts this route does not take."""
+        ``refuse`` raises the HTTP error for texts this route does not take; ``read`` reads
+        one text of the body."""
         check_key(request)
-        reqs, single = await parse(request)
+        reqs, single = await parse(request, read)
         if refuse is not None:
             refuse(reqs, single)
         loop = asyncio.get_running_loop()
@@ -200,7 +204,9 @@ def create_editor_app(
     @app.post("/v1/verify", **documented(schemas.VerdictResponse, "Verify claims"))
     async def verify(request: Request) -> JSONResponse:
         """Is each claim supported by its evidence? ``{"text", "evidence"}`` (or a list)."""
-        verdicts, single = await answered(request, "verifying", judge.verify)
+        verdicts, single = await answered(
+            request, "verifying", judge.verify, read=EditRequest.from_claim
+        )
         return JSONResponse(verdicts[0] if single else verdicts)
 
     @app.get("/health")
