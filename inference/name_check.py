@@ -164,6 +164,22 @@ def _unique_role(before: Sequence[str]) -> bool:
     )
 
 
+#: marks after which the evidence's words are a further clause or an aside
+_CLAUSE_MARKS = re.compile(r"[,;:(\u2013\u2014]|\s-\s")
+
+
+def _clause_end(sentence: str, tokens: Sequence[re.Match[str]], start: int, end: int) -> int:
+    """Where the evidence's stretch ``tokens[start:end]`` ends its clause: before the first
+    comma, semicolon, colon, bracket or dash after its first word, else ``end``. A text that
+    ends at a name says less than evidence that goes on after it ("born in Munich." against
+    "born in Ulm, in the Kingdom of Württemberg ... on 14 March 1879."): the name stands
+    against the evidence's words up to that mark (session 77)."""
+    for k in range(start + 1, end):
+        if _CLAUSE_MARKS.search(sentence[tokens[k - 1].end() : tokens[k].start()]):
+            return k
+    return end
+
+
 def _swapped(
     claim: str, sentence: str, passage: str, roles_only: bool = False
 ) -> NameConflict | None:
@@ -176,6 +192,8 @@ def _swapped(
     matcher = SequenceMatcher(None, [w.lower() for w in mine], [w.lower() for w in theirs],
                               autojunk=False)  # fmt: skip
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        if op == "replace" and a2 == len(mine):  # the text ends where the evidence goes on
+            b2 = _clause_end(sentence, theirs_at, b1, b2)
         if op != "replace" or a2 - a1 > _MOST_TEXT_WORDS or b2 - b1 > _MOST_EVIDENCE_WORDS:
             continue
         written, given = mine[a1:a2], theirs[b1:b2]

@@ -115,6 +115,29 @@ def test_a_place_of_birth_or_death_is_contradicted_where_the_passage_names_the_p
     assert name_conflict("Mozart was born in Vienna and wrote more than 600 works.", father) is None
 
 
+EINSTEIN = ("Albert Einstein was born in Ulm, in the Kingdom of W\u00fcrttemberg in the German "
+            "Empire, on 14 March 1879. In 1880, the family moved to Munich, where his father "
+            "founded an electrical company.")  # fmt: skip
+
+
+def test_a_text_that_ends_at_a_name_is_read_against_the_evidence_s_clause_up_to_its_comma(
+) -> None:  # fmt: skip
+    """The evidence goes on past the name ("Ulm, in the Kingdom of ..."): the text's name
+    stands against the words before the comma, not against the rest of the sentence (session
+    77: all three checkers called "born in Munich" supported, 0.90-0.99)."""
+    found = name_conflict("Einstein was born in Munich.", [EINSTEIN])
+    assert found is not None and (found.written, found.evidence_words) == ("Munich", "Ulm")
+    assert name_conflict("Einstein was born in Ulm.", [EINSTEIN]) is None
+    tower = ["The Eiffel Tower is in Paris, France, and was built in 1889."]
+    berlin = name_conflict("The Eiffel Tower is in Berlin.", tower)
+    assert berlin is not None and berlin.evidence_words == "Paris"
+    assert name_conflict("The Eiffel Tower is in Paris.", tower) is None
+    assert name_conflict("The Eiffel Tower is in France.", tower) is None  # given after the comma
+    # a name the passage gives elsewhere is still the model's, outside a place one has once
+    assert name_conflict("In 1880, the family moved to Ulm.", [EINSTEIN]) is None
+    assert name_conflict("In 1880, the family moved to Berlin.", [EINSTEIN]) is not None
+
+
 def test_a_person_given_another_s_words_is_contradicted() -> None:
     """A summary gives one councillor's vote and words to another the report names elsewhere:
     the two names sit between the same title and the same three words."""
