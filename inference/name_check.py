@@ -192,6 +192,7 @@ def _swapped(
     matcher = SequenceMatcher(None, [w.lower() for w in mine], [w.lower() for w in theirs],
                               autojunk=False)  # fmt: skip
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
+        goes_on = theirs[b1:b2]  # the evidence's words in the text's place, to the next match
         if op == "replace" and a2 == len(mine):  # the text ends where the evidence goes on
             b2 = _clause_end(sentence, theirs_at, b1, b2)
         if op != "replace" or a2 - a1 > _MOST_TEXT_WORDS or b2 - b1 > _MOST_EVIDENCE_WORDS:
@@ -209,8 +210,9 @@ def _swapped(
         if roles_only and not role:
             continue
         # a name the passage gives elsewhere may be right; in a place one has once, only a
-        # spelling of the evidence's own place is ("Königberg" for "Königsberg")
-        if any(names_alike(w, p) for p in (given if role else passage_words) for w in written):
+        # spelling of the evidence's own place is ("Königberg" for "Königsberg"), or of the
+        # place it lies in where the evidence goes on ("Germany": "Ulm, in ... the German Empire")
+        if any(names_alike(w, p) for p in (goes_on if role else passage_words) for w in written):
             continue
         return NameConflict(_stretch(claim, mine_at[a1:a2]), _stretch(sentence, theirs_at[b1:b2]),
                             sentence)  # fmt: skip

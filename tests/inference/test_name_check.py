@@ -128,6 +128,11 @@ def test_a_text_that_ends_at_a_name_is_read_against_the_evidence_s_clause_up_to_
     found = name_conflict("Einstein was born in Munich.", [EINSTEIN])
     assert found is not None and (found.written, found.evidence_words) == ("Munich", "Ulm")
     assert name_conflict("Einstein was born in Ulm.", [EINSTEIN]) is None
+    # the place the evidence's place lies in, named after the comma, is no contradiction
+    assert name_conflict("Einstein was born in Germany.", [EINSTEIN]) is None  # "German Empire"
+    assert name_conflict("Einstein was born in Württemberg.", [EINSTEIN]) is None
+    bavaria = name_conflict("Einstein was born in Bavaria.", [EINSTEIN])
+    assert bavaria is not None and bavaria.evidence_words == "Ulm"
     tower = ["The Eiffel Tower is in Paris, France, and was built in 1889."]
     berlin = name_conflict("The Eiffel Tower is in Berlin.", tower)
     assert berlin is not None and berlin.evidence_words == "Paris"
