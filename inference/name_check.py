@@ -180,6 +180,22 @@ def _clause_end(sentence: str, tokens: Sequence[re.Match[str]], start: int, end:
     return end
 
 
+#: words that may stand between "born in" and the place's name: a year ("born in 384 BC in
+#: Stagira") or the kind of place ("born in the city of Stagira")
+_PLACE_LEAD = frozenset({"in", "at", "the", "city", "town", "village", "of", "bc", "ad", "bce",
+                         "ce", "c"})  # fmt: skip
+
+
+def _place_start(words: Sequence[str], start: int, end: int) -> int:
+    """Where the place's name begins in ``words[start:end]``, which follow a place one has
+    once: past a year or "the city of" (:data:`_PLACE_LEAD`), where a name follows them; else
+    ``start`` (session 77)."""
+    k = start
+    while k < end and (words[k].lower() in _PLACE_LEAD or words[k].isdigit()):
+        k += 1
+    return k if start < k < end and is_name(words[k], first=False) else start
+
+
 def _swapped(
     claim: str, sentence: str, passage: str, roles_only: bool = False
 ) -> NameConflict | None:
@@ -193,9 +209,17 @@ def _swapped(
                               autojunk=False)  # fmt: skip
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         goes_on = theirs[b1:b2]  # the evidence's words in the text's place, to the next match
-        if op == "replace" and a2 == len(mine):  # the text ends where the evidence goes on
+        if op != "replace":
+            continue
+        role = _unique_role(mine[:a1]) and _unique_role(theirs[:b1])
+        if roles_only and not role:
+            continue
+        if role:  # the place's name: "born in 384 BC in Stagira", "in the city of Stagira in"
+            b1 = _place_start(theirs, b1, b2)
+            b2 = next((k for k in range(b1, b2) if not is_name(theirs[k], False)), b2)
+        if a2 == len(mine):  # the text ends where the evidence goes on
             b2 = _clause_end(sentence, theirs_at, b1, b2)
-        if op != "replace" or a2 - a1 > _MOST_TEXT_WORDS or b2 - b1 > _MOST_EVIDENCE_WORDS:
+        if a2 - a1 > _MOST_TEXT_WORDS or b2 - b1 > _MOST_EVIDENCE_WORDS:
             continue
         written, given = mine[a1:a2], theirs[b1:b2]
         if not all(is_name(w, k == 0) for k, w in enumerate(written, a1)) or _broad(written):
@@ -205,9 +229,6 @@ def _swapped(
             continue
         if not any(is_name(w, k == 0) and _folded(w) not in claim_words
                    for k, w in enumerate(given, b1)):  # fmt: skip
-            continue
-        role = _unique_role(mine[:a1]) and _unique_role(theirs[:b1])
-        if roles_only and not role:
             continue
         # a name the passage gives elsewhere may be right; in a place one has once, only a
         # spelling of the evidence's own place is ("Königberg" for "Königsberg"), or of the

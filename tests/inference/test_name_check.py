@@ -143,6 +143,29 @@ def test_a_text_that_ends_at_a_name_is_read_against_the_evidence_s_clause_up_to_
     assert name_conflict("In 1880, the family moved to Berlin.", [EINSTEIN]) is not None
 
 
+ARISTOTLE = ("Aristotle (384\u2013322 BC) was an Ancient Greek philosopher. He was born in the city "
+             "of Stagira in northern Greece during the Classical period. Shortly after Plato "
+             "died, Aristotle left Athens.")  # fmt: skip
+
+
+def test_a_birthplace_after_a_year_or_the_kind_of_place_is_read_at_its_name() -> None:
+    """The place is the name after a year or "the city of": "born in the city of Stagira in
+    northern Greece ...", "born in 384 BC in Stagira" (session 77: the default judge called
+    "Aristotle was born in Athens." supported, 0.99, against the retrieved article)."""
+    found = name_conflict("Aristotle was born in Athens.", [ARISTOTLE])
+    assert found is not None and (found.written, found.evidence_words) == ("Athens", "Stagira")
+    assert found.sentence.startswith("He was born in the city of Stagira")
+    assert name_conflict("Aristotle was born in Stagira.", [ARISTOTLE]) is None
+    assert name_conflict("Aristotle was born in Greece.", [ARISTOTLE]) is None  # it lies there
+    dated = ["Aristotle was born in 384 BC in Stagira, Chalcidice, 55 km east of Thessaloniki."]
+    found = name_conflict("Aristotle was born in Athens.", dated)
+    assert found is not None and found.evidence_words == "Stagira"
+    assert name_conflict("Aristotle was born in Chalcidice.", dated) is None
+    # words that are not a year or a kind of place leave the stretch as it was: no place read
+    same_year = ["Aristotle was born in the same year as Philip of Macedon."]
+    assert name_conflict("Aristotle was born in Athens.", same_year) is None
+
+
 def test_a_person_given_another_s_words_is_contradicted() -> None:
     """A summary gives one councillor's vote and words to another the report names elsewhere:
     the two names sit between the same title and the same three words."""
