@@ -240,7 +240,7 @@ class EditRequest:
         if isinstance(row, Mapping):
             if "text" not in row and "claim" in row:
                 row = {**row, "text": row["claim"]}
-            elsewhere = [k for k in EVIDENCE_ELSEWHERE if row.get(k)]
+            elsewhere = [k for k in _EVIDENCE_ELSEWHERE if row.get(k)]
             if "evidence" not in row and elsewhere:
                 at = f"{where}: " if where else ""
                 raise ValueError(
@@ -286,7 +286,7 @@ def _valid_text(value: object, what: str) -> None:
 
 
 #: fields other datasets and tools keep a claim's evidence in (favakit reads ``evidence``)
-EVIDENCE_ELSEWHERE = ("context", "contexts", "document", "documents", "doc", "docs", "passage",
+_EVIDENCE_ELSEWHERE = ("context", "contexts", "document", "documents", "doc", "docs", "passage",
                       "passages", "premise", "knowledge", "grounding", "source_text")  # fmt: skip
 
 #: what editors accept for one text: a request, a JSON-like object, or the bare text

@@ -19,6 +19,12 @@ lines up with it word by word except for one stretch where:
   words (accents, a possessive "'s", one a prefix of the other, or 80% of the letters alike:
   "Vasquez"/"Vázquez", "Comic-Con"/"Comic").
 
+Where the text's sentence ends at its name and the evidence goes on, the evidence's words stop at
+its first comma, semicolon, colon, bracket or dash (:func:`_clause_end`); in a place one has once
+("born in"), the evidence's place is its run of names after a year or "the city of"
+(:func:`_place_start`), and a name of the place that holds it, written after it, is no
+contradiction (session 77).
+
 Where no evidence sentence matches (a summary's sentence joins several), a name of one to three
 words that no passage writes, after the three words the evidence writes before another name, is
 contradicted too (:func:`_window_name`: "at the University of *Copenhagen*" against
@@ -208,9 +214,9 @@ def _swapped(
     matcher = SequenceMatcher(None, [w.lower() for w in mine], [w.lower() for w in theirs],
                               autojunk=False)  # fmt: skip
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        goes_on = theirs[b1:b2]  # the evidence's words in the text's place, to the next match
         if op != "replace":
             continue
+        goes_on = theirs[b1:b2]  # the evidence's words in the text's place, to the next match
         role = _unique_role(mine[:a1]) and _unique_role(theirs[:b1])
         if roles_only and not role:
             continue
