@@ -160,14 +160,26 @@ def _broad(words: Sequence[str]) -> bool:
 _ONCE = frozenset({"born", "died", "buried"})
 
 
+#: words of a date that may stand between "born" and "in": "born December 14, 1956 in New York
+#: City", "born on 14 March 1879 in Ulm" (session 77)
+_DATE_WORDS = frozenset({*MONTHS, "on", "c", "circa"})
+_MOST_DATE_WORDS = 4
+
+
 def _unique_role(before: Sequence[str]) -> bool:
     """Whether the words just before a stretch are a place one has once ("born in", "died
-    at"): one of :data:`_ONCE` and then one preposition."""
-    return (
-        len(before) >= 2
-        and before[-2].lower() in _ONCE
-        and before[-1].lower() in {"in", "at", "near"}
-    )
+    at"): one of :data:`_ONCE`, up to :data:`_MOST_DATE_WORDS` words of a date, and then one
+    preposition."""
+    if len(before) < 2 or before[-1].lower() not in {"in", "at", "near"}:
+        return False
+    k = len(before) - 2
+    while (
+        k > 0
+        and len(before) - 2 - k < _MOST_DATE_WORDS
+        and (before[k].isdigit() or before[k].lower() in _DATE_WORDS)
+    ):
+        k -= 1
+    return before[k].lower() in _ONCE
 
 
 #: marks after which the evidence's words are a further clause or an aside
@@ -220,6 +232,8 @@ def _swapped(
         role = _unique_role(mine[:a1]) and _unique_role(theirs[:b1])
         if roles_only and not role:
             continue
+        if role and any(w.lower() in _DATE_WORDS for w in mine[a1:a2]):
+            continue  # "born in December of 1974": a time, not a place
         if role:  # the place's name: "born in 384 BC in Stagira", "in the city of Stagira in"
             b1 = _place_start(theirs, b1, b2)
             b2 = next((k for k in range(b1, b2) if not is_name(theirs[k], False)), b2)
@@ -421,7 +435,54 @@ def _place_of_birth_or_death(
     for sentence in sentences:
         about = resolve_opening_person(sentence, opening)
         if subject & {w.lower() for w in _TOKEN.findall(about)}:
-            found = _swapped(claim, sentence, passage, roles_only=True)
+            found = _swapped(claim, sentence, passage, roles_only=True) or _role_place_swapped(
+                claim, sentence
+            )
             if found is not None:
                 return found
+    return None
+
+
+def _role_places(words: Sequence[str]) -> list[tuple[str, int]]:
+    """``(role, where its place begins)`` for each place one has once in ``words``: the role
+    word ("born") and the index after its preposition (:func:`_unique_role`)."""
+    places = []
+    for i, word in enumerate(words):
+        if word.lower() in {"in", "at", "near"} and _unique_role(words[: i + 1]):
+            role = next(w.lower() for w in reversed(words[:i]) if w.lower() in _ONCE)
+            places.append((role, i + 1))
+    return places
+
+
+def _name_run(words: Sequence[str], start: int) -> int:
+    """Where the run of names that begins at ``start`` ends."""
+    return next((k for k in range(start, len(words)) if not is_name(words[k], False)), len(words))
+
+
+def _role_place_swapped(claim: str, sentence: str) -> NameConflict | None:
+    """A place one has once that ``claim`` and ``sentence`` (about the same person) both give,
+    read at their roles rather than by aligning the two sentences word by word, which a date
+    between "born" and "in" throws ("David Waksberg was born in San Francisco." against "David
+    Jonathan Waksberg, born December 14, 1956 in New York City, was ...": session 77). The
+    text's place is contradicted where no word of it spells a name the sentence writes from its
+    own place on ("born in New York" against "... in New York City" is not)."""
+    mine_at, theirs_at = _tokens(claim), _tokens(sentence)
+    mine, theirs = [m.group() for m in mine_at], [m.group() for m in theirs_at]
+    theirs_roles = _role_places(theirs)
+    for role, a1 in _role_places(mine):
+        a2 = _name_run(mine, a1)
+        written = mine[a1:a2]
+        if not 0 < len(written) <= _MOST_TEXT_WORDS or _broad(written):
+            continue
+        if any(w.lower() in _DATE_WORDS for w in written):  # "born in April of 1961": a time
+            continue
+        for their_role, b1 in theirs_roles:
+            b1 = _place_start(theirs, b1, len(theirs))
+            b2 = _clause_end(sentence, theirs_at, b1, _name_run(theirs, b1))
+            if their_role != role or not 0 < b2 - b1 <= _MOST_EVIDENCE_WORDS:
+                continue
+            if any(names_alike(w, p) for p in theirs[b1:] for w in written):
+                continue
+            return NameConflict(_stretch(claim, mine_at[a1:a2]),
+                                _stretch(sentence, theirs_at[b1:b2]), sentence)  # fmt: skip
     return None

@@ -166,6 +166,31 @@ def test_a_birthplace_after_a_year_or_the_kind_of_place_is_read_at_its_name() ->
     assert name_conflict("Aristotle was born in Athens.", same_year) is None
 
 
+WAKSBERG = ("David Jonathan Waksberg, born December 14, 1956 in New York City, was a leading "
+            "activist in the Soviet Jewry Movement. In the 1980s he moved to California and "
+            "worked in San Francisco.")  # fmt: skip
+
+
+def test_a_birthplace_after_a_date_is_read_at_its_role_not_by_alignment() -> None:
+    """ "born December 14, 1956 in New York City": a date between "born" and "in" is still a
+    place one has once, and the two places are compared at their roles (session 77: the
+    sentences' other "was" and "in" threw the word alignment, and the default judge called
+    "born in San Francisco" supported, 0.99, San Francisco being where he worked)."""
+    found = name_conflict("David Waksberg was born in San Francisco.", [WAKSBERG])
+    assert found is not None and (found.written, found.evidence_words) == (
+        "San Francisco", "New York City")  # fmt: skip
+    assert name_conflict("David Waksberg was born in New York City.", [WAKSBERG]) is None
+    assert name_conflict("David Waksberg was born in New York.", [WAKSBERG]) is None
+    # a month after "born in" is a time, not a place: left to the date rules and the model
+    jeter = ["Derek Jeter was born on June 26, 1974, in Pequannock Township, New Jersey."]
+    assert name_conflict("Jeter was born in December of 1974.", jeter) is None
+    assert name_conflict("Derek Jeter was born in Newark.", jeter) is not None
+    # a person the sentence is not about keeps his own birthplace
+    father = ["Mozart wrote more than 600 works. His father Leopold was born on 14 November "
+              "1719 in Augsburg."]  # fmt: skip
+    assert name_conflict("Mozart was born in Vienna and wrote more than 600 works.", father) is None
+
+
 def test_a_person_given_another_s_words_is_contradicted() -> None:
     """A summary gives one councillor's vote and words to another the report names elsewhere:
     the two names sit between the same title and the same three words."""
