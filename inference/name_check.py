@@ -436,21 +436,22 @@ def _place_of_birth_or_death(
         about = resolve_opening_person(sentence, opening)
         if subject & {w.lower() for w in _TOKEN.findall(about)}:
             found = _swapped(claim, sentence, passage, roles_only=True) or _role_place_swapped(
-                claim, sentence
+                claim, sentence, subject
             )
             if found is not None:
                 return found
     return None
 
 
-def _role_places(words: Sequence[str]) -> list[tuple[str, int]]:
-    """``(role, where its place begins)`` for each place one has once in ``words``: the role
-    word ("born") and the index after its preposition (:func:`_unique_role`)."""
+def _role_places(words: Sequence[str]) -> list[tuple[str, int, int]]:
+    """``(role, where the role word is, where its place begins)`` for each place one has once in
+    ``words``: the role word ("born") and the index after its preposition
+    (:func:`_unique_role`)."""
     places = []
     for i, word in enumerate(words):
         if word.lower() in {"in", "at", "near"} and _unique_role(words[: i + 1]):
-            role = next(w.lower() for w in reversed(words[:i]) if w.lower() in _ONCE)
-            places.append((role, i + 1))
+            at = next(k for k in range(i - 1, -1, -1) if words[k].lower() in _ONCE)
+            places.append((words[at].lower(), at, i + 1))
     return places
 
 
@@ -459,24 +460,28 @@ def _name_run(words: Sequence[str], start: int) -> int:
     return next((k for k in range(start, len(words)) if not is_name(words[k], False)), len(words))
 
 
-def _role_place_swapped(claim: str, sentence: str) -> NameConflict | None:
+def _role_place_swapped(claim: str, sentence: str, subject: set[str]) -> NameConflict | None:
     """A place one has once that ``claim`` and ``sentence`` (about the same person) both give,
     read at their roles rather than by aligning the two sentences word by word, which a date
     between "born" and "in" throws ("David Waksberg was born in San Francisco." against "David
     Jonathan Waksberg, born December 14, 1956 in New York City, was ...": session 77). The
     text's place is contradicted where no word of it spells a name the sentence writes from its
-    own place on ("born in New York" against "... in New York City" is not)."""
+    own place on ("born in New York" against "... in New York City" is not). Only a role with no
+    name before it but the person's (``subject``, lower case) is read: "Marie Curie was born in
+    Warsaw in 1867; Albert Einstein was born in Ulm" gives Einstein's birthplace second."""
     mine_at, theirs_at = _tokens(claim), _tokens(sentence)
     mine, theirs = [m.group() for m in mine_at], [m.group() for m in theirs_at]
     theirs_roles = _role_places(theirs)
-    for role, a1 in _role_places(mine):
+    for role, at, a1 in _role_places(mine):
+        if any(is_name(w, k == 0) and w.lower() not in subject for k, w in enumerate(mine[:at])):
+            continue  # another name before the role: whose birth it is, is not clear
         a2 = _name_run(mine, a1)
         written = mine[a1:a2]
         if not 0 < len(written) <= _MOST_TEXT_WORDS or _broad(written):
             continue
         if any(w.lower() in _DATE_WORDS for w in written):  # "born in April of 1961": a time
             continue
-        for their_role, b1 in theirs_roles:
+        for their_role, _, b1 in theirs_roles:
             b1 = _place_start(theirs, b1, len(theirs))
             b2 = _clause_end(sentence, theirs_at, b1, _name_run(theirs, b1))
             if their_role != role or not 0 < b2 - b1 <= _MOST_EVIDENCE_WORDS:

@@ -189,6 +189,10 @@ def test_a_birthplace_after_a_date_is_read_at_its_role_not_by_alignment() -> Non
     father = ["Mozart wrote more than 600 works. His father Leopold was born on 14 November "
               "1719 in Augsburg."]  # fmt: skip
     assert name_conflict("Mozart was born in Vienna and wrote more than 600 works.", father) is None
+    # a second person's birth in the text is not compared with the first person's sentence
+    curie = ["Marie Curie was a physicist. She was born on 7 November 1867 in Warsaw."]
+    text = "Marie Curie was born in Warsaw in 1867; Albert Einstein was born in Ulm in 1879."
+    assert name_conflict(text, curie) is None
 
 
 def test_a_person_given_another_s_words_is_contradicted() -> None:
