@@ -20,7 +20,7 @@ This module is torch-free and imports only the standard library, :mod:`favakit.p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, Union, runtime_checkable
 
@@ -296,24 +296,23 @@ EditInput = Union[EditRequest, Mapping[str, Any], str]  # noqa: UP007 (a runtime
 def as_request(item: EditInput, n: int = 0) -> EditRequest:
     """``item`` as an :class:`EditRequest`; :class:`~favakit.errors.UsageError` (a
     ``ValueError``) naming request ``n`` when it is not one."""
-    if isinstance(item, EditRequest):
-        return item
-    try:
-        return EditRequest.from_obj({"text": item} if isinstance(item, str) else item)
-    except ValueError as exc:
-        raise UsageError(f"request {n}: {exc}") from None
+    return _read_input(item, EditRequest.from_obj, f"request {n}")
 
 
 def as_claim(item: EditInput, n: int = 0) -> EditRequest:
     """``item``, a claim to verify, as an :class:`EditRequest` (:meth:`EditRequest.from_claim`:
     ``claim`` may stand for ``text``); :class:`~favakit.errors.UsageError` naming claim ``n``
     when it is not one."""
+    return _read_input(item, EditRequest.from_claim, f"claim {n}")
+
+
+def _read_input(item: EditInput, read: Callable[[Any], EditRequest], what: str) -> EditRequest:
     if isinstance(item, EditRequest):
         return item
     try:
-        return EditRequest.from_claim({"text": item} if isinstance(item, str) else item)
+        return read({"text": item} if isinstance(item, str) else item)
     except ValueError as exc:
-        raise UsageError(f"claim {n}: {exc}") from None
+        raise UsageError(f"{what}: {exc}") from None
 
 
 @runtime_checkable

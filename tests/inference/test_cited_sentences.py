@@ -8,6 +8,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,9 +62,9 @@ def _post(url: str, body: Any) -> tuple[int, Any]:
         return exc.code, json.loads(exc.read())
 
 
-def test_serve_reads_cites_on_verify_and_refuses_them_on_edit(
-    tiny_llama: Path, tiny_adapter: Path, free_port: Any
-) -> None:
+def checker_server(tiny_llama: Path, tiny_adapter: Path, port: int) -> Iterator[str]:
+    """``favakit serve``'s app on loopback: the tiny editor, and /v1/verify
+    answered by the shipped MiniLM checker; yields its URL (test_claim_fields uses it too)."""
     from favakit.inference.factory import judge_beside, open_editor
     from favakit.inference.server import create_editor_app
     from favakit.spec import ClientSpec
@@ -73,7 +74,13 @@ def test_serve_reads_cites_on_verify_and_refuses_them_on_edit(
 
     editor = open_editor(ClientSpec(str(tiny_llama), str(tiny_adapter)), shared=True)
     app = create_editor_app(editor, verifier=judge_beside(editor, "checker", checker="checker"))
-    for url in _serve(app, free_port()):
+    yield from _serve(app, port)
+
+
+def test_serve_reads_cites_on_verify_and_refuses_them_on_edit(
+    tiny_llama: Path, tiny_adapter: Path, free_port: Any
+) -> None:
+    for url in checker_server(tiny_llama, tiny_adapter, free_port()):
         status, verdict = _post(url + "/v1/verify",
                                 {"text": TEXT, "evidence": EVIDENCE, "cites": "[1]"})  # fmt: skip
         assert status == 200 and verdict["supported"]

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -65,29 +63,13 @@ def test_verify_input_refuses_evidence_it_would_not_read_before_any_model(tmp_pa
     assert f"{rows}:2: no 'evidence' field, but 'context'" in done.stderr
 
 
-def _post(url: str, body: Any) -> tuple[int, Any]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                 headers={"Content-Type": "application/json"})  # fmt: skip
-    try:
-        with urllib.request.urlopen(req, timeout=300) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        return exc.code, json.loads(exc.read())
-
-
 def test_serve_verify_reads_claim_as_the_cli_does(
     tiny_llama: Path, tiny_adapter: Path, free_port: Any
 ) -> None:
-    from favakit.inference.factory import judge_beside, open_editor
-    from favakit.inference.server import create_editor_app
-    from favakit.spec import ClientSpec
-
     sys.path.insert(0, str(Path(__file__).parent))
-    from test_serve import _serve
+    from test_cited_sentences import _post, checker_server
 
-    editor = open_editor(ClientSpec(str(tiny_llama), str(tiny_adapter)), shared=True)
-    app = create_editor_app(editor, verifier=judge_beside(editor, "checker", checker="checker"))
-    for url in _serve(app, free_port()):
+    for url in checker_server(tiny_llama, tiny_adapter, free_port()):
         claim = {"claim": "The Eiffel Tower is in Paris.", "evidence": EVIDENCE}
         status, verdict = _post(url + "/v1/verify", claim)
         assert status == 200 and verdict["supported"], verdict
