@@ -146,7 +146,14 @@ def configure_index(parser: argparse.ArgumentParser) -> None:
         default="minilm",
         help="minilm | contriever-msmarco | model folder (default minilm)",
     )
-    p.add_argument("--kind", default="flat", choices=["flat", "ivf", "hnsw", "bm25"])
+    p.add_argument(
+        "--kind",
+        default="flat",
+        choices=["flat", "ivf", "hnsw", "bm25"],
+        help="flat, ivf, hnsw: a dense (FAISS) index over the encoder's vectors, flat exact (the "
+        "default), ivf and hnsw approximate, for large sources; bm25: a word index. Name a "
+        "dense and a BM25 index together at search, edit or verify to fuse them",
+    )
     p.add_argument("--shard-size", type=int, default=20_000, help="passages per embedding shard")
     p.add_argument(
         "--shard",
