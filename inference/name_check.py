@@ -232,11 +232,11 @@ def _swapped(
         role = _unique_role(mine[:a1]) and _unique_role(theirs[:b1])
         if roles_only and not role:
             continue
-        if role and any(w.lower() in _DATE_WORDS for w in mine[a1:a2]):
-            continue  # "born in December of 1974": a time, not a place
+        if role and _a_time(mine[a1:a2]):
+            continue
         if role:  # the place's name: "born in 384 BC in Stagira", "in the city of Stagira in"
             b1 = _place_start(theirs, b1, b2)
-            b2 = next((k for k in range(b1, b2) if not is_name(theirs[k], False)), b2)
+            b2 = min(_name_run(theirs, b1), b2)
         if a2 == len(mine):  # the text ends where the evidence goes on
             b2 = _clause_end(sentence, theirs_at, b1, b2)
         if a2 - a1 > _MOST_TEXT_WORDS or b2 - b1 > _MOST_EVIDENCE_WORDS:
@@ -455,6 +455,12 @@ def _role_places(words: Sequence[str]) -> list[tuple[str, int, int]]:
     return places
 
 
+def _a_time(words: Sequence[str]) -> bool:
+    """Whether words after "born in" hold a date's word: "born in December of 1974" (or "April
+    of 1961") gives a time, not a place."""
+    return any(w.lower() in _DATE_WORDS for w in words)
+
+
 def _name_run(words: Sequence[str], start: int) -> int:
     """Where the run of names that begins at ``start`` ends."""
     return next((k for k in range(start, len(words)) if not is_name(words[k], False)), len(words))
@@ -471,19 +477,20 @@ def _role_place_swapped(claim: str, sentence: str, subject: set[str]) -> NameCon
     Warsaw in 1867; Albert Einstein was born in Ulm" gives Einstein's birthplace second."""
     mine_at, theirs_at = _tokens(claim), _tokens(sentence)
     mine, theirs = [m.group() for m in mine_at], [m.group() for m in theirs_at]
-    theirs_roles = _role_places(theirs)
+    their_places = []  # (role, where its place's name begins and ends)
+    for their_role, _, b1 in _role_places(theirs):
+        b1 = _place_start(theirs, b1, len(theirs))
+        their_places.append(
+            (their_role, b1, _clause_end(sentence, theirs_at, b1, _name_run(theirs, b1)))
+        )
     for role, at, a1 in _role_places(mine):
         if any(is_name(w, k == 0) and w.lower() not in subject for k, w in enumerate(mine[:at])):
             continue  # another name before the role: whose birth it is, is not clear
         a2 = _name_run(mine, a1)
         written = mine[a1:a2]
-        if not 0 < len(written) <= _MOST_TEXT_WORDS or _broad(written):
+        if not 0 < len(written) <= _MOST_TEXT_WORDS or _broad(written) or _a_time(written):
             continue
-        if any(w.lower() in _DATE_WORDS for w in written):  # "born in April of 1961": a time
-            continue
-        for their_role, _, b1 in theirs_roles:
-            b1 = _place_start(theirs, b1, len(theirs))
-            b2 = _clause_end(sentence, theirs_at, b1, _name_run(theirs, b1))
+        for their_role, b1, b2 in their_places:
             if their_role != role or not 0 < b2 - b1 <= _MOST_EVIDENCE_WORDS:
                 continue
             if any(names_alike(w, p) for p in theirs[b1:] for w in written):
