@@ -465,10 +465,11 @@ def _others(theirs: Sequence[Count], count: Count, claim_values: Sequence[_Given
     the same word, under the same limit, a value the claim never gives (``claim_values``, as
     :func:`_given_values` reads them: but as a count of another thing, "backed by *four* planes
     and six helicopters" against "six planes and four helicopters") and, for an exact count,
-    not one ``count`` rounds (a limit is a rule's own figure: "up to 20" does not round 15)."""
+    not one ``count`` rounds (a limit is a rule's own figure: "up to 20" does not round 15; a rank
+    is never rounded: "the *40th* President" against "the 38th President", session 78)."""
     return [c for c in theirs if c.counted == count.counted and c.ordinal == count.ordinal
             and c.limit == count.limit and not _gives(claim_values, c)
-            and (count.limit or not rounds_to(c.value, count.value))]  # fmt: skip
+            and (count.limit or count.ordinal or not rounds_to(c.value, count.value))]  # fmt: skip
 
 
 def _sentence_match(

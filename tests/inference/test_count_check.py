@@ -37,6 +37,28 @@ def test_words_and_ordinals_are_read_by_value() -> None:
     )
 
 
+def test_a_rank_is_never_a_rounding_and_a_rank_of_another_office_does_not_give_it() -> None:
+    # "40th" is no round figure of "38th"; the passage's "40th Vice President" ranks another
+    # office, so it does not give the text's 40th President (session 78)
+    ford = [
+        "Gerald Ford was the 38th President of the United States from 1974 to 1977. "
+        "Before that he served eight months as the 40th Vice President of the United States."
+    ]
+    found = count_conflict("Gerald Ford served as the 40th President of the United States.", ford)
+    assert found is not None and found.evidence_numbers == ("38th",)
+    assert (
+        count_conflict("Gerald Ford served as the 38th President of the United States.", ford)
+        is None
+    )
+    assert (
+        count_conflict("Gerald Ford was the 40th Vice President of the United States.", ford)
+        is None
+    )
+    # a count, not a rank, is still read as a rounding: "about 40 members" of 38
+    club = ["The club had 38 members in its first year."]
+    assert count_conflict("The club had 40 members in its first year.", club) is None
+
+
 def test_bounds_roundings_negations_and_other_words_are_left_to_the_model() -> None:
     assert count_conflict("The team had more than 20 players in its first season.", [TEAM]) is None
     assert count_conflict("The team had 20 or more players in its first season.", [TEAM]) is None
