@@ -3,9 +3,9 @@
 The checkers miss a count or rank a digit away: mpnet reads "The team had 24 players." against
 "The team had 23 players." as supported (P 0.99), "the 17th president" against "the 16th
 president" too (0.99), and MiniLM "101 floors" against "102 floors" (0.97). A sentence of the
-text is contradicted here when a number it gives (digits, words or an ordinal; not a year, a
-bound such as "more than 20", though a duration "after eleven *months*" is exact, or in a
-negated sentence) counts a word ("23 *players*", "16th *president*"), the evidence sentence
+text is contradicted here when a number it gives (digits, words or an ordinal, "debut" and "lead
+single" ranking first; not a year, a bound such as "more than 20", though a duration "after
+eleven *months*" is exact, or in a negated sentence) counts a word ("23 *players*", "16th *president*"), the evidence sentence
 sharing the most of its content words (at least half, and two) gives another number of the same
 kind counting the same word, and the passage holding that sentence never gives the text's number
 in any form (:func:`_gives`: save as a count of another thing, "three *weeks*" for "renew it
@@ -138,7 +138,11 @@ AROUND_SHARED = 2
 #: letters of a word that match it to the claim's ("weigh" for "Weight" and "weighs").
 STATEMENT_WORDS = 6
 STEM_LETTERS = 5
-_COUNTED = re.compile(r"\s*(%|[^\W\d_]+)")
+# what a number counts: the word after it, read past "studio" ("the second *studio* album" counts
+# albums, as "her debut album" does)
+_COUNTED = re.compile(r"\s*(?:studio\s+)?(%|[^\W\d_]+)", re.IGNORECASE)
+# ranks written as words for "first": "her *debut* album", "the *lead* single" (session 78)
+_FIRST = re.compile(r"\b(?:debut|lead(?=\s+singles?\b))\b(?=\s+[^\W\d_])", re.IGNORECASE)
 # counted words that name no thing of their own: a number "counting" them may count anything
 # ("two *other* men", "3 *percent*", "4 *million* dollars")
 _NOT_UNITS = frozenset(
@@ -256,6 +260,8 @@ def _numbers(sentence: str) -> list[_Number]:
               for s in spelled_numbers(sentence) + digit_ordinals(sentence)]  # fmt: skip
     found += [(m.start(), m.end(), Decimal(ADVERB_COUNTS[m.group().lower()]), m.group(), False)
               for m in _ADVERB_COUNT.finditer(sentence)]  # fmt: skip
+    found += [(m.start(), m.end(), Decimal(1), m.group(), True) for m in _FIRST.finditer(sentence)
+              if (w := _COUNTED.match(sentence, m.end())) and w.group(1).lower() not in STOPWORDS]  # fmt: skip
     return outermost(found, lambda n: (n[0], n[1]))
 
 

@@ -59,6 +59,30 @@ def test_a_rank_is_never_a_rounding_and_a_rank_of_another_office_does_not_give_i
     assert count_conflict("The club had 40 members in its first year.", club) is None
 
 
+def test_debut_and_lead_single_rank_first_and_a_studio_album_counts_albums() -> None:
+    halcyon = [
+        "Halcyon is the second studio album by Ellie Goulding, released on 5 October 2012. "
+        "It was recorded during promotion of her debut album, Lights (2010)."
+    ]
+    found = count_conflict(
+        "Halcyon is Ellie Goulding's debut album, released in October 2012.", halcyon
+    )
+    assert found is not None and (found.written, found.evidence_numbers) == ("debut", ("second",))
+    assert count_conflict("Halcyon is Ellie Goulding's second album.", halcyon) is None
+    assert count_conflict("Halcyon is Ellie Goulding's third album.", halcyon) is not None
+    single = ["The song was released on 7 January 2015 as the second single from the soundtrack."]
+    assert count_conflict("The song was released in January 2015 as the lead single.", single)
+    assert (
+        count_conflict("The song was released in January 2015 as the second single.", single)
+        is None
+    )
+    # "debut" that is no rank, and "lead" before anything but a single, count nothing
+    assert [c.written for c in counts("He made his debut in 1990 and sang lead vocals.")] == []
+    assert [(c.written, c.counted) for c in counts("Her debut novel sold well.")] == [
+        ("debut", "novel")
+    ]
+
+
 def test_bounds_roundings_negations_and_other_words_are_left_to_the_model() -> None:
     assert count_conflict("The team had more than 20 players in its first season.", [TEAM]) is None
     assert count_conflict("The team had 20 or more players in its first season.", [TEAM]) is None
