@@ -138,9 +138,10 @@ AROUND_SHARED = 2
 #: letters of a word that match it to the claim's ("weigh" for "Weight" and "weighs").
 STATEMENT_WORDS = 6
 STEM_LETTERS = 5
-# what a number counts: the word after it, read past "studio" ("the second *studio* album" counts
-# albums, as "her debut album" does)
-_COUNTED = re.compile(r"\s*(?:studio\s+)?(%|[^\W\d_]+)", re.IGNORECASE)
+# what a number counts: the word after it, or after a hyphen ("a six-*year* career"; not
+# "two-time", a title's count, not of times), read past "studio" ("the second *studio* album"
+# counts albums, as "her debut album" does)
+_COUNTED = re.compile(r"(?:\s*|-(?!times?\b))(?:studio\s+)?(%|[^\W\d_]+)", re.IGNORECASE)
 # ranks written as words for "first": "her *debut* album", "the *lead* single" (session 78)
 _FIRST = re.compile(r"\b(?:debut|lead(?=\s+singles?\b))\b(?=\s+[^\W\d_])", re.IGNORECASE)
 # counted words that name no thing of their own: a number "counting" them may count anything

@@ -83,6 +83,19 @@ def test_debut_and_lead_single_rank_first_and_a_studio_album_counts_albums() -> 
     ]
 
 
+def test_a_number_joined_to_its_word_by_a_hyphen_counts_it_but_a_two_time_title_does_not() -> None:
+    career = ["His six-year pro career was spent with the Oakland Raiders and the Boston Patriots."]
+    found = count_conflict(
+        "His eight-year pro career was spent with the Oakland Raiders and the Boston Patriots.",
+        career,
+    )
+    assert found is not None and found.evidence_numbers == ("six",)
+    assert [(c.written, c.counted) for c in counts("a 10-day trip")] == [("10", "day")]
+    # "two-time" counts a title, not times: "led the league four times" does not contradict it
+    paul = ["He has won two Olympic gold medals and led the league in assists four times."]
+    assert count_conflict("He is a two-time Olympic gold winner who led the league.", paul) is None
+
+
 def test_bounds_roundings_negations_and_other_words_are_left_to_the_model() -> None:
     assert count_conflict("The team had more than 20 players in its first season.", [TEAM]) is None
     assert count_conflict("The team had 20 or more players in its first season.", [TEAM]) is None
