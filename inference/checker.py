@@ -28,7 +28,8 @@ was chosen with, and the better one by the gate's own rule). FEVER's tokenisatio
 the way in, and citation marks ("[1]", "<|cit|>") are removed (:mod:`favakit.citations`). A
 year the evidence contradicts (:mod:`~favakit.inference.year_check`: "1921" where the matching
 evidence sentence says "1911") caps the score, a rule beneath the model, which reads years a
-digit apart as alike; so does a count or rank the evidence contradicts
+digit apart as alike; so does a day of the month (:mod:`~favakit.inference.day_check`: "March
+17, 1949" where it says "March 27, 1949"), a count or rank the evidence contradicts
 (:mod:`~favakit.inference.count_check`: "24 players" where it says "23 players", "the 17th
 president" for "the 16th"), a name (:mod:`~favakit.inference.name_check`), or a statement the
 evidence denies in its own words (:mod:`~favakit.inference.polarity_check`: "The warranty covers
@@ -70,6 +71,7 @@ from favakit.errors import UsageError
 from favakit.inference.cls_pass import first_position_only
 from favakit.inference.count_check import CountConflict, count_conflict
 from favakit.inference.date_forms import DateForm, in_full
+from favakit.inference.day_check import DayConflict, day_conflict
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.evidence_reading import (
     Read,
@@ -197,8 +199,8 @@ def _require_checker(folder: Path) -> None:
 
 #: What a rule beneath the model found the evidence contradicts (it caps the score).
 Conflict = (
-    YearConflict | CountConflict | NameConflict | PolarityConflict | ScopeConflict | SwapConflict
-    | UnseenName
+    YearConflict | DayConflict | CountConflict | NameConflict | PolarityConflict | ScopeConflict
+    | SwapConflict | UnseenName
 )  # fmt: skip
 
 #: What the model read in another form than the text's (a verdict notes each).
@@ -271,6 +273,8 @@ class Checker:
         # a year the evidence contradicts caps the score (year_check.py); "year_check": false
         # in checker.json leaves the model's score alone
         self.year_check = bool(self.config.get("year_check", True))
+        # so does a day of the month it contradicts (day_check.py); "day_check": false
+        self.day_check = bool(self.config.get("day_check", True))
         # so does a count the evidence contradicts (count_check.py); "count_check": false
         self.count_check = bool(self.config.get("count_check", True))
         # and a name the evidence contradicts (name_check.py); "name_check": false
@@ -504,11 +508,13 @@ class Checker:
         return one_form(plain)[0] if self.written_forms else plain
 
     def conflict(self, text: str, evidence: Sequence[str]) -> Conflict | None:
-        """The year of ``text`` its evidence contradicts, else its count, else a name, else a
-        statement the evidence denies, else one it makes only under a condition, else one it
-        makes with an opposite, else a name a long document never gives, where this checker
-        looks for each."""
+        """The year of ``text`` its evidence contradicts, else its day of a month, else its
+        count, else a name, else a statement the evidence denies, else one it makes only under a
+        condition, else one it makes with an opposite, else a name a long document never gives,
+        where this checker looks for each."""
         found: Conflict | None = year_conflict(text, evidence) if self.year_check else None
+        if found is None and self.day_check:
+            found = day_conflict(text, evidence)
         if found is None and self.count_check:
             found = count_conflict(text, evidence)
         if found is None and self.name_check:

@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 from favakit.contracts import EditSpan
 from favakit.decompose import leading_name
+from favakit.inference.day_check import day_conflict, day_dates
 from favakit.inference.evidence_reading import shared_words
 from favakit.inference.year_check import year_conflict, year_spans
 from favakit.text import MONTH_NAME, MONTHS, month_number, sentence_spans
@@ -243,6 +244,30 @@ def year_fix(
                 return None
             return replaced(edit, start, end, found.year, found.evidence_years[0])
     return None
+
+
+def day_fix(
+    edit: EditSpan, text: str, sentence: tuple[int, int], passages: Sequence[Mapping[str, Any]],
+    subject: str = "",
+) -> EditSpan | None:  # fmt: skip
+    """``edit`` as the fix of its sentence's day of a month that the evidence contradicts
+    (:func:`~favakit.inference.day_check.day_conflict`), when the matching evidence sentence gives
+    exactly one other day of that month and ``edit`` holds the text's day (``"17"`` -> ``"27"``
+    in "born on March 17, 1949", typed ``entity``); None otherwise, and where the evidence
+    sentence may not lend to ``subject`` (:func:`lends_to`)."""
+    a, b = sentence
+    found = day_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
+    if found is None or len(found.evidence_days) != 1:
+        return None
+    date = next((d for d in day_dates(text[a:b]) if d.written == found.written), None)
+    if date is None:
+        return None
+    start, end = a + date.start, a + date.end
+    if not (edit["start"] <= start and end <= edit["end"]):
+        return None
+    if not lends_to(found.sentence, passages, subject, text[a:start]):
+        return None
+    return replaced(edit, start, end, text[start:end], str(found.evidence_days[0]))
 
 
 def lends_to(

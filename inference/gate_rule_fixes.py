@@ -1,4 +1,4 @@
-"""The rules beneath the checker as the gate's fixes: a year, count or name the evidence gives
+"""The rules beneath the checker as the gate's fixes: a year, day, count or name the evidence gives
 otherwise, words it gives only under a condition, a word it says as its opposite
 (:func:`contradiction_fix`), read for the statement of a sentence about another article's
 person too (:func:`statement_fix`); one fix of a sentence (:func:`rule_fix`) and those it
@@ -13,7 +13,7 @@ from typing import Any
 from favakit.contracts import EditSpan
 from favakit.decompose import leading_name
 from favakit.inference.count_fix import count_fix
-from favakit.inference.date_fix import role_year_fix, year_fix
+from favakit.inference.date_fix import day_fix, role_year_fix, year_fix
 from favakit.inference.evidence_reading import shared_words
 from favakit.inference.gate_cite import cited, named_passages
 from favakit.inference.gate_subject import subject_of
@@ -37,6 +37,7 @@ def contradiction_fix(
     """``edit`` as the fix of a year, count or name of its sentence that the evidence gives
     otherwise, of words it gives only under a condition, or of a word it gives as its opposite
     (:func:`~favakit.inference.date_fix.year_fix`, then
+    :func:`~favakit.inference.date_fix.day_fix`, then
     :func:`~favakit.inference.date_fix.role_year_fix`, then
     :func:`~favakit.inference.count_fix.count_fix`, then
     :func:`~favakit.inference.name_fix.name_fix`, then
@@ -45,6 +46,7 @@ def contradiction_fix(
     :func:`~favakit.inference.swap_check.swap_fix`), or None."""
     return (
         year_fix(edit, text, sentence, passages, subject)
+        or day_fix(edit, text, sentence, passages, subject)
         or role_year_fix(edit, text, sentence, passages, subject)
         or count_fix(edit, text, sentence, passages, subject)
         or name_fix(edit, text, sentence, passages, subject)

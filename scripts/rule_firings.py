@@ -1,6 +1,6 @@
 """The rows of the training files each rule beneath the checker fires on, by label (no model):
-the year, count, name, polarity, scope, swap and unseen-name rules
-(:mod:`favakit.inference.year_check`, ``count_check``, ``name_check``, ``polarity_check``,
+the year, day, count, name, polarity, scope, swap and unseen-name rules
+(:mod:`favakit.inference.year_check`, ``day_check``, ``count_check``, ``name_check``, ``polarity_check``,
 ``scope_check``, ``swap_check``, ``unseen_check``). A change to a rule, or to how they match a
 sentence with the evidence, is checked here first: a rule should fire on unsupported rows and hardly ever on supported ones.
 
@@ -25,6 +25,7 @@ from year_rule import firings
 def rules() -> list[tuple[str, Callable[[str, list[str]], object]]]:
     """Each rule beneath the checker, by name, as the checker applies them (in order)."""
     from favakit.inference.count_check import count_conflict
+    from favakit.inference.day_check import day_conflict
     from favakit.inference.name_check import name_conflict
     from favakit.inference.polarity_check import polarity_conflict
     from favakit.inference.scope_check import scope_conflict
@@ -32,7 +33,7 @@ def rules() -> list[tuple[str, Callable[[str, list[str]], object]]]:
     from favakit.inference.unseen_check import unseen_name
     from favakit.inference.year_check import year_conflict
 
-    return [("year", year_conflict), ("count", count_conflict), ("name", name_conflict),
+    return [("year", year_conflict), ("day", day_conflict), ("count", count_conflict), ("name", name_conflict),
             ("polarity", polarity_conflict), ("scope", scope_conflict),
             ("swap", swap_conflict), ("unseen", unseen_name)]  # fmt: skip
 

@@ -227,3 +227,20 @@ def test_an_untitled_article_is_about_the_name_it_opens_with() -> None:
     other = {**vale, "text": vale["text"].replace("Kerstin Vale", "Ann Moray")}
     assert count_fix(three, text, second, [other], "Kerstin Vale") is None
     assert year_fix(year, text, third, [other], "Kerstin Vale") is None
+
+
+def test_a_flagged_day_the_evidence_gives_otherwise_is_fixed_to_its_day() -> None:
+    from favakit.inference.date_fix import day_fix
+
+    text = "Mike Friedrich was born on March 17, 1949. He writes comics."
+    bio = {"title": "Mike Friedrich", "text": "Mike Friedrich (born March 27, 1949) is a writer."}
+    first = (0, text.index(" He"))
+    fixed = day_fix(_edit(text, "17"), text, first, [bio], "Mike Friedrich")
+    assert fixed is not None and (fixed["wrong"], fixed["right"]) == ("17", "27")
+    assert text[fixed["start"] : fixed["end"]] == "17" and "flagged" not in fixed
+    # an edit elsewhere in the sentence, another person's article, or two other days: no fix
+    assert day_fix(_edit(text, "born"), text, first, [bio], "Mike Friedrich") is None
+    assert day_fix(_edit(text, "17"), text, first, [bio], "Ada Moss") is None
+    two = {"title": "Mike Friedrich",
+           "text": "Mike Friedrich (born March 27, 1949, baptised March 29, 1949) is a writer."}  # fmt: skip
+    assert day_fix(_edit(text, "17"), text, first, [two], "Mike Friedrich") is None

@@ -227,6 +227,28 @@ def test_a_year_the_evidence_contradicts_caps_the_checkers_score_and_the_verdict
     assert raw > checker.threshold  # what the model alone says
 
 
+def test_a_day_the_evidence_contradicts_caps_the_checkers_score() -> None:
+    """The MiniLM checker gives this claim 0.70 alone, the day a digit away; the day rule
+    (inference/day_check.py) caps it and says why; ``day_check: false`` turns it off."""
+    from favakit.inference.factory import open_verifier
+    from favakit.inference.year_check import CONFLICT_SCORE
+
+    verifier = open_verifier("checker", checker="checker")
+    claim = "The album was released on October 31, 2007."
+    evidence = [
+        "It is the fourth studio album by the band, released on October 30, 2007 by Warner."
+    ]
+    (verdict,) = verifier.verify([{"text": claim, "evidence": evidence}])
+    assert verdict["supported"] is False and verdict["score"] <= CONFLICT_SCORE
+    assert verdict["warnings"][0].startswith(
+        "date contradicted: the text says October 31, 2007 where the evidence says October 30, 2007"
+    )
+    checker = verifier.checker  # type: ignore[attr-defined]
+    checker.day_check = False
+    ((raw, _),) = checker.score([claim], [evidence])
+    assert raw > checker.threshold  # what the model alone says
+
+
 def test_a_number_the_evidence_writes_another_way_is_read_in_its_form() -> None:
     """The encoders read a number's form, not its value (the MiniLM checker gives this claim
     0.02 as written, the mpnet checker 0.003): the text is read with the evidence's form
