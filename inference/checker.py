@@ -89,6 +89,7 @@ from favakit.inference.number_forms import NumberForm, evidence_forms
 from favakit.inference.polarity_check import PolarityConflict, polarity_conflict
 from favakit.inference.scope_check import ScopeConflict, scope_conflict
 from favakit.inference.swap_check import SwapConflict, swap_conflict
+from favakit.inference.titled_year import titled_year_conflict
 from favakit.inference.unseen_check import UnseenName, unseen_name
 from favakit.inference.written_forms import WrittenForm, one_form
 from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
@@ -508,11 +509,14 @@ class Checker:
         return one_form(plain)[0] if self.written_forms else plain
 
     def conflict(self, text: str, evidence: Sequence[str]) -> Conflict | None:
-        """The year of ``text`` its evidence contradicts, else its day of a month, else its
+        """The year of ``text`` its evidence contradicts (a work's year in brackets after its
+        title too, :mod:`~favakit.inference.titled_year`), else its day of a month, else its
         count, else a name, else a statement the evidence denies, else one it makes only under a
         condition, else one it makes with an opposite, else a name a long document never gives,
         where this checker looks for each."""
-        found: Conflict | None = year_conflict(text, evidence) if self.year_check else None
+        found: Conflict | None = None
+        if self.year_check:  # a year, or a work's year the evidence gives in brackets
+            found = year_conflict(text, evidence) or titled_year_conflict(text, evidence)
         if found is None and self.day_check:
             found = day_conflict(text, evidence)
         if found is None and self.count_check:

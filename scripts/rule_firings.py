@@ -1,8 +1,9 @@
 """The rows of the training files each rule beneath the checker fires on, by label (no model):
-the year, day, count, name, polarity, scope, swap and unseen-name rules
-(:mod:`favakit.inference.year_check`, ``day_check``, ``count_check``, ``name_check``, ``polarity_check``,
-``scope_check``, ``swap_check``, ``unseen_check``). A change to a rule, or to how they match a
-sentence with the evidence, is checked here first: a rule should fire on unsupported rows and hardly ever on supported ones.
+the year, titled-year, day, count, name, polarity, scope, swap and unseen-name rules
+(:mod:`favakit.inference.year_check`, ``titled_year``, ``day_check``, ``count_check``,
+``name_check``, ``polarity_check``, ``scope_check``, ``swap_check``, ``unseen_check``). A change
+to a rule, or to how they match a sentence with the evidence, is checked here first: a rule
+should fire on unsupported rows and hardly ever on supported ones.
 
     python scripts/rule_firings.py --real ../shared/data/real --out runs/rule_firings.json
 
@@ -30,10 +31,11 @@ def rules() -> list[tuple[str, Callable[[str, list[str]], object]]]:
     from favakit.inference.polarity_check import polarity_conflict
     from favakit.inference.scope_check import scope_conflict
     from favakit.inference.swap_check import swap_conflict
+    from favakit.inference.titled_year import titled_year_conflict
     from favakit.inference.unseen_check import unseen_name
     from favakit.inference.year_check import year_conflict
 
-    return [("year", year_conflict), ("day", day_conflict), ("count", count_conflict), ("name", name_conflict),
+    return [("year", year_conflict), ("titled year", titled_year_conflict), ("day", day_conflict), ("count", count_conflict), ("name", name_conflict),
             ("polarity", polarity_conflict), ("scope", scope_conflict),
             ("swap", swap_conflict), ("unseen", unseen_name)]  # fmt: skip
 
