@@ -257,8 +257,8 @@ def day_fix(
     sentence may not lend to ``subject`` (:func:`lends_to`)."""
     a, b = sentence
     found = day_conflict(text[a:b], [str(p.get("text", "")) for p in passages])
-    if found is None or len(found.evidence_days) != 1:
-        return None
+    if found is None or len(found.evidence_dates) != 1 or len(found.evidence_days) != 1:
+        return None  # a range of days, or several, is no one day to write
     date = next((d for d in day_dates(text[a:b]) if d.written == found.written), None)
     if date is None:
         return None

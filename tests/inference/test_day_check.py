@@ -47,3 +47,14 @@ def test_the_rule_needs_an_evidence_sentence_about_the_same_thing() -> None:
 def test_dates_are_read_in_either_order_with_or_without_a_year() -> None:
     got = day_dates("(10 February 1894 - 29 Dec. 1986); on Sept 9th and March 2001")
     assert [(d.month, d.day, d.year) for d in got] == [(2, 10, 1894), (12, 29, 1986), (9, 9, 0)]
+
+
+def test_a_range_of_days_gives_each_of_its_days_and_a_text_s_range_is_left() -> None:
+    festival = ["The festival runs March 6-8 in the park, with a parade on the first day."]
+    assert day_conflict("The festival runs March 7 in the park.", festival) is None
+    found = day_conflict("The festival runs March 9 in the park.", festival)
+    assert found is not None and found.evidence_dates == ("March 6-8",)
+    assert found.evidence_days == ()  # a range is no one day to fix to
+    assert day_conflict("The festival runs March 9-11 in the park.", festival) is None
+    got = day_dates("on 6\u20138 June and May 3 to 5, 2019")
+    assert [(d.month, d.day, d.last, d.year) for d in got] == [(6, 6, 8, 0), (5, 3, 5, 2019)]
