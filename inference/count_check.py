@@ -5,9 +5,9 @@ The checkers miss a count or rank a digit away: mpnet reads "The team had 24 pla
 president" too (0.99), and MiniLM "101 floors" against "102 floors" (0.97). A sentence of the
 text is contradicted here when a number it gives (digits, words or an ordinal, "debut" and "lead
 single" ranking first; not a year, a bound such as "more than 20", though a duration "after
-eleven *months*" is exact, or in a negated sentence) counts a word ("23 *players*", "16th *president*"), the evidence sentence
-sharing the most of its content words (at least half, and two) gives another number of the same
-kind counting the same word, and the passage holding that sentence never gives the text's number
+eleven *months*" is exact, or in a negated sentence) counts a word ("23 *players*", "16th
+*president*", "a six-*year* career"), the evidence sentence sharing the most of its content
+words (at least half, and two) gives another number of the same kind counting the same word, and the passage holding that sentence never gives the text's number
 in any form (:func:`_gives`: save as a count of another thing, "three *weeks*" for "renew it
 three *times*"), or the text's sentence is that sentence in its words, the number aside
 (:func:`_restates`: "£1 for each extra *30* minutes" against "£1 for each extra 15 minutes", its
@@ -261,8 +261,10 @@ def _numbers(sentence: str) -> list[_Number]:
               for s in spelled_numbers(sentence) + digit_ordinals(sentence)]  # fmt: skip
     found += [(m.start(), m.end(), Decimal(ADVERB_COUNTS[m.group().lower()]), m.group(), False)
               for m in _ADVERB_COUNT.finditer(sentence)]  # fmt: skip
-    found += [(m.start(), m.end(), Decimal(1), m.group(), True) for m in _FIRST.finditer(sentence)
-              if (w := _COUNTED.match(sentence, m.end())) and w.group(1).lower() not in STOPWORDS]  # fmt: skip
+    for m in _FIRST.finditer(sentence):  # "her debut album": a rank, if a word follows it
+        word = _COUNTED.match(sentence, m.end())
+        if word and word.group(1).lower() not in STOPWORDS:
+            found.append((m.start(), m.end(), Decimal(1), m.group(), True))
     return outermost(found, lambda n: (n[0], n[1]))
 
 
