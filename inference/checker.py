@@ -92,7 +92,12 @@ from favakit.inference.swap_check import SwapConflict, swap_conflict
 from favakit.inference.titled_year import titled_year_conflict
 from favakit.inference.unseen_check import UnseenName, unseen_name
 from favakit.inference.written_forms import WrittenForm, one_form
-from favakit.inference.year_check import CONFLICT_SCORE, YearConflict, year_conflict
+from favakit.inference.year_check import (
+    CONFLICT_SCORE,
+    YearConflict,
+    local_passages,
+    year_conflict,
+)
 from favakit.text import remembering, undo_ptb
 
 __all__ = [
@@ -514,15 +519,16 @@ class Checker:
         count, else a name, else a statement the evidence denies, else one it makes only under a
         condition, else one it makes with an opposite, else a name a long document never gives,
         where this checker looks for each."""
+        local = local_passages([undo_ptb(e) for e in evidence])  # long passages in windows
         found: Conflict | None = None
         if self.year_check:  # a year, or a work's year the evidence gives in brackets
-            found = year_conflict(text, evidence) or titled_year_conflict(text, evidence)
+            found = year_conflict(text, local) or titled_year_conflict(text, evidence)
         if found is None and self.day_check:
-            found = day_conflict(text, evidence)
+            found = day_conflict(text, local)
         if found is None and self.count_check:
-            found = count_conflict(text, evidence)
+            found = count_conflict(text, local)
         if found is None and self.name_check:
-            found = name_conflict(text, evidence)
+            found = name_conflict(text, local)
         if found is None and self.polarity_check:
             found = polarity_conflict(text, evidence)
         if found is None and self.scope_check:

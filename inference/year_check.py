@@ -51,6 +51,7 @@ __all__ = [
     "clauses",
     "content_words",
     "exact_years",
+    "local_passages",
     "matching_sentence",
     "negated",
     "numbers_in",
@@ -157,6 +158,38 @@ def content_words(text: str) -> set[str]:
     """The words of ``text`` that carry its content: lower case, stopwords and single letters
     aside."""
     return {w for w in _WORD.findall(text.lower()) if len(w) > 1 and w not in STOPWORDS}
+
+
+#: A passage longer than this many words is read by the rules in windows of whole sentences of
+#: about :data:`WINDOW_WORDS` words each (:func:`local_passages`).
+LONG_PASSAGE_WORDS = 200
+WINDOW_WORDS = 100
+
+
+def local_passages(passages: Sequence[str]) -> list[str]:
+    """``passages``, each longer than :data:`LONG_PASSAGE_WORDS` words cut into windows of whole
+    sentences of about :data:`WINDOW_WORDS` words, in order: what the year, day, count and name
+    rules read as "the passage holding" the matching sentence. A whole article handed over as
+    one passage gives most names and numbers somewhere; a window is what a retrieved chunk
+    would be, the sentence's own neighbourhood ("In 1914 Einstein moved to *Munich* to join the
+    Prussian Academy" against "In 1914, he moved to Berlin in order to join the Prussian
+    Academy", the article naming Munich for his childhood; session 78)."""
+    out: list[str] = []
+    for passage in passages:
+        if len(passage.split()) <= LONG_PASSAGE_WORDS:
+            out.append(passage)
+            continue
+        window: list[str] = []
+        words = 0
+        for sentence in split_sentences(passage):
+            window.append(sentence)
+            words += len(sentence.split())
+            if words >= WINDOW_WORDS:
+                out.append(" ".join(window))
+                window, words = [], 0
+        if window:
+            out.append(" ".join(window))
+    return out
 
 
 def passage_sentences(passages: Sequence[str]) -> list[tuple[int, str]]:

@@ -24,7 +24,9 @@ from year_rule import firings
 
 
 def rules() -> list[tuple[str, Callable[[str, list[str]], object]]]:
-    """Each rule beneath the checker, by name, as the checker applies them (in order)."""
+    """Each rule beneath the checker, by name, as the checker applies them (in order): the year,
+    day, count and name rules read a long passage in windows of whole sentences
+    (:func:`~favakit.inference.year_check.local_passages`)."""
     from favakit.inference.count_check import count_conflict
     from favakit.inference.day_check import day_conflict
     from favakit.inference.name_check import name_conflict
@@ -33,11 +35,16 @@ def rules() -> list[tuple[str, Callable[[str, list[str]], object]]]:
     from favakit.inference.swap_check import swap_conflict
     from favakit.inference.titled_year import titled_year_conflict
     from favakit.inference.unseen_check import unseen_name
-    from favakit.inference.year_check import year_conflict
+    from favakit.inference.year_check import local_passages, year_conflict
+    from favakit.text import undo_ptb
 
-    return [("year", year_conflict), ("titled year", titled_year_conflict), ("day", day_conflict), ("count", count_conflict), ("name", name_conflict),
-            ("polarity", polarity_conflict), ("scope", scope_conflict),
-            ("swap", swap_conflict), ("unseen", unseen_name)]  # fmt: skip
+    def windowed(rule: Callable[[str, list[str]], object]) -> Callable[[str, list[str]], object]:
+        return lambda text, evidence: rule(text, local_passages([undo_ptb(e) for e in evidence]))
+
+    return [("year", windowed(year_conflict)), ("titled year", titled_year_conflict),
+            ("day", windowed(day_conflict)), ("count", windowed(count_conflict)),
+            ("name", windowed(name_conflict)), ("polarity", polarity_conflict),
+            ("scope", scope_conflict), ("swap", swap_conflict), ("unseen", unseen_name)]  # fmt: skip
 
 
 def main() -> None:

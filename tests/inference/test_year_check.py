@@ -202,3 +202,29 @@ def test_negated_remembers_only_short_sentences_so_its_memory_stays_small() -> N
     assert negated("The bridge is open.") is False
     assert _negated.cache_info().currsize <= before + 2
     assert _negated.cache_info().maxsize == 4096
+
+
+def test_a_long_passage_is_read_by_the_rules_in_windows_of_whole_sentences() -> None:
+    from types import SimpleNamespace
+
+    from favakit.inference.checker import Checker
+    from favakit.inference.year_check import LONG_PASSAGE_WORDS, local_passages
+
+    filler = " ".join(
+        f"The town built bridge number {n} across the river that year." for n in range(30)
+    )
+    article = (
+        f"Ada Moss was born in 1706 in Boston. {filler} Ada Moss died in 1790 in Philadelphia."
+    )
+    assert len(article.split()) > LONG_PASSAGE_WORDS
+    windows = local_passages([article])
+    assert len(windows) > 2 and " ".join(windows) == article  # whole sentences, in order
+    assert local_passages(["Ada Moss was born in 1706."]) == ["Ada Moss was born in 1706."]
+    claim = "Ada Moss was born in 1790 in Boston."
+    # the whole article gives 1790 (her death), so the rule kept out; her birth's window does not
+    assert year_conflict(claim, [article]) is None
+    found = year_conflict(claim, windows)
+    assert found is not None and found.evidence_years == ("1706",)
+    rules = dict.fromkeys(["year_check", "day_check", "count_check", "name_check",
+                           "polarity_check", "scope_check", "swap_check", "unseen_check"], True)  # fmt: skip
+    assert Checker.conflict(SimpleNamespace(**rules), claim, [article]) is not None  # type: ignore[arg-type]
