@@ -76,12 +76,11 @@ class DayDate(NamedTuple):
 
 class DayConflict(NamedTuple):
     """The text's date, the evidence's dates of that month with another day, that sentence, and
-    the text's date and the evidence's single days (not ranges) as read (:class:`DayDate`)."""
+    the days of those dates that are single days (not ranges)."""
 
     written: str
     evidence_dates: tuple[str, ...]
     sentence: str
-    date: DayDate
     evidence_days: tuple[int, ...]
 
     def note(self) -> str:
@@ -106,18 +105,19 @@ def day_dates(text: str) -> list[DayDate]:
     return [d for _, _, d in outermost(found, lambda f: (f[0], f[1]))]
 
 
-def _same_year(a: DayDate, b: DayDate) -> bool:
+def _same_month(a: DayDate, b: DayDate) -> bool:
+    """Whether two dates fall in the same month, of the same year where both give one."""
     return a.month == b.month and (not a.year or not b.year or a.year == b.year)
 
 
 def _same_day(mine: DayDate, theirs: DayDate) -> bool:
     """Whether ``theirs`` gives ``mine``'s day (a range of days gives each of its days)."""
-    return _same_year(mine, theirs) and theirs.day <= mine.day <= theirs.last
+    return _same_month(mine, theirs) and theirs.day <= mine.day <= theirs.last
 
 
 def _other_day(mine: DayDate, theirs: DayDate) -> bool:
     """Whether ``theirs`` is another day of ``mine``'s month (and year, where both give one)."""
-    return _same_year(mine, theirs) and not theirs.day <= mine.day <= theirs.last
+    return _same_month(mine, theirs) and not theirs.day <= mine.day <= theirs.last
 
 
 def day_conflict(text: str, evidence: Sequence[str]) -> DayConflict | None:
@@ -143,5 +143,5 @@ def day_conflict(text: str, evidence: Sequence[str]) -> DayConflict | None:
             if others and not any(_same_day(date, d) for d in given[at]):
                 written = tuple(dict.fromkeys(d.written for d in others))
                 days = tuple(dict.fromkeys(d.day for d in others if d.last == d.day))
-                return DayConflict(date.written, written, best, date, days)
+                return DayConflict(date.written, written, best, days)
     return None
