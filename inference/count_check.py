@@ -142,6 +142,8 @@ STEM_LETTERS = 5
 # "two-time", a title's count, not of times), read past "studio" ("the second *studio* album"
 # counts albums, as "her debut album" does)
 _COUNTED = re.compile(r"(?:\s*|-(?!times?\b))(?:studio\s+)?(%|[^\W\d_]+)", re.IGNORECASE)
+# an age, written before its number: "at the age of 64", "at age 18", "aged 27" (session 78)
+_AGE_BEFORE = re.compile(r"\b(?:age(?:\s+of)?|aged)\s+$", re.IGNORECASE)
 # ranks written as words for "first": "her *debut* album", "the *lead* single" (session 78)
 _FIRST = re.compile(r"\b(?:debut|lead(?=\s+singles?\b))\b(?=\s+[^\W\d_])", re.IGNORECASE)
 # counted words that name no thing of their own: a number "counting" them may count anything
@@ -395,6 +397,8 @@ def _counts(sentence: str, even_negated: bool) -> list[Count]:
             continue
         word = _COUNTED.match(sentence, end)
         counted = word.group(1) if word else ""
+        if _AGE_BEFORE.search(sentence, ahead, start) and not ordinal:
+            counted = "age"  # "at the age of 64", "aged 27": a count of years of age
         if counted != "%" and (counted.lower() in STOPWORDS or len(counted) < 2):
             continue
         if not bound and word and _AT_A_TIME.match(sentence, word.end()):

@@ -476,3 +476,14 @@ def test_the_patterns_before_a_number_find_the_same_from_its_last_words(start: s
     words = sentence[:at].split()[-cc.AROUND :]
     assert sentence[cc.words_start(sentence, at, cc.AROUND) : at].split() == words
     assert sentence[at : cc.words_end(sentence, at, 1)].split() == ["7"]
+
+
+def test_an_age_written_before_its_number_is_a_count_of_years_of_age() -> None:
+    bio = ["He died of a heart attack on 10 April 2008 at the age of 64."]
+    found = count_conflict("He died at the age of 61.", bio)
+    assert found is not None and found.evidence_numbers == ("64",)
+    assert count_conflict("He died at the age of 64.", bio) is None
+    assert count_conflict("She died in 2011, aged 31.", ["She died on 23 July 2011, aged 27."])
+    assert [(c.written, c.counted) for c in counts("She began acting at age 18.")] == [
+        ("18", "age")
+    ]
