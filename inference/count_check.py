@@ -6,9 +6,10 @@ president" too (0.99), and MiniLM "101 floors" against "102 floors" (0.97). A se
 text is contradicted here when a number it gives (digits, words or an ordinal, "debut" and "lead
 single" ranking first; not a year, a bound such as "more than 20", though a duration "after
 eleven *months*" is exact, or in a negated sentence) counts a word ("23 *players*", "16th
-*president*", "a six-*year* career"), the evidence sentence sharing the most of its content
-words (at least half, and two) gives another number of the same kind counting the same word, and the passage holding that sentence never gives the text's number
-in any form (:func:`_gives`: save as a count of another thing, "three *weeks*" for "renew it
+*president*", "a six-*year* career", an age before its number: "at the age of *64*"), the
+evidence sentence sharing the most of its content words (at least half, and two) gives another
+number of the same kind counting the same word, and the passage holding that sentence never
+gives the text's number in any form (:func:`_gives`: save as a count of another thing, "three *weeks*" for "renew it
 three *times*"), or the text's sentence is that sentence in its words, the number aside
 (:func:`_restates`: "£1 for each extra *30* minutes" against "£1 for each extra 15 minutes", its
 passage's "rides of up to 30 minutes" elsewhere). A limit a rule sets (:data:`LIMITS`: "up to 15
