@@ -9,9 +9,9 @@ eleven *months*" is exact, or in a negated sentence) counts a word ("23 *players
 *president*", "a six-*year* career", an age before its number: "at the age of *64*"), the
 evidence sentence sharing the most of its content words (at least half, and two) gives another
 number of the same kind counting the same word, and the passage holding that sentence never
-gives the text's number in any form (:func:`_gives`: save as a count of another thing, "three *weeks*" for "renew it
-three *times*"), or the text's sentence is that sentence in its words, the number aside
-(:func:`_restates`: "£1 for each extra *30* minutes" against "£1 for each extra 15 minutes", its
+gives the text's number in any form (:func:`_gives`: save as a count of another thing, "three
+*weeks*" for "renew it three *times*"), or the text's sentence is that sentence in its words,
+the number aside (:func:`_restates`: "£1 for each extra *30* minutes" against "£1 for each extra 15 minutes", its
 passage's "rides of up to 30 minutes" elsewhere). A limit a rule sets (:data:`LIMITS`: "up to 15
 items", "within 5 business days") is a count of its own kind: the same limit on another number
 contradicts it, an exact number does not; a count held "at a time" or "at once" is a limit too
