@@ -1,38 +1,37 @@
 """A count the evidence contradicts: a rule beneath the checker's score, beside the year rule.
 
-The checkers miss a count or rank a digit away: mpnet reads "The team had 24 players." against
-"The team had 23 players." as supported (P 0.99), "the 17th president" against "the 16th
-president" too (0.99), and MiniLM "101 floors" against "102 floors" (0.97). A sentence of the
-text is contradicted here when a number it gives (digits, words or an ordinal, "debut" and "lead
-single" ranking first; not a year, a bound such as "more than 20", though a duration "after
-eleven *months*" is exact, or in a negated sentence) counts a word ("23 *players*", "16th
-*president*", "a six-*year* career", an age before its number: "at the age of *64*"), the
-evidence sentence sharing the most of its content words (at least half, and two) gives another
-number of the same kind counting the same word, and the passage holding that sentence never
-gives the text's number in any form (:func:`_gives`: save as a count of another thing, "three
-*weeks*" for "renew it three *times*"), or the text's sentence is that sentence in its words,
-the number aside (:func:`_restates`: "£1 for each extra *30* minutes" against "£1 for each extra 15 minutes", its
-passage's "rides of up to 30 minutes" elsewhere). A limit a rule sets (:data:`LIMITS`: "up to 15
-items", "within 5 business days") is a count of its own kind: the same limit on another number
-contradicts it, an exact number does not; a count held "at a time" or "at once" is a limit too
-("one reservation at a time" is "up to one"). A part of a counted whole is one too ("two of its
-five steel supports" counts steel supports as a part of five): another part of the same whole
-contradicts it ("three of its five steel supports"). A summary's sentence draws on several
-evidence sentences and shares half its words with none: there, an evidence sentence counting the
-same word contradicts the count where the words around the two counts (:data:`AROUND` either
-side) share :data:`AROUND_SHARED` content words or more, and no passage gives the text's number
-("a promotion of *20%* off the first month for new clients" against "a promotion of 10% off the
-first month for new clients"). A number the text gives as a bound or an approximation
-("translated into *more than forty* languages", "employs *about 9,000* people") is contradicted
-where every number the matching evidence sentence gives counting the same word, exact, bounded
-or approximate, allows none of its values ("fourteen languages", "about 900 people"; an
+The checkers miss a count or rank a digit away: mpnet reads "The team had 24 players." against "The
+team had 23 players." as supported (P 0.99), "the 17th president" against "the 16th president" too
+(0.99), and MiniLM "101 floors" against "102 floors" (0.97). A sentence of the text is contradicted
+here when a number it gives (digits, words or an ordinal, "debut" and "lead single" ranking first;
+not a year, a bound such as "more than 20", though a duration "after eleven *months*" is exact, or
+in a negated sentence) counts a word ("23 *players*", "16th *president*", "a six-*year* career", an
+age before its number: "at the age of *64*"), the evidence sentence sharing the most of its content
+words (at least half, and two) gives another number of the same kind counting the same word, and
+the passage holding that sentence never gives the text's number in any form (:func:`_gives`: save
+as a count of another thing, "three *weeks*" for "renew it three *times*"), or the text's sentence
+is that sentence in its words, the number aside (:func:`_restates`: "£1 for each extra *30*
+minutes" against "£1 for each extra 15 minutes", its passage's "rides of up to 30 minutes"
+elsewhere). A limit a rule sets (:data:`LIMITS`: "up to 15 items", "within 5 business days") is a
+count of its own kind: the same limit on another number contradicts it, an exact number does not; a
+count held "at a time" or "at once" is a limit too ("one reservation at a time" is "up to one"). A
+part of a counted whole is one too ("two of its five steel supports" counts steel supports as a
+part of five): another part of the same whole contradicts it ("three of its five steel supports").
+A summary's sentence draws on several evidence sentences and shares half its words with none:
+there, an evidence sentence counting the same word contradicts the count where the words around the
+two counts (:data:`AROUND` either side) share :data:`AROUND_SHARED` content words or more, and no
+passage gives the text's number ("a promotion of *20%* off the first month for new clients" against
+"a promotion of 10% off the first month for new clients"). A number the text gives as a bound or an
+approximation ("translated into *more than forty* languages", "employs *about 9,000* people") is
+contradicted where every number the matching evidence sentence gives counting the same word, exact,
+bounded or approximate, allows none of its values ("fourteen languages", "about 900 people"; an
 approximation holds its number within a factor of :data:`APPROX_FACTOR`), and the passage never
-gives the text's number (:func:`_range_match`). "By" before a number makes a bound only after
-a verb of change ("rose by 5%"; "backed by *four* planes" counts planes), and a number the text
-gives as a count of another thing does not keep the evidence's out ("backed by *four* planes
-and six helicopters" against "six planes and four helicopters"; session 50). The checker then
-scores the text at most
-:data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why (:meth:`CountConflict.note`).
+gives the text's number (:func:`_range_match`). "By" before a number makes a bound only after a
+verb of change ("rose by 5%"; "backed by *four* planes" counts planes), and a number the text gives
+as a count of another thing does not keep the evidence's out ("backed by *four* planes and six
+helicopters" against "six planes and four helicopters"; session 50). The checker then scores the
+text at most :data:`~favakit.inference.year_check.CONFLICT_SCORE` and says why
+(:meth:`CountConflict.note`).
 
 A count must count the same word on both sides: session 29 tried counts by the year rule alone
 and found it fired on supported rows whose sentence gave several counts, or a bound ("grossed
