@@ -36,14 +36,12 @@ from favakit.inference.year_check import (
     negated,
     passage_sentences,
 )
-from favakit.text import MONTHS, outermost, split_sentences, undo_ptb
+from favakit.text import MONTH_NAME, month_number, outermost, split_sentences, undo_ptb
 
 __all__ = ["DayConflict", "DayDate", "day_conflict", "day_dates"]
 
-_MONTH_NUMBER = {m: n for n, m in enumerate(MONTHS, 1)}
-_MONTH_NUMBER.update({m[:3]: n for m, n in list(_MONTH_NUMBER.items())})
-_MONTH_NUMBER["sept"] = 9
-_MONTH = r"(?P<{g}>" + "|".join(sorted(_MONTH_NUMBER, key=len, reverse=True)) + r")\b\.?"
+# a month's name in full or its first three letters ("Sept" too), a dot allowed after it
+_MONTH = rf"(?P<{{g}}>{MONTH_NAME}|sept)\b\.?"
 _DAY = r"(?P<{g}>[0-3]?\d)(?:st|nd|rd|th)?"
 # a range of days: "March 13-15", "13-15 March", "March 13 to 15"
 _TO = r"(?:\s*(?:[-\u2013]|to|until|through)\s*(?P<last>[0-3]?\d)(?:st|nd|rd|th)?(?![\d:]))?"
@@ -98,7 +96,7 @@ def day_dates(text: str) -> list[DayDate]:
             day = int(m.group("d"))
             last = int(m.group("last")) if m.group("last") else day
             if 1 <= day <= last <= 31:
-                month = _MONTH_NUMBER[m.group("m").lower()]
+                month = month_number(m.group("m"))
                 year = int(m.group("y")) if m.group("y") else 0
                 date = DayDate(month, day, year, m.group().strip(), m.start("d"), m.end("d"), last)
                 found.append((m.start(), m.end(), date))

@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 
 from favakit.inference.year_check import YearConflict, exact_years
-from favakit.text import STOPWORDS, split_sentences, undo_ptb
+from favakit.text import STOPWORDS, sentence_spans, split_sentences, undo_ptb
 
 __all__ = ["NEAR", "titled_year_conflict", "titled_years"]
 
@@ -73,13 +73,7 @@ def titled_years(passage: str) -> list[tuple[str, str, int]]:
 
 def _sentence_at(passage: str, at: int) -> str:
     """The sentence of ``passage`` holding character ``at``."""
-    start = 0
-    for sentence in split_sentences(passage):
-        start = passage.find(sentence, start)
-        if start <= at < start + len(sentence):
-            return sentence
-        start += len(sentence)
-    return passage
+    return next((passage[a:b] for a, b in sentence_spans(passage) if a <= at < b), passage)
 
 
 def _near(sentence: str, title: str, year: str) -> bool:
