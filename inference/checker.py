@@ -409,16 +409,24 @@ class Checker:
         return scores
 
     def score(
-        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+        self,
+        texts: Sequence[str],
+        evidence: Sequence[Sequence[str]],
+        titles: Sequence[Sequence[str]] | None = None,
     ) -> list[tuple[float, int]]:
         """(P(supported), passes read) per text: one pass over the evidence cut to the sentences
         closest to the text (``selected``), or the best of its pieces' scores (``pieces``); at
         most :data:`~favakit.inference.year_check.CONFLICT_SCORE` where the evidence contradicts
-        a year, a count or a name of the text (:meth:`conflict`)."""
-        return [(c.score, c.passes) for c in self.checked_scores(texts, evidence)]
+        a year, a count or a name of the text (:meth:`conflict`). ``titles``: each evidence
+        passage's title, where known: the cut ranks sentences with them
+        (:func:`~favakit.inference.evidence_reading.fit_evidence`)."""
+        return [(c.score, c.passes) for c in self.checked_scores(texts, evidence, titles)]
 
     def checked_scores(
-        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+        self,
+        texts: Sequence[str],
+        evidence: Sequence[Sequence[str]],
+        titles: Sequence[Sequence[str]] | None = None,
     ) -> list[Checked]:
         """:meth:`score`'s figures, each with what the rules beneath the model found: the year,
         count or name of the text its evidence contradicts (which capped the score) and the
@@ -431,7 +439,8 @@ class Checker:
             read = text_units(t) if self.text_reading == "sentences" else [t]
             units += read
             owner += [n] * len(read)
-        scored = self._checked_units(units, [evidence[n] for n in owner])
+        named = None if titles is None else [titles[n] for n in owner]
+        scored = self._checked_units(units, [evidence[n] for n in owner], named)
         per_text: list[list[tuple[str, Checked]]] = [[] for _ in texts]
         for unit, checked, n in zip(units, scored, owner, strict=True):
             per_text[n].append((unit, checked))
@@ -452,7 +461,10 @@ class Checker:
 
     @remembering()
     def _checked_units(
-        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+        self,
+        texts: Sequence[str],
+        evidence: Sequence[Sequence[str]],
+        titles: Sequence[Sequence[str]] | None = None,
     ) -> list[Checked]:
         """Each text scored in one reading of its evidence, the rules beneath the model applied;
         a text is read without its citation marks ("[1]", "<|cit|>": :mod:`favakit.citations`),
@@ -467,7 +479,8 @@ class Checker:
             text, rewritten = self.reading_of(undo_ptb(t), plain)
             forms.append(rewritten)
             if self.reading == "selected":
-                read = [fit_evidence(text, plain, self.piece_words)]
+                named = None if titles is None else titles[n]
+                read = [fit_evidence(text, plain, self.piece_words, named)]
             else:
                 read = pieces(plain, self.piece_words) or [""]
             for piece in read:
@@ -728,7 +741,8 @@ class CheckerVerifier:
 
     def _judged(self, reqs: list[EditRequest]) -> list[Verdict]:
         evidence = [[e.text for e in r.evidence or []] for r in reqs]
-        scored = self.checker.checked_scores([r.text for r in reqs], evidence)
+        titles = [[e.title for e in r.evidence or []] for r in reqs]
+        scored = self.checker.checked_scores([r.text for r in reqs], evidence, titles)
         out: list[Verdict] = []
         for checked, ev in zip(scored, evidence, strict=True):
             p = checked.score

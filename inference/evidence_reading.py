@@ -73,16 +73,31 @@ def reading_units(evidence: Sequence[str], max_words: int) -> list[str]:
     return units
 
 
-def fit_evidence(text: str, evidence: Sequence[str], max_words: int) -> str:
-    """The evidence sentences that share the most words with ``text``, in their order, within
+def fit_evidence(text: str, evidence: Sequence[str], max_words: int,
+                 titles: Sequence[str] | None = None) -> str:  # fmt: skip
+    """The evidence sentences that share the most with ``text``, in their order, within
     ``max_words`` words (all of it when it fits). What training shows the checker. A sentence
-    longer than ``max_words`` is ranked in windows (:func:`reading_units`)."""
+    longer than ``max_words`` is ranked in windows (:func:`reading_units`).
+
+    ``titles``: each passage's title, where the evidence carries them (retrieval's passages). If
+    they name two articles or more, a sentence also shares what its title shares with the text:
+    "It finished the season 19-15" in the article "2016-17 Colorado Buffaloes" outranks "The
+    Buffaloes finished the season 3-9" in another team's (docs/checker.md, "Titled passages")."""
     whole = " ".join(evidence)
     if len(whole.split()) <= max_words:
         return whole
-    sentences = reading_units(evidence, max_words)
     want = shared_words(text)
-    ranked = sorted(range(len(sentences)), key=lambda i: -len(want & shared_words(sentences[i])))
+    if titles is not None and len(titles) != len(evidence):
+        raise ValueError(f"{len(titles)} titles for {len(evidence)} evidence passages")
+    named = list(titles) if titles and len({t for t in titles if t}) > 1 else [""] * len(evidence)
+    sentences: list[str] = []
+    shared: list[int] = []
+    for passage, title in zip(evidence, named, strict=True):
+        about = want & shared_words(title)
+        for sentence in reading_units([passage], max_words):
+            sentences.append(sentence)
+            shared.append(len(want & shared_words(sentence) | about))
+    ranked = sorted(range(len(sentences)), key=lambda i: -shared[i])
     keep: set[int] = set()
     size = 0
     for i in ranked:

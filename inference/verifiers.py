@@ -296,14 +296,15 @@ class CitedSentences(_Around):
 
 def cut_evidence(claims: Sequence[EditInput], words: int) -> list[EditInput]:
     """Each claim with its evidence cut to the ``words`` words that share the most with it
-    (:func:`~favakit.inference.evidence_reading.fit_evidence`; evidence that fits stays whole), as one
-    passage."""
+    (:func:`~favakit.inference.evidence_reading.fit_evidence`, which reads the passages' titles
+    where they name several articles; evidence that fits stays whole), as one passage."""
     from favakit.inference.evidence_reading import fit_evidence
 
     out: list[EditInput] = []
     for n, c in enumerate(claims):
         r = as_claim(c, n)
-        text = fit_evidence(r.text, [e.text for e in r.evidence or []], words)
+        evidence = r.evidence or []
+        text = fit_evidence(r.text, [e.text for e in evidence], words, [e.title for e in evidence])
         out.append({"text": r.text, "topic": r.topic or "", "evidence": [text]})
     return out
 

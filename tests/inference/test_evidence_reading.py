@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from favakit.inference.evidence_reading import Read, most_cut, read_of
+import pytest
+
+from favakit.inference.evidence_reading import Read, fit_evidence, most_cut, read_of
 
 
 def offsets(text: str, evidence: str, text_end: int, evidence_end: int) -> tuple[list, list]:
@@ -77,3 +79,30 @@ def test_token_windows_cover_the_text_within_the_budget_at_sentence_ends_else_sp
     assert token_windows(text, spans(text), 100) == [(0, len(text), 20)]
     with pytest.raises(ValueError, match="budget"):
         token_windows(text, spans(text), 0)
+
+
+# Retrieval's passages from two teams' articles: the text is about the 2016 team, whose article
+# says "They finished the season 19-15"; the other's sentence shares more of the text's words.
+TEAMS = ["The 2016 Colorado team played in Boulder. They finished the season 19-15.",
+         "Filler about the grounds and the stands. " * 3 + "The Colorado team finished the "
+         "season 3-9 under its new coach."]  # fmt: skip
+TITLES = ["2016 Colorado team", "2009 Colorado team"]
+TEXT = "The 2016 Colorado team finished the season 3-9."
+
+
+def test_the_cut_ranks_a_sentence_with_the_words_its_article_title_shares_with_the_text() -> None:
+    # untitled, the other team's sentence (colorado, team, finished, season) outranks "They
+    # finished the season 19-15" (finished, season)
+    other = "The Colorado team finished the season 3-9 under its new coach."
+    assert fit_evidence(TEXT, TEAMS, 12) == other
+    # titled, the 2016 article's sentences share 2016, colorado and team through its title
+    assert fit_evidence(TEXT, TEAMS, 12, TITLES) == TEAMS[0]
+
+
+def test_one_article_or_none_ranks_as_untitled_and_titles_must_match_the_passages() -> None:
+    untitled = fit_evidence(TEXT, TEAMS, 12)
+    for one in (["2016 Colorado team"] * 2, ["2016 Colorado team", ""], ["", ""]):
+        assert fit_evidence(TEXT, TEAMS, 12, one) == untitled
+    assert fit_evidence(TEXT, ["a b", "c"], 12, TITLES) == "a b c"  # fits: whole, titles unread
+    with pytest.raises(ValueError, match="1 titles for 2 evidence passages"):
+        fit_evidence(TEXT, TEAMS, 12, TITLES[:1])

@@ -42,6 +42,19 @@ def test_cut_evidence_keeps_the_words_that_share_most_with_the_claim() -> None:
     assert [e.text for e in as_request(short[0]).evidence or []] == ["a b c d e"]  # fits: whole
 
 
+def test_cut_evidence_ranks_titled_passages_with_their_titles() -> None:
+    teams = [{"title": "2016 Colorado team", "text": "The 2016 Colorado team played in Boulder. "
+              "They finished the season 19-15."},
+             {"title": "2009 Colorado team", "text": "Filler about the stands. " * 3
+              + "The Colorado team finished the season 3-9 under its new coach."}]  # fmt: skip
+    claim = {"text": "The 2016 Colorado team finished the season 3-9.", "evidence": teams}
+    (only,) = as_request(cut_evidence([claim], 12)[0]).evidence or []
+    assert only.text == teams[0]["text"]
+    untitled = {**claim, "evidence": [t["text"] for t in teams]}
+    (plain,) = as_request(cut_evidence([untitled], 12)[0]).evidence or []
+    assert plain.text == "The Colorado team finished the season 3-9 under its new coach."
+
+
 def test_cut_evidence_verifier_passes_cut_claims_to_its_judge() -> None:
     inner = Recorder()
     verdicts = CutEvidence(inner, 12).verify([{"text": "Oslo lies on a fjord.", "evidence": LONG}])

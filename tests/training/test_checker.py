@@ -220,6 +220,17 @@ def test_the_checker_is_a_verifier(trained_checker: Path) -> None:
     )
     with pytest.raises(UsageError, match="evidence reading 'all'"):
         Checker(trained_checker, device="cpu", reading="all")
+    # titled passages of two articles: the cut ranks each sentence with its title's words
+    # (fit_evidence), so the verdict is the score of that cut
+    last = [*long[1:], long[0]]  # the saturn sentence last, in an article titled etna
+    titles = ["saturn"] * 60 + ["etna"]
+    (titled,) = verifier.verify([{"text": text, "evidence": [
+        {"title": t, "text": e} for t, e in zip(titles, last, strict=True)]}])  # fmt: skip
+    plain = [undo_ptb(e) for e in last]
+    read = fit_evidence(text, plain, checker.piece_words, titles)
+    assert "saturn" not in read  # each etna sentence shares "saturn" through its title
+    assert fit_evidence(text, plain, checker.piece_words).endswith("saturn is a planet of the sun.")
+    assert titled["score"] == pytest.approx(checker.score_pairs([(text, read)])[0], abs=2e-4)
 
 
 def test_a_text_of_several_sentences_is_scored_by_its_least_supported_sentence(
