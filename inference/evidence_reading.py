@@ -1,9 +1,10 @@
 """How a checker reads a (text, evidence) pair: the text's sentences (:func:`text_units`), the
-evidence cut to the sentences that share the most words with the text (:func:`fit_evidence`,
-what training shows the checker) or in pieces (:func:`pieces`), and what one pass of the model
-read of its pair once the tokenizer cut it to ``max_length`` tokens (:class:`Read`), which a
-verdict states. Pure Python: the training data, the judges' prompts and the checker share it
-(docs/checker.md, "Inference")."""
+evidence cut to the sentences that share the most words with the text, their articles' titles
+counted where the passages name several (:func:`fit_evidence`, what training shows the
+checker), or in pieces (:func:`pieces`), and what one pass of the model read of its pair once
+the tokenizer cut it to ``max_length`` tokens (:class:`Read`), which a verdict states. Pure
+Python: the training data, the judges' prompts and the checker share it (docs/checker.md,
+"Inference")."""
 
 from __future__ import annotations
 
@@ -83,12 +84,12 @@ def fit_evidence(text: str, evidence: Sequence[str], max_words: int,
     they name two articles or more, a sentence also shares what its title shares with the text:
     "It finished the season 19-15" in the article "2016-17 Colorado Buffaloes" outranks "The
     Buffaloes finished the season 3-9" in another team's (docs/checker.md, "Titled passages")."""
+    if titles is not None and len(titles) != len(evidence):
+        raise ValueError(f"{len(titles)} titles for {len(evidence)} evidence passages")
     whole = " ".join(evidence)
     if len(whole.split()) <= max_words:
         return whole
     want = shared_words(text)
-    if titles is not None and len(titles) != len(evidence):
-        raise ValueError(f"{len(titles)} titles for {len(evidence)} evidence passages")
     named = list(titles) if titles and len({t for t in titles if t}) > 1 else [""] * len(evidence)
     sentences: list[str] = []
     shared: list[int] = []

@@ -104,5 +104,6 @@ def test_one_article_or_none_ranks_as_untitled_and_titles_must_match_the_passage
     for one in (["2016 Colorado team"] * 2, ["2016 Colorado team", ""], ["", ""]):
         assert fit_evidence(TEXT, TEAMS, 12, one) == untitled
     assert fit_evidence(TEXT, ["a b", "c"], 12, TITLES) == "a b c"  # fits: whole, titles unread
-    with pytest.raises(ValueError, match="1 titles for 2 evidence passages"):
-        fit_evidence(TEXT, TEAMS, 12, TITLES[:1])
+    for short in (TEAMS, ["a b", "c"]):  # evidence that fits is checked too
+        with pytest.raises(ValueError, match="1 titles for 2 evidence passages"):
+            fit_evidence(TEXT, short, 12, TITLES[:1])
