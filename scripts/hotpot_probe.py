@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from favakit.claim_metrics import balanced_accuracy
+
 
 def _paragraph(sentences: list[str]) -> str:
     return "".join(sentences).strip()
@@ -63,10 +65,10 @@ def score(rows: Path, verdicts: Path) -> dict[str, Any]:
     said = {v["id"]: v["supported"] for v in map(json.loads, verdicts.open())}
     if set(said) != set(labels):
         raise SystemExit(f"{verdicts}: verdicts for {len(said)} rows, {rows} has {len(labels)}")
-    pos = [said[i] for i, ok in labels.items() if ok]
-    neg = [not said[i] for i, ok in labels.items() if not ok]
-    return {"balanced_accuracy": round(0.5 * (sum(pos) / len(pos) + sum(neg) / len(neg)), 4),
-            "wrong": [i for i, ok in labels.items() if said[i] != ok]}  # fmt: skip
+    ids = list(labels)
+    verdicts = [1.0 if said[i] else 0.0 for i in ids]
+    ba = balanced_accuracy([labels[i] for i in ids], verdicts, 0.5)
+    return {"balanced_accuracy": round(ba, 4), "wrong": [i for i in ids if said[i] != labels[i]]}
 
 
 def main(argv: list[str] | None = None) -> None:
