@@ -8,12 +8,18 @@ characters land in a log::
         for chunk in chunks:
             work(chunk)
             progress.advance(len(chunk))
+
+Where items differ in cost (a claim with a page of evidence beside one with a sentence), give
+``weights``, each item's expected cost in order: the time left is then the time so far scaled by
+the weight still to come over the weight done, not by the count of items.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Sequence
+from itertools import accumulate
 from typing import TextIO
 
 __all__ = ["Progress", "duration"]
@@ -42,10 +48,19 @@ class Progress:
         every_s: float = 10.0,
         tty: bool | None = None,
         initial: int = 0,
+        weights: Sequence[float] | None = None,
     ) -> None:
         """``total``: None where it is not known ahead (a stream): the line then gives the count
         and the rate, no time left. ``initial``: items already done before this run (a resumed
-        run): counted in ``done``, not in the rate."""
+        run): counted in ``done``, not in the rate. ``weights``: each of the ``total`` items'
+        expected cost, in the order they are done (the module)."""
+        if weights is not None:
+            if total is None or len(weights) != total:
+                raise ValueError(f"weights: one per item, {total} items, {len(weights)} weights")
+            if any(w < 0 for w in weights):
+                raise ValueError("weights: an item's expected cost cannot be negative")
+        #: the weight of the first n items, n = 0..total
+        self._weight_before = None if weights is None else [0.0, *accumulate(map(float, weights))]
         self.total, self.unit, self.label = total, unit, label
         self.out = out if out is not None else sys.stderr
         self.tty = self.out.isatty() if tty is None else tty
@@ -72,8 +87,18 @@ class Progress:
             rate = f"{1 / per:.1f} {self.unit}/s" if per < 1 else f"{per:.1f} s each"
             text += f", {rate}, {duration(elapsed)} so far"
             if self.total is not None and self.done < self.total:
-                text += f", about {duration((self.total - self.done) * per)} left"
+                text += f", about {duration(self._seconds_left(elapsed, per))} left"
         return text
+
+    def _seconds_left(self, elapsed: float, per: float) -> float:
+        """By the weights where given (and some weight is done), else by the count."""
+        assert self.total is not None
+        before = self._weight_before
+        if before is not None:
+            done = before[self.done] - before[self.initial]
+            if done > 0:
+                return elapsed * (before[self.total] - before[self.done]) / done
+        return (self.total - self.done) * per
 
     def advance(self, n: int = 1) -> None:
         self.done = self.done + n if self.total is None else min(self.total, self.done + n)

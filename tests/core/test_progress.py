@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 import time
 
+import pytest
+
 from favakit.progress import Progress, duration
 
 
@@ -56,3 +58,32 @@ def test_a_terminal_is_redrawn_at_most_ten_times_a_second() -> None:
     # the first draw, the last, and at most one per 0.1 s in between (the loop takes far less)
     assert 2 <= out.getvalue().count("\r\x1b[2K") <= 4
     assert "10000/10000 texts" in out.getvalue()
+
+
+def test_weights_set_the_time_left_by_the_work_still_to_come(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from favakit import progress as progress_module
+
+    now = [0.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: now[0])
+    weighted = Progress(4, "claims", out=io.StringIO(), weights=[1, 1, 1, 9])
+    counted = Progress(4, "claims", out=io.StringIO())
+    now[0] = 6.0
+    weighted.advance(2)
+    counted.advance(2)
+    assert weighted.line().endswith("about 30 s left")  # 6 s for 2 of 12: 10 to come
+    assert counted.line().endswith("about 6 s left")  # 3 s an item, 2 to come
+    resumed = Progress(4, "claims", out=io.StringIO(), initial=1, weights=[5, 1, 1, 9])
+    now[0] = 8.0
+    resumed.advance(2)  # this run did items 2 and 3 (weight 2) in 2 s: 9 to come
+    assert resumed.line().endswith("about 9 s left")
+
+
+def test_weights_must_be_one_per_item_and_not_negative() -> None:
+    with pytest.raises(ValueError, match="one per item"):
+        Progress(3, "claims", weights=[1, 2])
+    with pytest.raises(ValueError, match="one per item"):
+        Progress(None, "claims", weights=[1])
+    with pytest.raises(ValueError, match="negative"):
+        Progress(2, "claims", weights=[1, -1])

@@ -8,6 +8,7 @@ import pytest
 from favakit.contracts import EditRequest
 from favakit.inference import runs
 from favakit.progress import Progress
+from favakit.prompts import Reference
 
 
 def test_progress_counts_a_chunk_when_its_results_come(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -16,7 +17,9 @@ def test_progress_counts_a_chunk_when_its_results_come(monkeypatch: pytest.Monke
     out = io.StringIO()
     monkeypatch.setattr(
         runs, "progress_bar",
-        lambda total, show, desc, unit: Progress(total, f"{unit}s", desc, out=out, every_s=0, tty=False),
+        lambda total, show, desc, unit, weights: Progress(
+            total, f"{unit}s", desc, out=out, every_s=0, tty=False, weights=weights
+        ),
     )  # fmt: skip
     calls: list[list[str]] = []
 
@@ -34,3 +37,43 @@ def test_progress_counts_a_chunk_when_its_results_come(monkeypatch: pytest.Monke
     assert [len(c) for c in calls] == [3, 3, 1]
     counts = [line.split(" texts")[0].rsplit(" ", 1)[-1] for line in out.getvalue().splitlines()]
     assert counts == ["3/7", "6/7", "7/7"]
+
+
+def test_a_rows_work_is_its_words_and_the_evidence_a_judge_reads() -> None:
+    bare = EditRequest("one two three")
+    assert runs.row_work(bare) == runs.ROW_OVERHEAD_WORDS + 3
+    short = EditRequest("one two three", evidence=[Reference("four five"), Reference("six")])
+    assert runs.row_work(short) == runs.ROW_OVERHEAD_WORDS + 3 + 3
+    page = EditRequest("one", evidence=[Reference("word " * 5000)])
+    assert runs.row_work(page) == runs.ROW_OVERHEAD_WORDS + 1 + runs.EVIDENCE_WORDS_READ
+
+
+def test_the_time_left_weighs_the_rows_still_to_come(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short rows first, a long one last (a file sorted by source): after the short rows the
+    line must not promise the end as if the long row cost what a short one did."""
+    from favakit import progress as progress_module
+
+    now = [0.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: now[0])
+    out = io.StringIO()
+    monkeypatch.setattr(
+        runs, "progress_bar",
+        lambda total, show, desc, unit, weights: Progress(
+            total, f"{unit}s", desc, out=out, every_s=0, tty=False, weights=weights
+        ),
+    )  # fmt: skip
+
+    def stage() -> Any:
+        def edit(requests: list[EditRequest]) -> list[dict[str, Any]]:
+            now[0] += 5.0 * len(requests)  # each short row takes 5 s
+            return [{"corrected": r.text} for r in requests]
+
+        return edit
+
+    page = [Reference("word " * runs.EVIDENCE_WORDS_READ)]
+    rows = [("a", EditRequest("x")), ("b", EditRequest("x")),
+            ("c", EditRequest("x", evidence=page))]  # fmt: skip
+    runs.run_rows(rows, stage, batch=2, progress=True)
+    first = out.getvalue().splitlines()[0]
+    # 2 rows of 21 words took 10 s; the last weighs 421: about 100 s left, not 5 s
+    assert first.startswith("edit: 2/3 texts") and first.endswith("about 1 min 40 s left"), first
