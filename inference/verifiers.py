@@ -13,7 +13,7 @@ Claims are what editors take: :class:`~favakit.contracts.EditRequest`\\ s or ``{
 
 * :class:`CutEvidence`: another verifier reading each claim's evidence cut to the words that
   share the most with the claim (what the tuned Qwen judge was trained on; it bounds a slow
-  judge's time per claim).
+  judge's time per claim); a verdict on cut evidence says how much the judge read.
 * :class:`CascadeVerifier`: two verifiers in turn: the first (the encoder checker) decides
   where it is confident, the second (the LLM judge) decides the claims whose first score falls
   in a band around the first's threshold (the band is chosen on a development split and stored
@@ -67,6 +67,8 @@ __all__ = [
     "OpenedOnFirstUse",
     "RetrievingVerifier",
     "choose_threshold",
+    "cut_evidence",
+    "cut_readings",
     "default_style",
     "default_threshold",
     "judged_where_evidence",
@@ -298,20 +300,37 @@ def cut_evidence(claims: Sequence[EditInput], words: int) -> list[EditInput]:
     """Each claim with its evidence cut to the ``words`` words that share the most with it
     (:func:`~favakit.inference.evidence_reading.fit_evidence`, which reads the passages' titles
     where they name several articles; evidence that fits stays whole), as one passage."""
+    return [claim for claim, _ in cut_readings(claims, words)]
+
+
+def cut_readings(claims: Sequence[EditInput], words: int) -> list[tuple[EditInput, str | None]]:
+    """Each claim as :func:`cut_evidence` gives it, with what its verdict says of the cut:
+    None where the evidence fits whole, else how many of its words the judge read."""
     from favakit.inference.evidence_reading import fit_evidence
 
-    out: list[EditInput] = []
+    out: list[tuple[EditInput, str | None]] = []
     for n, c in enumerate(claims):
         r = as_claim(c, n)
         evidence = r.evidence or []
         text = fit_evidence(r.text, [e.text for e in evidence], words, [e.title for e in evidence])
-        out.append({"text": r.text, "topic": r.topic or "", "evidence": [text]})
+        given, read = sum(len(e.text.split()) for e in evidence), len(text.split())
+        note = (f"evidence cut: the judge read the sentences sharing the most words with the "
+                f"text, {read} of its {given} words") if read < given else None  # fmt: skip
+        out.append(({"text": r.text, "topic": r.topic or "", "evidence": [text]}, note))
     return out
+
+
+def _with_note(verdict: Verdict, note: str | None) -> Verdict:
+    """``verdict`` with ``note`` first among its warnings (as it was, where None)."""
+    if note is None:
+        return verdict
+    return {**verdict, "warnings": [note, *verdict.get("warnings", [])]}
 
 
 class CutEvidence(_Around):
     """``inner`` verifies each claim against its evidence cut to ``words`` words
-    (:func:`cut_evidence`): the tuned Qwen judge reads evidence as it was trained to."""
+    (:func:`cut_evidence`): the tuned Qwen judge reads evidence as it was trained to. A verdict
+    on cut evidence says so in its ``warnings`` (:func:`cut_readings`)."""
 
     def __init__(self, inner: Verifier, words: int) -> None:
         if words < 1:
@@ -319,7 +338,9 @@ class CutEvidence(_Around):
         self.inner, self.words = inner, words
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
-        return self.inner.verify(cut_evidence(claims, self.words))
+        readings = cut_readings(claims, self.words)
+        verdicts = self.inner.verify([claim for claim, _ in readings])
+        return [_with_note(v, note) for v, (_, note) in zip(verdicts, readings, strict=True)]
 
 
 class OpenedOnFirstUse:
@@ -382,10 +403,12 @@ class CascadeVerifier:
         low, high = self.band
         unsure = [i for i, v in enumerate(verdicts) if low <= v["score"] <= high]
         if unsure:
-            again = self.second.verify(cut_evidence([claims[i] for i in unsure], self.second_words))
-            for i, v in zip(unsure, again, strict=True):
+            readings = cut_readings([claims[i] for i in unsure], self.second_words)
+            again = self.second.verify([claim for claim, _ in readings])
+            for i, v, (_, cut) in zip(unsure, again, readings, strict=True):
                 note = (f"{self.first.model} unsure (score {verdicts[i]['score']}, band "
                         f"{low}-{high}): {self.second.model}{_DECIDED}")  # fmt: skip
+                v = _with_note(v, cut)
                 verdicts[i] = {**v, "judge": self.model, "warnings": [*v.get("warnings", []), note]}
         return verdicts
 

@@ -214,3 +214,20 @@ def test_the_tuned_judge_asks_one_token_and_scores_as_a_longer_answer_would(
     eight = [v["score"] for v in judge.verify(claims)]
     assert asked == [1, 8]
     assert one == pytest.approx(eight, abs=1e-4)
+
+
+def test_a_verdict_on_cut_evidence_says_how_much_the_judge_read() -> None:
+    """Issue 31: no silent truncation. The judge reads 12 of the evidence's words; its verdict
+    says so, and a claim whose evidence fits says nothing of a cut."""
+    given = sum(len(e.split()) for e in LONG)
+    cut, whole = CutEvidence(Recorder(), 12).verify(
+        [{"text": "Oslo lies on a fjord.", "evidence": LONG},
+         {"text": "Oslo lies on a fjord.", "evidence": ["Oslo lies on a fjord."]}]
+    )  # fmt: skip
+    (note,) = cut["warnings"]
+    read = int(note.split(", ")[-1].split(" of ")[0])
+    assert note.startswith("evidence cut: the judge read") and note.endswith(
+        f"of its {given} words"
+    )
+    assert 0 < read <= 12
+    assert "warnings" not in whole

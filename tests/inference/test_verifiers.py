@@ -281,6 +281,19 @@ def test_the_cascade_asks_its_second_judge_only_inside_the_band() -> None:
         CascadeVerifier(first, second, (0.6, 0.4))
 
 
+def test_the_cascade_says_when_its_second_judge_read_cut_evidence() -> None:
+    from favakit.inference.verifiers import CascadeVerifier, second_judge_decided
+
+    first = _Scored("checker", {"unsure": 0.3, "unsure too": 0.3}, 0.24)
+    second = _Scored("qwen", {"unsure": 0.9, "unsure too": 0.9}, 0.35)
+    page = ["Filler words about nothing. " * 40, "The unsure claim is here."]
+    claims = [{"text": "unsure", "evidence": page}, {"text": "unsure too", "evidence": ["e"]}]
+    long, short = CascadeVerifier(first, second, (0.1, 0.5), second_words=20).verify(claims)
+    assert long["warnings"][0].startswith("evidence cut: the judge read")
+    assert long["warnings"][0].endswith("of its 165 words") and second_judge_decided(long)
+    assert len(short["warnings"]) == 1 and second_judge_decided(short)  # fits: nothing cut
+
+
 def test_a_cascade_needs_a_band_stored_with_its_checker() -> None:
     from favakit.errors import UsageError
     from favakit.inference.factory import open_verifier
