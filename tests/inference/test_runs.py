@@ -11,16 +11,21 @@ from favakit.progress import Progress, duration
 from favakit.prompts import Reference
 
 
-def test_progress_counts_a_chunk_when_its_results_come(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A chunk's results come at once: counted one by one, the first of a chunk would read as
-    having taken the whole chunk's time, and the time left would be several times too long."""
-    out = io.StringIO()
+def _progress_into(out: io.StringIO, monkeypatch: pytest.MonkeyPatch) -> None:
+    """run_rows' progress as plain lines into ``out``, one per chunk."""
     monkeypatch.setattr(
         runs, "progress_bar",
         lambda total, show, desc, unit, weights: Progress(
             total, f"{unit}s", desc, out=out, every_s=0, tty=False, weights=weights
         ),
     )  # fmt: skip
+
+
+def test_progress_counts_a_chunk_when_its_results_come(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk's results come at once: counted one by one, the first of a chunk would read as
+    having taken the whole chunk's time, and the time left would be several times too long."""
+    out = io.StringIO()
+    _progress_into(out, monkeypatch)
     calls: list[list[str]] = []
 
     def stage() -> Any:
@@ -56,12 +61,7 @@ def test_the_time_left_weighs_the_rows_still_to_come(monkeypatch: pytest.MonkeyP
     now = [0.0]
     monkeypatch.setattr(progress_module.time, "perf_counter", lambda: now[0])
     out = io.StringIO()
-    monkeypatch.setattr(
-        runs, "progress_bar",
-        lambda total, show, desc, unit, weights: Progress(
-            total, f"{unit}s", desc, out=out, every_s=0, tty=False, weights=weights
-        ),
-    )  # fmt: skip
+    _progress_into(out, monkeypatch)
 
     def stage() -> Any:
         def edit(requests: list[EditRequest]) -> list[dict[str, Any]]:
