@@ -75,6 +75,7 @@ from favakit.inference.day_check import DayConflict, day_conflict
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.evidence_reading import (
     Read,
+    cut_note,
     fit_evidence,
     most_cut,
     pieces,
@@ -567,15 +568,13 @@ class Checker:
             if read and read.evidence_cut:
                 note += f"; a piece cut short at {limit} (its first {read.evidence_words} words)"
         elif read and read.evidence_given < words:
-            note = (f"evidence cut: the checker read the sentences sharing the most words with the "
-                    f"text, {read.evidence_words} of its {words} words")  # fmt: skip
+            note = cut_note("the checker", read.evidence_words, words)
             if read.evidence_cut:
                 note += f" (cut short at {limit})"
         elif read and read.evidence_cut:
             note = f"evidence cut at {limit}: the checker read its first {read.evidence_words} of {words} words"
         elif read is None and self.reading == "selected" and words > self.piece_words:
-            note = (f"evidence cut: the checker read the sentences sharing the most words with the "
-                    f"text, about {self.piece_words} of its {words} words")  # fmt: skip
+            note = cut_note("the checker", f"about {self.piece_words}", words)
         else:
             note = None
         if read and read.text_words is not None:

@@ -17,6 +17,7 @@ from favakit.text import sentence_spans, split_sentences
 __all__ = [
     "MIN_SENTENCE_WORDS",
     "Read",
+    "cut_note",
     "fit_evidence",
     "most_cut",
     "pieces",
@@ -72,6 +73,13 @@ def reading_units(evidence: Sequence[str], max_words: int) -> list[str]:
             else:
                 units += [" ".join(words[i : i + window]) for i in range(0, len(words), window)]
     return units
+
+
+def cut_note(reader: str, read: int | str, given: int) -> str:
+    """What a verdict says where :func:`fit_evidence` cut the evidence: ``reader`` ("the
+    checker", "the judge") read ``read`` of its ``given`` words."""
+    return (f"evidence cut: {reader} read the sentences sharing the most words with the text, "
+            f"{read} of its {given} words")  # fmt: skip
 
 
 def fit_evidence(text: str, evidence: Sequence[str], max_words: int,

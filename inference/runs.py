@@ -300,7 +300,7 @@ def run_rows(
                 f"favakit {desc}: {len(rows) - len(todo)} id(s) already in {output}",
                 file=sys.stderr,
             )
-        weights = [row_work(r) for _, r in todo]
+        weights = [row_work(r) for _, r in todo] if progress else None
         bar = stack.enter_context(progress_bar(len(todo), progress, desc, unit, weights))
         ids = iter([rid for rid, _ in todo])
         for chunk in map_chunks_in_order([r for _, r in todo], stage, ray, batch):

@@ -306,7 +306,7 @@ def cut_evidence(claims: Sequence[EditInput], words: int) -> list[EditInput]:
 def cut_readings(claims: Sequence[EditInput], words: int) -> list[tuple[EditInput, str | None]]:
     """Each claim as :func:`cut_evidence` gives it, with what its verdict says of the cut:
     None where the evidence fits whole, else how many of its words the judge read."""
-    from favakit.inference.evidence_reading import fit_evidence
+    from favakit.inference.evidence_reading import cut_note, fit_evidence
 
     out: list[tuple[EditInput, str | None]] = []
     for n, c in enumerate(claims):
@@ -314,17 +314,9 @@ def cut_readings(claims: Sequence[EditInput], words: int) -> list[tuple[EditInpu
         evidence = r.evidence or []
         text = fit_evidence(r.text, [e.text for e in evidence], words, [e.title for e in evidence])
         given, read = sum(len(e.text.split()) for e in evidence), len(text.split())
-        note = (f"evidence cut: the judge read the sentences sharing the most words with the "
-                f"text, {read} of its {given} words") if read < given else None  # fmt: skip
+        note = cut_note("the judge", read, given) if read < given else None
         out.append(({"text": r.text, "topic": r.topic or "", "evidence": [text]}, note))
     return out
-
-
-def _with_note(verdict: Verdict, note: str | None) -> Verdict:
-    """``verdict`` with ``note`` first among its warnings (as it was, where None)."""
-    if note is None:
-        return verdict
-    return {**verdict, "warnings": [note, *verdict.get("warnings", [])]}
 
 
 class CutEvidence(_Around):
@@ -340,7 +332,8 @@ class CutEvidence(_Around):
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
         readings = cut_readings(claims, self.words)
         verdicts = self.inner.verify([claim for claim, _ in readings])
-        return [_with_note(v, note) for v, (_, note) in zip(verdicts, readings, strict=True)]
+        return [v if note is None else {**v, "warnings": [note, *v.get("warnings", [])]}
+                for v, (_, note) in zip(verdicts, readings, strict=True)]  # fmt: skip
 
 
 class OpenedOnFirstUse:
@@ -403,12 +396,11 @@ class CascadeVerifier:
         low, high = self.band
         unsure = [i for i, v in enumerate(verdicts) if low <= v["score"] <= high]
         if unsure:
-            readings = cut_readings([claims[i] for i in unsure], self.second_words)
-            again = self.second.verify([claim for claim, _ in readings])
-            for i, v, (_, cut) in zip(unsure, again, readings, strict=True):
+            second = CutEvidence(self.second, self.second_words)  # its verdicts say the cut
+            again = second.verify([claims[i] for i in unsure])
+            for i, v in zip(unsure, again, strict=True):
                 note = (f"{self.first.model} unsure (score {verdicts[i]['score']}, band "
                         f"{low}-{high}): {self.second.model}{_DECIDED}")  # fmt: skip
-                v = _with_note(v, cut)
                 verdicts[i] = {**v, "judge": self.model, "warnings": [*v.get("warnings", []), note]}
         return verdicts
 
