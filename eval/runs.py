@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FACT_JUDGES", "VERIFIER_JUDGES", "ScoreOptions", "Scorer", "edit_gain", "fact_judge",
-    "factscore",
+    "factscore", "response_work",
 ]  # fmt: skip
 
 #: FActScore's judges that are favakit verifiers asking no language model: the encoder checker
@@ -48,6 +48,26 @@ __all__ = [
 VERIFIER_JUDGES = ("checker", "cascade", "qwen")
 #: every judge ``--judge`` names
 FACT_JUDGES = (*VERIFIER_JUDGES, "llm", "verifier", "editor")
+
+
+#: a response's cost before its facts (retrieval, the call), in facts
+RESPONSE_OVERHEAD_FACTS = 1.0
+#: words of a response per fact it is expected to give, where its facts are not given
+WORDS_PER_FACT = 10.0
+
+
+def response_work(row: dict[str, Any], use_atomic_facts: bool) -> float:
+    """How long scoring ``row`` is expected to take, as a weight for the time left: its facts
+    (given in ``atomic_facts``, or one for every :data:`WORDS_PER_FACT` words of its output),
+    each judged on its own, plus :data:`RESPONSE_OVERHEAD_FACTS`. A file whose long responses
+    come last then shows a time left that holds."""
+    facts = row.get("atomic_facts")
+    if use_atomic_facts and isinstance(facts, list):
+        n = float(len(facts))
+    else:
+        output = row.get("output")
+        n = len(output.split()) / WORDS_PER_FACT if isinstance(output, str) else 0.0
+    return RESPONSE_OVERHEAD_FACTS + n
 
 
 @dataclass
@@ -268,13 +288,27 @@ def _run_settings(command: str, opts: ScoreOptions, **more: Any) -> dict[str, An
     }  # fmt: skip
 
 
-def _chunks(work: Path, n: int, batch: int, desc: str) -> Iterator[tuple[JsonlAppender, list[int]]]:
-    """Yield (appender, chunk of row indices not yet in ``work``), with its progress."""
+def _weights_in_order(weights: list[float], todo: list[int]) -> list[float]:
+    """``weights`` (one per row) in the order a resumed run counts them: the rows done before,
+    then ``todo``'s."""
+    left = set(todo)
+    return [w for i, w in enumerate(weights) if i not in left] + [weights[i] for i in todo]
+
+
+def _chunks(
+    work: Path, weights: list[float], batch: int, desc: str
+) -> Iterator[tuple[JsonlAppender, list[int]]]:
+    """Yield (appender, chunk of row indices not yet in ``work``), with its progress, its time
+    left by ``weights`` (one per row)."""
     from favakit.progress import Progress
 
+    n = len(weights)
     with JsonlAppender(work) as done:
         todo = [i for i in range(n) if str(i) not in done]
-        with Progress(n, "responses", f"favakit {desc}", initial=n - len(todo)) as progress:
+        with Progress(
+            n, "responses", f"favakit {desc}", initial=n - len(todo),
+            weights=_weights_in_order(weights, todo),
+        ) as progress:  # fmt: skip
             for start in range(0, len(todo), batch):
                 chunk = todo[start : start + batch]
                 yield done, chunk
@@ -306,7 +340,11 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     work.begin()
     with JsonlAppender(work.path) as done:
         items = [(i, rows[i]) for i in range(n) if str(i) not in done]
-        with Progress(n, "responses", "favakit factscore", initial=n - len(items)) as progress:
+        weights = [response_work(r, opts.use_atomic_facts) for r in rows]
+        with Progress(
+            n, "responses", "favakit factscore", initial=n - len(items),
+            weights=_weights_in_order(weights, [i for i, _ in items]),
+        ) as progress:  # fmt: skip
             for chunk in map_chunks_in_order(items, factory, ray, opts.batch):
                 for record in chunk:
                     done.append(record)
@@ -409,7 +447,8 @@ def edit_gain(
         client.cache = ResponseCache(opts.cache)
     rows, retrieve = sc.rows, sc.retriever.retrieve
     work.begin()
-    for done, chunk in _chunks(work.path, len(rows), opts.batch, "edit-gain"):
+    weights = [response_work(r, opts.use_atomic_facts) for r in rows]
+    for done, chunk in _chunks(work.path, weights, opts.batch, "edit-gain"):
         part = [rows[i] for i in chunk]
         edits = edit_rows(part, editor, retrieve)
         edited = [

@@ -341,3 +341,19 @@ def test_cli_on_ray_gives_the_same_decisions(
         [True],
         [False],
     ]
+
+
+def test_response_work_weighs_facts_and_a_resumed_run_counts_its_done_rows_first() -> None:
+    """The time left of `eval factscore` and `edit-gain` weighs each response by its facts (the
+    given ones, or one per ten words of output), and a resumed run's weights put the rows done
+    before first, as its progress counts them."""
+    from favakit.eval.runs import RESPONSE_OVERHEAD_FACTS, _weights_in_order, response_work
+
+    row = {"topic": "Ada", "output": " ".join(["word"] * 40), "atomic_facts": ["a", "b", "c"]}
+    assert response_work(row, use_atomic_facts=True) == RESPONSE_OVERHEAD_FACTS + 3
+    assert response_work(row, use_atomic_facts=False) == RESPONSE_OVERHEAD_FACTS + 4
+    assert response_work({"topic": "Ada", "output": ""}, True) == RESPONSE_OVERHEAD_FACTS
+    assert response_work({"topic": "Ada", "output": None}, False) == RESPONSE_OVERHEAD_FACTS
+    assert _weights_in_order([1.0, 2.0, 3.0, 4.0], todo=[1, 3]) == [1.0, 3.0, 2.0, 4.0]
+    assert _weights_in_order([1.0, 2.0], todo=[]) == [1.0, 2.0]
+    assert _weights_in_order([1.0, 2.0], todo=[0, 1]) == [1.0, 2.0]
