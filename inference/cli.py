@@ -317,7 +317,14 @@ def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str
     from favakit.inference.runs import read_labels
     from favakit.records import read_jsonl
 
-    labels = read_labels(input_path)
+    found = read_labels(input_path)
+    if found.unread:
+        kinds = sorted({repr(u) for u in found.unread})
+        print(f"favakit verify: warning: {len(found.unread)} row(s) carry a 'label' favakit does not "
+              f"read ({', '.join(kinds[:3])}{', ...' if len(kinds) > 3 else ''}): a label is "
+              '"supported" or "not_supported" (or true / false); those rows are not counted in '
+              "the balanced accuracy", file=sys.stderr)  # fmt: skip
+    labels = found.read
     if not labels:
         return
     by_id = {str(v["id"]): v for v in read_jsonl(output)} if output else {}

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EditStage",
+    "Labels",
     "VerifyStage",
     "progress_bar",
     "read_claims",
@@ -81,18 +82,30 @@ def read_claims(path: str) -> list[tuple[str, EditRequest]]:
     return _unique(path, rows, "verify")
 
 
-def read_labels(path: str) -> dict[str, tuple[bool, str]]:
-    """``{id: (supported?, source)}`` of the rows of a JSONL file that carry a label
-    (:func:`~favakit.claim_metrics.label_of`), by the ids :func:`read_claims` gives them; the
-    source is the row's ``source``, else ``""``."""
+@dataclass
+class Labels:
+    """The labels of an input file's rows: ``read``, ``{id: (supported?, source)}``; and
+    ``unread``, the labels of rows whose ``label`` :func:`~favakit.claim_metrics.label_of`
+    cannot read (``"REFUTES"``, ``1``), which measure nothing and are said, not dropped
+    silently."""
+
+    read: dict[str, tuple[bool, str]]
+    unread: list[Any]
+
+
+def read_labels(path: str) -> Labels:
+    """The labels of the rows of a JSONL file (:func:`~favakit.claim_metrics.label_of`), by
+    the ids :func:`read_claims` gives them; the source is the row's ``source``, else ``""``."""
     from favakit.claim_metrics import label_of
 
-    labels = {}
+    labels, unread = {}, []
     for lineno, row in numbered_jsonl(path):
         label = label_of(row)
         if label is not None:
             labels[_row_id(row, lineno)] = (label, str(row.get("source") or ""))
-    return labels
+        elif row.get("label") is not None:
+            unread.append(row["label"])
+    return Labels(labels, unread)
 
 
 def _row_id(row: dict[str, Any], lineno: int) -> str:

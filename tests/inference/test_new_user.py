@@ -302,6 +302,16 @@ def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
                             for i, t, _ in rows))  # fmt: skip
     got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
     assert got.returncode == 0 and "against the rows' labels" not in got.stderr
+    assert "'label'" not in got.stderr
+    # labels in another dataset's spelling measure nothing, and the run says so
+    spelled = {"a": "SUPPORTS", "b": "supported", "c": "REFUTES", "d": 0}
+    path.write_text("".join(json.dumps({"id": i, "text": t, "evidence": ev, "label": spelled[i]})
+                            + "\n" for i, t, _ in rows))  # fmt: skip
+    got = favakit("verify", "--input", str(path), "--judge", "checker", "--checker", "checker")
+    assert got.returncode == 0, got.stderr
+    assert ("warning: 3 row(s) carry a 'label' favakit does not read ('REFUTES', 'SUPPORTS', 0)"
+            in got.stderr), got.stderr  # fmt: skip
+    assert "against the rows' labels (1 claims, 1 supported)" in got.stderr
 
 
 def test_evidence_from_a_file_and_given_evidence_never_silently_ignored(tmp_path: Path) -> None:
