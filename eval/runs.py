@@ -288,11 +288,17 @@ def _run_settings(command: str, opts: ScoreOptions, **more: Any) -> dict[str, An
     }  # fmt: skip
 
 
-def _weights_in_order(weights: list[float], todo: list[int]) -> list[float]:
-    """``weights`` (one per row) in the order a resumed run counts them: the rows done before,
-    then ``todo``'s."""
+def _progress(weights: list[float], todo: list[int], desc: str) -> Any:
+    """The progress of a run of ``len(weights)`` responses with ``todo`` still to score (the
+    rest done by an earlier run): its time left weighs each response by ``weights``, counting
+    the responses done before first, as the run does."""
+    from favakit.progress import Progress
+
     left = set(todo)
-    return [w for i, w in enumerate(weights) if i not in left] + [weights[i] for i in todo]
+    before = [w for i, w in enumerate(weights) if i not in left]
+    n = len(weights)
+    return Progress(n, "responses", f"favakit {desc}", initial=n - len(todo),
+                    weights=before + [weights[i] for i in todo])  # fmt: skip
 
 
 def _chunks(
@@ -300,15 +306,9 @@ def _chunks(
 ) -> Iterator[tuple[JsonlAppender, list[int]]]:
     """Yield (appender, chunk of row indices not yet in ``work``), with its progress, its time
     left by ``weights`` (one per row)."""
-    from favakit.progress import Progress
-
-    n = len(weights)
     with JsonlAppender(work) as done:
-        todo = [i for i in range(n) if str(i) not in done]
-        with Progress(
-            n, "responses", f"favakit {desc}", initial=n - len(todo),
-            weights=_weights_in_order(weights, todo),
-        ) as progress:  # fmt: skip
+        todo = [i for i in range(len(weights)) if str(i) not in done]
+        with _progress(weights, todo, desc) as progress:
             for start in range(0, len(todo), batch):
                 chunk = todo[start : start + batch]
                 yield done, chunk
@@ -328,7 +328,6 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     """FActScore of ``opts.input``, written to ``opts.out``; returns (and prints) the summary.
     With ``ray`` the responses are scored by a pool of workers, each with its own judge."""
     from favakit.eval.factscore import aggregate, agreement
-    from favakit.progress import Progress
 
     out = Path(opts.out)
     work = _work_file(out, "factscore", opts)  # before the judge loads
@@ -341,10 +340,7 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     with JsonlAppender(work.path) as done:
         items = [(i, rows[i]) for i in range(n) if str(i) not in done]
         weights = [response_work(r, opts.use_atomic_facts) for r in rows]
-        with Progress(
-            n, "responses", "favakit factscore", initial=n - len(items),
-            weights=_weights_in_order(weights, [i for i, _ in items]),
-        ) as progress:  # fmt: skip
+        with _progress(weights, [i for i, _ in items], "factscore") as progress:
             for chunk in map_chunks_in_order(items, factory, ray, opts.batch):
                 for record in chunk:
                     done.append(record)

@@ -347,13 +347,21 @@ def test_response_work_weighs_facts_and_a_resumed_run_counts_its_done_rows_first
     """The time left of `eval factscore` and `edit-gain` weighs each response by its facts (the
     given ones, or one per ten words of output), and a resumed run's weights put the rows done
     before first, as its progress counts them."""
-    from favakit.eval.runs import RESPONSE_OVERHEAD_FACTS, _weights_in_order, response_work
+    from favakit.eval.runs import RESPONSE_OVERHEAD_FACTS, _progress, response_work
 
     row = {"topic": "Ada", "output": " ".join(["word"] * 40), "atomic_facts": ["a", "b", "c"]}
     assert response_work(row, use_atomic_facts=True) == RESPONSE_OVERHEAD_FACTS + 3
     assert response_work(row, use_atomic_facts=False) == RESPONSE_OVERHEAD_FACTS + 4
     assert response_work({"topic": "Ada", "output": ""}, True) == RESPONSE_OVERHEAD_FACTS
     assert response_work({"topic": "Ada", "output": None}, False) == RESPONSE_OVERHEAD_FACTS
-    assert _weights_in_order([1.0, 2.0, 3.0, 4.0], todo=[1, 3]) == [1.0, 3.0, 2.0, 4.0]
-    assert _weights_in_order([1.0, 2.0], todo=[]) == [1.0, 2.0]
-    assert _weights_in_order([1.0, 2.0], todo=[0, 1]) == [1.0, 2.0]
+    # rows 0 and 2 done before: of the weight this run scores (2 + 4), 2 is done after row 1,
+    # so the time so far is a third of the whole: twice it is left
+    progress = _progress([1.0, 2.0, 3.0, 4.0], todo=[1, 3], desc="factscore")
+    assert progress.initial == 2 and progress.total == 4
+    progress.advance(1)
+    assert progress._seconds_left(elapsed=10.0, per=10.0) == pytest.approx(20.0)
+    progress.close()
+    fresh = _progress([1.0, 3.0], todo=[0, 1], desc="factscore")
+    fresh.advance(1)  # by the count this would say 10 s left; by the weights, 30
+    assert fresh._seconds_left(elapsed=10.0, per=10.0) == pytest.approx(30.0)
+    fresh.close()
