@@ -206,6 +206,7 @@ def test_cli_with_an_http_judge_caches_and_resumes(
     assert missing.returncode == 2 and "give --demos FILE.json" in missing.stderr
 
 
+@pytest.mark.slow
 def test_a_named_checker_judges_where_no_model_is_named(kb: Path, tmp_path: Path) -> None:
     """`favakit eval factscore` with no --judge and no model, `--checker checker`: the shipped
     MiniLM checker (a real model) judges each fact against the passages of the topic's article

@@ -307,6 +307,7 @@ def test_favakit_verify_picks_the_default_judge_unless_one_is_named(
     assert picked == [judge]
 
 
+@pytest.mark.slow
 def test_favakit_serve_loads_the_cascade_judge_before_its_first_request_and_shares_its_checker(
     judge_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

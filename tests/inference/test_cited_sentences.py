@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 EVIDENCE = ["Apollo 11 was the spaceflight that first landed humans on the Moon, on 20 July 1969."]
 TEXT = "Apollo 11 first landed humans on the Moon in 1969 [1]. Its crew was four women [2]."
 
@@ -32,6 +34,7 @@ def test_the_cited_sentence_is_judged_and_the_verdict_says_so() -> None:
     assert not other["supported"]
 
 
+@pytest.mark.slow
 def test_verify_cites_flag_and_a_rows_own_cites(tmp_path: Path) -> None:
     rows = tmp_path / "claims.jsonl"
     rows.write_text(json.dumps({"id": "a", "text": TEXT, "evidence": EVIDENCE}) + "\n"

@@ -81,6 +81,7 @@ def test_input_files_are_checked_before_the_model_loads(tmp_path: Path) -> None:
     assert got.returncode == 2 and "missing 'text'" in got.stderr
 
 
+@pytest.mark.slow
 def test_a_plain_text_file_is_read_from_standard_input(tmp_path: Path) -> None:
     def edit(stdin: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -197,6 +198,7 @@ def test_a_long_cpu_run_says_what_it_will_cost_and_the_faster_ways() -> None:
     assert cost_note(300, "encoder") is None and "about 1 min" in str(cost_note(1500, "encoder"))
 
 
+@pytest.mark.slow
 def test_verify_reads_a_claim_without_evidence_against_the_knowledge_source(
     corpus_jsonl: Path, tmp_path: Path
 ) -> None:
@@ -261,6 +263,7 @@ def test_outputs_that_name_an_input_or_a_folder_are_refused_before_any_model_loa
     assert got.returncode == 2 and "is a folder" in got.stderr
 
 
+@pytest.mark.slow
 def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
     """Rows that carry labels (favakit's real-data rows, a user's own) get balanced accuracy and
     ROC AUC on stderr, computed from the verdicts the run printed; rows without labels nothing."""
@@ -314,6 +317,7 @@ def test_verify_measures_itself_against_labelled_rows(tmp_path: Path) -> None:
     assert "against the rows' labels (1 claims, 1 supported)" in got.stderr
 
 
+@pytest.mark.slow
 def test_evidence_from_a_file_and_given_evidence_never_silently_ignored(tmp_path: Path) -> None:
     """`--evidence-file` reads a document as one passage (Markdown as its prose); `--evidence`
     beside `--input` was ignored without a word (each row carries its own)."""
@@ -336,6 +340,7 @@ def test_evidence_from_a_file_and_given_evidence_never_silently_ignored(tmp_path
     assert got.returncode == 2 and "missing.txt: no such file" in got.stderr
 
 
+@pytest.mark.slow
 def test_the_html_page_goes_into_a_folder_not_made_yet(tmp_path: Path) -> None:
     """`--format html --output new/page.html` failed with a traceback after the work was done;
     the JSONL outputs always made their folder."""

@@ -182,6 +182,7 @@ def test_what_the_models_token_limit_cuts_is_said_in_the_verdict() -> None:
     assert "warnings" not in short and short["supported"]
 
 
+@pytest.mark.slow
 def test_verify_counts_the_claims_the_token_limit_cut(tmp_path: Path) -> None:
     rows = tmp_path / "claims.jsonl"
     story = " ".join(

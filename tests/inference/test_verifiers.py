@@ -102,6 +102,7 @@ def test_factscore_with_the_verifier_as_judge(tmp_path: Path) -> None:
     assert result["agreement"]["accuracy"] == 1.0 and result["init_score"] == 0.5
 
 
+@pytest.mark.slow
 def test_serve_answers_verify_with_the_verifier(
     tiny_llama: Path, tiny_adapter: Path, free_port: Any
 ) -> None:
