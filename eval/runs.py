@@ -37,6 +37,7 @@ from favakit.spec import ClientSpec
 if TYPE_CHECKING:
     from favakit.inference.gate import GateSettings
     from favakit.llm import LLMClient
+    from favakit.progress import Progress
 
 __all__ = [
     "FACT_JUDGES", "VERIFIER_JUDGES", "ScoreOptions", "Scorer", "edit_gain", "fact_judge",
@@ -288,17 +289,16 @@ def _run_settings(command: str, opts: ScoreOptions, **more: Any) -> dict[str, An
     }  # fmt: skip
 
 
-def _progress(weights: list[float], todo: list[int], desc: str) -> Any:
+def _progress(weights: list[float], todo: list[int], desc: str) -> Progress:
     """The progress of a run of ``len(weights)`` responses with ``todo`` still to score (the
-    rest done by an earlier run): its time left weighs each response by ``weights``, counting
-    the responses done before first, as the run does."""
+    rest done by an earlier run, counted first): its time left weighs each of ``todo`` by
+    ``weights``."""
     from favakit.progress import Progress
 
-    left = set(todo)
-    before = [w for i, w in enumerate(weights) if i not in left]
-    n = len(weights)
-    return Progress(n, "responses", f"favakit {desc}", initial=n - len(todo),
-                    weights=before + [weights[i] for i in todo])  # fmt: skip
+    n, before = len(weights), len(weights) - len(todo)
+    # the rows done before are not this run's work: their weight would only offset the sums
+    return Progress(n, "responses", f"favakit {desc}", initial=before,
+                    weights=[0.0] * before + [weights[i] for i in todo])  # fmt: skip
 
 
 def _chunks(

@@ -344,10 +344,15 @@ def test_cli_on_ray_gives_the_same_decisions(
     ]
 
 
-def test_response_work_weighs_facts_and_a_resumed_run_counts_its_done_rows_first() -> None:
+def test_response_work_weighs_facts_and_a_resumed_run_counts_its_done_rows_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The time left of `eval factscore` and `edit-gain` weighs each response by its facts (the
-    given ones, or one per ten words of output), and a resumed run's weights put the rows done
-    before first, as its progress counts them."""
+    given ones, or one per ten words of output), and a resumed run counts the rows done before
+    first, weighing only the rows it scores itself."""
+    import io
+
+    from favakit import progress as progress_module
     from favakit.eval.runs import RESPONSE_OVERHEAD_FACTS, _progress, response_work
 
     row = {"topic": "Ada", "output": " ".join(["word"] * 40), "atomic_facts": ["a", "b", "c"]}
@@ -355,14 +360,17 @@ def test_response_work_weighs_facts_and_a_resumed_run_counts_its_done_rows_first
     assert response_work(row, use_atomic_facts=False) == RESPONSE_OVERHEAD_FACTS + 4
     assert response_work({"topic": "Ada", "output": ""}, True) == RESPONSE_OVERHEAD_FACTS
     assert response_work({"topic": "Ada", "output": None}, False) == RESPONSE_OVERHEAD_FACTS
-    # rows 0 and 2 done before: of the weight this run scores (2 + 4), 2 is done after row 1,
-    # so the time so far is a third of the whole: twice it is left
-    progress = _progress([1.0, 2.0, 3.0, 4.0], todo=[1, 3], desc="factscore")
-    assert progress.initial == 2 and progress.total == 4
-    progress.advance(1)
-    assert progress._seconds_left(elapsed=10.0, per=10.0) == pytest.approx(20.0)
-    progress.close()
+    now = [0.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: now[0])
+    # rows 0 and 2 done before; this run scores row 1 (weight 2) in 10 s: row 3's 4 to come
+    resumed = _progress([1.0, 2.0, 3.0, 4.0], todo=[1, 3], desc="factscore")
+    resumed.out = io.StringIO()
+    assert resumed.initial == 2 and resumed.total == 4
+    now[0] = 10.0
+    resumed.advance(1)
+    assert resumed.line().endswith("3/4 responses, 10.0 s each, 10 s so far, about 20 s left")
     fresh = _progress([1.0, 3.0], todo=[0, 1], desc="factscore")
+    fresh.out = io.StringIO()
+    now[0] = 20.0
     fresh.advance(1)  # by the count this would say 10 s left; by the weights, 30
-    assert fresh._seconds_left(elapsed=10.0, per=10.0) == pytest.approx(30.0)
-    fresh.close()
+    assert fresh.line().endswith("about 30 s left")
