@@ -235,10 +235,8 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     dev_files = data_files(cfg.data.validation_file) if cfg.data.validation_file else []
     out = Path(cfg.output_dir)
     ckpt = out / "checkpoint"
-    if (out / "model" / CONFIG_NAME).exists() and not resume:
-        raise UsageError(f"{out} holds a finished run; choose another output_dir")
-    if (ckpt / "state.pt").exists() and not resume:
-        raise UsageError(f"{out} holds a checkpoint; pass --resume, or another output_dir")
+    runtime.check_run_folder(out, (out / "model" / CONFIG_NAME).exists(),
+                             (ckpt / "state.pt").exists(), resume)  # fmt: skip
     output_folder(out, "output_dir")  # before the data is read: a file there is said at once
     data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
                    cfg.data.hard_negatives, cfg.seed, cfg.data.limit, dev_files)  # fmt: skip

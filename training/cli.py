@@ -56,12 +56,13 @@ def _train(args: argparse.Namespace) -> int:
     from favakit.training.recipe import train
 
     # A bar where a person watches; a line per logged step (loss, tokens/s, ETA) everywhere else
-    # (a log file, CI), and always in output_dir/train_log.jsonl.
+    # (a log file, CI), with the run's notes (the data it read, the step it resumed at), and
+    # always in output_dir/train_log.jsonl.
     bar = sys.stderr.isatty() and not args.no_progress
     if not bar and logging.getLogger().level > logging.INFO:
         handler = logging.StreamHandler()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
-        steps = logging.getLogger("favakit.training.recipe")
+        steps = logging.getLogger("favakit.training")  # the editor's, detector's, checker's
         steps.addHandler(handler)
         steps.setLevel(logging.INFO)
         steps.propagate = False

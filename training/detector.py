@@ -182,10 +182,8 @@ def train_detector(
     val_rows = load_rows(cfg.data.validation_file) if cfg.data.validation_file else []
     out = Path(cfg.output_dir)
     ckpt = out / "checkpoint"
-    if (out / "summary.json").exists() and not resume:
-        raise UsageError(f"{out} holds a finished run; choose another output_dir")
-    if (ckpt / "state.pt").exists() and not resume:
-        raise UsageError(f"{out} holds a checkpoint; pass --resume, or another output_dir")
+    runtime.check_run_folder(out, (out / "summary.json").exists(), (ckpt / "state.pt").exists(),
+                             resume)  # fmt: skip
     output_folder(out, "output_dir")
     from favakit.config import dump_config
 

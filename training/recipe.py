@@ -412,12 +412,8 @@ def _setup(cfg: TrainConfig, resume: bool) -> _Run:
     acc = _accelerator(cfg)
     out = Path(cfg.output_dir)
     ckpt = settle_folder(out / "checkpoint")  # whole even after a kill mid-save
-    if out.exists() and (out / "summary.json").exists() and not resume:
-        raise UsageError(f"{out} holds a finished run; choose another output_dir")
-    if (ckpt / "state.json").exists() and not resume:
-        raise UsageError(
-            f"{out} holds a checkpoint; pass --resume to continue it, or another output_dir"
-        )
+    runtime.check_run_folder(out, (out / "summary.json").exists(), (ckpt / "state.json").exists(),
+                             resume)  # fmt: skip
     if acc.is_main_process:
         output_folder(out, "output_dir")
         (out / "config.yaml").write_text(dump_config(cfg))

@@ -1,7 +1,8 @@
 """What a training run needs from the machine it runs on, shared by the editor's recipe
-(:mod:`favakit.training.recipe`) and the detector's (:mod:`favakit.training.detector`): CPU and GPU
-features, memory readings, the step log (``train_log.jsonl``, the log, TensorBoard), and LoRA over
-an encoder (the detector's and the checker's)."""
+(:mod:`favakit.training.recipe`), the detector's (:mod:`favakit.training.detector`) and the
+checker's (:mod:`favakit.training.checker`): the output folder's guard, CPU and GPU features,
+memory readings, the step log (``train_log.jsonl``, the log, TensorBoard), and LoRA over an
+encoder (the detector's and the checker's)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "check_run_folder",
     "encoder_lora",
     "log_record",
     "peak_memory_mb",
@@ -22,6 +24,27 @@ __all__ = [
 ]
 
 log = logging.getLogger("favakit.training.recipe")
+
+
+def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool) -> None:
+    """Refuse an ``output_dir`` whose run this one would overwrite, before anything is written.
+
+    A run that holds a checkpoint goes on only with ``--resume``. A finished run keeps no
+    checkpoint, so ``--resume`` there would start again at step 0 and replace its model: that is
+    refused too. ``--resume`` where no checkpoint was saved yet (a run killed before its first
+    one, or a new folder) starts at step 0 and says so."""
+    from favakit.errors import UsageError
+
+    if finished and not (resume and checkpointed):
+        why = (" (a finished run keeps no checkpoint: --resume would start again at step 0 and"
+               " replace its model)" if resume else "")  # fmt: skip
+        raise UsageError(f"{out} holds a finished run; choose another output_dir{why}")
+    if checkpointed and not resume:
+        raise UsageError(
+            f"{out} holds a checkpoint; pass --resume to continue it, or another output_dir"
+        )
+    if resume and not checkpointed:
+        log.warning("%s holds no checkpoint to resume: starting at step 0", out)
 
 
 def encoder_lora(

@@ -316,6 +316,11 @@ def test_a_killed_run_resumes_from_its_checkpoint(tiny_encoder: Path, tmp_path: 
     assert done.returncode == 0, done.stderr[-2000:]
     resumed = json.loads((tmp_path / "run" / "summary.json").read_text())["resumed_at"]
     assert resumed > 0 and resumed % 4 == 0
+    assert f"resumed at step {resumed}" in done.stderr  # the checker's notes reach the log
+    model = (tmp_path / "run" / "model" / "model.safetensors").read_bytes()
+    finished = subprocess.run([*common, "--resume"], capture_output=True, text=True, timeout=600)
+    assert finished.returncode != 0 and "holds a finished run" in finished.stderr
+    assert (tmp_path / "run" / "model" / "model.safetensors").read_bytes() == model
 
 
 def test_a_resumed_run_takes_its_best_record_from_the_best_model_s_folder(tmp_path: Path) -> None:

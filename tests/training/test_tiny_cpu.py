@@ -147,6 +147,11 @@ def test_resume_after_interrupt_gives_the_same_adapter(
     a = load_file(Path(clean["output"]) / "adapter_model.safetensors")
     b = load_file(Path(resumed["output"]) / "adapter_model.safetensors")
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    # finished, the run keeps no checkpoint: --resume again would start over and replace it
+    with pytest.raises(UsageError, match=r"finished run.*start again at step 0"):
+        train(cfg, resume=True)
+    c = load_file(Path(resumed["output"]) / "adapter_model.safetensors")
+    assert all(torch.equal(b[k], c[k]) for k in b)
 
 
 class _Planted:

@@ -155,6 +155,38 @@ def test_a_checkpoint_exports_as_a_loadable_adapter(
     assert "step 4" in (Path(out) / "README.md").read_text()
 
 
+@pytest.mark.parametrize(
+    ("finished", "checkpointed", "resume", "refused"),
+    [
+        (True, False, False, r"holds a finished run; choose another output_dir$"),
+        (True, False, True, r"finished run.*--resume would start again at step 0"),
+        (False, True, False, "holds a checkpoint; pass --resume"),
+    ],
+)
+def test_a_run_folder_that_would_be_overwritten_is_refused(
+    finished: bool, checkpointed: bool, resume: bool, refused: str, tmp_path: Path
+) -> None:
+    from favakit.training.runtime import check_run_folder
+
+    with pytest.raises(UsageError, match=refused):
+        check_run_folder(tmp_path, finished, checkpointed, resume)
+
+
+def test_resume_with_no_checkpoint_starts_over_and_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from favakit.training.runtime import check_run_folder
+
+    check_run_folder(tmp_path, finished=True, checkpointed=True, resume=True)  # killed at the end
+    check_run_folder(tmp_path, finished=False, checkpointed=True, resume=True)
+    check_run_folder(tmp_path, finished=False, checkpointed=False, resume=False)
+    assert not caplog.records
+    check_run_folder(tmp_path, finished=False, checkpointed=False, resume=True)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{tmp_path} holds no checkpoint to resume: starting at step 0"
+    ]
+
+
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="a glibc setting")
 def test_cpu_training_tells_glibc_to_return_freed_blocks() -> None:
     from favakit.training.runtime import return_freed_memory
