@@ -122,7 +122,9 @@ def read_pairs(path: str | Path) -> list[Pair]:
         label = row.get("label")
         if label not in ("supported", "not_supported"):
             want = "true or false" if synthetic else "'supported' or 'not_supported'"
-            raise UsageError(f"{where}: 'label' must be {want}")
+            given = said if synthetic else label
+            got = "it is missing" if given is None else f"not {given!r}"
+            raise UsageError(f"{where}: 'label' must be {want}; {got}")
         text = row["text"]
         if not text.strip():
             raise UsageError(f"{where}: 'text' is empty")

@@ -132,6 +132,8 @@ def test_bad_rows_name_file_and_line(tmp_path: Path) -> None:
     ok = {"text": "Ada was born in 1815.", "evidence": ["Ada was born in 1815."],
           "label": "not_supported"}  # fmt: skip
     for change, said in [
+        ({"label": "SUPPORTS"}, "'label' must be 'supported' or 'not_supported'; not 'SUPPORTS'"),
+        ({"label": None}, "'label' must be 'supported' or 'not_supported'; it is missing"),
         ({"spans": [{"begin": 0, "end": 3}]}, "a span is"),
         ({"spans": [[0, 3]]}, "a span is"),
         ({"spans": [{"start": "0", "end": 3}]}, "a span is"),
@@ -169,5 +171,7 @@ def test_favakit_synthetic_claims_are_read_as_a_source(tmp_path: Path) -> None:
     ]
     assert got[0].evidence == ["Ada Lovelace: She was born in 1815."]
     bad = _write(tmp_path / "bad.jsonl", [{"claim": "x", "label": "supported"}])
-    with pytest.raises(UsageError, match=r"bad.jsonl:1: 'label' must be true or false"):
+    with pytest.raises(
+        UsageError, match=r"bad.jsonl:1: 'label' must be true or false; not 'supported'"
+    ):
         read_pairs(bad)
