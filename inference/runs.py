@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,8 +130,12 @@ def _unique(
 ) -> list[tuple[str, EditRequest]]:
     if not rows:
         raise UsageError(f"{path} holds no rows: nothing to {doing}")
-    if len({i for i, _ in rows}) < len(rows):
-        raise UsageError(f"{path}: ids repeat; give each row a unique 'id'")
+    counts = Counter(i for i, _ in rows)
+    repeated = [f"{i!r} ({n} rows)" for i, n in counts.items() if n > 1]
+    if repeated:
+        more = f" and {len(repeated) - 3} more" if len(repeated) > 3 else ""
+        raise UsageError(f"{path}: ids repeat: {', '.join(repeated[:3])}{more}; give each row "
+                         "a unique 'id' (a row with none is known by its line number)")  # fmt: skip
     return rows
 
 

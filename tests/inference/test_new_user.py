@@ -79,6 +79,12 @@ def test_input_files_are_checked_before_the_model_loads(tmp_path: Path) -> None:
     missing_text.write_text('{"id": "a", "topic": "x"}\n')
     got = favakit("edit", "--input", str(missing_text))
     assert got.returncode == 2 and "missing 'text'" in got.stderr
+    repeated = tmp_path / "repeated.jsonl"
+    repeated.write_text('{"id": 5, "text": "a"}\n{"id": 5, "text": "b"}\n{"text": "c"}\n'
+                        '{"id": "3", "text": "d"}\n')  # fmt: skip
+    got = favakit("verify", "--input", str(repeated), "--judge", "checker")
+    assert got.returncode == 2, got.stderr
+    assert "ids repeat: '5' (2 rows), '3' (2 rows); give each row a unique 'id'" in got.stderr
 
 
 @pytest.mark.slow
