@@ -1,6 +1,6 @@
 # favakit developer tasks. Two commands matter to a new user:
 #   make demo   installs everything (CPU) and runs the main job on an example
-#   make test   installs what the tests need and runs the quick suite (about 3 minutes)
+#   make test   installs what the tests need and runs the quick suite (about 2 minutes)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin

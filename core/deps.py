@@ -19,6 +19,10 @@ __all__ = [
 
 # import name -> distribution name, where they differ
 _DIST = {"faiss": "faiss-cpu", "yaml": "pyyaml", "sklearn": "scikit-learn"}
+#: the extras that depend on torch
+_TORCH_EXTRAS = frozenset({"train", "all"})
+#: PyTorch's own index of CPU builds
+CPU_TORCH = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 
 
 def is_available(module: str) -> bool:
@@ -66,9 +70,12 @@ def require(module: str, extra: str, purpose: str = "") -> ModuleType:
     except ImportError as exc:
         what = f"{purpose} needs" if purpose else "this needs"
         dist = _DIST.get(module.split(".")[0], module.split(".")[0])
+        # the extra would pull torch, whose plain requirement is a multi-GB CUDA build
+        cpu = (f" (without a GPU, install the CPU build of torch first: {CPU_TORCH})"
+               if extra in _TORCH_EXTRAS and not is_available("torch") else "")  # fmt: skip
         raise MissingDependencyError(
             f"{what} the package {dist!r}, which is not installed ({exc}); "
-            f"install it with: pip install 'favakit[{extra}]'"
+            f"install it with: pip install 'favakit[{extra}]'{cpu}"
         ) from exc
 
 
