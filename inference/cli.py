@@ -77,8 +77,10 @@ def _evidence_file(name: str) -> dict[str, str]:
     path = Path(name)
     if not path.is_file():
         raise UsageError(f"--evidence-file {name}: no such file")
+    from favakit.retrieval.kb import document_text
+
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = document_text(path.read_bytes())
     except UnicodeDecodeError:
         raise UsageError(f"--evidence-file {name}: not UTF-8; re-encode it as UTF-8") from None
     if path.suffix.lower() in (".md", ".markdown"):

@@ -16,6 +16,7 @@ passages (:mod:`favakit.text`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import difflib
 import json
@@ -43,6 +44,7 @@ __all__ = [
     "UnknownTitleError",
     "base_name",
     "build_kb",
+    "document_text",
     "normalize_title",
     "read_documents",
     "strip_qualifier",
@@ -282,6 +284,41 @@ def _doc(obj: Any, where: str) -> tuple[str, str | list[str]]:
     return title.strip(), text
 
 
+def _say_skipped(skipped: list[Path], folder: Path) -> None:
+    """Warn about the files of a documents folder that are not read (hidden ones aside)."""
+    if skipped:
+        names = ", ".join(str(f.relative_to(folder)) for f in skipped[:5])
+        more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
+        log.warning("%s: %d file(s) skipped, as only .txt and .md files are read: %s%s "
+                    "(convert other documents to text first)", folder, len(skipped), names,
+                    more)  # fmt: skip
+
+
+def _hidden(f: Path, folder: Path) -> bool:
+    """Whether ``f`` is hidden in ``folder``: itself or a folder on its way (``.git``)."""
+    return any(part.startswith(".") for part in f.relative_to(folder).parts)
+
+
+def document_text(data: bytes) -> str:
+    """A document file's text: UTF-8 (a byte-order mark dropped), or UTF-16 where the file
+    starts with its byte-order mark, as Windows' editors save "Unicode" text. Raises
+    ``UnicodeDecodeError`` for bytes that are neither."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        with contextlib.suppress(UnicodeDecodeError):
+            return data.decode("utf-16")
+    return data.decode("utf-8-sig")
+
+
+def _read_text(f: Path) -> str:
+    """:func:`document_text` of a file; bytes it cannot read are replaced, and said."""
+    data = f.read_bytes()
+    try:
+        return document_text(data)
+    except UnicodeDecodeError as exc:
+        log.warning("%s is not UTF-8 (byte %d): its unreadable bytes are replaced", f, exc.start)
+        return data.decode("utf-8-sig", errors="replace")
+
+
 def read_documents(
     path: str | os.PathLike[str], fmt: str = "auto"
 ) -> Iterator[tuple[str, str | list[str], bool]]:
@@ -293,13 +330,13 @@ def read_documents(
     if kind not in FORMATS:
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if kind == "dir":
-        files = [p] if p.is_file() else sorted(
-            f for f in p.rglob("*") if f.suffix.lower() in (".txt", ".md") and f.is_file()
-        )  # fmt: skip
+        found = [p] if p.is_file() else sorted(f for f in p.rglob("*") if f.is_file())
+        files = [f for f in found if f.suffix.lower() in (".txt", ".md")]
         if not files:
             raise UsageError(f"{str(p)!r} holds no .txt or .md files")
+        _say_skipped([f for f in found if f not in files and not _hidden(f, p)], p)
         for f in files:
-            raw = f.read_text(encoding="utf-8-sig", errors="replace")
+            raw = _read_text(f)
             yield f.stem, markdown_sections(raw) if f.suffix.lower() == ".md" else raw, False
     elif kind == "jsonl":
         for lineno, obj in numbered_jsonl(p):

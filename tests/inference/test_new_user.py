@@ -344,6 +344,10 @@ def test_evidence_from_a_file_and_given_evidence_never_silently_ignored(tmp_path
             assert got.returncode == 2 and "the rows of --input carry their own" in got.stderr
     got = favakit("edit", "x", "--evidence-file", str(tmp_path / "missing.txt"))
     assert got.returncode == 2 and "missing.txt: no such file" in got.stderr
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("Caf\xe9".encode("latin-1"))
+    got = favakit("edit", "x", "--evidence-file", str(latin))
+    assert got.returncode == 2 and "latin.txt: not UTF-8; re-encode it as UTF-8" in got.stderr
 
 
 @pytest.mark.slow

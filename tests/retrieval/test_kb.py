@@ -64,6 +64,44 @@ def test_unknown_title_lists_closest(corpus_jsonl: Path, tmp_path: Path) -> None
     assert info.value.closest[0] == "Marie Curie"
 
 
+def test_a_documents_folder_says_what_it_skips_and_what_is_not_utf8(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "Alpha.txt").write_text("Alpha is first.", encoding="utf-8")
+    (docs / "Latin.txt").write_bytes("Caf\xe9 is open.".encode("latin-1"))
+    (docs / "Notepad.txt").write_text("Caf\xe9 is open.", encoding="utf-16")  # with its BOM
+    (docs / "sub" / "report.pdf").write_bytes(b"%PDF-1.4")
+    (docs / ".hidden").write_text("x")
+    (docs / ".git").mkdir()
+    (docs / ".git" / "HEAD").write_text("ref: refs/heads/main")
+    build_kb(docs, tmp_path / "kb.db")
+    said = [r.getMessage() for r in caplog.records]
+    assert (
+        f"{docs}: 1 file(s) skipped, as only .txt and .md files are read: sub/report.pdf "
+        "(convert other documents to text first)" in said
+    )
+    assert f"{docs / 'Latin.txt'} is not UTF-8 (byte 3): its unreadable bytes are replaced" in said
+    assert len(said) == 2  # hidden files are not named
+    with KnowledgeSource(tmp_path / "kb.db") as kb:
+        assert kb.get("Latin") == ["Caf\ufffd is open."]
+        assert kb.get("Notepad") == ["Caf\xe9 is open."]
+
+
+def test_document_text_reads_utf8_and_utf16_with_its_mark() -> None:
+    from favakit.retrieval.kb import document_text
+
+    text = "Caf\xe9 \u2013 open."
+    for data in (text.encode("utf-8"), text.encode("utf-8-sig"), text.encode("utf-16"),
+                 b"\xfe\xff" + text.encode("utf-16-be")):  # fmt: skip
+        assert document_text(data) == text
+    with pytest.raises(UnicodeDecodeError):
+        document_text("Caf\xe9".encode("latin-1"))
+    with pytest.raises(UnicodeDecodeError):  # a mark, then bytes UTF-16 cannot read either
+        document_text(b"\xff\xfe\x00\xd8")
+
+
 def test_other_formats(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
