@@ -22,6 +22,7 @@ from typing import Any
 
 from favakit.deps import quiet_library_warnings, require
 from favakit.errors import UsageError
+from favakit.inference.lora_merge import merge_plain_lora
 from favakit.records import share_like_open
 from favakit.split_parts import (
     already_joined,
@@ -318,7 +319,7 @@ def load_causal_lm(
     except (OSError, ValueError) as exc:  # a missing folder, or one without model/tokenizer
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise UsageError(f"cannot load model {spec!r} ({path}): {first}") from None
-    if adapter:
+    if adapter and not merge_plain_lora(model, Path(adapter).expanduser()):
         peft = require("peft", "train", "LoRA adapters")
         model = peft.PeftModel.from_pretrained(model, adapter).merge_and_unload()
     tokenizer.padding_side = "left"
