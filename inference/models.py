@@ -334,10 +334,11 @@ def merge_adapter(adapter: str, out: str, model: str = "") -> str:
     import torch
 
     transformers = require("transformers", "train", "merging")
-    peft = require("peft", "train", "merging")
     path = resolve_model(model, adapter)
-    base = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
-    merged = peft.PeftModel.from_pretrained(base, adapter).merge_and_unload()
+    merged = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
+    if not merge_plain_lora(merged, Path(adapter).expanduser()):  # as peft would, faster
+        peft = require("peft", "train", "merging")
+        merged = peft.PeftModel.from_pretrained(merged, adapter).merge_and_unload()
     merged.save_pretrained(out, safe_serialization=True)
     # favakit's adapters carry their tokenizer; a plain PEFT adapter folder does not
     has_tokenizer = any(Path(adapter).glob("tokenizer*"))
