@@ -9,6 +9,7 @@ from types import ModuleType
 from favakit.errors import MissingDependencyError
 
 __all__ = [
+    "CPU_TORCH",
     "bf16_native",
     "cpu_has_bf16",
     "cuda_available",

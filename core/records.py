@@ -21,7 +21,7 @@ import shutil
 import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, ClassVar, TypeVar
@@ -40,6 +40,7 @@ __all__ = [
     "atomic_open",
     "completed_ids",
     "default_file_mode",
+    "document_text",
     "numbered_jsonl",
     "output_folder",
     "read_jsonl",
@@ -214,6 +215,16 @@ def numbered_jsonl(
 JSONL_FORMS = "favakit reads JSON Lines (one object per line) or a JSON array of objects"
 #: a file whose line does not parse is read whole, for a better message, only up to this size
 _WHOLE_FILE_HINT_BYTES = 64 * 2**20
+
+
+def document_text(data: bytes) -> str:
+    """A document file's text: UTF-8 (a byte-order mark dropped), or UTF-16 where the file
+    starts with its byte-order mark, as Windows' editors save "Unicode" text. Raises
+    ``UnicodeDecodeError`` for bytes that are neither."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        with suppress(UnicodeDecodeError):
+            return data.decode("utf-16")
+    return data.decode("utf-8-sig")
 
 
 def _utf8(raw: bytes, where: str) -> str:

@@ -77,7 +77,7 @@ def _evidence_file(name: str) -> dict[str, str]:
     path = Path(name)
     if not path.is_file():
         raise UsageError(f"--evidence-file {name}: no such file")
-    from favakit.retrieval.kb import document_text
+    from favakit.records import document_text
 
     try:
         text = document_text(path.read_bytes())

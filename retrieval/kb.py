@@ -16,7 +16,6 @@ passages (:mod:`favakit.text`).
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import difflib
 import json
@@ -32,7 +31,7 @@ from typing import Any, Literal
 
 from favakit.errors import UsageError
 from favakit.progress import Progress
-from favakit.records import numbered_jsonl, sqlite_tables
+from favakit.records import document_text, numbered_jsonl, sqlite_tables
 from favakit.retrieval.markdown import markdown_sections
 from favakit.text import count_tokens, count_words, pack_passages
 
@@ -44,7 +43,6 @@ __all__ = [
     "UnknownTitleError",
     "base_name",
     "build_kb",
-    "document_text",
     "normalize_title",
     "read_documents",
     "strip_qualifier",
@@ -299,16 +297,6 @@ def _hidden(f: Path, folder: Path) -> bool:
     return any(part.startswith(".") for part in f.relative_to(folder).parts)
 
 
-def document_text(data: bytes) -> str:
-    """A document file's text: UTF-8 (a byte-order mark dropped), or UTF-16 where the file
-    starts with its byte-order mark, as Windows' editors save "Unicode" text. Raises
-    ``UnicodeDecodeError`` for bytes that are neither."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        with contextlib.suppress(UnicodeDecodeError):
-            return data.decode("utf-16")
-    return data.decode("utf-8-sig")
-
-
 def _read_text(f: Path) -> str:
     """:func:`document_text` of a file; bytes it cannot read are replaced, and said."""
     data = f.read_bytes()
@@ -331,10 +319,15 @@ def read_documents(
         raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if kind == "dir":
         found = [p] if p.is_file() else sorted(f for f in p.rglob("*") if f.is_file())
-        files = [f for f in found if f.suffix.lower() in (".txt", ".md")]
+        files, skipped = [], []
+        for f in found:
+            if f.suffix.lower() in (".txt", ".md"):
+                files.append(f)
+            elif not _hidden(f, p):
+                skipped.append(f)
         if not files:
             raise UsageError(f"{str(p)!r} holds no .txt or .md files")
-        _say_skipped([f for f in found if f not in files and not _hidden(f, p)], p)
+        _say_skipped(skipped, p)
         for f in files:
             raw = _read_text(f)
             yield f.stem, markdown_sections(raw) if f.suffix.lower() == ".md" else raw, False

@@ -90,7 +90,7 @@ def test_a_documents_folder_says_what_it_skips_and_what_is_not_utf8(
 
 
 def test_document_text_reads_utf8_and_utf16_with_its_mark() -> None:
-    from favakit.retrieval.kb import document_text
+    from favakit.records import document_text
 
     text = "Caf\xe9 \u2013 open."
     for data in (text.encode("utf-8"), text.encode("utf-8-sig"), text.encode("utf-16"),
