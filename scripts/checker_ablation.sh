@@ -15,7 +15,8 @@
 # trains nothing and only gathers (and picks from) the arms already in $OUT.
 # Arms run at once (a GPU has room for several; on a CPU run one: ARMS=minilm:real).
 # TIME_LIMIT (seconds of training per arm, default 0: none) ends an arm early with its model
-# saved (notes.time_limit_s). EPOCHS overrides the epochs (3 for MiniLM, 2 for larger encoders);
+# saved and a checkpoint kept (notes.time_limit_s; delete $OUT/*/checkpoint if it will not be
+# resumed). EPOCHS overrides the epochs (3 for MiniLM, 2 for larger encoders);
 # EXTRA adds overrides to every arm (e.g. the teacher of a distilled student:
 # EXTRA="notes.teacher_scores=runs/teacher_scores.jsonl notes.teacher_weight=0.5"). PICK=1 packs the MiniLM arm with the best development mean in
 # int8 to $OUT/picked (the shippable size).

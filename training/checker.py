@@ -25,7 +25,8 @@ cross-entropy with the human label plus ``w`` x the cross-entropy with the teach
 label alone. The development split is never scored by the teacher's file.
 
 ``notes.time_limit_s`` stops training early, at a deadline, with the same final evaluation and
-save as a finished run (the learning-rate schedule is not shortened).
+save as a finished run (the learning-rate schedule is not shortened); it also keeps a checkpoint
+of that step, so ``--resume`` goes on towards the planned steps (with a new deadline).
 
 The loop: length-bucketed batches, bf16 autocast where the CPU or GPU has it, a log line per
 ``log_every`` steps (loss, examples/s, ETA), a checkpoint every ``save_every`` steps (model,
@@ -316,7 +317,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
 
         bar = tqdm(total=total, initial=step, desc="train checker", unit="step")
     model.train()
-    t0, seen, start_step = time.perf_counter(), 0, step
+    t0, seen, start_step, planned = time.perf_counter(), 0, step, total
     losses: list[float] = []
     while step < total:
         epoch, within = divmod(step, steps_per_epoch)
@@ -356,6 +357,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
                 log.warning("notes.time_limit_s (%ss) reached: stopping at step %d of %d",
                             time_limit, step, total)  # fmt: skip
                 total = step  # the last evaluation and the save below happen now
+                _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step)  # to resume
             losses.append(float(loss.detach()))
             if bar is not None:
                 bar.update(1)
@@ -392,7 +394,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     if bar is not None:
         bar.close()
     return _finish(cfg, out, files, data, best, device, time.perf_counter() - t0, seen,
-                   start_step, step, problem)  # fmt: skip
+                   start_step, step, planned, problem)  # fmt: skip
 
 
 def _round_base(model: Any, rounding: str) -> None:
@@ -459,10 +461,11 @@ def _checkpoint(torch: Any, ckpt: Path, model: Any, head: Any, optimizer: Any, s
 
 
 def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict[str, Any],
-            device: str, seconds: float, seen: int, start_step: int, step: int,
+            device: str, seconds: float, seen: int, start_step: int, step: int, planned: int,
             problem: str | None) -> dict[str, Any]:  # fmt: skip
     """The best checkpoint as the run's model: threshold, reliability and figures in
-    ``checker.json``, measured again through the inference class."""
+    ``checker.json``, measured again through the inference class. A run stopped before its
+    ``planned`` steps (``notes.time_limit_s``) keeps its checkpoint for ``--resume``."""
     final = out / "model"
     shutil.rmtree(final, ignore_errors=True)
     shutil.copytree(settle_folder(out / "best"), final, ignore=shutil.ignore_patterns(BEST_RECORD))
@@ -498,9 +501,14 @@ def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict
     (final / CONFIG_NAME).write_text(json.dumps(meta, indent=1))
     summary = {"output": str(final), "best_step": best.get("step"), "threshold": threshold,
                "dev_mean_balanced_accuracy": meta["dev"]["mean_balanced_accuracy"],
-               "steps": step, "resumed_at": start_step, **({"dev_note": problem} if problem else {})}  # fmt: skip
+               "steps": step, "planned_steps": planned, "resumed_at": start_step,
+               **({"dev_note": problem} if problem else {})}  # fmt: skip
     if problem:
         log.warning("%s", problem)  # again where the run ends: the first is far up its log
     (out / "summary.json").write_text(json.dumps(summary, indent=1))
-    shutil.rmtree(out / "checkpoint", ignore_errors=True)
+    if step < planned:
+        log.warning("stopped at step %d of %d: --resume with the same output_dir goes on",
+                    step, planned)  # fmt: skip
+    else:
+        shutil.rmtree(out / "checkpoint", ignore_errors=True)
     return summary

@@ -29,21 +29,24 @@ log = logging.getLogger("favakit.training.recipe")
 def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool) -> None:
     """Refuse an ``output_dir`` whose run this one would overwrite, before anything is written.
 
-    A run that holds a checkpoint goes on only with ``--resume``. A finished run keeps no
-    checkpoint, so ``--resume`` there would start again at step 0 and replace its model: that is
-    refused too. ``--resume`` where no checkpoint was saved yet (a run killed before its first
-    one, or a new folder) starts at step 0 and says so."""
+    A run that holds a checkpoint goes on only with ``--resume`` (a checker run stopped at its
+    ``notes.time_limit_s`` is finished and keeps one). A finished run with no checkpoint is
+    refused even with ``--resume``, which would start again at step 0 and replace its model.
+    ``--resume`` where no checkpoint was saved yet (a run killed before its first one, or a new
+    folder) starts at step 0 and says so."""
     from favakit.errors import UsageError
 
-    if finished and not (resume and checkpointed):
+    if checkpointed:
+        if not resume:
+            raise UsageError(
+                f"{out} holds a checkpoint; pass --resume to continue it, or another output_dir"
+            )
+        return
+    if finished:
         why = (" (a finished run keeps no checkpoint: --resume would start again at step 0 and"
                " replace its model)" if resume else "")  # fmt: skip
         raise UsageError(f"{out} holds a finished run; choose another output_dir{why}")
-    if checkpointed and not resume:
-        raise UsageError(
-            f"{out} holds a checkpoint; pass --resume to continue it, or another output_dir"
-        )
-    if resume and not checkpointed:
+    if resume:
         log.warning("%s holds no checkpoint to resume: starting at step 0", out)
 
 

@@ -518,21 +518,33 @@ def test_a_validation_file_of_one_label_keeps_the_last_step_and_says_so(
 
 
 @pytest.mark.slow
-def test_a_time_limit_ends_training_with_a_saved_model(tiny_encoder: Path, tmp_path: Path) -> None:
-    """`notes.time_limit_s` stops at the deadline, then evaluates and saves as a finished run."""
+def test_a_time_limit_ends_training_with_a_saved_model_and_resume_goes_on(
+    tiny_encoder: Path, tmp_path: Path
+) -> None:
+    """`notes.time_limit_s` stops at the deadline, then evaluates and saves as a finished run,
+    keeping a checkpoint: the folder is refused without --resume, and --resume (the deadline
+    lifted) trains on to the planned steps and then drops the checkpoint."""
     data = tmp_path / "train" / "pairs.jsonl"
     data.parent.mkdir()
     data.write_text("".join(json.dumps(r) + "\n" for r in _rows(120, 2)), encoding="utf-8")
-    run = subprocess.run(
-        _command(tiny_encoder, data, tmp_path / "run", "max_steps=500", "eval_every=0",
-                 "notes.time_limit_s=0.001", "data.validation_fraction=0.2"),
-        capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+    common = _command(tiny_encoder, data, tmp_path / "run", "max_steps=6", "eval_every=0",
+                      "data.validation_fraction=0.2")  # fmt: skip
+    run = subprocess.run([*common, "notes.time_limit_s=0.001"],
+                         capture_output=True, text=True, timeout=600)  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
-    assert "time_limit_s" in run.stderr
+    assert "time_limit_s" in run.stderr and "--resume" in run.stderr
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
-    assert summary["steps"] == 1
+    assert (summary["steps"], summary["planned_steps"]) == (1, 6)
     assert json.loads((tmp_path / "run" / "model" / "checker.json").read_text())["threshold"] > 0
+    assert (tmp_path / "run" / "checkpoint" / "state.pt").exists()
+
+    again = subprocess.run(common, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 2 and "pass --resume" in again.stderr, again.stderr[-2000:]
+    resumed = subprocess.run([*common, "--resume"], capture_output=True, text=True, timeout=600)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text())
+    assert (summary["resumed_at"], summary["steps"]) == (1, 6)
+    assert not (tmp_path / "run" / "checkpoint").exists()
 
 
 @pytest.mark.slow
