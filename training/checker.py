@@ -309,7 +309,8 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         step = int(state["step"])
         best = _resumed_best(out)
         log.info("resumed at step %d", step)
-    token_weight = float(cfg.notes.get("token_loss_weight", 0.5))
+    weights = {"token": float(cfg.notes.get("token_loss_weight", 0.5)),
+               "teacher": teacher_weight if teacher is not None else 0.0}  # fmt: skip
     time_limit = float(cfg.notes.get("time_limit_s", 0))  # 0: none
     bar: Any = None
     if progress:
@@ -322,30 +323,8 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     while step < total:
         epoch, within = divmod(step, steps_per_epoch)
         for idx in _batches(train_set, cfg.batch_size, cfg.seed + epoch)[within:]:
-            batch = {
-                k: v.to(device)
-                for k, v in _collate(torch, [train_set[i] for i in idx], pad).items()
-            }
-            token_labels = batch.pop("token_labels")
-            targets = batch.pop("targets")
-            with torch.autocast(
-                device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16
-            ):
-                got = model(**batch, output_hidden_states=True)
-                token_logits = head(got.hidden_states[-1])
-            loss = got.loss.float()
-            taught = targets >= 0
-            if teacher is not None and taught.any():
-                logp = torch.log_softmax(got.logits.float()[taught], dim=-1)
-                t = targets[taught]
-                soft = -(t * logp[:, 1] + (1 - t) * logp[:, 0]).mean()
-                loss = (1 - teacher_weight) * loss + teacher_weight * soft
-            if (token_labels != IGNORE).any():
-                loss = loss + token_weight * torch.nn.functional.cross_entropy(
-                    token_logits.float().reshape(-1, 2),
-                    token_labels.reshape(-1),
-                    ignore_index=IGNORE,
-                )
+            batch = _collate(torch, [train_set[i] for i in idx], pad)
+            loss = _batch_loss(torch, model, head, batch, device, bf16, weights)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
             optimizer.step()
@@ -375,17 +354,11 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
                 model.eval()
                 scores = _dev_scores(torch, model, dev_set, pad, device, bf16)
                 model.train()
-                threshold, mean_ba = choose_threshold(data.dev, scores)
-                measured = not math.isnan(mean_ba)
-                record = {
-                    "step": step,
-                    "dev_mean_balanced_accuracy": round(mean_ba, 4) if measured else None,
-                    "threshold": threshold,
-                }
-                runtime.log_record(out / "train_log.jsonl", None, {**record, "loss": losses[-1]})
-                if not measured or mean_ba > best["score"]:  # nothing to compare: the latest
-                    best = {"score": mean_ba if measured else -1.0, "step": step,
-                            "threshold": threshold}  # fmt: skip
+                measured = _measure_step(data.dev, scores, step, losses[-1], out)
+                if measured["score"] is None or measured["score"] > best["score"]:
+                    # the first better one is kept; with nothing to compare, the latest
+                    unmeasured = measured["score"] is None
+                    best = {**measured, "score": -1.0 if unmeasured else measured["score"]}
                     _save_model(torch, model, head, tokenizer, out / "best", best)
             if cfg.save_every and step % cfg.save_every == 0 and step < total:
                 _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step)
@@ -395,6 +368,44 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         bar.close()
     return _finish(cfg, out, files, data, best, device, time.perf_counter() - t0, seen,
                    start_step, step, planned, problem)  # fmt: skip
+
+
+def _batch_loss(torch: Any, model: Any, head: Any, batch: dict[str, Any], device: str,
+                bf16: bool, weights: dict[str, float]) -> Any:  # fmt: skip
+    """One batch's loss: the sequence head's cross-entropy with the human label (mixed with the
+    teacher's probability by ``weights["teacher"]`` where the batch has one), plus
+    ``weights["token"]`` x the token head's cross-entropy where the rows say where."""
+    batch = {k: v.to(device) for k, v in batch.items()}
+    token_labels = batch.pop("token_labels")
+    targets = batch.pop("targets")
+    with torch.autocast(device_type=device.split(":")[0], dtype=torch.bfloat16, enabled=bf16):
+        got = model(**batch, output_hidden_states=True)
+        token_logits = head(got.hidden_states[-1])
+    loss = got.loss.float()
+    taught = targets >= 0
+    if weights["teacher"] and taught.any():
+        logp = torch.log_softmax(got.logits.float()[taught], dim=-1)
+        t = targets[taught]
+        soft = -(t * logp[:, 1] + (1 - t) * logp[:, 0]).mean()
+        loss = (1 - weights["teacher"]) * loss + weights["teacher"] * soft
+    if (token_labels != IGNORE).any():
+        loss = loss + weights["token"] * torch.nn.functional.cross_entropy(
+            token_logits.float().reshape(-1, 2), token_labels.reshape(-1), ignore_index=IGNORE
+        )
+    return loss
+
+
+def _measure_step(dev: list[Any], scores: list[float], step: int, loss: float,
+                  out: Path) -> dict[str, Any]:  # fmt: skip
+    """This step on the development split, logged: ``{"score", "step", "threshold"}``, the
+    score the mean per-source balanced accuracy at the threshold chosen for it, or None where
+    the split cannot measure one."""
+    threshold, mean_ba = choose_threshold(dev, scores)
+    score = None if math.isnan(mean_ba) else mean_ba
+    record = {"step": step, "dev_mean_balanced_accuracy": None if score is None else round(score, 4),
+              "threshold": threshold}  # fmt: skip
+    runtime.log_record(out / "train_log.jsonl", None, {**record, "loss": loss})
+    return {"score": score, "step": step, "threshold": threshold}
 
 
 def _round_base(model: Any, rounding: str) -> None:
