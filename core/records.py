@@ -173,7 +173,8 @@ def numbered_jsonl(
     :class:`RecordError` naming it.
 
     Blank lines are ignored, and so is a byte-order mark before the first row (what some Windows
-    tools write at the start of a UTF-8 file). A file whose first character is ``[`` is read as
+    tools write at the start of a UTF-8 file). A file that starts with UTF-16's byte-order mark
+    is read as UTF-16 (what Windows PowerShell 5's ``>`` and ``Out-File`` write). A file whose first character is ``[`` is read as
     one JSON array of objects (what many datasets ship), each numbered by its place in the
     array. A file that is neither (one object pretty-printed over several lines, a CSV table)
     is refused with what favakit reads instead. With ``allow_truncated_tail``, a last line
@@ -190,25 +191,21 @@ def numbered_jsonl(
     if _first_character(p) == "[":
         yield from _array_rows(p)
         return
-    with p.open("rb") as fh:
-        for lineno, raw in enumerate(fh, start=1):
-            if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
-                raw = raw[len(codecs.BOM_UTF8) :]
-            line = _utf8(raw, f"{p}:{lineno}")
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                if allow_truncated_tail and not line.endswith("\n"):
-                    log.warning("%s:%d: ignoring a truncated last line", p, lineno)
-                    return
-                raise RecordError(
-                    f"{p}:{lineno}: invalid JSON ({exc.msg}){_not_jsonl_hint(p)}"
-                ) from exc
-            if not isinstance(obj, dict):
-                raise RecordError(f"{p}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-            yield lineno, obj
+    for lineno, line in _text_lines(p):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if allow_truncated_tail and not line.endswith("\n"):
+                log.warning("%s:%d: ignoring a truncated last line", p, lineno)
+                return
+            raise RecordError(
+                f"{p}:{lineno}: invalid JSON ({exc.msg}){_not_jsonl_hint(p)}"
+            ) from exc
+        if not isinstance(obj, dict):
+            raise RecordError(f"{p}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+        yield lineno, obj
 
 
 #: what a refused input file is told favakit reads
@@ -227,6 +224,33 @@ def document_text(data: bytes) -> str:
     return data.decode("utf-8-sig")
 
 
+def _has_utf16_mark(path: Path) -> bool:
+    with path.open("rb") as fh:
+        return fh.read(2) in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+def _text_lines(path: Path) -> Iterator[tuple[int, str]]:
+    """The file's lines, numbered from 1: UTF-8 (a byte-order mark dropped), or UTF-16 where the
+    file starts with its byte-order mark; bytes that are neither raise :class:`RecordError`."""
+    if _has_utf16_mark(path):
+        lineno = 0
+        try:
+            with path.open(encoding="utf-16", newline="") as fh:  # the codec drops the mark
+                for lineno, line in enumerate(fh, start=1):
+                    yield lineno, line
+        except UnicodeDecodeError:
+            raise RecordError(
+                f"{path}:{lineno + 1}: starts with UTF-16's byte-order mark but is not UTF-16; "
+                "re-encode the file as UTF-8"
+            ) from None
+        return
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            if lineno == 1 and raw.startswith(codecs.BOM_UTF8):
+                raw = raw[len(codecs.BOM_UTF8) :]
+            yield lineno, _utf8(raw, f"{path}:{lineno}")
+
+
 def _utf8(raw: bytes, where: str) -> str:
     try:
         return raw.decode("utf-8")
@@ -239,6 +263,12 @@ def _utf8(raw: bytes, where: str) -> str:
 
 def _first_character(path: Path) -> str:
     """The file's first character that is not white space (a byte-order mark skipped)."""
+    if _has_utf16_mark(path):
+        with path.open(encoding="utf-16", errors="replace") as fh:
+            head = fh.read(4096)
+            while head and not head.strip():
+                head = fh.read(4096)
+        return head.lstrip()[:1]
     with path.open("rb") as fh:
         head = fh.read(4096)
         if head.startswith(codecs.BOM_UTF8):
@@ -255,7 +285,13 @@ def _array_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8) :]
     try:
-        rows = json.loads(_utf8(raw, str(path)))
+        text = document_text(raw) if _has_utf16_mark(path) else _utf8(raw, str(path))
+        rows = json.loads(text)
+    except UnicodeDecodeError:
+        raise RecordError(
+            f"{path}: starts with UTF-16's byte-order mark but is not UTF-16; "
+            "re-encode the file as UTF-8"
+        ) from None
     except json.JSONDecodeError as exc:
         raise RecordError(
             f"{path}: starts with '[' but is not one JSON array ({exc.msg} at line {exc.lineno}); "
@@ -276,7 +312,7 @@ def _not_jsonl_hint(path: Path) -> str:
     if path.stat().st_size > _WHOLE_FILE_HINT_BYTES:
         return ""
     try:
-        whole = json.loads(path.read_bytes().decode("utf-8-sig"))
+        whole = json.loads(document_text(path.read_bytes()))
     except (ValueError, UnicodeDecodeError, OSError):
         return ""
     if isinstance(whole, dict):

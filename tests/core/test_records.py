@@ -41,6 +41,30 @@ def test_a_byte_order_mark_before_the_first_row_is_read_past(tmp_path: Path) -> 
         list(read_jsonl(path))
 
 
+def test_utf16_with_its_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """What Windows PowerShell 5's `>` writes: UTF-16 LE with its mark, CRLF lines; also big
+    endian, and a JSON array. A file with the mark whose bytes are not UTF-16 is refused."""
+    from favakit.records import numbered_jsonl
+
+    rows = '{"id": "a", "text": "Caf\u00e9 \U0001f600"}\r\n\r\n{"id": "b"}\r\n'
+    path = tmp_path / "powershell.jsonl"
+    for encoding in ("utf-16", "utf-16-be"):  # utf-16 writes the mark (little endian here)
+        mark = b"\xfe\xff" if encoding == "utf-16-be" else b""
+        path.write_bytes(mark + rows.encode(encoding))
+        assert list(numbered_jsonl(path)) == [(1, {"id": "a", "text": "Caf\u00e9 \U0001f600"}),
+                                              (3, {"id": "b"})]  # fmt: skip
+    path.write_bytes('[{"id": "a"}]'.encode("utf-16"))
+    assert list(read_jsonl(path)) == [{"id": "a"}]
+    path.write_bytes('{"id": "a"}\n{"id": \n'.encode("utf-16"))
+    with pytest.raises(RecordError, match=r"powershell.jsonl:2: invalid JSON"):
+        list(read_jsonl(path))
+    path.write_bytes('{"id": "a"}\n{"id": "b"}'.encode("utf-16"))  # a crash's cut: no newline
+    assert list(read_jsonl(path, allow_truncated_tail=True)) == [{"id": "a"}, {"id": "b"}]
+    path.write_bytes(b"\xff\xfe" + '{"id": "a"}\n'.encode("utf-16-le") + b"\x00\xd8\x41")
+    with pytest.raises(RecordError, match=r"powershell.jsonl:2: .*not UTF-16; re-encode"):
+        list(read_jsonl(path))
+
+
 def test_a_json_array_of_objects_is_read_as_rows(tmp_path: Path) -> None:
     from favakit.records import numbered_jsonl
 
