@@ -265,10 +265,10 @@ def _first_character(path: Path) -> str:
     """The file's first character that is not white space (a byte-order mark skipped)."""
     if _has_utf16_mark(path):
         with path.open(encoding="utf-16", errors="replace") as fh:
-            head = fh.read(4096)
-            while head and not head.strip():
-                head = fh.read(4096)
-        return head.lstrip()[:1]
+            chars = fh.read(4096)
+            while chars and not chars.strip():
+                chars = fh.read(4096)
+        return chars.lstrip()[:1]
     with path.open("rb") as fh:
         head = fh.read(4096)
         if head.startswith(codecs.BOM_UTF8):
