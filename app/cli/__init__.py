@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from favakit import __version__
 from favakit.errors import FavakitError
 
-__all__ = ["COMMANDS", "EXAMPLES", "main"]
+__all__ = ["ACTION_EXAMPLES", "COMMANDS", "EXAMPLES", "main"]
 
 #: name -> ("module:function" that configures the command's parser, one-line help).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -111,6 +111,71 @@ EXAMPLES: dict[str, list[str]] = {
     "serve-llm": ["favakit serve-llm --backend hf --port 8000"],
 }
 
+#: "command action" -> example lines shown under that action's --help (the same rules as
+#: EXAMPLES); `favakit train`'s actions are words of its own usage, which shows them.
+ACTION_EXAMPLES: dict[str, list[str]] = {
+    "tags strip": ["favakit tags strip examples/fava_output.txt"],
+    "tags original": ["favakit tags original examples/fava_output.txt"],
+    "tags spans": ["favakit tags spans --compact examples/fava_output.txt"],
+    "tags check": ["favakit tags check --view synthetic examples/synthetic_output.txt"],
+    "tags convert": [
+        "favakit tags convert --from synthetic --to edit examples/synthetic_output.txt"
+    ],
+    "kb build": [
+        "favakit kb build --input examples/kb_docs.jsonl --out runs/kb.db",
+        "favakit kb build --input examples/shop_docs --out runs/shop.db",
+    ],
+    "kb get": ["favakit kb get --kb runs/kb.db 'Marie Curie'"],
+    "kb titles": ["favakit kb titles --kb runs/kb.db"],
+    "index build": [
+        "favakit index build --kb runs/kb.db --out runs/bm25 --kind bm25",
+        "favakit index build --kb runs/kb.db --out runs/dense --encoder minilm",
+    ],
+    "synth run": ["favakit synth run --kb runs/demo/kb.db --out runs/synth --n 200"],
+    "synth finalize": ["favakit synth finalize runs/synth"],
+    "synth stats": ["favakit synth stats runs/synth"],
+    "synth claims": ["favakit synth claims --kb runs/demo/kb.db --out runs/claims --n 400"],
+    "synth convert-fava": [
+        "favakit synth convert-fava --input fava_train.jsonl --out runs/fava_favakit.jsonl"
+    ],
+    "synth from-edits": [
+        "favakit synth from-edits --input ../shared/data/real/train_spans/summedits.jsonl "
+        "--out runs/real_edits --dev-sources summedits_podcast"
+    ],
+    "eval detect": [
+        "favakit eval detect --gold runs/synth/validation.jsonl --pred pred.jsonl "
+        "--out runs/detect.json"
+    ],
+    "eval factscore": [
+        "favakit eval factscore --input examples/bios.jsonl --kb runs/demo/kb.db --facts rules "
+        "--out runs/factscore.json"
+    ],
+    "eval edit-gain": [
+        "favakit eval edit-gain --input examples/bios.jsonl --kb runs/demo/kb.db --facts rules "
+        "--out runs/gain.json"
+    ],
+}
+
+
+class _ExamplesAsWritten(argparse.HelpFormatter):
+    """Wraps the description as usual; keeps an examples epilog's lines as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:\n"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+def _action_examples(parser: argparse.ArgumentParser, name: str) -> None:
+    """Give each action of ``parser`` (a command with actions) its ACTION_EXAMPLES epilog."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for verb, sub in action.choices.items():
+                lines = ACTION_EXAMPLES.get(f"{name} {verb}")
+                if lines:
+                    sub.epilog = "examples:\n" + "\n".join(f"  {line}" for line in lines)
+                    sub.formatter_class = _ExamplesAsWritten
+
 
 def _root_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:  # type: ignore[type-arg]
     parser = argparse.ArgumentParser(
@@ -142,6 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if name == chosen:
             module, _, function = target.partition(":")
             getattr(importlib.import_module(module), function)(p)
+            _action_examples(p, name)
     args = parser.parse_args(args_in)
     if args.command is None:
         parser.print_help()

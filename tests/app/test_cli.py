@@ -231,3 +231,40 @@ def test_every_command_shows_examples_that_its_parser_accepts() -> None:
         [sys.executable, "-m", "favakit", "verify", "--help"], capture_output=True, text=True
     ).stdout
     assert "examples:\n  favakit verify --claim" in shown
+
+
+def test_every_action_shows_examples_that_its_parser_accepts() -> None:
+    """The actions of tags, kb, index, synth and eval: each has examples under its own --help,
+    and each parses as that action with its real options."""
+    import argparse
+    import importlib
+    import shlex
+
+    from favakit.cli import ACTION_EXAMPLES, COMMANDS, _action_examples, _root_parser
+
+    actions: set[str] = set()
+    for name in ("tags", "kb", "index", "synth", "eval"):
+        parser, sub = _root_parser()
+        module, _, function = COMMANDS[name][0].partition(":")
+        command = sub.add_parser(name)
+        getattr(importlib.import_module(module), function)(command)
+        _action_examples(command, name)
+        verbs = next(a for a in command._actions if isinstance(a, argparse._SubParsersAction))
+        for verb, action_parser in verbs.choices.items():
+            actions.add(f"{name} {verb}")
+            assert (action_parser.epilog or "").startswith("examples:\n  favakit"), verb
+        for key, lines in ACTION_EXAMPLES.items():
+            if key.split()[0] != name:
+                continue
+            for line in lines:
+                argv = shlex.split(line)
+                assert argv[:3] == ["favakit", *key.split()], line
+                args = parser.parse_args(argv[1:])  # exits 2 on an unknown option
+                assert args.command == name and callable(args.func), line
+    assert set(ACTION_EXAMPLES) == actions
+    shown = subprocess.run(
+        [sys.executable, "-m", "favakit", "eval", "factscore", "--help"],
+        capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert "examples:\n  favakit eval factscore --input examples/bios.jsonl" in shown
+    assert "FActScore (Min et al. 2023) with FActScore's output keys." in shown  # still wrapped
