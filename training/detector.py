@@ -258,19 +258,47 @@ def train_detector(
             if step % cfg.log_every == 0 or step == total:
                 runtime.log_record(out / "train_log.jsonl", None, record)
             if cfg.save_every and step % cfg.save_every == 0 and step < total:
-                ckpt.mkdir(parents=True, exist_ok=True)
-                torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                            "scheduler": scheduler.state_dict(), "step": step},
-                           ckpt / "state.tmp")  # fmt: skip
-                (ckpt / "state.tmp").replace(ckpt / "state.pt")
+                _checkpoint(torch, ckpt, model, optimizer, scheduler, step)
             if step >= total:
                 break
     if bar is not None:
         bar.close()
     seconds = time.perf_counter() - t0
+    tuned = _save_and_tune(cfg, out / "detector", model, tokenizer, device, tune_set, val_set)
+    summary = {
+        "task": "detector",
+        "method": cfg.method,
+        "steps": step,
+        "train_examples": len(train_set),
+        "tuning_examples": len(tune_set),
+        "validation_examples": len(val_set),
+        "dropped_examples": dropped + tune_dropped + val_dropped,
+        "first_loss": first_loss,
+        "last_loss": last_loss,
+        "examples_per_s": round(seen / seconds, 2) if seconds else None,
+        **tuned,
+        "device": device,
+        "output": str(out / "detector"),
+    }
+    (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    shutil.rmtree(ckpt, ignore_errors=True)
+    return summary
 
-    # save, then measure and tune through the inference path itself
-    final = out / "detector"
+
+def _checkpoint(torch: Any, ckpt: Path, model: Any, optimizer: Any, scheduler: Any,
+                step: int) -> None:  # fmt: skip
+    """The training state, swapped in whole (a kill mid-write keeps the previous one)."""
+    ckpt.mkdir(parents=True, exist_ok=True)
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "scheduler": scheduler.state_dict(), "step": step}, ckpt / "state.tmp")  # fmt: skip
+    (ckpt / "state.tmp").replace(ckpt / "state.pt")
+
+
+def _save_and_tune(cfg: TrainConfig, final: Path, model: Any, tokenizer: Any, device: str,
+                   tune_set: list[dict[str, Any]],
+                   val_set: list[dict[str, Any]]) -> dict[str, Any]:  # fmt: skip
+    """Save the detector folder, then tune its per-type thresholds on ``tune_set`` and measure
+    ``val_set`` through the inference class itself; the thresholds and span F1s."""
     if cfg.method == "lora":
         model.save_pretrained(final)
     else:
@@ -301,23 +329,5 @@ def train_detector(
             t: round(_f1(*_span_f1(val_gold, val_scored, t, thresholds[t])), 4) for t in ERROR_TYPES
         }
     (final / CONFIG_NAME).write_text(json.dumps(meta, indent=1) + "\n")
-    summary = {
-        "task": "detector",
-        "method": cfg.method,
-        "steps": step,
-        "train_examples": len(train_set),
-        "tuning_examples": len(tune_set),
-        "validation_examples": len(val_set),
-        "dropped_examples": dropped + tune_dropped + val_dropped,
-        "first_loss": first_loss,
-        "last_loss": last_loss,
-        "examples_per_s": round(seen / seconds, 2) if seconds else None,
-        "thresholds": thresholds,
-        "tuning_span_f1_per_type": tune_f1,
-        "validation_span_f1_per_type": val_f1,
-        "device": device,
-        "output": str(final),
-    }
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    shutil.rmtree(ckpt, ignore_errors=True)
-    return summary
+    return {"thresholds": thresholds, "tuning_span_f1_per_type": tune_f1,
+            "validation_span_f1_per_type": val_f1}  # fmt: skip
