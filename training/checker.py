@@ -130,20 +130,6 @@ def _encode(tokenizer: Any, pairs: list[Pair], max_length: int, words: int,
     return out
 
 
-def _batches(examples: list[dict[str, Any]], size: int, seed: int) -> list[list[int]]:
-    """Batches of similar length (sorted within windows of 50 batches), in random order."""
-    rng = random.Random(seed)
-    order = list(range(len(examples)))
-    rng.shuffle(order)
-    window = size * 50
-    batches = []
-    for s in range(0, len(order), window):
-        chunk = sorted(order[s : s + window], key=lambda i: len(examples[i]["input_ids"]))
-        batches += [chunk[k : k + size] for k in range(0, len(chunk), size)]
-    rng.shuffle(batches)
-    return batches
-
-
 def _collate(torch: Any, items: list[dict[str, Any]], pad: int) -> dict[str, Any]:
     n = max(len(x["input_ids"]) for x in items)
 
@@ -319,10 +305,11 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         bar = tqdm(total=total, initial=step, desc="train checker", unit="step")
     model.train()
     t0, seen, start_step, planned = time.perf_counter(), 0, step, total
+    lengths = [len(x["input_ids"]) for x in train_set]
     losses: list[float] = []
     while step < total:
         epoch, within = divmod(step, steps_per_epoch)
-        for idx in _batches(train_set, cfg.batch_size, cfg.seed + epoch)[within:]:
+        for idx in runtime.length_batches(lengths, cfg.batch_size, cfg.seed + epoch)[within:]:
             batch = _collate(torch, [train_set[i] for i in idx], pad)
             loss = _batch_loss(torch, model, head, batch, device, bf16, weights)
             loss.backward()

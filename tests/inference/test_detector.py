@@ -112,7 +112,28 @@ def trained_detector(
     summary = json.loads((out / "summary.json").read_text())
     assert summary["task"] == "detector" and summary["steps"] == 80
     assert summary["tuning_examples"] > 0 and summary["last_loss"] < summary["first_loss"] / 4
+    assert summary["bf16"] is False  # the preset's fp32
     return Path(summary["output"])
+
+
+@pytest.mark.slow
+def test_detector_training_honours_bf16_and_accumulates(
+    tiny_encoder: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    """`precision=bf16` trains in bf16 autocast (it was once ignored), with batches accumulated
+    over `grad_accum`; the loss still falls, and the load report of a new head is not printed."""
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "favakit", "train", "--config", "minilm_detector",
+           f"model={tiny_encoder}", f"data.train_file={rows_file}", f"output_dir={out}",
+           "precision=bf16", "lr=0.005", "max_steps=30", "batch_size=4", "grad_accum=2",
+           "data.max_length=128", "warmup_ratio=0", "data.validation_fraction=0.2",
+           "--no-progress"]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["bf16"] is True and summary["steps"] == 30
+    assert summary["last_loss"] < summary["first_loss"] / 2
+    assert "LOAD REPORT" not in done.stderr and "MISSING" not in done.stderr
 
 
 @pytest.mark.slow

@@ -161,6 +161,7 @@ def test_a_checkpoint_exports_as_a_loadable_adapter(
         (True, False, False, r"holds a finished run; choose another output_dir$"),
         (True, False, True, r"finished run.*--resume would start again at step 0"),
         (False, True, False, "holds a checkpoint; pass --resume"),
+        (True, True, False, "holds a checkpoint; pass --resume"),  # a checker's time limit
     ],
 )
 def test_a_run_folder_that_would_be_overwritten_is_refused(
@@ -185,6 +186,24 @@ def test_resume_with_no_checkpoint_starts_over_and_says_so(
     assert [r.getMessage() for r in caplog.records] == [
         f"{tmp_path} holds no checkpoint to resume: starting at step 0"
     ]
+
+
+def test_length_batches_hold_every_row_once_in_batches_of_like_length() -> None:
+    from favakit.training.runtime import length_batches
+
+    lengths = [(i * 37) % 301 for i in range(1000)]  # 0..300, scattered
+    batches = length_batches(lengths, 8, seed=3)
+    assert sorted(i for b in batches for i in b) == list(range(1000))
+    assert all(len(b) == 8 for b in batches)
+    padding = sum(max(lengths[i] for i in b) * len(b) - sum(lengths[i] for i in b)
+                  for b in batches)  # fmt: skip
+    chance = sum(max(lengths[i] for i in range(s, s + 8)) * 8 - sum(lengths[s : s + 8])
+                 for s in range(0, 1000, 8))  # fmt: skip
+    assert padding < chance / 10
+    assert length_batches(lengths, 8, seed=3) == batches  # the seed decides
+    again = length_batches(lengths, 8, seed=4)  # another epoch: another mix and order
+    assert again != batches and {tuple(b) for b in again} != {tuple(b) for b in batches}
+    assert sorted(map(len, length_batches(lengths[:13], 8, seed=0))) == [5, 8]
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="a glibc setting")
