@@ -13,7 +13,7 @@ __all__ = ["configure"]
 def _train(args: argparse.Namespace) -> int:
     from favakit.config import dump_config
     from favakit.errors import UsageError
-    from favakit.training.config import load_train_config, presets
+    from favakit.training.config import load_train_config, presets, validate_config
 
     if args.overrides[:1] == ["merge"]:  # `favakit train merge --adapter DIR --out DIR`
         if not args.adapter or not args.out or len(args.overrides) > 1:
@@ -48,6 +48,7 @@ def _train(args: argparse.Namespace) -> int:
         print("give --config PRESET|FILE.yaml; presets: " + ", ".join(presets()))
         return 2
     cfg = load_train_config(args.config, args.overrides)
+    validate_config(cfg)  # a dry run says what the run would refuse
     if args.dry_run:
         sys.stdout.write(dump_config(cfg))
         return 0

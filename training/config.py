@@ -92,8 +92,39 @@ class TrainConfig:
     notes: dict[str, Any] = field(default_factory=dict)  # free text carried into the model card
 
 
+#: settings a task's trainer never reads: one changed from its default is refused, not ignored
+UNREAD_BY_TASK: dict[str, tuple[str, ...]] = {
+    "editor": ("data.source_weights", "data.hard_negatives"),
+    "detector": ("eval_every", "eval_generate", "gradient_checkpointing", "data.packing",
+                 "data.pad_multiple", "data.source_weights", "data.hard_negatives"),
+    "checker": ("grad_accum", "eval_generate", "gradient_checkpointing", "data.packing",
+                "data.pad_multiple"),
+}  # fmt: skip
+
+
+def _unread_settings(cfg: TrainConfig) -> list[str]:
+    """``key=value`` for each setting ``cfg.task`` does not read that differs from its default."""
+    defaults = TrainConfig()
+    changed = []
+    for key in UNREAD_BY_TASK.get(cfg.task, ()):
+        mine, default = cfg, defaults
+        *parents, name = key.split(".")
+        for part in parents:
+            mine, default = getattr(mine, part), getattr(default, part)
+        if getattr(mine, name) != getattr(default, name):
+            changed.append(f"{key}={getattr(mine, name)}")
+    return changed
+
+
 def validate_config(cfg: TrainConfig) -> None:
     """Reject settings that cannot mean anything, before any file is written or model loaded."""
+    unread = _unread_settings(cfg)
+    if unread:
+        raise UsageError(
+            f"{', '.join(unread)}: task={cfg.task} does not read "
+            f"{'this setting' if len(unread) == 1 else 'these settings'}; remove "
+            f"{'it' if len(unread) == 1 else 'them'} (docs/training.md lists each task's)"
+        )
     checks: list[tuple[bool, str]] = [
         (
             cfg.max_steps >= 0,

@@ -47,6 +47,40 @@ def test_nonsense_settings_are_rejected(override: str, message: str) -> None:
         validate_config(cfg)
 
 
+@pytest.mark.parametrize(
+    "preset, overrides, said",
+    [
+        ("minilm_checker", ["grad_accum=4"], r"^grad_accum=4: task=checker does not read this"),
+        ("minilm_detector", ["eval_every=5", "data.pad_multiple=8"],
+         r"^eval_every=5, data.pad_multiple=8: task=detector does not read these settings"),
+        ("smollm2_135m_lora", ["data.source_weights={snli: 2}"],
+         r"^data.source_weights=\{'snli': 2.*task=editor"),
+    ],
+)  # fmt: skip
+def test_a_setting_the_task_never_reads_is_refused_not_ignored(
+    preset: str, overrides: list[str], said: str
+) -> None:
+    with pytest.raises(UsageError, match=said):
+        validate_config(load_train_config(preset, overrides))
+    validate_config(load_train_config(preset))  # the preset alone is accepted
+
+
+def test_each_unread_setting_exists_and_the_dry_run_refuses_too(tmp_path: Path) -> None:
+    from favakit.training.config import UNREAD_BY_TASK, TrainConfig, _unread_settings
+
+    for task, keys in UNREAD_BY_TASK.items():
+        cfg = TrainConfig(task=task)  # type: ignore[arg-type]
+        assert _unread_settings(cfg) == []
+        for key in keys:  # a typo here would make the guard check nothing
+            *parents, name = key.split(".")
+            holder = cfg
+            for part in parents:
+                holder = getattr(holder, part)
+            assert hasattr(holder, name), key
+    dry = _favakit_train("--config", "minilm_checker", "grad_accum=2", "--dry-run")
+    assert dry.returncode == 2 and "task=checker does not read" in dry.stderr
+
+
 @pytest.mark.slow
 def test_cli_rejects_before_writing_anything(
     tiny_llama: Path, rows_file: Path, tmp_path: Path
