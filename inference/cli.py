@@ -23,6 +23,7 @@ from favakit.inference.options import (
     add_editor_options,
     add_gate_options,
     add_judge_options,
+    editing_options_given,
     editor_kind,
     editor_settings,
     gate_settings,
@@ -275,6 +276,10 @@ def _verify(args: argparse.Namespace) -> int:
         from favakit.inference.factory import default_judge
 
         args.judge = default_judge(spec.names_model, bool(args.checker or args.detector))
+    given = editing_options_given(args)
+    if given and args.judge not in ("editor", "encoder"):
+        raise UsageError(f"{', '.join(given)}: options of the editor, for --judge editor or "
+                         f"encoder; --judge {args.judge} does not read them")  # fmt: skip
     if args.judge in ("verifier", "llm") and args.backend in ("encoder", "cascade"):
         spec = spec.with_(backend="hf")
     kind = "generative" if args.backend not in ("encoder", "cascade") else args.backend

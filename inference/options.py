@@ -36,6 +36,23 @@ PROMPT_STYLES = ("factscore", "strict")
 EDITOR_BACKENDS = (*BACKENDS, "encoder", "cascade")
 
 
+#: the generative editor's own options (flag, attribute, default): a judge that is not the
+#: editor has no use for them (:func:`editing_options_given`)
+EDITING_OPTIONS = (
+    ("--template", "template", "favakit"),
+    ("--window-chars", "window_chars", 1500),
+    ("--max-new-tokens", "max_new_tokens", 1024),
+    ("--keep-bare", "keep_bare", False),
+    ("--no-copy-guard", "copy_guard", True),
+)
+_EDITING_DEFAULT = {dest: default for _, dest, default in EDITING_OPTIONS}
+
+
+def editing_options_given(args: argparse.Namespace) -> list[str]:
+    """The editor-only options of :func:`add_editor_options` set to other than their default."""
+    return [flag for flag, dest, default in EDITING_OPTIONS if getattr(args, dest) != default]
+
+
 def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing") -> None:
     """The model (``--backend`` also picks the encoder or the cascade) and the editing options
     (their group titled ``editing``)."""
@@ -63,13 +80,22 @@ def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing"
         "with 1-2 references; else 5)",
     )
     e.add_argument(
-        "--template", default="favakit", choices=["favakit", "fava"], help="prompt template"
+        "--template",
+        default=_EDITING_DEFAULT["template"],
+        choices=["favakit", "fava"],
+        help="prompt template",
     )
     e.add_argument(
-        "--window-chars", type=int, default=1500, help="longer texts are edited in windows"
+        "--window-chars",
+        type=int,
+        default=_EDITING_DEFAULT["window_chars"],
+        help="longer texts are edited in windows",
     )
     e.add_argument(
-        "--max-new-tokens", type=int, default=1024, help="most tokens generated per window"
+        "--max-new-tokens",
+        type=int,
+        default=_EDITING_DEFAULT["max_new_tokens"],
+        help="most tokens generated per window",
     )
     e.add_argument(
         "--keep-bare", action="store_true", help="keep the content of bare tags (FAVA's code)"

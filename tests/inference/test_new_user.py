@@ -361,3 +361,28 @@ def test_the_html_page_goes_into_a_folder_not_made_yet(tmp_path: Path) -> None:
     assert got.returncode == 0, got.stderr[-800:]
     assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
     assert [p.name for p in page.parent.iterdir()] == ["edits.html"]  # no temporary file left
+
+
+def test_verify_refuses_the_editor_s_options_for_a_judge_that_does_not_read_them(
+    tmp_path: Path,
+) -> None:
+    """`--max-new-tokens`, `--template`, ... shape the generative editor; given with a checker
+    judge they would change nothing, so they are refused before any model loads."""
+    missing = str(tmp_path / "no-such-checker")  # never opened: the refusal comes first
+    done = favakit("verify", "--claim", "It is in Paris.", "--evidence", "It is in Paris.",
+                   "--judge", "checker", "--checker", missing, "--max-new-tokens", "5",
+                   "--no-copy-guard")  # fmt: skip
+    assert done.returncode == 2
+    assert ("--max-new-tokens, --no-copy-guard: options of the editor, for --judge editor or "
+            "encoder; --judge checker does not read them") in done.stderr  # fmt: skip
+    import argparse
+
+    from favakit.inference.options import add_editor_options, editing_options_given
+
+    parser = argparse.ArgumentParser()
+    add_editor_options(parser)
+    assert editing_options_given(parser.parse_args([])) == []  # the defaults: none given
+    assert editing_options_given(parser.parse_args(["--template", "fava", "--keep-bare"])) == [
+        "--template",
+        "--keep-bare",
+    ]
