@@ -125,6 +125,12 @@ class Scorer:
                 or len(row["labels"]) != len(row["atomic_facts"])
             ):
                 raise UsageError(f"{where}: 'labels' must pair with 'atomic_facts'")
+        if opts.demos and (opts.use_atomic_facts or opts.facts == "rules"):
+            raise UsageError(
+                "--demos show the language model how to split facts (--facts llm); with "
+                f"{'--use-atomic-facts' if opts.use_atomic_facts else '--facts rules'} no model "
+                "splits them, so --demos would change nothing: leave it out"
+            )
         if not opts.use_atomic_facts and not opts.demos and opts.facts == "llm":
             raise UsageError(
                 "give --demos FILE.json (FActScore's {sentence: [facts]}), or "

@@ -238,6 +238,9 @@ def test_a_named_checker_judges_where_no_model_is_named(kb: Path, tmp_path: Path
         (["--use-atomic-facts", "--judge", "llm", "--model", "x", "--checker", "mpnet"],
          "--checker is for --judge checker or cascade"),
         (["--use-atomic-facts", "--chat"], "--chat is for --judge llm"),
+        (["--use-atomic-facts", "--demos", str(demos)],
+         "with --use-atomic-facts no model splits them, so --demos would change nothing"),
+        (["--facts", "rules", "--demos", str(demos)], "with --facts rules no model splits them"),
     ):  # fmt: skip
         bad = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
