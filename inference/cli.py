@@ -277,9 +277,9 @@ def _verify(args: argparse.Namespace) -> int:
 
         args.judge = default_judge(spec.names_model, bool(args.checker or args.detector))
     given = editing_options_given(args)
-    if given and args.judge not in ("editor", "encoder"):
-        raise UsageError(f"{', '.join(given)}: options of the editor, for --judge editor or "
-                         f"encoder; --judge {args.judge} does not read them")  # fmt: skip
+    if given and args.judge != "editor":
+        raise UsageError(f"{', '.join(given)}: options of the generative editor, for --judge "
+                         f"editor; --judge {args.judge} does not read them")  # fmt: skip
     if args.judge in ("verifier", "llm") and args.backend in ("encoder", "cascade"):
         spec = spec.with_(backend="hf")
     kind = "generative" if args.backend not in ("encoder", "cascade") else args.backend

@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from favakit.cli_args import probability
+from favakit.errors import UsageError
 from favakit.spec import BACKENDS, add_model_options
 
 if TYPE_CHECKING:
@@ -152,6 +153,13 @@ def gate_settings(args: argparse.Namespace) -> GateSettings | None:
 
     gate = getattr(args, "gate", None)
     if gate in (None, "off"):
+        given = [flag for flag, dest, default in (
+            ("--gate-threshold", "gate_threshold", None),
+            ("--gate-fixes", "gate_fixes", "checked"),
+            ("--gate-flags", "gate_flags", "words"),
+        ) if getattr(args, dest, default) != default]  # fmt: skip
+        if gate == "off" and given:
+            raise UsageError(f"{', '.join(given)}: options of the gate, and --gate off has none")
         return None
     return GateSettings(
         judge=str(gate), threshold=getattr(args, "gate_threshold", None),
@@ -170,6 +178,10 @@ def editor_settings(args: argparse.Namespace) -> EditorSettings:
     """The :class:`~favakit.inference.editor.EditorSettings` of :func:`add_editor_options`."""
     from favakit.inference.editor import EditorSettings
 
+    given = editing_options_given(args)
+    if given and editor_kind(args) == "encoder":
+        raise UsageError(f"{', '.join(given)}: options of the generative editor, and --backend "
+                         "encoder generates nothing (--backend cascade does)")  # fmt: skip
     shipped = not (args.model or args.adapter or args.llm_endpoint)
     return EditorSettings(
         template=args.template,

@@ -373,8 +373,8 @@ def test_verify_refuses_the_editor_s_options_for_a_judge_that_does_not_read_them
                    "--judge", "checker", "--checker", missing, "--max-new-tokens", "5",
                    "--no-copy-guard")  # fmt: skip
     assert done.returncode == 2
-    assert ("--max-new-tokens, --no-copy-guard: options of the editor, for --judge editor or "
-            "encoder; --judge checker does not read them") in done.stderr  # fmt: skip
+    assert ("--max-new-tokens, --no-copy-guard: options of the generative editor, for --judge "
+            "editor; --judge checker does not read them") in done.stderr  # fmt: skip
     import argparse
 
     from favakit.inference.options import add_editor_options, editing_options_given
@@ -386,3 +386,21 @@ def test_verify_refuses_the_editor_s_options_for_a_judge_that_does_not_read_them
         "--template",
         "--keep-bare",
     ]
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--backend", "encoder", "--template", "fava", "--max-new-tokens", "5"],
+         "--template, --max-new-tokens: options of the generative editor, and --backend encoder "
+         "generates nothing"),
+        (["--gate", "off", "--gate-threshold", "0.3", "--gate-flags", "sentences"],
+         "--gate-threshold, --gate-flags: options of the gate, and --gate off has none"),
+    ],
+)  # fmt: skip
+def test_edit_refuses_options_that_its_other_choices_would_ignore(
+    flags: list[str], said: str
+) -> None:
+    done = favakit("edit", "The Eiffel Tower is in Berlin.", "--evidence",
+                   "The Eiffel Tower is in Paris.", *flags)  # fmt: skip
+    assert done.returncode == 2 and said in done.stderr, done.stderr
