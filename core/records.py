@@ -174,12 +174,12 @@ def numbered_jsonl(
 
     Blank lines are ignored, and so is a byte-order mark before the first row (what some Windows
     tools write at the start of a UTF-8 file). A file that starts with UTF-16's byte-order mark
-    is read as UTF-16 (what Windows PowerShell 5's ``>`` and ``Out-File`` write). A file whose first character is ``[`` is read as
-    one JSON array of objects (what many datasets ship), each numbered by its place in the
-    array. A file that is neither (one object pretty-printed over several lines, a CSV table)
-    is refused with what favakit reads instead. With ``allow_truncated_tail``, a last line
-    without its newline that does not parse (a write cut short by a crash) is skipped with a
-    warning instead.
+    is read as UTF-16 (what Windows PowerShell 5's ``>`` and ``Out-File`` write). A file whose
+    first character is ``[`` is read as one JSON array of objects (what many datasets ship),
+    each numbered by its place in the array. A file that is neither (one object pretty-printed
+    over several lines, a CSV table) is refused with what favakit reads instead. With
+    ``allow_truncated_tail``, a last line without its newline that does not parse (a write cut
+    short by a crash) is skipped with a warning instead.
     """
     p = Path(path)
     if not p.exists():

@@ -389,8 +389,8 @@ def _measure_step(dev: list[Any], scores: list[float], step: int, loss: float,
     the split cannot measure one."""
     threshold, mean_ba = choose_threshold(dev, scores)
     score = None if math.isnan(mean_ba) else mean_ba
-    record = {"step": step, "dev_mean_balanced_accuracy": None if score is None else round(score, 4),
-              "threshold": threshold}  # fmt: skip
+    measured = None if score is None else round(score, 4)
+    record = {"step": step, "dev_mean_balanced_accuracy": measured, "threshold": threshold}
     runtime.log_record(out / "train_log.jsonl", None, {**record, "loss": loss})
     return {"score": score, "step": step, "threshold": threshold}
 

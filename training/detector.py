@@ -9,11 +9,12 @@ whose text alone does not fit is dropped (counted).
 LoRA (``method: lora``: the encoder's linear layers, the classification head trained in full) or
 full fine-tuning, in bf16 autocast with ``precision: bf16`` (or ``auto`` where the CPU or GPU
 has native bf16; the preset keeps fp32, the shipped detector's). A line per logged step (loss,
-examples/s, ETA), checkpoints every ``save_every`` steps and ``--resume``. At the end: token accuracy and span F1 on the validation
-rows, and a per-type confidence threshold (the one that maximizes that type's span F1), stored
-with the model in ``detector.json``. The thresholds are picked on a tuning split held out from
-the *training* rows by source title (``data.validation_fraction`` of the titles), never on the
-validation file, so figures measured on the validation split stay unbiased.
+examples/s, ETA), checkpoints every ``save_every`` steps and ``--resume``. At the end: token
+accuracy and span F1 on the validation rows, and a per-type confidence threshold (the one that
+maximizes that type's span F1), stored with the model in ``detector.json``. The thresholds are
+picked on a tuning split held out from the *training* rows by source title
+(``data.validation_fraction`` of the titles), never on the validation file, so figures measured
+on the validation split stay unbiased.
 """
 
 from __future__ import annotations
