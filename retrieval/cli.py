@@ -16,9 +16,19 @@ from favakit.errors import UsageError
 __all__ = ["configure_index", "configure_kb", "configure_search"]
 
 
+#: `favakit kb build`'s passage budget in tokens where none is given
+KB_MAX_TOKENS = 256
+
+
 def _kb_build(args: argparse.Namespace) -> int:
     from favakit.retrieval.kb import build_kb
 
+    if args.max_words is not None and (args.max_tokens is not None or args.tokenizer):
+        token_flags = [f for f, v in (("--max-tokens", args.max_tokens),
+                                      ("--tokenizer", args.tokenizer)) if v]  # fmt: skip
+        verb = "count" if len(token_flags) > 1 else "counts"
+        raise UsageError(f"--max-words counts words, and {' and '.join(token_flags)} {verb} "
+                         "tokens: give one budget")  # fmt: skip
     count = None
     if args.tokenizer:
         from favakit.deps import require
@@ -35,7 +45,7 @@ def _kb_build(args: argparse.Namespace) -> int:
         args.input,
         args.out,
         fmt=args.format,
-        max_tokens=args.max_tokens,
+        max_tokens=args.max_tokens if args.max_tokens is not None else KB_MAX_TOKENS,
         max_words=args.max_words,
         progress=not args.quiet,
         count=count,
@@ -87,7 +97,10 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
         "--format", default="auto", choices=["auto", "jsonl", "json", "dir", "dpr-tsv", "hotpot"]
     )
     p.add_argument(
-        "--max-tokens", type=int, default=256, help="passage budget in tokens (default 256)"
+        "--max-tokens",
+        type=int,
+        default=None,
+        help=f"passage budget in tokens (default {KB_MAX_TOKENS})",
     )
     p.add_argument(
         "--max-words", type=int, default=None, help="passage budget in words instead (DPR: 100)"
@@ -118,14 +131,23 @@ def _index_build(args: argparse.Namespace) -> int:
         raise UsageError(
             "--ray distributes the embedding of dense indexes; BM25 builds in one process"
         )
+    dense_only = [flag for flag, value in (
+        ("--encoder", args.encoder), ("--shard-size", args.shard_size), ("--shard", args.shard),
+        ("--batch-size", args.batch_size), ("--device", args.device),
+    ) if value is not None]  # fmt: skip
+    if args.kind == "bm25" and dense_only:
+        raise UsageError(f"{', '.join(dense_only)}: options of the dense indexes' embedding, and "
+                         "--kind bm25 embeds nothing")  # fmt: skip
+    if args.nlist is not None and args.kind != "ivf":
+        raise UsageError(f"--nlist sets the clusters of --kind ivf, not {args.kind}")
     meta = build_index(
         args.kb,
         args.out,
-        encoder=args.encoder,
+        encoder=args.encoder or "minilm",
         kind=args.kind,
-        shard_size=args.shard_size,
+        shard_size=20_000 if args.shard_size is None else args.shard_size,
         shard=parse_shard(args.shard),
-        batch_size=args.batch_size,
+        batch_size=64 if args.batch_size is None else args.batch_size,
         device=args.device,
         nlist=args.nlist,
         progress=not args.quiet,
@@ -143,7 +165,7 @@ def configure_index(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="index folder")
     p.add_argument(
         "--encoder",
-        default="minilm",
+        default=None,
         help="minilm | contriever-msmarco | model folder (default minilm)",
     )
     p.add_argument(
@@ -154,13 +176,15 @@ def configure_index(parser: argparse.ArgumentParser) -> None:
         "default), ivf and hnsw approximate, for large sources; bm25: a word index. Name a "
         "dense and a BM25 index together at search, edit or verify to fuse them",
     )
-    p.add_argument("--shard-size", type=int, default=20_000, help="passages per embedding shard")
+    p.add_argument(
+        "--shard-size", type=int, default=None, help="passages per embedding shard (default 20000)"
+    )
     p.add_argument(
         "--shard",
         default=None,
         help="i/n: embed only shards k with k %% n == i (split across machines)",
     )
-    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--batch-size", type=int, default=None, help="passages a pass (default 64)")
     p.add_argument(
         "--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)"
     )

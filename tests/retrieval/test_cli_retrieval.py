@@ -31,6 +31,30 @@ def test_kb_build_get_and_unknown_title(corpus_jsonl: Path, tmp_path: Path) -> N
     assert bad.returncode == 2 and "'Marie Curie'" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["kb", "build", "--max-tokens", "100", "--max-words", "50"],
+         "--max-words counts words, and --max-tokens counts tokens: give one budget"),
+        (["kb", "build", "--tokenizer", "minilm", "--max-tokens", "9", "--max-words", "50"],
+         "--max-words counts words, and --max-tokens and --tokenizer count tokens"),
+        (["index", "build", "--kind", "bm25", "--encoder", "minilm", "--batch-size", "8"],
+         "--encoder, --batch-size: options of the dense indexes' embedding, and --kind bm25"),
+        (["index", "build", "--kind", "hnsw", "--nlist", "10"],
+         "--nlist sets the clusters of --kind ivf, not hnsw"),
+    ],
+)  # fmt: skip
+def test_options_a_build_would_ignore_are_refused(
+    corpus_jsonl: Path, tmp_path: Path, args: list[str], said: str
+) -> None:
+    kb = tmp_path / "kb.db"
+    where = (["--input", str(corpus_jsonl), "--out", str(kb)] if args[0] == "kb"
+             else ["--kb", str(kb), "--out", str(tmp_path / "index")])  # fmt: skip
+    done = favakit(*args, *where)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not kb.exists() and not (tmp_path / "index").exists()
+
+
 def test_kb_build_shows_plain_progress_lines_when_stderr_is_not_a_terminal(
     corpus_jsonl: Path, tmp_path: Path
 ) -> None:
