@@ -232,7 +232,7 @@ def configure_search(parser: argparse.ArgumentParser) -> None:
         action="append",
         help="index folder; repeat to fuse several (hybrid)",
     )
-    parser.add_argument("--k", type=int, default=5, help="results per query (default 5)")
+    parser.add_argument("-k", "--k", type=int, default=5, help="results per query (default 5)")
     parser.add_argument("--queries", default=None, help='JSONL file of {"id", "query"} rows')
     parser.add_argument(
         "--weights", default=None, help="comma-separated fusion weights, one per --index"

@@ -73,22 +73,13 @@ def test_index_build_and_search_one_and_many(
     assert (
         favakit("kb", "build", "--input", str(corpus_jsonl), "--out", str(kb), "-q").returncode == 0
     )
-    for kind, enc in (("flat", str(tiny_encoder)), ("bm25", "minilm")):
+    for kind, enc in (("flat", ["--encoder", str(tiny_encoder)]), ("bm25", [])):
         proc = favakit(
-            "index",
-            "build",
-            "--kb",
-            str(kb),
-            "--out",
-            str(tmp_path / kind),
-            "--kind",
-            kind,
-            "--encoder",
-            enc,
-            "-q",
-        )
+            "index", "build", "--kb", str(kb), "--out", str(tmp_path / kind), "--kind", kind,
+            *enc, "-q",
+        )  # fmt: skip
         assert proc.returncode == 0, proc.stderr
-    one = favakit("search", "--index", str(tmp_path / "bm25"), "--k", "2", "Saturn is a planet")
+    one = favakit("search", "--index", str(tmp_path / "bm25"), "-k", "2", "Saturn is a planet")
     hits = [json.loads(line) for line in one.stdout.splitlines()]
     assert (
         len(hits) == 2
