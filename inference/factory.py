@@ -262,6 +262,9 @@ def _editor(
         raise UsageError(f"editor kind must be one of {', '.join(EDITOR_KINDS)}, not {kind!r}")
     settings = settings or EditorSettings()
     if kind == "generative":
+        if detector:
+            raise UsageError(f"--detector {detector}: a detector serves the encoder and cascade "
+                             "editors (--backend encoder or cascade), not the generative one")  # fmt: skip
         return _generative(spec, settings, open_searcher(index, kb, spec.device), shared)
     from favakit.inference.detector import Detector, DetectorEditor, default_detector
 

@@ -396,6 +396,8 @@ def test_verify_refuses_the_editor_s_options_for_a_judge_that_does_not_read_them
          "generates nothing"),
         (["--gate", "off", "--gate-threshold", "0.3", "--gate-flags", "sentences"],
          "--gate-threshold, --gate-flags: options of the gate, and --gate off has none"),
+        (["--detector", "inference/default_detector"],  # the generative editor, the default
+         "a detector serves the encoder and cascade editors (--backend encoder or cascade)"),
     ],
 )  # fmt: skip
 def test_edit_refuses_options_that_its_other_choices_would_ignore(
