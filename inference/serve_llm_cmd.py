@@ -36,6 +36,13 @@ def _serve_llm(args: argparse.Namespace) -> int:
             backend = "vllm"
         except UsageError:
             backend = "hf"
+    other = "vllm" if backend == "hf" else "hf"
+    given = [flag for flag, dest, default in args.backend_options[other]
+             if getattr(args, dest) != default]  # fmt: skip
+    if given:
+        picked = " (--backend auto picked it)" if args.backend == "auto" else ""
+        raise UsageError(f"{', '.join(given)}: options of the {other} backend, and this server "
+                         f"runs {backend}{picked}")  # fmt: skip
     print(f"favakit serve-llm: backend {backend} (asked: {args.backend})", file=sys.stderr)
     if backend == "hf":
         return serve_hf(
@@ -106,4 +113,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--kv-cache-gb", type=int, default=2,
         help="KV cache on the CPU, whole GiB (VLLM_CPU_KVCACHE_SPACE; a GPU sizes its own)",
     )  # fmt: skip
-    parser.set_defaults(func=_serve_llm)
+    parser.set_defaults(func=_serve_llm, backend_options={"hf": _options(h), "vllm": _options(v)})
+
+
+def _options(group: argparse._ArgumentGroup) -> list[tuple[str, str, object]]:
+    """(flag, attribute, default) of each option of one backend's group: the other backend
+    refuses them (:func:`_serve_llm`)."""
+    return [(max(a.option_strings, key=len), a.dest, a.default) for a in group._group_actions]

@@ -9,6 +9,7 @@ import http.client
 import json
 import select
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -376,8 +377,6 @@ def test_every_python_favakit_installs_on_has_asyncio_timeouts_as_timeout_error(
 
 def test_a_taken_port_is_said_at_once_before_any_model_loads() -> None:
     """uvicorn reported a taken port only after the models had loaded, and exited 3."""
-    import subprocess
-
     from favakit.errors import UsageError
     from favakit.inference.http_guard import require_free_port
 
@@ -393,3 +392,24 @@ def test_a_taken_port_is_said_at_once_before_any_model_loads() -> None:
             assert run.returncode == 2 and "in use (another server?)" in run.stderr, run.stderr
             assert "favakit: model" not in run.stderr  # nothing was loaded first
     require_free_port("127.0.0.1", port)  # free again
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--backend", "hf", "--max-lora-rank", "16", "--kv-cache-gb", "3"],
+         "--max-lora-rank, --kv-cache-gb: options of the vllm backend, and this server runs hf"),
+        (["--backend", "hf", "--vllm-env", "/nowhere"],
+         "--vllm-env: options of the vllm backend"),
+    ],
+)  # fmt: skip
+def test_serve_llm_refuses_the_other_backend_s_options(flags: list[str], said: str) -> None:
+    """An option of vLLM given to the transformers server would change nothing: refused before
+    any model loads (the port is free and never bound)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    run = subprocess.run([sys.executable, "-m", "favakit", "serve-llm", *flags, "--port",
+                          str(port)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 2 and said in run.stderr, run.stderr
+    assert "favakit: model" not in run.stderr
