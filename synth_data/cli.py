@@ -16,6 +16,7 @@ def _run(args: argparse.Namespace) -> int:
     from favakit.distributed import parse_shard, ray_options
     from favakit.synth_data.pipeline import SynthConfig, run_synthesis
 
+    _refuse_unread(args)
     cfg = SynthConfig(
         n=args.n,
         inserter=args.inserter,
@@ -43,6 +44,29 @@ def _run(args: argparse.Namespace) -> int:
     )  # fmt: skip
     print(json.dumps(stats))
     return 0
+
+
+def _refuse_unread(args: argparse.Namespace) -> None:
+    """Options the chosen inserter or text shape never reads, given anyway: refused, not
+    ignored (the LLM's with the rules inserter, --llm-fraction outside mix, and the window's
+    sizes without --window)."""
+    llm = [flag for flag, given in (
+        ("--llm-endpoint", args.llm_endpoint is not None), ("--llm-model", args.llm_model is not None),
+        ("--llm-fraction", args.llm_fraction != 0.5), ("--llm-concurrency", args.llm_concurrency != 8),
+        ("--no-genres", args.no_genres),
+    ) if given]  # fmt: skip
+    if args.inserter == "rules" and llm:
+        raise UsageError(f"{', '.join(llm)}: options of the llm and mix inserters, and "
+                         "--inserter rules asks no model")  # fmt: skip
+    if args.inserter == "llm" and args.llm_fraction != 0.5:
+        raise UsageError("--llm-fraction shares passages between the rules and the LLM with "
+                         "--inserter mix; --inserter llm gives it every passage")  # fmt: skip
+    sizes = [flag for flag, given in (
+        ("--window-words", args.window_words != 80), ("--context-words", args.context_words != 100),
+    ) if given]  # fmt: skip
+    if sizes and not args.window:
+        raise UsageError(f"{', '.join(sizes)}: sizes of --window's examples; give --window "
+                         "MIN-MAX, or leave them out for whole passages")  # fmt: skip
 
 
 def _finalize_cmd(args: argparse.Namespace) -> int:

@@ -96,3 +96,29 @@ def test_validation_split_is_never_empty_with_two_titles_or_more() -> None:
 def test_a_small_source_gets_a_validation_split(synth_kb: Path, tmp_path: Path) -> None:
     run_synthesis(synth_kb, tmp_path, SynthConfig(n=30, min_words=20, val_fraction=0.01))
     assert list(read_records(tmp_path / "validation.jsonl", TrainExample))
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (["--llm-model", "m", "--no-genres"],
+         "--llm-model, --no-genres: options of the llm and mix inserters, and --inserter rules"),
+        (["--inserter", "llm", "--llm-endpoint", "http://127.0.0.1:9/v1", "--llm-model", "m",
+          "--llm-fraction", "0.3"], "--llm-fraction shares passages between the rules and the LLM"),
+        (["--window-words", "30", "--context-words", "60"],
+         "--window-words, --context-words: sizes of --window's examples; give --window MIN-MAX"),
+    ],
+)  # fmt: skip
+def test_synth_run_refuses_options_its_choices_would_ignore(
+    synth_kb: Path, tmp_path: Path, flags: list[str], said: str
+) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    done = subprocess.run(
+        [sys.executable, "-m", "favakit", "synth", "run", "--kb", str(synth_kb), "--out", str(out),
+         "--n", "5", "-q", *flags], capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert not out.exists()
