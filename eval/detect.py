@@ -291,6 +291,9 @@ def detect_files(
             )
     report = detection_report(pairs)
     tables = [markdown_table(report)]
+    if by and not any(by in g_row for g_row, _, _, _ in pairs_raw):
+        fields = sorted({k for g_row, _, _, _ in pairs_raw for k in g_row})
+        raise UsageError(f"--by {by}: no gold row has that field (theirs: {', '.join(fields)})")
     if by:
         groups: dict[str, list[Any]] = {}
         for (g_row, _, _, _), pair in zip(pairs_raw, pairs, strict=True):

@@ -161,6 +161,20 @@ def test_eval_detect_refuses_what_it_cannot_score(
     assert detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))["n"] == 1
 
 
+def test_by_a_field_no_gold_row_has_is_refused_not_grouped_as_one(tmp_path: Path) -> None:
+    """`--by modle` (a typo) used to give one group named "" with every row."""
+    from favakit.eval.detect import detect_files
+
+    (tmp_path / "g.jsonl").write_text(json.dumps({**GOLD_A, "model": "m1"}) + "\n")
+    (tmp_path / "p.jsonl").write_text(json.dumps(PRED_A) + "\n")
+    gold, pred = str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl")
+    with pytest.raises(
+        UsageError, match=r"--by modle: no gold row has that field \(theirs: .*model"
+    ):
+        detect_files(gold, pred, by="modle")
+    assert list(detect_files(gold, pred, by="model")["by"]) == ["m1"]
+
+
 def test_invalid_utf8_is_named_with_its_line_not_a_traceback(tmp_path: Path) -> None:
     rows = tmp_path / "rows.jsonl"
     rows.write_bytes(b'{"id": "a", "text": "fine"}\n{"id": "b", "text": "caf\xe9"}\n')
