@@ -91,10 +91,10 @@ def test_edit_and_verify_on_ray_equal_one_process_and_resume(
         for i, (text, right, wrong) in enumerate(edit_facts)
     ]
     inp.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    common = ["--input", str(inp), "--model", str(tiny_llama), "--max-batch", "2",
-              "--max-new-tokens", "24"]  # fmt: skip
     # one worker each: the reordering of several is covered above, and each actor loads torch
     for command in ("edit", "verify"):
+        common = ["--input", str(inp), "--model", str(tiny_llama), "--max-batch", "2",
+                  *(["--max-new-tokens", "24"] if command == "edit" else [])]  # fmt: skip
         plain, on_ray = tmp_path / f"{command}-plain.jsonl", tmp_path / f"{command}-ray.jsonl"
         assert main([command, *common, "--output", str(plain)]) == 0
         expected = plain.read_text().splitlines()
