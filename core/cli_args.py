@@ -2,15 +2,25 @@
 
 Each is an ``argparse`` ``type=``: a value out of range exits 2 with the option named
 (``argument --threshold: 1.5 is not a probability: give a number from 0 to 1``), before any
-model loads.
+model loads. :func:`changed_options` finds the options a command's other choices would ignore,
+which it then refuses rather than ignore.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterable
 
-__all__ = ["non_negative", "positive", "probability", "share"]
+__all__ = ["changed_options", "non_negative", "positive", "probability", "share"]
+
+
+def changed_options(
+    args: argparse.Namespace, options: Iterable[tuple[str, str, object]]
+) -> list[str]:
+    """The flags of ``options`` (flag, attribute, default) that ``args`` sets to another value
+    than the default: what the user gave."""
+    return [flag for flag, dest, default in options if getattr(args, dest) != default]
 
 
 def _number(value: str) -> float:

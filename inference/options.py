@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from favakit.cli_args import probability
+from favakit.cli_args import changed_options, probability
 from favakit.errors import UsageError
 from favakit.spec import BACKENDS, add_model_options
 
@@ -51,7 +51,7 @@ _EDITING_DEFAULT = {dest: default for _, dest, default in EDITING_OPTIONS}
 
 def editing_options_given(args: argparse.Namespace) -> list[str]:
     """The editor-only options of :func:`add_editor_options` set to other than their default."""
-    return [flag for flag, dest, default in EDITING_OPTIONS if getattr(args, dest) != default]
+    return changed_options(args, EDITING_OPTIONS)
 
 
 def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing") -> None:
@@ -153,11 +153,10 @@ def gate_settings(args: argparse.Namespace) -> GateSettings | None:
 
     gate = getattr(args, "gate", None)
     if gate in (None, "off"):
-        given = [flag for flag, dest, default in (
-            ("--gate-threshold", "gate_threshold", None),
-            ("--gate-fixes", "gate_fixes", "checked"),
+        given = changed_options(args, (
+            ("--gate-threshold", "gate_threshold", None), ("--gate-fixes", "gate_fixes", "checked"),
             ("--gate-flags", "gate_flags", "words"),
-        ) if getattr(args, dest, default) != default]  # fmt: skip
+        )) if hasattr(args, "gate_threshold") else []  # fmt: skip
         if gate == "off" and given:
             raise UsageError(f"{', '.join(given)}: options of the gate, and --gate off has none")
         return None

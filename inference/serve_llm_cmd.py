@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from favakit.cli_args import non_negative, positive
+from favakit.cli_args import changed_options, non_negative, positive
 from favakit.errors import UsageError
 from favakit.inference.http_guard import add_http_options
 from favakit.spec import ClientSpec
@@ -37,8 +37,7 @@ def _serve_llm(args: argparse.Namespace) -> int:
         except UsageError:
             backend = "hf"
     other = "vllm" if backend == "hf" else "hf"
-    given = [flag for flag, dest, default in args.backend_options[other]
-             if getattr(args, dest) != default]  # fmt: skip
+    given = changed_options(args, args.backend_options[other])
     if given:
         picked = " (--backend auto picked it)" if args.backend == "auto" else ""
         raise UsageError(f"{', '.join(given)}: options of the {other} backend, and this server "

@@ -10,6 +10,7 @@ import json
 import sys
 from typing import Any
 
+from favakit.cli_args import changed_options
 from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
@@ -131,10 +132,10 @@ def _index_build(args: argparse.Namespace) -> int:
         raise UsageError(
             "--ray distributes the embedding of dense indexes; BM25 builds in one process"
         )
-    dense_only = [flag for flag, value in (
-        ("--encoder", args.encoder), ("--shard-size", args.shard_size), ("--shard", args.shard),
-        ("--batch-size", args.batch_size), ("--device", args.device),
-    ) if value is not None]  # fmt: skip
+    dense_only = changed_options(args, (
+        ("--encoder", "encoder", None), ("--shard-size", "shard_size", None),
+        ("--shard", "shard", None), ("--batch-size", "batch_size", None), ("--device", "device", None),
+    ))  # fmt: skip
     if args.kind == "bm25" and dense_only:
         raise UsageError(f"{', '.join(dense_only)}: options of the dense indexes' embedding, and "
                          "--kind bm25 embeds nothing")  # fmt: skip

@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from favakit.cli_args import changed_options
 from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
@@ -50,20 +51,20 @@ def _refuse_unread(args: argparse.Namespace) -> None:
     """Options the chosen inserter or text shape never reads, given anyway: refused, not
     ignored (the LLM's with the rules inserter, --llm-fraction outside mix, and the window's
     sizes without --window)."""
-    llm = [flag for flag, given in (
-        ("--llm-endpoint", args.llm_endpoint is not None), ("--llm-model", args.llm_model is not None),
-        ("--llm-fraction", args.llm_fraction != 0.5), ("--llm-concurrency", args.llm_concurrency != 8),
-        ("--no-genres", args.no_genres),
-    ) if given]  # fmt: skip
+    llm = changed_options(args, (
+        ("--llm-endpoint", "llm_endpoint", None), ("--llm-model", "llm_model", None),
+        ("--llm-fraction", "llm_fraction", 0.5), ("--llm-concurrency", "llm_concurrency", 8),
+        ("--no-genres", "no_genres", False),
+    ))  # fmt: skip
     if args.inserter == "rules" and llm:
         raise UsageError(f"{', '.join(llm)}: options of the llm and mix inserters, and "
                          "--inserter rules asks no model")  # fmt: skip
     if args.inserter == "llm" and args.llm_fraction != 0.5:
         raise UsageError("--llm-fraction shares passages between the rules and the LLM with "
                          "--inserter mix; --inserter llm gives it every passage")  # fmt: skip
-    sizes = [flag for flag, given in (
-        ("--window-words", args.window_words != 80), ("--context-words", args.context_words != 100),
-    ) if given]  # fmt: skip
+    sizes = changed_options(args, (
+        ("--window-words", "window_words", 80), ("--context-words", "context_words", 100),
+    ))  # fmt: skip
     if sizes and not args.window:
         raise UsageError(f"{', '.join(sizes)}: sizes of --window's examples; give --window "
                          "MIN-MAX, or leave them out for whole passages")  # fmt: skip

@@ -53,3 +53,15 @@ def test_open_verifier_refuses_a_threshold_outside_0_to_1() -> None:
 
     with pytest.raises(UsageError, match=r"threshold 2\.0: a probability"):
         open_verifier("checker", threshold=2.0)
+
+
+def test_changed_options_names_the_flags_set_to_other_than_their_default() -> None:
+    import argparse
+
+    from favakit.cli_args import changed_options
+
+    args = argparse.Namespace(a=None, b=5, c=False, d="x")
+    options = [("--a", "a", None), ("--b", "b", 5), ("--c", "c", False), ("--d", "d", "y")]
+    assert changed_options(args, options) == ["--d"]
+    args.a, args.c = "given", True
+    assert changed_options(args, options) == ["--a", "--c", "--d"]

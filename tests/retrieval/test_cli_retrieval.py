@@ -153,3 +153,17 @@ def test_killed_index_build_resumes_without_redoing_shards(
     b = faiss.read_index(str(tmp_path / "clean" / "index.faiss"))
     np.testing.assert_array_equal(a.reconstruct_n(0, a.ntotal), b.reconstruct_n(0, b.ntotal))
     assert np.array_equal(np.load(out / "doc.npy"), np.load(tmp_path / "clean" / "doc.npy"))
+
+
+def test_index_and_kb_builds_given_no_options_are_never_refused() -> None:
+    """The refusals compare with the parsers' defaults (None where a default is filled later)."""
+    import argparse
+
+    from favakit.cli_args import changed_options
+    from favakit.retrieval.cli import configure_index
+
+    parser = argparse.ArgumentParser()
+    configure_index(parser)
+    args = parser.parse_args(["build", "--kb", "k.db", "--out", "o", "--kind", "bm25"])
+    assert changed_options(args, [(f"--{d}", d, None) for d in
+                                  ("encoder", "shard_size", "shard", "batch_size", "device")]) == []  # fmt: skip

@@ -122,3 +122,15 @@ def test_synth_run_refuses_options_its_choices_would_ignore(
     )  # fmt: skip
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert not out.exists()
+
+
+def test_synth_run_s_defaults_are_what_its_refusals_compare_with() -> None:
+    """The refusals compare with the parser's defaults: a run given none is never refused."""
+    import argparse
+
+    from favakit.synth_data.cli import _refuse_unread, configure
+
+    parser = argparse.ArgumentParser()
+    configure(parser)
+    for extra in ([], ["--inserter", "mix"], ["--window", "2-4", "--window-words", "30"]):
+        _refuse_unread(parser.parse_args(["run", "--kb", "k.db", "--out", "o", *extra]))
