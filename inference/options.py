@@ -110,6 +110,15 @@ def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing"
     )
 
 
+#: the gate's own options (flag, attribute, default), which ``--gate off`` refuses
+GATE_OPTIONS = (
+    ("--gate-threshold", "gate_threshold", None),
+    ("--gate-fixes", "gate_fixes", "checked"),
+    ("--gate-flags", "gate_flags", "words"),
+)
+_GATE_DEFAULT = {dest: default for _, dest, default in GATE_OPTIONS}
+
+
 def add_gate_options(parser: argparse.ArgumentParser) -> None:
     """``--gate``, ``--gate-threshold``, ``--gate-fixes`` and ``--gate-flags``: checker-gated
     editing (docs/checker.md) -> :func:`gate_settings`."""
@@ -127,12 +136,12 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
         "(docs/checker.md)",
     )  # fmt: skip
     g.add_argument(
-        "--gate-threshold", type=probability, default=None, metavar="P",
+        "--gate-threshold", type=probability, default=_GATE_DEFAULT["gate_threshold"], metavar="P",
         help="P(supported) above which a sentence is left alone (default: the gate threshold "
         "stored with the checker)",
     )  # fmt: skip
     g.add_argument(
-        "--gate-fixes", default="checked", choices=["checked", "unchecked"],
+        "--gate-fixes", default=_GATE_DEFAULT["gate_fixes"], choices=["checked", "unchecked"],
         help="checked (the default): a sentence is scored again as its fixes leave it (then the "
         "fixed clause alone), and fixes that leave it unsupported become flags with no fix; a "
         "sentence deletion with a supported clause becomes a flag; behind the cascade, a fix "
@@ -140,7 +149,7 @@ def add_gate_options(parser: argparse.ArgumentParser) -> None:
         "deletions pass as the editor and the evidence made them",
     )  # fmt: skip
     g.add_argument(
-        "--gate-flags", default="words", choices=["words", "sentences"],
+        "--gate-flags", default=_GATE_DEFAULT["gate_flags"], choices=["words", "sentences"],
         help="what an unsupported sentence the editor left alone is flagged at: words (the "
         "default: the runs of words the evidence never uses and those the checker's token head "
         "marks; the whole sentence when there are none) or sentences (the whole sentence)",
@@ -153,10 +162,7 @@ def gate_settings(args: argparse.Namespace) -> GateSettings | None:
 
     gate = getattr(args, "gate", None)
     if gate in (None, "off"):
-        given = changed_options(args, (
-            ("--gate-threshold", "gate_threshold", None), ("--gate-fixes", "gate_fixes", "checked"),
-            ("--gate-flags", "gate_flags", "words"),
-        )) if hasattr(args, "gate_threshold") else []  # fmt: skip
+        given = changed_options(args, GATE_OPTIONS) if hasattr(args, "gate_threshold") else []
         if gate == "off" and given:
             raise UsageError(f"{', '.join(given)}: options of the gate, and --gate off has none")
         return None
