@@ -47,24 +47,30 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+#: `synth run`'s options of the LLM inserter, and of --window's sizes: (flag, attribute, default)
+LLM_OPTIONS = (
+    ("--llm-endpoint", "llm_endpoint", None),
+    ("--llm-model", "llm_model", None),
+    ("--llm-fraction", "llm_fraction", 0.5),
+    ("--llm-concurrency", "llm_concurrency", 8),
+    ("--no-genres", "no_genres", False),
+)
+WINDOW_SIZES = (("--window-words", "window_words", 80), ("--context-words", "context_words", 100))
+_DEFAULT = {dest: default for _, dest, default in (*LLM_OPTIONS, *WINDOW_SIZES)}
+
+
 def _refuse_unread(args: argparse.Namespace) -> None:
     """Options the chosen inserter or text shape never reads, given anyway: refused, not
     ignored (the LLM's with the rules inserter, --llm-fraction outside mix, and the window's
     sizes without --window)."""
-    llm = changed_options(args, (
-        ("--llm-endpoint", "llm_endpoint", None), ("--llm-model", "llm_model", None),
-        ("--llm-fraction", "llm_fraction", 0.5), ("--llm-concurrency", "llm_concurrency", 8),
-        ("--no-genres", "no_genres", False),
-    ))  # fmt: skip
+    llm = changed_options(args, LLM_OPTIONS)
     if args.inserter == "rules" and llm:
         raise UsageError(f"{', '.join(llm)}: options of the llm and mix inserters, and "
                          "--inserter rules asks no model")  # fmt: skip
-    if args.inserter == "llm" and args.llm_fraction != 0.5:
+    if args.inserter == "llm" and args.llm_fraction != _DEFAULT["llm_fraction"]:
         raise UsageError("--llm-fraction shares passages between the rules and the LLM with "
                          "--inserter mix; --inserter llm gives it every passage")  # fmt: skip
-    sizes = changed_options(args, (
-        ("--window-words", "window_words", 80), ("--context-words", "context_words", 100),
-    ))  # fmt: skip
+    sizes = changed_options(args, WINDOW_SIZES)
     if sizes and not args.window:
         raise UsageError(f"{', '.join(sizes)}: sizes of --window's examples; give --window "
                          "MIN-MAX, or leave them out for whole passages")  # fmt: skip
@@ -166,10 +172,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--llm-fraction",
         type=float,
-        default=0.5,
+        default=_DEFAULT["llm_fraction"],
         help="share of passages for the LLM with --inserter mix",
     )
-    p.add_argument("--llm-concurrency", type=int, default=8, help="LLM requests in flight")
+    p.add_argument(
+        "--llm-concurrency", type=int, default=_DEFAULT["llm_concurrency"],
+        help="LLM requests in flight",
+    )  # fmt: skip
     p.add_argument(
         "--no-genres", action="store_true", help="skip the genre rewrite on the LLM path"
     )
@@ -194,11 +203,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="each text is a window of MIN-MAX sentences of a passage, e.g. 2-5 (default: whole "
         "passages); with it, --references is the most distractors (0..N drawn per example)",
     )
-    w.add_argument("--window-words", type=int, default=80, help="most words in a window")
+    w.add_argument(
+        "--window-words", type=int, default=_DEFAULT["window_words"], help="most words in a window"
+    )
     w.add_argument(
         "--context-words",
         type=int,
-        default=100,
+        default=_DEFAULT["context_words"],
         help="the gold reference: the window and its neighbouring sentences, at most this long",
     )
     w.add_argument(
