@@ -106,6 +106,11 @@ def run_demo(
     from favakit.tags import parse
     from favakit.text import split_sentences
 
+    if backend == "encoder" and (model or adapter):
+        from favakit.errors import UsageError
+
+        raise UsageError("--model and --adapter name the generative editor's model; --backend "
+                         "encoder runs the encoder detector (--detector names another)")  # fmt: skip
     folder = output_folder(out_dir)
     color = out.isatty() if color is None else color
     t0 = time.perf_counter()

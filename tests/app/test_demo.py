@@ -46,3 +46,12 @@ def test_a_second_demo_run_rebuilds_its_knowledge_source_and_index(tmp_path: Pat
     assert (second[1] / "meta.json").stat().st_mtime_ns >= stamp
     (hits,) = Searcher([second[1]], kb=second[0]).search_many(["Eiffel Tower"], k=1)
     assert hits and "Eiffel" in hits[0].title
+
+
+def test_the_encoder_demo_refuses_a_generative_model_it_would_ignore(tmp_path: Path) -> None:
+    """`--backend encoder` with `--adapter` used to run the shipped detector and ignore it."""
+    from favakit.errors import UsageError
+
+    with pytest.raises(UsageError, match="--backend encoder runs the encoder detector"):
+        run_demo(tmp_path / "demo", backend="encoder", adapter="some/adapter")
+    assert not (tmp_path / "demo").exists()  # refused before anything was written
