@@ -11,6 +11,7 @@ from favakit.errors import MissingDependencyError
 __all__ = [
     "CPU_TORCH",
     "bf16_native",
+    "bf16_wanted",
     "cpu_has_bf16",
     "cuda_available",
     "is_available",
@@ -62,6 +63,12 @@ def bf16_native(device: str) -> bool:
 
         return bool(torch.cuda.is_bf16_supported())
     return device == "cpu" and cpu_has_bf16()
+
+
+def bf16_wanted(precision: str, device: str) -> bool:
+    """``precision`` (``auto``, ``bf16`` or ``fp32``) on ``device``: bf16 when asked for, or
+    ``auto`` where the device has it natively (:func:`bf16_native`)."""
+    return precision == "bf16" or (precision == "auto" and bf16_native(device))
 
 
 def require(module: str, extra: str, purpose: str = "") -> ModuleType:

@@ -188,10 +188,11 @@ def numbered_jsonl(
         raise RecordError(
             f"{p} is a folder: give a JSONL file (or, where globs are read, {p}/*.jsonl)"
         )
-    if _first_character(p) == "[":
-        yield from _array_rows(p)
+    utf16 = _has_utf16_mark(p)
+    if _first_character(p, utf16) == "[":
+        yield from _array_rows(p, utf16)
         return
-    for lineno, line in _text_lines(p):
+    for lineno, line in _text_lines(p, utf16):
         if not line.strip():
             continue
         try:
@@ -229,20 +230,22 @@ def _has_utf16_mark(path: Path) -> bool:
         return fh.read(2) in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 
-def _text_lines(path: Path) -> Iterator[tuple[int, str]]:
-    """The file's lines, numbered from 1: UTF-8 (a byte-order mark dropped), or UTF-16 where the
-    file starts with its byte-order mark; bytes that are neither raise :class:`RecordError`."""
-    if _has_utf16_mark(path):
+#: why a file that starts with UTF-16's byte-order mark is refused
+_NOT_UTF16 = "starts with UTF-16's byte-order mark but is not UTF-16; re-encode the file as UTF-8"
+
+
+def _text_lines(path: Path, utf16: bool) -> Iterator[tuple[int, str]]:
+    """The file's lines, numbered from 1: UTF-16 where the file starts with its byte-order mark
+    (``utf16``), else UTF-8 (a byte-order mark dropped); bytes that are neither raise
+    :class:`RecordError`."""
+    if utf16:
         lineno = 0
         try:
             with path.open(encoding="utf-16", newline="") as fh:  # the codec drops the mark
                 for lineno, line in enumerate(fh, start=1):
                     yield lineno, line
         except UnicodeDecodeError:
-            raise RecordError(
-                f"{path}:{lineno + 1}: starts with UTF-16's byte-order mark but is not UTF-16; "
-                "re-encode the file as UTF-8"
-            ) from None
+            raise RecordError(f"{path}:{lineno + 1}: {_NOT_UTF16}") from None
         return
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
@@ -261,9 +264,9 @@ def _utf8(raw: bytes, where: str) -> str:
         ) from None
 
 
-def _first_character(path: Path) -> str:
+def _first_character(path: Path, utf16: bool) -> str:
     """The file's first character that is not white space (a byte-order mark skipped)."""
-    if _has_utf16_mark(path):
+    if utf16:
         with path.open(encoding="utf-16", errors="replace") as fh:
             chars = fh.read(4096)
             while chars and not chars.strip():
@@ -279,19 +282,15 @@ def _first_character(path: Path) -> str:
     return chr(stripped[0]) if stripped else ""
 
 
-def _array_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _array_rows(path: Path, utf16: bool) -> Iterator[tuple[int, dict[str, Any]]]:
     """The objects of a file holding one JSON array, numbered from 1 by their place in it."""
     raw = path.read_bytes()
     if raw.startswith(codecs.BOM_UTF8):
         raw = raw[len(codecs.BOM_UTF8) :]
     try:
-        text = document_text(raw) if _has_utf16_mark(path) else _utf8(raw, str(path))
-        rows = json.loads(text)
+        rows = json.loads(raw.decode("utf-16") if utf16 else _utf8(raw, str(path)))
     except UnicodeDecodeError:
-        raise RecordError(
-            f"{path}: starts with UTF-16's byte-order mark but is not UTF-16; "
-            "re-encode the file as UTF-8"
-        ) from None
+        raise RecordError(f"{path}: {_NOT_UTF16}") from None
     except json.JSONDecodeError as exc:
         raise RecordError(
             f"{path}: starts with '[' but is not one JSON array ({exc.msg} at line {exc.lineno}); "

@@ -66,7 +66,7 @@ from typing import Any, NamedTuple
 
 from favakit.citations import strip_marks
 from favakit.contracts import EditInput, EditRequest, Verdict, as_claim
-from favakit.deps import bf16_native, require
+from favakit.deps import bf16_wanted, require
 from favakit.errors import UsageError
 from favakit.inference.cls_pass import first_position_only
 from favakit.inference.count_check import CountConflict, count_conflict
@@ -694,7 +694,7 @@ def _use_bf16(precision: str, device: str) -> bool:
     at most 0.03, and 2 decisions of 2,201 flipped, at 2.4x the speed: docs/benchmarks.md)."""
     if precision not in ("auto", "fp32", "bf16"):
         raise UsageError(f"precision {precision!r}: expected auto, fp32 or bf16")
-    return precision == "bf16" or (precision == "auto" and bf16_native(device))
+    return bf16_wanted(precision, device)
 
 
 def _flagged_words(

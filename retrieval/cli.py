@@ -24,9 +24,10 @@ KB_MAX_TOKENS = 256
 def _kb_build(args: argparse.Namespace) -> int:
     from favakit.retrieval.kb import build_kb
 
-    if args.max_words is not None and (args.max_tokens is not None or args.tokenizer):
-        token_flags = [f for f, v in (("--max-tokens", args.max_tokens),
-                                      ("--tokenizer", args.tokenizer)) if v]  # fmt: skip
+    token_flags = changed_options(
+        args, (("--max-tokens", "max_tokens", None), ("--tokenizer", "tokenizer", None))
+    )
+    if args.max_words is not None and token_flags:
         verb = "count" if len(token_flags) > 1 else "counts"
         raise UsageError(f"--max-words counts words, and {' and '.join(token_flags)} {verb} "
                          "tokens: give one budget")  # fmt: skip

@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.claim_metrics import balanced_accuracy
-from favakit.deps import bf16_native, require
+from favakit.deps import bf16_wanted, require
 from favakit.errors import UsageError
 from favakit.inference.checker import CONFIG_NAME, Checker
 from favakit.inference.evidence_reading import fit_evidence
@@ -241,7 +241,7 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    bf16 = cfg.precision == "bf16" or (cfg.precision == "auto" and bf16_native(device))
+    bf16 = bf16_wanted(cfg.precision, device)
     if device == "cpu":
         runtime.return_freed_memory()
     from favakit.retrieval.encoder import resolve_encoder
@@ -341,11 +341,10 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
                 model.eval()
                 scores = _dev_scores(torch, model, dev_set, pad, device, bf16)
                 model.train()
-                measured = _measure_step(data.dev, scores, step, losses[-1], out)
-                if measured["score"] is None or measured["score"] > best["score"]:
-                    # the first better one is kept; with nothing to compare, the latest
-                    unmeasured = measured["score"] is None
-                    best = {**measured, "score": -1.0 if unmeasured else measured["score"]}
+                threshold, score = _measure_step(data.dev, scores, step, losses[-1], out)
+                if score is None or score > best["score"]:  # nothing to compare: the latest
+                    best = {"score": -1.0 if score is None else score, "step": step,
+                            "threshold": threshold}  # fmt: skip
                     _save_model(torch, model, head, tokenizer, out / "best", best)
             if cfg.save_every and step % cfg.save_every == 0 and step < total:
                 _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step)
@@ -383,16 +382,15 @@ def _batch_loss(torch: Any, model: Any, head: Any, batch: dict[str, Any], device
 
 
 def _measure_step(dev: list[Any], scores: list[float], step: int, loss: float,
-                  out: Path) -> dict[str, Any]:  # fmt: skip
-    """This step on the development split, logged: ``{"score", "step", "threshold"}``, the
-    score the mean per-source balanced accuracy at the threshold chosen for it, or None where
-    the split cannot measure one."""
+                  out: Path) -> tuple[float, float | None]:  # fmt: skip
+    """This step on the development split, logged: the threshold chosen for it and the mean
+    per-source balanced accuracy there, or None where the split cannot measure one."""
     threshold, mean_ba = choose_threshold(dev, scores)
     score = None if math.isnan(mean_ba) else mean_ba
-    measured = None if score is None else round(score, 4)
-    record = {"step": step, "dev_mean_balanced_accuracy": measured, "threshold": threshold}
-    runtime.log_record(out / "train_log.jsonl", None, {**record, "loss": loss})
-    return {"score": score, "step": step, "threshold": threshold}
+    record = {"step": step, "dev_mean_balanced_accuracy": None if score is None else round(score, 4),
+              "threshold": threshold, "loss": loss}  # fmt: skip
+    runtime.log_record(out / "train_log.jsonl", None, record)
+    return threshold, score
 
 
 def _round_base(model: Any, rounding: str) -> None:

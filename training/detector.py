@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from favakit.deps import bf16_native, require
+from favakit.deps import bf16_wanted, require
 from favakit.errors import UsageError
 from favakit.inference.detector import CONFIG_NAME, LABELS, Detector, label_tokens
 from favakit.prompts import parse_prompt, parse_reference
@@ -193,7 +193,7 @@ def train_detector(
 
     (out / "config.yaml").write_text(dump_config(cfg))
     device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    bf16 = cfg.precision == "bf16" or (cfg.precision == "auto" and bf16_native(device))
+    bf16 = bf16_wanted(cfg.precision, device)
     if device == "cpu":
         runtime.return_freed_memory()
     model, tokenizer, _ = _load(cfg)
