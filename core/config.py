@@ -48,9 +48,9 @@ class _Dir(typing.Protocol):
     def joinpath(self, child: str, /) -> Any: ...
 
 
-def _suggest(key: str, known: Sequence[str]) -> str:
+def _suggest(key: str, known: Sequence[str], what: str = "keys") -> str:
     close = difflib.get_close_matches(key, list(known), n=1, cutoff=0.5)
-    return f"; did you mean {close[0]!r}?" if close else f"; known keys: {', '.join(known)}"
+    return f"; did you mean {close[0]!r}?" if close else f"; known {what}: {', '.join(known)}"
 
 
 def _coerce(value: Any, tp: Any, key: str) -> Any:
@@ -263,7 +263,7 @@ def load_config(
             known = list_presets(presets)
             if name not in known:
                 raise ConfigError(
-                    f"unknown preset {name!r}" + _suggest(name, known)
+                    f"unknown preset {name!r}" + _suggest(name, known, "presets")
                     if known
                     else f"unknown preset {name!r}: no presets available; give a YAML file"
                 )

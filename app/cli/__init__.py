@@ -47,7 +47,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "train": (
         "favakit.training.cli:configure",
-        "fine-tune the editor (LoRA, QLoRA, full); 'train merge' merges an adapter",
+        "fine-tune the editor (LoRA, QLoRA, full), the detector or the checker; 'train merge'"
+        " merges an adapter",
     ),
     "edit": (
         "favakit.inference.cli:configure_edit",

@@ -88,6 +88,8 @@ def test_unknown_preset_suggests_the_closest(presets: Path) -> None:
         load_config(Cfg, "smal", presets=presets)
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(Cfg, "nothere.yaml", presets=presets)
+    with pytest.raises(ConfigError, match=r"; known presets: full, small$"):
+        load_config(Cfg, "zzzz", presets=presets)
 
 
 def test_bad_yaml_file(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -14,6 +15,7 @@ import torch
 
 from favakit.errors import UsageError
 from favakit.inference.models import merge_adapter
+from favakit.training.cli import configure
 from favakit.training.config import load_train_config, presets
 from favakit.training.data import IGNORE, encode_rows
 from favakit.training.recipe import train
@@ -34,6 +36,10 @@ def test_presets_all_load() -> None:
         "llama3_8b_lora",
         "llama3_8b_qlora",
     } <= set(presets())
+    parser = argparse.ArgumentParser()
+    configure(parser)  # `favakit train --help` names every preset
+    (config,) = [a for a in parser._actions if a.dest == "config"]
+    assert config.help == f"a preset ({', '.join(presets())}) or a YAML file"
     fava = load_train_config("fava_llama2_7b_full")
     assert (fava.lr, fava.epochs, fava.warmup_ratio, fava.data.max_length) == (
         2e-5,
