@@ -363,7 +363,9 @@ def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str
 
 
 def configure_verify(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--claim", default=None, help="one claim to check (with --evidence)")
+    parser.add_argument(
+        "--claim", "--text", default=None, help="one claim to check (with --evidence)"
+    )
     parser.add_argument(
         "--input", default=None, help='JSONL rows {"id", "text", "evidence": [str | {title, text}]}'
     )

@@ -190,6 +190,30 @@ def _root_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]
     return parser, sub
 
 
+def _parser_named(parser: argparse.ArgumentParser, words: list[str]) -> argparse.ArgumentParser:
+    """The parser of the command, and of its action where it has actions, that ``words`` name."""
+    for word in words:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            break
+        parser = subs[0].choices.get(word, parser)
+    return parser
+
+
+def _closest_option(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
+    """'; did you mean --evidence?' for the first unknown option that is near one of the parser's
+    own (a typo), else ''."""
+    import difflib
+
+    known = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    for word in unknown:
+        if word.startswith("--"):
+            close = difflib.get_close_matches(word.split("=")[0], known, n=1, cutoff=0.7)
+            if close:
+                return f"; did you mean {close[0]}?"
+    return ""
+
+
 #: errors of a user's files or disk that a command reports in one line, not a traceback
 _USER_FILE_ERRORS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
 
@@ -209,7 +233,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             module, _, function = target.partition(":")
             getattr(importlib.import_module(module), function)(p)
             _action_examples(p, name)
-    args = parser.parse_args(args_in)
+    args, unknown = parser.parse_known_args(args_in)
+    if unknown:  # said by the command's (or action's) own parser, with its usage and a guess
+        chosen_parser = _parser_named(parser, args_in)
+        chosen_parser.error(
+            f"unrecognized arguments: {' '.join(unknown)}" + _closest_option(chosen_parser, unknown)
+        )
     if args.command is None:
         parser.print_help()
         return 0

@@ -209,6 +209,36 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
         main(["nosuchcommand"])
 
 
+def test_an_unknown_option_is_named_by_its_command_with_the_closest_guess(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cases = [
+        (["verify", "--claim", "x", "--evidense", "y"],
+         "favakit verify: error: unrecognized arguments: --evidense y; did you mean --evidence?"),
+        (["train", "--config", "tiny_cpu", "--dryrun"],
+         "favakit train: error: unrecognized arguments: --dryrun; did you mean --dry-run?"),
+        (["tags", "check", "--nope"], "favakit tags check: error: unrecognized arguments: --nope"),
+        (["--nope"], "favakit: error: unrecognized arguments: --nope"),
+    ]  # fmt: skip
+    for argv, said in cases:
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2
+        assert err.splitlines()[-1] == said, err
+        assert err.startswith(f"usage: {said.split(':')[0]} "), err  # that command's usage
+
+
+def test_verify_takes_text_for_claim(capsys: pytest.CaptureFixture[str]) -> None:
+    # JSONL rows call the claim "text"; `--text` names the same option as `--claim`
+    with pytest.raises(SystemExit) as stop:
+        main(["verify", "--text", "x", "--judge", "nosuch"])
+    assert "invalid choice: 'nosuch'" in capsys.readouterr().err and stop.value.code == 2
+    assert main(["verify", "--text", "Rome is in Italy.", "--judge", "checker", "--checker",
+                 "checker", "--evidence", "Rome is the capital of Italy."]) == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["supported"] is True
+
+
 def test_every_command_shows_examples_that_its_parser_accepts() -> None:
     """Each --help ends with examples; each parses with the command's real options (a renamed
     or removed flag fails here, not in a user's terminal)."""
