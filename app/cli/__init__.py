@@ -234,8 +234,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             getattr(importlib.import_module(module), function)(p)
             _action_examples(p, name)
     args, unknown = parser.parse_known_args(args_in)
+    chosen_parser = _parser_named(parser, args_in)
     if unknown:  # said by the command's (or action's) own parser, with its usage and a guess
-        chosen_parser = _parser_named(parser, args_in)
         chosen_parser.error(
             f"unrecognized arguments: {' '.join(unknown)}" + _closest_option(chosen_parser, unknown)
         )
@@ -249,10 +249,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         code: int = args.func(args)
     except FavakitError as exc:
-        print(f"favakit {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{chosen_parser.prog}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
-        print(f"favakit {args.command}: interrupted", file=sys.stderr)
+        print(f"{chosen_parser.prog}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. piped into `head`: files are written before stdout
         # send what is still buffered nowhere, so the interpreter's exit flush stays quiet
@@ -263,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         # a file the user may not read or write, or a full disk: what and where, no traceback
         where = f": {exc.filename}" if exc.filename else ""
-        print(f"favakit {args.command}: error: {exc.strerror}{where}", file=sys.stderr)
+        print(f"{chosen_parser.prog}: error: {exc.strerror}{where}", file=sys.stderr)
         return 1
     return code
 

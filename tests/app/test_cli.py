@@ -128,6 +128,7 @@ def test_convert() -> None:
 def test_user_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
     missing = run("tags", "strip", str(tmp_path / "nope.txt"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+    assert missing.stderr.startswith("favakit tags strip: error: ")  # the action, as argparse says
     assert "Traceback" not in missing.stderr and len(missing.stderr.strip().splitlines()) == 1
     latin1 = tmp_path / "latin1.txt"
     latin1.write_bytes("café".encode("latin-1"))
