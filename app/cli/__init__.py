@@ -200,6 +200,20 @@ def _parser_named(parser: argparse.ArgumentParser, words: list[str]) -> argparse
     return parser
 
 
+def _late_positionals(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]
+) -> list[str]:
+    """``unknown`` less the words that belong to the parser's list positional (``favakit train``'s
+    KEY=VALUE overrides), which argparse leaves unparsed when they follow an option such as
+    ``--no-progress``; they are added to that list, in order."""
+    lists = [a for a in parser._actions if not a.option_strings and a.nargs in ("*", "+")]
+    if len(lists) != 1:
+        return unknown
+    late = [w for w in unknown if not w.startswith("-")]
+    setattr(args, lists[0].dest, [*(getattr(args, lists[0].dest) or []), *late])
+    return [w for w in unknown if w.startswith("-")]
+
+
 def _closest_option(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
     """'; did you mean --evidence?' for the first unknown option that is near one of the parser's
     own (a typo), else ''."""
@@ -235,6 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _action_examples(p, name)
     args, unknown = parser.parse_known_args(args_in)
     chosen_parser = _parser_named(parser, args_in)
+    unknown = _late_positionals(chosen_parser, args, unknown)
     if unknown:  # said by the command's (or action's) own parser, with its usage and a guess
         chosen_parser.error(
             f"unrecognized arguments: {' '.join(unknown)}" + _closest_option(chosen_parser, unknown)

@@ -230,6 +230,14 @@ def test_an_unknown_option_is_named_by_its_command_with_the_closest_guess(
         assert err.startswith(f"usage: {said.split(':')[0]} "), err  # that command's usage
 
 
+def test_train_overrides_after_an_option_are_read(capsys: pytest.CaptureFixture[str]) -> None:
+    # argparse leaves KEY=VALUE words after --dry-run unparsed; they are the overrides still
+    assert main(["train", "--config", "tiny_cpu", "lr=0.5", "--dry-run", "data.limit=7",
+                 "--no-progress", "epochs=3"]) == 0  # fmt: skip
+    said = capsys.readouterr().out
+    assert "\nlr: 0.5\n" in said and "  limit: 7\n" in said and "\nepochs: 3" in said, said
+
+
 def test_verify_takes_text_for_claim(capsys: pytest.CaptureFixture[str]) -> None:
     # JSONL rows call the claim "text"; `--text` names the same option as `--claim`
     with pytest.raises(SystemExit) as stop:
