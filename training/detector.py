@@ -229,15 +229,12 @@ def train_detector(
     t0, seen, start_step = time.perf_counter(), 0, step
     first_loss = last_loss = None
     per_step = cfg.batch_size * cfg.grad_accum
+    lengths = [len(x["input_ids"]) for x in train_set]
     while step < total:
         epoch, within = divmod(step, steps_per_epoch)
-        # random batches, not length-bucketed ones: on 150 steps of the shipped recipe, buckets
-        # ran 1.5x faster and learned almost no span (docs/benchmarks.md, session 83)
-        order = list(range(len(train_set)))
-        random.Random(f"order:{cfg.seed}:{epoch}").shuffle(order)
-        for s in range(within * per_step, len(order), per_step):
+        batches = runtime.epoch_batches(lengths, per_step, cfg.seed, epoch, cfg.data.length_buckets)
+        for chunk in batches[within:]:
             loss_sum = 0.0
-            chunk = order[s : s + per_step]
             for m in range(0, len(chunk), cfg.batch_size):
                 idx = chunk[m : m + cfg.batch_size]
                 batch = _collate(torch, [train_set[i] for i in idx], pad)

@@ -50,6 +50,20 @@ def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool
         log.warning("%s holds no checkpoint to resume: starting at step 0", out)
 
 
+def epoch_batches(
+    lengths: list[int], size: int, seed: int, epoch: int, by_length: bool
+) -> list[list[int]]:
+    """One epoch's batches of ``size`` row indices: of similar length (``length_batches``, seeded
+    ``seed + epoch``) or drawn at random (``data.length_buckets=false``), each epoch a new mix."""
+    if by_length:
+        return length_batches(lengths, size, seed + epoch)
+    import random
+
+    order = list(range(len(lengths)))
+    random.Random(f"order:{seed}:{epoch}").shuffle(order)
+    return [order[s : s + size] for s in range(0, len(order), size)]
+
+
 def length_batches(lengths: list[int], size: int, seed: int) -> list[list[int]]:
     """Indices in batches of ``size`` of similar length, in random order: the rows are shuffled,
     sorted by length within windows of 50 batches, cut into batches, and the batches shuffled.

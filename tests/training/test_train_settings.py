@@ -240,6 +240,21 @@ def test_length_batches_hold_every_row_once_in_batches_of_like_length() -> None:
     assert sorted(map(len, length_batches(lengths[:13], 8, seed=0))) == [5, 8]
 
 
+def test_epoch_batches_by_length_or_at_random() -> None:
+    import random
+
+    from favakit.training.runtime import epoch_batches, length_batches
+
+    lengths = [(i * 37) % 301 for i in range(1000)]
+    assert epoch_batches(lengths, 8, 3, 2, by_length=True) == length_batches(lengths, 8, 5)
+    drawn = epoch_batches(lengths, 8, 3, 2, by_length=False)
+    order = list(range(1000))
+    random.Random("order:3:2").shuffle(order)  # the detector's draw before length buckets
+    assert [i for b in drawn for i in b] == order and all(len(b) == 8 for b in drawn)
+    assert epoch_batches(lengths, 8, 3, 3, by_length=False) != drawn  # a new mix each epoch
+    assert sorted(map(len, epoch_batches(lengths[:13], 8, 0, 0, by_length=False))) == [5, 8]
+
+
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="a glibc setting")
 def test_cpu_training_tells_glibc_to_return_freed_blocks() -> None:
     from favakit.training.runtime import return_freed_memory
