@@ -30,15 +30,15 @@ of that step, so ``--resume`` goes on towards the planned steps (with a new dead
 
 The loop: length-bucketed batches (``data.length_buckets``), bf16 autocast where the CPU or GPU
 has it, a log line per ``log_every`` steps (loss, examples/s, ETA), a checkpoint every
-``save_every`` steps (model,
-optimizer, scheduler and RNG states, loaded back with ``weights_only=True``) and ``--resume``;
-every ``eval_every`` steps the development split is scored and the best checkpoint so far is
-kept. At the end the best is saved with the threshold that maximises the mean of the
-per-source balanced accuracies on the development split, a reliability table, and its figures,
-in ``checker.json``. ``data.validation_file`` gives the development rows instead of carving
-them. Where no source of the split holds both labels, the rows pooled are measured; where the
-split holds one label or none, nothing can be compared: the run warns, keeps its last step and
-the threshold 0.5, and says so in ``checker.json`` (:func:`dev_problem`).
+``save_every`` steps (model, optimizer, scheduler and RNG states, loaded back with
+``weights_only=True``) and ``--resume``; every ``eval_every`` steps the development split is
+scored and the best checkpoint so far is kept. At the end the best is saved with the threshold
+that maximises the mean of the per-source balanced accuracies on the development split, a
+reliability table, and its figures, in ``checker.json``. ``data.validation_file`` gives the
+development rows instead of carving them. Where no source of the split holds both labels, the
+rows pooled are measured; where the split holds one label or none, nothing can be compared: the
+run warns, keeps its last step and the threshold 0.5, and says so in ``checker.json``
+(:func:`dev_problem`).
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from typing import Any
 __all__ = [
     "check_run_folder",
     "encoder_lora",
+    "epoch_batches",
+    "length_batches",
     "log_record",
     "peak_memory_mb",
     "rate",
