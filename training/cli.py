@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 __all__ = ["configure"]
 
@@ -89,9 +88,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="e.g. lr=1e-4 lora.r=8 data.train_file=x.jsonl (or 'merge', 'pack-detector', "
         "'pack-checker', 'unpack-checker')",
     )
-    names = sorted(p.stem for p in (Path(__file__).parent / "presets").glob("*.yaml"))
+    from favakit.training.config import presets
+
     parser.add_argument(
-        "--config", default=None, help=f"a preset ({', '.join(names)}) or a YAML file"
+        "--config", default=None, help=f"a preset ({', '.join(presets())}) or a YAML file"
     )
     parser.add_argument("--dry-run", action="store_true", help="print the resolved config and stop")
     parser.add_argument("--resume", action="store_true", help="continue from output_dir/checkpoint")
