@@ -20,7 +20,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +30,7 @@ from favakit.errors import UsageError
 from favakit.tags import ERROR_TYPES
 
 __all__ = [
+    "BAD_ROWS_QUOTED",
     "JSONL_FORMS",
     "MEASURING_FOLDERS",
     "EditResult",
@@ -53,6 +54,7 @@ __all__ = [
     "settle_folder",
     "share_like_open",
     "sqlite_tables",
+    "valid_rows",
     "write_jsonl_atomic",
 ]
 
@@ -75,6 +77,7 @@ def refuse_measuring_set(path: str | os.PathLike[str]) -> None:
 
 
 R = TypeVar("R", bound="Record")
+T = TypeVar("T")
 PathLike = str | os.PathLike[str]
 
 
@@ -326,6 +329,40 @@ def read_jsonl(path: PathLike, *, allow_truncated_tail: bool = False) -> Iterato
     """The objects of a JSONL file (see :func:`numbered_jsonl`)."""
     for _, obj in numbered_jsonl(path, allow_truncated_tail=allow_truncated_tail):
         yield obj
+
+
+#: how many bad rows a refusal of :func:`valid_rows` quotes; the rest it counts, with their places
+BAD_ROWS_QUOTED = 3
+
+
+def valid_rows(path: PathLike, make: Callable[[dict[str, Any], int, str], T]) -> list[T]:
+    """``make(row, number, where)`` of every row of a JSONL file (``where``: ``"path:number"``).
+
+    A ``ValueError`` from ``make`` does not stop the reading: the file is refused once, after
+    its last row, naming every bad row (the first :data:`BAD_ROWS_QUOTED` with their reasons,
+    the rest by line number, or place in a JSON array), so a large file is mended in one pass
+    rather than a row per run. A row that is not JSON still stops the reading at once
+    (:class:`RecordError`), as the lines after it may be cut the same way."""
+    out: list[T] = []
+    bad: list[tuple[int, str]] = []
+    for number, row in numbered_jsonl(path):
+        try:
+            out.append(make(row, number, f"{path}:{number}"))
+        except RecordError:
+            raise
+        except ValueError as exc:
+            bad.append((number, str(exc)))
+    if len(bad) == 1:
+        raise UsageError(bad[0][1])
+    if bad:
+        said = [f"{len(bad)} of {len(out) + len(bad)} rows are bad:"]
+        said += [f"  {reason}" for _, reason in bad[:BAD_ROWS_QUOTED]]
+        rest = [str(number) for number, _ in bad[BAD_ROWS_QUOTED:]]
+        if rest:
+            at = ", ".join(rest[:20]) + (", ..." if len(rest) > 20 else "")
+            said.append(f"  and {len(rest)} more, at {path}:{at}")
+        raise UsageError("\n".join(said))
+    return out
 
 
 def read_records(path: PathLike, cls: type[R]) -> Iterator[R]:

@@ -26,11 +26,11 @@ from favakit.inference.judges import EditorJudge, Judge, VerifierJudge
 from favakit.records import (
     JsonlAppender,
     atomic_open,
-    numbered_jsonl,
     read_jsonl,
     refuse_folder_output,
     refuse_output_in_use,
     refuse_output_over_input,
+    valid_rows,
 )
 from favakit.spec import ClientSpec
 
@@ -98,8 +98,23 @@ class ScoreOptions:
     decontextualize: str = "none"  # or molecular
 
 
-def _rows(path: str) -> list[dict[str, Any]]:
-    rows = [row for _, row in numbered_jsonl(path)]
+def _rows(path: str, use_atomic_facts: bool) -> list[dict[str, Any]]:
+    """The rows ``{"topic", "output", "atomic_facts"?, "labels"?}`` of a responses file, each
+    checked (every bad row named, by its line)."""
+
+    def checked(row: dict[str, Any], _: int, where: str) -> dict[str, Any]:
+        if not isinstance(row.get("topic"), str) or not isinstance(row.get("output"), str):
+            raise UsageError(f'{where}: expected {{"topic", "output"}}')
+        if use_atomic_facts and not isinstance(row.get("atomic_facts"), list):
+            raise UsageError(f"{where}: --use-atomic-facts needs 'atomic_facts'")
+        if row.get("labels") is not None and (
+            not isinstance(row.get("atomic_facts"), list)
+            or len(row["labels"]) != len(row["atomic_facts"])
+        ):
+            raise UsageError(f"{where}: 'labels' must pair with 'atomic_facts'")
+        return row
+
+    rows = valid_rows(path, checked)
     if not rows:
         raise UsageError(f"{path} has no rows")
     return rows
@@ -113,18 +128,7 @@ class Scorer:
         driver, whose workers load their own)."""
         from favakit.retrieval.evidence import TopicRetriever
 
-        self.rows = _rows(opts.input)
-        for n, row in enumerate(self.rows):
-            where = f"{opts.input}:{n + 1}"
-            if not isinstance(row.get("topic"), str) or not isinstance(row.get("output"), str):
-                raise UsageError(f'{where}: expected {{"topic", "output"}}')
-            if opts.use_atomic_facts and not isinstance(row.get("atomic_facts"), list):
-                raise UsageError(f"{where}: --use-atomic-facts needs 'atomic_facts'")
-            if row.get("labels") is not None and (
-                not isinstance(row.get("atomic_facts"), list)
-                or len(row["labels"]) != len(row["atomic_facts"])
-            ):
-                raise UsageError(f"{where}: 'labels' must pair with 'atomic_facts'")
+        self.rows = _rows(opts.input, opts.use_atomic_facts)
         if opts.demos and (opts.use_atomic_facts or opts.facts == "rules"):
             raise UsageError(
                 "--demos show the language model how to split facts (--facts llm); with "

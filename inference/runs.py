@@ -29,6 +29,7 @@ from favakit.records import (
     refuse_folder_output,
     refuse_output_in_use,
     refuse_output_over_input,
+    valid_rows,
 )
 from favakit.spec import ClientSpec
 
@@ -51,11 +52,8 @@ __all__ = [
 def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
     """``(id, request)`` of every row of a JSONL file (any row :meth:`EditRequest.from_row`
     reads); the id is the row's ``id``, else its line number."""
-    rows: list[tuple[str, EditRequest]] = []
     try:
-        for lineno, row in numbered_jsonl(path):
-            where = f"{path}:{lineno}"
-            rows.append((_row_id(row, lineno), _valid(_for_editing, row, where)))
+        rows = valid_rows(path, _edit_row)
     except RecordError as exc:
         if "no such file" in str(exc) or Path(path).is_dir():
             raise UsageError(str(exc)) from None
@@ -72,12 +70,8 @@ def read_edit_requests(path: str) -> list[tuple[str, EditRequest]]:
 def read_claims(path: str) -> list[tuple[str, EditRequest]]:
     """``(id, claim)`` of every row ``{"id"?, "text" | "claim", "evidence"?}`` of a JSONL
     file."""
-    rows: list[tuple[str, EditRequest]] = []
     try:
-        for lineno, row in numbered_jsonl(path):
-            rows.append(
-                (_row_id(row, lineno), _valid(EditRequest.from_claim, row, f"{path}:{lineno}"))
-            )
+        rows = valid_rows(path, _claim_row)
     except RecordError as exc:
         raise UsageError(str(exc)) from None
     return _unique(path, rows, "verify")
@@ -114,15 +108,14 @@ def _row_id(row: dict[str, Any], lineno: int) -> str:
     return str(row.get("id", lineno))
 
 
-def _for_editing(row: Any, where: str) -> EditRequest:
-    return EditRequest.from_row(row, where).for_editing(where, "favakit verify")
+def _edit_row(row: Any, number: int, where: str) -> tuple[str, EditRequest]:
+    return _row_id(row, number), EditRequest.from_row(row, where).for_editing(
+        where, "favakit verify"
+    )
 
 
-def _valid(make: Callable[[Any, str], EditRequest], row: Any, where: str) -> EditRequest:
-    try:
-        return make(row, where)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+def _claim_row(row: Any, number: int, where: str) -> tuple[str, EditRequest]:
+    return _row_id(row, number), EditRequest.from_claim(row, where)
 
 
 def _unique(

@@ -15,7 +15,7 @@ from typing import Any
 
 from favakit.errors import UsageError
 from favakit.prompts import fewest_references_dropped
-from favakit.records import numbered_jsonl
+from favakit.records import valid_rows
 
 __all__ = ["EncodedSet", "collate", "encode_rows", "load_rows", "pack"]
 
@@ -31,18 +31,20 @@ class EncodedSet:
 
 
 def load_rows(path: str, limit: int = 0) -> list[dict[str, str]]:
-    rows = []
-    for lineno, row in numbered_jsonl(path):
+    """The ``{"prompt", "completion"}`` rows of a training file (the first ``limit``, where
+    given), every row checked: a file with bad rows is refused naming each."""
+
+    def checked(row: dict[str, Any], _: int, where: str) -> dict[str, str]:
         if not isinstance(row.get("prompt"), str) or not isinstance(row.get("completion"), str):
             claims = isinstance(row, dict) and "label" in row and ("text" in row or "claim" in row)
             hint = (" (this row is a labelled claim: a checker trains on those, "
                     "`favakit train --config minilm_checker`)") if claims else ""  # fmt: skip
             raise UsageError(
-                f"{path}:{lineno}: a training row needs string 'prompt' and 'completion'{hint}"
+                f"{where}: a training row needs string 'prompt' and 'completion'{hint}"
             )
-        rows.append({"prompt": row["prompt"], "completion": row["completion"]})
-        if limit and len(rows) >= limit:
-            break
+        return {"prompt": row["prompt"], "completion": row["completion"]}
+
+    rows = valid_rows(path, checked)[: limit or None]
     if not rows:
         raise UsageError(f"{path} holds no training rows")
     return rows

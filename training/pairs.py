@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from favakit.errors import UsageError
-from favakit.records import numbered_jsonl, refuse_measuring_set
+from favakit.records import refuse_measuring_set, valid_rows
 from favakit.text import undo_ptb as normalize
 from favakit.text import word_changes
 
@@ -106,61 +106,62 @@ def _is_int(value: Any) -> TypeGuard[int]:
 def read_pairs(path: str | Path) -> list[Pair]:
     """The rows of one JSONL file, validated (file and line in every error)."""
     refuse_measuring_set(path)
-    out = []
-    for lineno, row in numbered_jsonl(str(path)):
-        where = f"{path}:{lineno}"
-        if not isinstance(row, dict):
-            raise UsageError(f"{where}: expected an object with a 'text' string")
-        synthetic = "text" not in row and isinstance(row.get("claim"), str)
-        if synthetic:  # a row of `favakit synth claims`: a true/false label
-            said = row.get("label")
-            label = ("supported" if said else "not_supported") if isinstance(said, bool) else None
-            row = {**row, "text": row["claim"], "source": row.get("source") or "synthetic",
-                   "label": label}  # fmt: skip
-        if not isinstance(row.get("text"), str):
-            raise UsageError(f"{where}: expected an object with a 'text' string")
-        label = row.get("label")
-        if label not in ("supported", "not_supported"):
-            want = "true or false" if synthetic else "'supported' or 'not_supported'"
-            given = said if synthetic else label
-            got = "it is missing" if given is None else f"not {given!r}"
-            raise UsageError(f"{where}: 'label' must be {want}; {got}")
-        text = row["text"]
-        if not text.strip():
-            raise UsageError(f"{where}: 'text' is empty")
-        given = row.get("evidence") or []
-        if isinstance(given, str):
-            raise UsageError(f"{where}: 'evidence' must be a list of passages, not one string: "
-                             'write ["..."] (one string per passage)')  # fmt: skip
-        passages = [_evidence_text(e) for e in given] if isinstance(given, list) else [None]
-        if None in passages:
-            raise UsageError(f"{where}: 'evidence' must be a list of strings or "
-                             '{"title", "text"} objects')  # fmt: skip
-        evidence = [e for e in passages if e and e.strip()]  # blank passages say nothing
-        if not evidence:
-            raise UsageError(f"{where}: no evidence: a pair teaches the checker only with the "
-                             "evidence its label was given against")  # fmt: skip
-        spans: list[tuple[int, int]] = []
-        has_spans = False
-        if row.get("spans") is not None:
-            if not isinstance(row["spans"], list):
-                raise UsageError(f"{where}: 'spans' must be a list")
-            spans, has_spans = _spans(row["spans"], text, where), True
-        elif row.get("original") is not None:
-            if not isinstance(row["original"], str):
-                raise UsageError(
-                    f"{where}: 'original' must be a string (the text before it was edited)"
-                )
-            if label == "not_supported":
-                spans, has_spans = edited_spans(row["original"], text), True
-        source = str(row.get("source") or Path(path).stem)
-        out.append(
-            Pair(str(row.get("id", f"{Path(path).stem}-{lineno}")), source, text, evidence,
-                 label == "supported", spans, has_spans)
-        )  # fmt: skip
+    out = valid_rows(path, lambda row, lineno, where: _pair(row, lineno, where, Path(path).stem))
     if not out:
         raise UsageError(f"{path} holds no rows")
     return out
+
+
+def _pair(row: Any, lineno: int, where: str, stem: str) -> Pair:
+    """One validated row of a pairs file (``stem``: the file's name, the row's default source
+    and id prefix)."""
+    if not isinstance(row, dict):
+        raise UsageError(f"{where}: expected an object with a 'text' string")
+    synthetic = "text" not in row and isinstance(row.get("claim"), str)
+    if synthetic:  # a row of `favakit synth claims`: a true/false label
+        said = row.get("label")
+        label = ("supported" if said else "not_supported") if isinstance(said, bool) else None
+        row = {**row, "text": row["claim"], "source": row.get("source") or "synthetic",
+               "label": label}  # fmt: skip
+    if not isinstance(row.get("text"), str):
+        raise UsageError(f"{where}: expected an object with a 'text' string")
+    label = row.get("label")
+    if label not in ("supported", "not_supported"):
+        want = "true or false" if synthetic else "'supported' or 'not_supported'"
+        given = said if synthetic else label
+        got = "it is missing" if given is None else f"not {given!r}"
+        raise UsageError(f"{where}: 'label' must be {want}; {got}")
+    text = row["text"]
+    if not text.strip():
+        raise UsageError(f"{where}: 'text' is empty")
+    given = row.get("evidence") or []
+    if isinstance(given, str):
+        raise UsageError(f"{where}: 'evidence' must be a list of passages, not one string: "
+                         'write ["..."] (one string per passage)')  # fmt: skip
+    passages = [_evidence_text(e) for e in given] if isinstance(given, list) else [None]
+    if None in passages:
+        raise UsageError(f"{where}: 'evidence' must be a list of strings or "
+                         '{"title", "text"} objects')  # fmt: skip
+    evidence = [e for e in passages if e and e.strip()]  # blank passages say nothing
+    if not evidence:
+        raise UsageError(f"{where}: no evidence: a pair teaches the checker only with the "
+                         "evidence its label was given against")  # fmt: skip
+    spans: list[tuple[int, int]] = []
+    has_spans = False
+    if row.get("spans") is not None:
+        if not isinstance(row["spans"], list):
+            raise UsageError(f"{where}: 'spans' must be a list")
+        spans, has_spans = _spans(row["spans"], text, where), True
+    elif row.get("original") is not None:
+        if not isinstance(row["original"], str):
+            raise UsageError(
+                f"{where}: 'original' must be a string (the text before it was edited)"
+            )
+        if label == "not_supported":
+            spans, has_spans = edited_spans(row["original"], text), True
+    source = str(row.get("source") or stem)
+    return Pair(str(row.get("id", f"{stem}-{lineno}")), source, text, evidence,
+                label == "supported", spans, has_spans)  # fmt: skip
 
 
 def edited_spans(original: str, edited: str) -> list[tuple[int, int]]:

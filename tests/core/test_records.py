@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from favakit.errors import UsageError
 from favakit.records import (
     EditResult,
     JsonlAppender,
@@ -16,6 +17,7 @@ from favakit.records import (
     read_records,
     replace_folder,
     settle_folder,
+    valid_rows,
     write_jsonl_atomic,
 )
 
@@ -138,6 +140,36 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
     with pytest.raises(RecordError, match=r"--out .*rows\.jsonl is a file: it names a folder"):
         output_folder(rows)  # synth, index build, training: FileExistsError tracebacks once
     assert output_folder(tmp_path / "a" / "b").is_dir()
+
+
+def _positive(row: dict, number: int, where: str) -> int:
+    if row["n"] <= 0:
+        raise ValueError(f"{where}: 'n' must be positive, not {row['n']}")
+    return row["n"]
+
+
+def test_valid_rows_names_every_bad_row_once_the_file_is_read(tmp_path: Path) -> None:
+    """A file with many bad rows used to be refused at the first, one run per row mended."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps({"n": n}) + "\n" for n in [1, 0, 2, -1, -2, -3, -4, 5]))
+    with pytest.raises(UsageError) as caught:
+        valid_rows(path, _positive)
+    said = str(caught.value).splitlines()
+    assert said == [
+        "5 of 8 rows are bad:",
+        f"  {path}:2: 'n' must be positive, not 0",
+        f"  {path}:4: 'n' must be positive, not -1",
+        f"  {path}:5: 'n' must be positive, not -2",
+        f"  and 2 more, at {path}:6, 7",
+    ]
+    path.write_text('{"n": 1}\n{"n": 0}\n')  # one bad row: its reason alone, as before
+    with pytest.raises(UsageError, match=r"^\S*rows.jsonl:2: 'n' must be positive, not 0$"):
+        valid_rows(path, _positive)
+    path.write_text('{"n": 1}\n{"n": 2}\n')
+    assert valid_rows(path, _positive) == [1, 2]
+    path.write_text('{"n": 0}\nnot json\n{"n": 0}\n')  # a line that is not JSON stops at once
+    with pytest.raises(RecordError, match=r"rows.jsonl:2: invalid JSON"):
+        valid_rows(path, _positive)
 
 
 def test_atomic_write_leaves_old_file_on_failure(tmp_path: Path) -> None:

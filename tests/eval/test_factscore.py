@@ -161,6 +161,27 @@ def test_unfinished_work_resumes_only_under_its_own_settings(kb: Path, tmp_path:
         _work_file(tmp_path, "factscore", opts)
 
 
+def test_bad_response_rows_are_named_by_their_lines(tmp_path: Path) -> None:
+    """Rows were numbered by their place among rows, so a blank line put every later number out
+    by one; and only the first bad row was named."""
+    from favakit.errors import UsageError
+    from favakit.eval.runs import _rows
+
+    good = json.dumps({"topic": "Ada Lovelace", "output": "Ada was born in 1815."})
+    inp = tmp_path / "in.jsonl"
+    inp.write_text(f"{good}\n\n" + json.dumps({"topic": "Ada"}) + "\n")
+    with pytest.raises(UsageError, match=r"in.jsonl:3: expected \{\"topic\", \"output\"\}$"):
+        _rows(str(inp), use_atomic_facts=False)
+    inp.write_text(f"{good}\n{good}\n" + json.dumps({"topic": "Ada", "output": "x", "labels": ["S"]})
+                   + "\n" + json.dumps({"output": "y"}) + "\n")  # fmt: skip
+    with pytest.raises(UsageError) as caught:
+        _rows(str(inp), use_atomic_facts=True)
+    said = str(caught.value).splitlines()
+    assert said[0] == "4 of 4 rows are bad:" and len(said) == 5
+    assert said[3].endswith("in.jsonl:3: --use-atomic-facts needs 'atomic_facts'")
+    assert said[4].endswith("in.jsonl:4")
+
+
 def test_cli_with_an_http_judge_caches_and_resumes(
     kb: Path, tmp_path: Path, openai_server: Any
 ) -> None:

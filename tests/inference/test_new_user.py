@@ -85,6 +85,13 @@ def test_input_files_are_checked_before_the_model_loads(tmp_path: Path) -> None:
     got = favakit("verify", "--input", str(repeated), "--judge", "checker")
     assert got.returncode == 2, got.stderr
     assert "ids repeat: '5' (2 rows), '3' (2 rows); give each row a unique 'id'" in got.stderr
+    several = tmp_path / "several.jsonl"  # every bad row named in one run, not one a run
+    several.write_text('{"text": "a", "evidence": [3]}\n{"text": "b"}\n{"text": ""}\n'
+                       '{"txt": "c"}\n{"text": "d", "evidence": "e"}\n')  # fmt: skip
+    got = favakit("verify", "--input", str(several), "--judge", "checker")
+    assert got.returncode == 2, got.stderr
+    assert "4 of 5 rows are bad:" in got.stderr and f"  {several}:1: 'evidence' items" in got.stderr
+    assert f"  {several}:3: 'text' is empty" in got.stderr and f"at {several}:5" in got.stderr
 
 
 @pytest.mark.slow

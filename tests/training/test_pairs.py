@@ -156,6 +156,18 @@ def test_bad_rows_name_file_and_line(tmp_path: Path) -> None:
     assert read_pairs(titled)[0].evidence == ["Ada: Born 1815."]  # the blank passage dropped
 
 
+def test_a_file_with_several_bad_rows_names_them_all(tmp_path: Path) -> None:
+    ok = {"text": "Ada was born in 1815.", "evidence": ["Ada was born in 1815."],
+          "label": "supported"}  # fmt: skip
+    rows = [ok, {**ok, "label": "SUPPORTS"}, ok, {**ok, "evidence": []}, {**ok, "text": ""}]
+    with pytest.raises(UsageError) as caught:
+        read_pairs(_write(tmp_path / "mine.jsonl", rows))
+    said = str(caught.value)
+    assert said.startswith("3 of 5 rows are bad:")
+    for line, reason in [(2, "'label' must be"), (4, "no evidence"), (5, "'text' is empty")]:
+        assert f"mine.jsonl:{line}: {reason}" in said
+
+
 def test_favakit_synthetic_claims_are_read_as_a_source(tmp_path: Path) -> None:
     """`favakit synth claims` rows (claim, true/false label, titled passages) train as they are."""
     rows = [
