@@ -197,11 +197,19 @@ def configure_index(parser: argparse.ArgumentParser) -> None:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from favakit.records import numbered_jsonl
+    from favakit.records import valid_rows
     from favakit.retrieval.search import Searcher
 
     if (args.query is None) == (args.queries is None):
         raise UsageError("give either QUERY or --queries FILE.jsonl")
+
+    def query_row(row: dict[str, Any], lineno: int, where: str) -> tuple[Any, str]:
+        if not isinstance(row.get("query"), str):
+            raise UsageError(f'{where}: expected {{"id", "query"}}')
+        return row.get("id", lineno), row["query"]
+
+    # checked before the index loads; a row without an id is known by its line number
+    rows = [] if args.queries is None else valid_rows(args.queries, query_row)
     weights = [float(w) for w in args.weights.split(",")] if args.weights else None
     searcher = Searcher(
         args.index, kb=args.kb, weights=weights, title_match=args.title_match, device=args.device
@@ -210,18 +218,13 @@ def _search(args: argparse.Namespace) -> int:
         for hit in searcher.search(args.query, args.k):
             print(json.dumps(hit.to_dict(), ensure_ascii=False))
         return 0
-    rows: list[dict[str, Any]] = []
-    for lineno, row in numbered_jsonl(args.queries):
-        if not isinstance(row.get("query"), str):
-            raise UsageError(f'{args.queries}:{lineno}: expected {{"id", "query"}}')
-        rows.append(row)
     batch = args.batch_size
     for start in range(0, len(rows), batch):
         chunk = rows[start : start + batch]
-        for row, hits in zip(
-            chunk, searcher.search_many([r["query"] for r in chunk], args.k), strict=True
+        for (rid, _), hits in zip(
+            chunk, searcher.search_many([query for _, query in chunk], args.k), strict=True
         ):
-            out = {"id": row.get("id", start), "results": [h.to_dict() for h in hits]}
+            out = {"id": rid, "results": [h.to_dict() for h in hits]}
             print(json.dumps(out, ensure_ascii=False))
     return 0
 
@@ -235,7 +238,11 @@ def configure_search(parser: argparse.ArgumentParser) -> None:
         help="index folder; repeat to fuse several (hybrid)",
     )
     parser.add_argument("-k", "--k", type=int, default=5, help="results per query (default 5)")
-    parser.add_argument("--queries", default=None, help='JSONL file of {"id", "query"} rows')
+    parser.add_argument(
+        "--queries",
+        default=None,
+        help='JSONL file of {"id"?, "query"} rows; the results keep each id (else the line number)',
+    )
     parser.add_argument(
         "--weights", default=None, help="comma-separated fusion weights, one per --index"
     )

@@ -55,6 +55,14 @@ def test_options_a_build_would_ignore_are_refused(
     assert not kb.exists() and not (tmp_path / "index").exists()
 
 
+def test_bad_queries_are_named_before_the_index_loads(tmp_path: Path) -> None:
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"query": "lava"}\n{"q": "x"}\n{"query": 3}\n')
+    got = favakit("search", "--index", str(tmp_path / "no-index"), "--queries", str(queries))
+    assert got.returncode == 2 and "2 of 3 rows are bad:" in got.stderr, got.stderr
+    assert 'q.jsonl:2: expected {"id", "query"}' in got.stderr and "q.jsonl:3" in got.stderr
+
+
 def test_kb_build_shows_plain_progress_lines_when_stderr_is_not_a_terminal(
     corpus_jsonl: Path, tmp_path: Path
 ) -> None:
@@ -104,6 +112,10 @@ def test_index_build_and_search_one_and_many(
     assert [r["id"] for r in rows] == ["a", "b"] and all(len(r["results"]) == 3 for r in rows)
     neither = favakit("search", "--index", str(tmp_path / "bm25"))
     assert neither.returncode == 2
+    queries.write_text('{"query": "lava"}\n\n{"query": "Saturn"}\n{"id": 7, "query": "x"}\n')
+    unnamed = favakit("search", "--index", str(tmp_path / "bm25"), "--queries", str(queries))
+    assert unnamed.returncode == 0, unnamed.stderr  # ids were the batch's start: 0, 0, 0
+    assert [json.loads(line)["id"] for line in unnamed.stdout.splitlines()] == [1, 3, 7]
 
 
 @pytest.mark.slow
