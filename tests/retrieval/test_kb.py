@@ -152,6 +152,19 @@ def test_bad_input_names_the_record_and_leaves_nothing(tmp_path: Path) -> None:
     ):
         build_kb(bad, tmp_path / "kb.db")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
+    # every bad row named, before the build (which once stopped at the first, at its end)
+    rows = ['{"title": "A", "text": "ok"}', '{"title": "", "text": "x"}', "{}", '{"text": "y"}']
+    bad.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    with pytest.raises(UsageError) as caught:
+        build_kb([tmp_path / "missing.jsonl", bad], tmp_path / "kb.db")  # the missing one first
+    assert "does not exist" in str(caught.value)
+    with pytest.raises(UsageError) as caught:
+        build_kb(bad, tmp_path / "kb.db", progress=True)
+    said = str(caught.value).splitlines()
+    assert said[0] == "3 of 4 rows are bad:" and said[1].endswith("bad.jsonl:2: 'title' must be "
+                                                                   "a non-empty string")  # fmt: skip
+    assert said[3].endswith("bad.jsonl:4: expected an object with 'title' and 'text'")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
     with pytest.raises(UsageError, match="does not exist"):
         KnowledgeSource(tmp_path / "missing.db")
     with pytest.raises(UsageError, match="cannot tell the format"):
