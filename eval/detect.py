@@ -211,12 +211,16 @@ def markdown_table(report: Mapping[str, Any], title: str = "Detection") -> str:
 
 
 def _numbered_rows(path: str) -> list[tuple[str | None, dict[str, Any], str]]:
-    from favakit.records import numbered_jsonl
+    """``(id, row, where)`` of every row of a file, each read as :func:`annotated_from_row` reads
+    it, so that every bad row is named at once."""
+    from favakit.records import valid_rows
 
-    out = []
-    for lineno, row in numbered_jsonl(path):
+    def checked(row: dict[str, Any], _: int, where: str) -> tuple[str | None, dict[str, Any], str]:
+        annotated_from_row(row, where)
         rid = row.get("id")
-        out.append((None if rid is None else str(rid), row, f"{path}:{lineno}"))
+        return None if rid is None else str(rid), row, where
+
+    out = valid_rows(path, checked)
     if not out:
         raise UsageError(f"{path} has no rows")
     return out
@@ -268,11 +272,12 @@ def detect_files(
     by_id = gold[0][0] is not None and pred[0][0] is not None
     if by_id:
         preds = {i: (row, where) for i, row, where in pred}
-        pairs_raw = []
-        for i, row, where in gold:
-            if i not in preds:
-                raise UsageError(f"{where}: no prediction for id {i!r} in {pred_path}")
-            pairs_raw.append((row, where, *preds[i]))
+        unmatched = [(i, where) for i, _, where in gold if i not in preds]
+        if unmatched:
+            i, where = unmatched[0]
+            more = f" (and {len(unmatched) - 1} more gold rows have none)" if unmatched[1:] else ""
+            raise UsageError(f"{where}: no prediction for id {i!r} in {pred_path}{more}")
+        pairs_raw = [(row, where, *preds[i]) for i, row, where in gold if i is not None]
     else:
         if len(gold) != len(pred):
             raise UsageError(

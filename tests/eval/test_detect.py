@@ -161,6 +161,25 @@ def test_eval_detect_refuses_what_it_cannot_score(
     assert detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))["n"] == 1
 
 
+def test_every_bad_prediction_and_every_missing_one_is_counted(tmp_path: Path) -> None:
+    from favakit.eval.detect import detect_files
+
+    gold = [GOLD_A, {**GOLD_A, "id": "b"}, {**GOLD_A, "id": "c"}]
+    broken = [{**PRED_A, "original": 42}, {**PRED_A, "id": "b", "edits": [{"type": "entity"}]},
+              {**PRED_A, "id": "c"}]  # fmt: skip
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gold))
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(r) + "\n" for r in broken))
+    with pytest.raises(UsageError) as caught:
+        detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))
+    said = str(caught.value).splitlines()
+    assert said[0] == "2 of 3 rows are bad:" and "p.jsonl:1: 'original' must be" in said[1]
+    assert "p.jsonl:2: an edit needs type, start and end" in said[2]
+    (tmp_path / "p.jsonl").write_text(json.dumps(PRED_A) + "\n")
+    with pytest.raises(UsageError, match=r"g.jsonl:2: no prediction for id 'b' in .*p.jsonl "
+                                         r"\(and 1 more gold rows have none\)$"):  # fmt: skip
+        detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))
+
+
 def test_by_a_field_no_gold_row_has_is_refused_not_grouped_as_one(tmp_path: Path) -> None:
     """`--by modle` (a typo) used to give one group named "" with every row."""
     from favakit.eval.detect import detect_files
