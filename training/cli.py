@@ -10,11 +10,72 @@ import sys
 __all__ = ["configure"]
 
 
+#: the options beside KEY=VALUE: (flag, attribute, default), and the actions that read each
+#: ("run": a training run; the others are the words that name an action)
+_OPTIONS = (
+    ("--config", "config", None), ("--dry-run", "dry_run", False), ("--resume", "resume", False),
+    ("--no-progress", "no_progress", False), ("--adapter", "adapter", None),
+    ("--out", "out", None), ("--detector", "detector", None), ("--model", "model", ""),
+)  # fmt: skip
+_PACKING = ("pack-detector", "pack-checker", "unpack-checker")
+_READ_BY = {
+    "--config": ("run",), "--dry-run": ("run",), "--resume": ("run",), "--no-progress": ("run",),
+    "--adapter": ("merge",), "--detector": _PACKING, "--out": ("run", "merge", *_PACKING),
+    "--model": ("run", "merge"),
+}  # fmt: skip
+#: a training run's options that stand for a setting
+_SETTING_OF = {"--out": "output_dir", "--model": "model"}
+
+
+def _refuse_unread(args: argparse.Namespace, action: str) -> None:
+    """Refuse the options ``action`` would not read: they used to be dropped without a word
+    (``favakit train --config X --out DIR`` trained into the preset's folder)."""
+    from favakit.cli_args import changed_options
+    from favakit.errors import UsageError
+
+    unread = [f for f in changed_options(args, _OPTIONS) if action not in _READ_BY[f]]
+    if not unread:
+        return
+    doing = "a training run" if action == "run" else f"`favakit train {action}`"
+    said = [f"{flag} (read by {_readers(flag)})" for flag in unread]
+    hint = ""
+    if action == "run" and "--adapter" in unread:
+        hint = "; a training run starts from an adapter with init_adapter=DIR"
+    raise UsageError(f"{doing} does not read {', '.join(said)}{hint}")
+
+
+def _readers(flag: str) -> str:
+    """Who reads ``flag``, in words: "a training run and train merge"."""
+    names = ["a training run" if a == "run" else a for a in _READ_BY[flag]]
+    verbs = [n for n in names if n != "a training run"]
+    if verbs:
+        names = [n for n in names if n == "a training run"] + [f"train {', '.join(verbs)}"]
+    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _run_overrides(args: argparse.Namespace) -> list[str]:
+    """A training run's KEY=VALUE overrides, with ``--out`` and ``--model`` as the settings they
+    stand for (``output_dir``, ``model``); the same setting given both ways is refused."""
+    from favakit.errors import UsageError
+
+    overrides = list(args.overrides)
+    for flag, key in _SETTING_OF.items():
+        value = getattr(args, flag.lstrip("-"))
+        if not value:
+            continue
+        if any(o.split("=", 1)[0].strip() == key for o in overrides):
+            raise UsageError(f"{flag} and {key}= both set {key}: give one")
+        overrides.append(f"{key}={value}")
+    return overrides
+
+
 def _train(args: argparse.Namespace) -> int:
     from favakit.config import dump_config
     from favakit.errors import UsageError
     from favakit.training.config import load_train_config, presets, validate_config
 
+    verb = args.overrides[0] if args.overrides[:1] in (["merge"], *([v] for v in _PACKING)) else ""
+    _refuse_unread(args, verb or "run")
     if args.overrides[:1] == ["merge"]:  # `favakit train merge --adapter DIR --out DIR`
         if not args.adapter or not args.out or len(args.overrides) > 1:
             raise UsageError("usage: favakit train merge --adapter DIR --out DIR [--model BASE]")
@@ -47,7 +108,7 @@ def _train(args: argparse.Namespace) -> int:
     if args.config is None:
         print("give --config PRESET|FILE.yaml; presets: " + ", ".join(presets()))
         return 2
-    cfg = load_train_config(args.config, args.overrides)
+    cfg = load_train_config(args.config, _run_overrides(args))
     if args.dry_run:
         validate_config(cfg)  # says what the run would refuse (the trainers validate their own)
         sys.stdout.write(dump_config(cfg))
@@ -99,9 +160,18 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--no-progress", action="store_true", help="a log line per step instead of a progress bar"
     )
     parser.add_argument("--adapter", default=None, help="merge: the LoRA adapter folder")
-    parser.add_argument("--out", default=None, help="merge / pack-*: where to write the result")
+    parser.add_argument(
+        "--out",
+        default=None,
+        help="where to write the result: a training run's folder (output_dir=), or merge's and "
+        "pack-*'s",
+    )
     parser.add_argument(
         "--detector", default=None, help="pack-detector / pack-checker: the model folder"
     )
-    parser.add_argument("--model", default="", help="merge: base model (default: the adapter's)")
+    parser.add_argument(
+        "--model",
+        default="",
+        help="the base model: a training run's (model=), or merge's (default: the adapter's)",
+    )
     parser.set_defaults(func=_train)

@@ -238,6 +238,33 @@ def test_train_overrides_after_an_option_are_read(capsys: pytest.CaptureFixture[
     assert "\nlr: 0.5\n" in said and "  limit: 7\n" in said and "\nepochs: 3" in said, said
 
 
+def test_train_options_are_read_or_refused_never_dropped(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--out` and `--model` were read by merge and pack-* only: a training run given them
+    trained the preset's model into the preset's folder without a word."""
+    assert main(["train", "--config", "tiny_cpu", "--out", "runs/mine", "--model", "smollm2-135m",
+                 "--dry-run"]) == 0  # fmt: skip
+    said = capsys.readouterr().out
+    assert "\noutput_dir: runs/mine\n" in said and "\nmodel: smollm2-135m\n" in said, said
+    refused = [
+        (["train", "--config", "tiny_cpu", "--out", "a", "output_dir=b", "--dry-run"],
+         "--out and output_dir= both set output_dir: give one"),
+        (["train", "--config", "tiny_cpu", "--adapter", "a", "--dry-run"],
+         "a training run does not read --adapter (read by train merge); a training run starts "
+         "from an adapter with init_adapter=DIR"),
+        (["train", "merge", "--adapter", "a", "--out", "b", "--config", "tiny_cpu", "--resume"],
+         "`favakit train merge` does not read --config (read by a training run), --resume "
+         "(read by a training run)"),
+        (["train", "pack-checker", "--detector", "a", "--out", "b", "--model", "m"],
+         "`favakit train pack-checker` does not read --model (read by a training run and train "
+         "merge)"),
+    ]  # fmt: skip
+    for argv, message in refused:
+        assert main(argv) == 2, argv
+        assert capsys.readouterr().err.strip() == f"favakit train: error: {message}"
+
+
 def test_verify_takes_text_for_claim(capsys: pytest.CaptureFixture[str]) -> None:
     # JSONL rows call the claim "text"; `--text` names the same option as `--claim`
     with pytest.raises(SystemExit) as stop:
