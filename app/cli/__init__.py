@@ -201,17 +201,40 @@ def _parser_named(parser: argparse.ArgumentParser, words: list[str]) -> argparse
 
 
 def _late_positionals(
-    parser: argparse.ArgumentParser, args: argparse.Namespace, unknown: list[str]
+    parser: argparse.ArgumentParser,
+    args: argparse.Namespace,
+    unknown: list[str],
+    argv: Sequence[str],
 ) -> list[str]:
     """``unknown`` less the words that belong to the parser's list positional (``favakit train``'s
     KEY=VALUE overrides), which argparse leaves unparsed when they follow an option such as
-    ``--no-progress``; they are added to that list, in order."""
+    ``--no-progress``; they are added to that list, in order. A word without ``=`` right after an
+    unknown option (``--foo bar``) is that option's value, not an override: it stays unknown, so
+    the refusal names both."""
     lists = [a for a in parser._actions if not a.option_strings and a.nargs in ("*", "+")]
     if len(lists) != 1:
         return unknown
+    given = list(getattr(args, lists[0].dest) or [])
     late = [w for w in unknown if not w.startswith("-")]
-    setattr(args, lists[0].dest, [*(getattr(args, lists[0].dest) or []), *late])
-    return [w for w in unknown if w.startswith("-")]
+    left = []
+    for option in (w for w in unknown if w.startswith("-")):
+        left.append(option)
+        value = _value_after(option, argv)
+        if value is not None and (value in late or value in given):
+            left.append(value)  # argparse left it unparsed, or took it for an override
+            (late if value in late else given).remove(value)
+    setattr(args, lists[0].dest, [*given, *late])
+    return left
+
+
+def _value_after(option: str, argv: Sequence[str]) -> str | None:
+    """The word after ``option`` in ``argv`` where it looks like that option's value (no ``=``
+    in either, and not an option itself), else None."""
+    if "=" in option or option not in argv:
+        return None
+    n = list(argv).index(option)
+    after = argv[n + 1] if n + 1 < len(argv) else None
+    return after if after is not None and not after.startswith("-") and "=" not in after else None
 
 
 def _closest_option(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
@@ -249,7 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _action_examples(p, name)
     args, unknown = parser.parse_known_args(args_in)
     chosen_parser = _parser_named(parser, args_in)
-    unknown = _late_positionals(chosen_parser, args, unknown)
+    unknown = _late_positionals(chosen_parser, args, unknown, args_in)
     if unknown:  # said by the command's (or action's) own parser, with its usage and a guess
         chosen_parser.error(
             f"unrecognized arguments: {' '.join(unknown)}" + _closest_option(chosen_parser, unknown)

@@ -218,6 +218,8 @@ def test_an_unknown_option_is_named_by_its_command_with_the_closest_guess(
          "favakit verify: error: unrecognized arguments: --evidense y; did you mean --evidence?"),
         (["train", "--config", "tiny_cpu", "--dryrun"],
          "favakit train: error: unrecognized arguments: --dryrun; did you mean --dry-run?"),
+        (["train", "--config", "tiny_cpu", "--lr", "0.1", "epochs=2"],  # the value named too
+         "favakit train: error: unrecognized arguments: --lr 0.1"),
         (["tags", "check", "--nope"], "favakit tags check: error: unrecognized arguments: --nope"),
         (["--nope"], "favakit: error: unrecognized arguments: --nope"),
     ]  # fmt: skip
