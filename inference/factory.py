@@ -391,8 +391,6 @@ def open_verifier(
     in :class:`~favakit.inference.verifiers.CitedSentences`, which reads a claim's ``cites`` (only
     the sentences citing its evidence) and removes citation marks; wrap it so to do the same.
     """
-    from favakit.inference.generators import open_client
-
     spec = spec or ClientSpec()
     kind = kind or default_judge(spec.names_model, bool(checker or detector))
     if kind not in VERIFIER_KINDS:
@@ -400,36 +398,9 @@ def open_verifier(
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise UsageError(f"threshold {threshold}: a probability, from 0 to 1")
     if kind == "verifier":
-        if style not in (None, "factscore"):
-            raise UsageError(
-                "--prompt-style: the trained verifier answers the factscore prompt only"
-            )
-        if not spec.names_model:
-            from favakit.inference.models import default_verifier
-
-            spec = spec.with_(model="smollm2", adapter=default_verifier())
-        if chunk_words is None:
-            chunk_words, chunk_above = VERIFIER_PIECE_WORDS, VERIFIER_WHOLE_WORDS
-        else:
-            chunk_above = 0
-        judge = Judge(  # trained to answer in one token, on the bare prompt
-            open_client(spec),
-            chat=False,
-            max_tokens=1,
-            chunk_words=chunk_words,
-            threshold=threshold,
-            chunk_above=chunk_above,
-        )
-        return LLMVerifier(judge)
+        return _trained_verifier(spec, chunk_words, threshold, style)
     if kind == "llm":
-        spec = spec if spec.names_model else spec.with_(model=LLM_JUDGE_MODEL)
-        style = style or (default_style(spec.model) if chat else "factscore")
-        if threshold is None:
-            threshold = default_threshold(spec.model, style) if chat else 0.5
-        judge = Judge(
-            open_client(spec), chat=chat, chunk_words=chunk_words, threshold=threshold, style=style
-        )
-        return LLMVerifier(judge)
+        return _llm_judge(spec, chunk_words, threshold, style, chat)
     if kind == "qwen":
         if chunk_words or style:
             raise UsageError("--chunk-words and --prompt-style: the tuned Qwen judge reads its "
@@ -438,22 +409,7 @@ def open_verifier(
     if kind in ("checker", "cascade"):
         if chunk_words or style:
             raise UsageError("--chunk-words and --prompt-style are for --judge verifier or llm")
-        from favakit.inference.checker import Checker, CheckerVerifier, checker_folder
-
-        # the cascade's band is stored with the mpnet checker (scripts/cascade_band.py)
-        folder = checker_folder(checker or detector or ("mpnet" if kind == "cascade" else "auto"))
-        first = CheckerVerifier(Checker(folder, device=spec.device), threshold)
-        if kind == "checker":
-            return first
-        cascade = stored_cascade(first.checker)
-        low, high = cascade["band"]
-        second: Verifier
-        if cascade["judge"] == "qwen":  # the tuned judge, loaded once a claim reaches it
-            second = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec),
-                                      judge_load_notice(spec, first.model, "claims"))  # fmt: skip
-        else:
-            second = open_verifier("llm", spec.with_(model=cascade["judge"]))
-        return CascadeVerifier(first, second, (low, high), cascade.get("second_words", 400))
+        return _checker_judge(kind, spec, checker or detector, threshold)
     if chunk_words or threshold is not None or style:
         raise UsageError(
             "--chunk-words, --threshold and --prompt-style are for --judge verifier or llm"
@@ -467,6 +423,76 @@ def open_verifier(
         detector=detector,
     )
     return EditorVerifier(editor)
+
+
+def _trained_verifier(
+    spec: ClientSpec, chunk_words: int | None, threshold: float | None, style: str | None
+) -> Verifier:
+    """``verifier``: favakit's trained claim verifier, one token on the bare FActScore prompt."""
+    from favakit.inference.generators import open_client
+
+    if style not in (None, "factscore"):
+        raise UsageError("--prompt-style: the trained verifier answers the factscore prompt only")
+    if not spec.names_model:
+        from favakit.inference.models import default_verifier
+
+        spec = spec.with_(model="smollm2", adapter=default_verifier())
+    if chunk_words is None:
+        chunk_words, chunk_above = VERIFIER_PIECE_WORDS, VERIFIER_WHOLE_WORDS
+    else:
+        chunk_above = 0
+    judge = Judge(  # trained to answer in one token, on the bare prompt
+        open_client(spec),
+        chat=False,
+        max_tokens=1,
+        chunk_words=chunk_words,
+        threshold=threshold,
+        chunk_above=chunk_above,
+    )
+    return LLMVerifier(judge)
+
+
+def _llm_judge(
+    spec: ClientSpec,
+    chunk_words: int | None,
+    threshold: float | None,
+    style: str | None,
+    chat: bool,
+) -> Verifier:
+    """``llm``: an instruct model asked True or False, with its preset's prompt and threshold."""
+    from favakit.inference.generators import open_client
+
+    spec = spec if spec.names_model else spec.with_(model=LLM_JUDGE_MODEL)
+    style = style or (default_style(spec.model) if chat else "factscore")
+    if threshold is None:
+        threshold = default_threshold(spec.model, style) if chat else 0.5
+    judge = Judge(
+        open_client(spec), chat=chat, chunk_words=chunk_words, threshold=threshold, style=style
+    )
+    return LLMVerifier(judge)
+
+
+def _checker_judge(
+    kind: str, spec: ClientSpec, named: str | None, threshold: float | None
+) -> Verifier:
+    """``checker``: the encoder checker ``named`` (default ``auto``); ``cascade``: that checker
+    (default ``mpnet``, which stores the band: scripts/cascade_band.py), and for the claims in
+    its band the judge it names, loaded once a claim reaches it."""
+    from favakit.inference.checker import Checker, CheckerVerifier, checker_folder
+
+    folder = checker_folder(named or ("mpnet" if kind == "cascade" else "auto"))
+    first = CheckerVerifier(Checker(folder, device=spec.device), threshold)
+    if kind == "checker":
+        return first
+    cascade = stored_cascade(first.checker)
+    low, high = cascade["band"]
+    second: Verifier
+    if cascade["judge"] == "qwen":
+        second = OpenedOnFirstUse(qwen_judge_label(spec), lambda: open_qwen_judge(spec),
+                                  judge_load_notice(spec, first.model, "claims"))  # fmt: skip
+    else:
+        second = open_verifier("llm", spec.with_(model=cascade["judge"]))
+    return CascadeVerifier(first, second, (low, high), cascade.get("second_words", 400))
 
 
 def open_qwen_judge(spec: ClientSpec | None = None, threshold: float | None = None) -> Verifier:
