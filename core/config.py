@@ -25,6 +25,7 @@ from favakit.errors import UsageError
 
 __all__ = [
     "ConfigError",
+    "changed_settings",
     "config_from_dict",
     "config_to_dict",
     "dump_config",
@@ -38,6 +39,20 @@ T = TypeVar("T")
 
 class ConfigError(UsageError):
     """An unknown key, a value of the wrong type, or a missing preset."""
+
+
+def changed_settings(
+    previous: Mapping[str, Any], now: Mapping[str, Any], ignore: Sequence[str] = ()
+) -> str:
+    """The settings a run folder's earlier run was made with that differ now, said for a
+    refusal to resume: ``"seed: 0 there, 3 now"`` (``"; "`` between settings), as ``favakit
+    eval`` says it; ``""`` where none (``ignore`` aside) does."""
+    keys = sorted(k for k in previous.keys() | now.keys() if k not in ignore)
+    return "; ".join(
+        f"{k}: {previous.get(k)!r} there, {now.get(k)!r} now"
+        for k in keys
+        if previous.get(k) != now.get(k)
+    )
 
 
 class _Dir(typing.Protocol):

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from favakit.config import changed_settings
 from favakit.deps import is_available, require
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
@@ -322,10 +323,10 @@ def build_index(
             shards_dir.mkdir(exist_ok=True)
             cfg_path = shards_dir / "config.json"
             if cfg_path.exists():
-                previous = json.loads(cfg_path.read_text())
-                if previous != enc_cfg:
+                said = changed_settings(json.loads(cfg_path.read_text()), enc_cfg)
+                if said:
                     raise UsageError(
-                        f"{shards_dir} holds shards made with other settings ({previous}); "
+                        f"{shards_dir} holds shards made with other settings ({said}); "
                         "remove that folder or choose another --out"
                     )
             else:

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from favakit.config import changed_settings
 from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.llm import LLMClient, OpenAIClient, check_endpoint
@@ -317,12 +318,11 @@ def run_synthesis(
     cfg_path = out / "config.json"
     cfg_dict = {**asdict(cfg), "kb": str(Path(kb_path).resolve())}
     if cfg_path.exists():
-        previous = json.loads(cfg_path.read_text())
-        if {k: v for k, v in previous.items() if k != "n"} != {
-            k: v for k, v in cfg_dict.items() if k != "n"
-        }:
+        said = changed_settings(json.loads(cfg_path.read_text()), cfg_dict, ignore=("n",))
+        if said:  # a run may be asked for more examples (n), nothing else
             raise UsageError(
-                f"{out} holds a run with other settings ({previous}); use another --out"
+                f"{out} holds a run with other settings ({said}); give the same settings to "
+                "resume it (--n may grow), or use another --out"
             )
     cfg_path.write_text(json.dumps(cfg_dict, indent=2))
     if cfg.uses_llm and client is None and not (cfg.llm_endpoint and cfg.llm_model):

@@ -9,6 +9,7 @@ import yaml
 
 from favakit.config import (
     ConfigError,
+    changed_settings,
     config_from_dict,
     dump_config,
     list_presets,
@@ -104,3 +105,12 @@ def test_parse_overrides_builds_a_tree() -> None:
         "a": {"b": 1, "c": [1, 2]},
         "d": "x=y",
     }
+
+
+def test_changed_settings_names_each_difference_then_and_now() -> None:
+    """A refusal to resume a run used to print the earlier run's whole settings dict."""
+    before = {"n": 20, "seed": 0, "references": 4, "kb": "a.db"}
+    assert changed_settings(before, {**before, "n": 30}, ignore=("n",)) == ""
+    assert changed_settings(before, {**before, "seed": 3, "references": 2, "new": True}) == (
+        "new: None there, True now; references: 4 there, 2 now; seed: 0 there, 3 now"
+    )

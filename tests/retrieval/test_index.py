@@ -132,7 +132,7 @@ def test_resume_with_other_settings_is_refused(
     build_kb(corpus_jsonl, kb, max_tokens=12)
     out = tmp_path / "idx"
     assert build_index(kb, out, encoder=str(tiny_encoder), shard_size=2, shard=(0, 3)) is None
-    with pytest.raises(UsageError, match="other settings"):
+    with pytest.raises(UsageError, match=r"other settings \(shard_size: 2 there, 5 now\); remove"):
         build_index(kb, out, encoder=str(tiny_encoder), shard_size=5)
     cfg = json.loads((out / "shards" / "config.json").read_text())
     assert cfg["shard_size"] == 2

@@ -72,7 +72,7 @@ def test_settings_change_is_refused_and_llm_needs_an_endpoint(
     synth_kb: Path, tmp_path: Path
 ) -> None:
     run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 5}))
-    with pytest.raises(UsageError, match="other settings"):
+    with pytest.raises(UsageError, match=r"other settings \(seed: 5 there, 6 now\); give the same"):
         run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 5, "seed": 6}))
     # asking for more examples with the same settings extends the run
     stats = run_synthesis(synth_kb, tmp_path, SynthConfig(**{**CFG, "n": 8}))
