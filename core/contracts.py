@@ -150,6 +150,17 @@ class Verdict(_VerdictRequired, total=False):
     evidence: list[Passage]
 
 
+def _batch_hint(obj: Mapping[str, Any]) -> str:
+    """For an object that wraps a batch (``{"claims": [...]}``, as some APIs take it): how
+    favakit takes several, else ``""``."""
+    lists = [k for k, v in obj.items() if k != "evidence" and isinstance(v, list) and v
+             and all(isinstance(x, (str, Mapping)) for x in v)]  # fmt: skip
+    if not lists:
+        return ""
+    return (f"; '{lists[0]}' holds a list: each text is an object of its own, "
+            '{"text": "...", "evidence": [...]}, and several go in a JSON array of them')  # fmt: skip
+
+
 @dataclass
 class EditRequest:
     """One text to check. ``evidence`` given by the caller is used as is (no retrieval), less
@@ -173,7 +184,8 @@ class EditRequest:
             raise ValueError(f"{at}expected an object with a 'text' field")
         if "text" not in obj:
             fields = ", ".join(repr(str(k)) for k in list(obj)[:8])
-            raise ValueError(f"{at}missing 'text'" + (f" (its fields: {fields})" if fields else ""))
+            raise ValueError(f"{at}missing 'text'" + (f" (its fields: {fields})" if fields else "")
+                             + _batch_hint(obj))  # fmt: skip
         text = obj.get("text")
         if not isinstance(text, str):
             raise ValueError(f"{at}'text' must be a string, not {type(text).__name__}")

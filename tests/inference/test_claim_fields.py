@@ -37,6 +37,10 @@ def test_claim_reads_as_the_text_and_a_missing_text_names_the_fields() -> None:
         as_request({"claim": "It is in Paris.", "id": 4})
     with pytest.raises(ValueError, match=r"^missing 'text'$"):
         EditRequest.from_obj({})
+    # a batch wrapped in an object, as some APIs take it: how favakit takes several
+    with pytest.raises(ValueError, match=r"'claims' holds a list: each text is an object of its "
+                                         r"own, .*several go in a JSON array"):  # fmt: skip
+        EditRequest.from_claim({"claims": [{"text": "x", "evidence": ["y"]}]})
 
 
 def test_the_python_api_reads_claim_and_refuses_evidence_it_would_not_read() -> None:
@@ -75,6 +79,8 @@ def test_serve_verify_reads_claim_as_the_cli_does(
         assert status == 200 and verdict["supported"], verdict
         status, error = _post(url + "/v1/verify", [claim, {"text": "x", "document": "y"}])
         assert status == 422 and error["detail"].startswith("item 1: no 'evidence' field")
+        status, error = _post(url + "/v1/verify", {"claims": [claim]})
+        assert status == 422 and "several go in a JSON array of them" in error["detail"], error
         status, error = _post(url + "/v1/edit", claim)  # an editor reads 'text' only
         assert (
             status == 422 and error["detail"] == "missing 'text' (its fields: 'claim', 'evidence')"
