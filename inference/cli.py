@@ -51,14 +51,39 @@ def _rows(
     path: str | None,
     make: Callable[[], EditRequest],
     read: Callable[[str], list[tuple[str, EditRequest]]],
+    command: str,
 ) -> list[tuple[str, EditRequest]]:
     """The one text given on the command line (id "0"), or the rows of ``--input``."""
     if path is not None:
         return read(path)
+    _refuse_a_file_name(one, command)
     try:
         return [("0", make())]
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+#: the endings of files a user may give where a text is asked for
+_FILE_ENDINGS = (".txt", ".md", ".jsonl", ".json", ".csv", ".tsv")
+
+
+def _refuse_a_file_name(text: str | None, command: str) -> None:
+    """Refuse a text that is a file's name (``favakit edit notes.txt``): it was checked as the
+    text "notes.txt", against nothing, without a word."""
+    word = (text or "").strip()
+    if not word or any(c.isspace() for c in word):
+        return
+    exists = Path(word).is_file()
+    if not exists and not word.lower().endswith(_FILE_ENDINGS):
+        return
+    if word.lower().endswith((".jsonl", ".json")):
+        read = f"favakit {command} --input {word} reads its rows"
+    elif command == "edit":
+        read = f"favakit edit - < {word} reads its text from standard input"
+    else:
+        read = "--claim takes the claim's own words"
+    what = "a file" if exists else "the name of a file (and there is no such file)"
+    raise UsageError(f"{word!r} is {what}, not a text to check: {read}")
 
 
 def _given_evidence(args: argparse.Namespace, one: str) -> list[Any] | None:
@@ -119,7 +144,7 @@ def _edit(args: argparse.Namespace) -> int:
     evidence = _given_evidence(args, "TEXT")
     one = {"text": args.text, "topic": args.topic, "evidence": evidence}
     rows = _rows(args.text, args.input, lambda: EditRequest.from_row(one, "TEXT"),
-                 read_edit_requests)  # fmt: skip
+                 read_edit_requests, "edit")  # fmt: skip
     ray = _ray(args, "one TEXT is edited in this process")
     rows = rows[: args.limit or None]
     kind = editor_kind(args)
@@ -266,7 +291,7 @@ def _verify(args: argparse.Namespace) -> int:
     if (args.claim is None) == (args.input is None):
         raise UsageError("give either --claim TEXT (with --evidence) or --input FILE.jsonl")
     one = {"text": args.claim, "evidence": _given_evidence(args, "--claim")}
-    rows = _rows(args.claim, args.input, lambda: EditRequest.from_claim(one), read_claims)
+    rows = _rows(args.claim, args.input, lambda: EditRequest.from_claim(one), read_claims, "verify")
     if args.cites:  # the marks of the citation every row's evidence backs, unless it names its own
         marks = parse_cites(args.cites, "--cites")
         rows = [(rid, r if r.cites else dataclasses.replace(r, cites=marks)) for rid, r in rows]

@@ -94,6 +94,18 @@ def test_input_files_are_checked_before_the_model_loads(tmp_path: Path) -> None:
     assert f"  {several}:3: 'text' is empty" in got.stderr and f"at {several}:5" in got.stderr
 
 
+def test_a_file_name_given_as_the_text_is_refused_with_how_to_read_it(tmp_path: Path) -> None:
+    """`favakit edit notes.txt` checked the text "notes.txt", against nothing, and said only
+    that it had no evidence."""
+    notes = tmp_path / "notes.txt"
+    notes.write_text("The Eiffel Tower is in Berlin.\n")
+    got = favakit("edit", str(notes), "--backend", "encoder")
+    assert got.returncode == 2 and f"favakit edit - < {notes} reads its text" in got.stderr
+    got = favakit("verify", "--claim", "claims.jsonl", "--judge", "checker")  # not there either
+    assert got.returncode == 2, got.stderr
+    assert "(and there is no such file), not a text to check: favakit verify --input " in got.stderr
+
+
 @pytest.mark.slow
 def test_a_plain_text_file_is_read_from_standard_input(tmp_path: Path) -> None:
     def edit(stdin: str) -> subprocess.CompletedProcess[str]:
