@@ -42,7 +42,9 @@ __all__ = [
     "Verdict",
     "Verifier",
     "as_claim",
+    "as_claims",
     "as_request",
+    "as_requests",
     "edit_span",
 ]
 
@@ -316,6 +318,32 @@ def as_claim(item: EditInput, n: int = 0) -> EditRequest:
     ``claim`` may stand for ``text``); :class:`~favakit.errors.UsageError` naming claim ``n``
     when it is not one."""
     return _read_input(item, EditRequest.from_claim, f"claim {n}")
+
+
+def as_requests(items: Sequence[EditInput]) -> list[EditRequest]:
+    """Each of ``items`` as :func:`as_request` reads it; one text given where a list is asked
+    (a string, an object) is refused: iterated, a string was read as its characters."""
+    return [as_request(r, i) for i, r in enumerate(_a_list(items, "texts"))]
+
+
+def as_claims(items: Sequence[EditInput]) -> list[EditRequest]:
+    """Each of ``items`` as :func:`as_claim` reads it; one claim given where a list is asked is
+    refused, as by :func:`as_requests`."""
+    return [as_claim(c, i) for i, c in enumerate(_a_list(items, "claims"))]
+
+
+def _a_list(items: Sequence[EditInput], what: str) -> Sequence[EditInput]:
+    if isinstance(items, (str, bytes, Mapping, EditRequest)):
+        why = (
+            " (a string on its own would be read as its characters)"
+            if isinstance(items, (str, bytes))
+            else ""
+        )
+        raise UsageError(
+            f"expected a list of {what}, and got one {type(items).__name__}: give [item] for "
+            f"one{why}"
+        )
+    return items
 
 
 def _read_input(item: EditInput, read: Callable[[Any], EditRequest], what: str) -> EditRequest:

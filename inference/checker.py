@@ -65,7 +65,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from favakit.citations import strip_marks
-from favakit.contracts import EditInput, EditRequest, Verdict, as_claim
+from favakit.contracts import EditInput, EditRequest, Verdict, as_claims
 from favakit.deps import bf16_wanted, require
 from favakit.errors import UsageError
 from favakit.inference.cls_pass import first_position_only
@@ -735,7 +735,7 @@ class CheckerVerifier:
         """A claim with no evidence is not supported, unread (:func:`judged_where_evidence`)."""
         from favakit.inference.verifiers import judged_where_evidence
 
-        reqs = [as_claim(c, i) for i, c in enumerate(claims)]
+        reqs = as_claims(claims)
         return judged_where_evidence(reqs, self._judged, self.model)
 
     def _judged(self, reqs: list[EditRequest]) -> list[Verdict]:

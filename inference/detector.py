@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_request, edit_span
+from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_requests, edit_span
 from favakit.deps import require
 from favakit.errors import UsageError
 from favakit.inference.encoder_folder import load_encoder_model
@@ -344,7 +344,7 @@ class Detector:
     ) -> list[EditResult]:
         """Results in the editor's format, with the requests' own evidence (no retrieval: see
         :class:`DetectorEditor`)."""
-        reqs = [as_request(r, i) for i, r in enumerate(requests)]
+        reqs = as_requests(requests)
         texts = [r.text for r in reqs]
         evidence = [[e.text for e in r.evidence or []] for r in reqs]
         results = []
@@ -481,7 +481,7 @@ class DetectorEditor:
     def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]:
         from favakit.inference.editor import NO_EVIDENCE, gather_evidence
 
-        reqs = [as_request(r, i) for i, r in enumerate(requests)]
+        reqs = as_requests(requests)
         evidence = [gather_evidence(r, r.text, self.searcher, self.k) for r in reqs]
         plain = [[e["text"] for e in ev] for ev in evidence]
         if self.generative is None:

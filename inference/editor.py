@@ -36,7 +36,7 @@ from favakit.contracts import (
     EditSpan,
     Mismatch,
     Passage,
-    as_request,
+    as_requests,
     edit_span,
 )
 from favakit.llm import GenerationParams, LLMClient
@@ -258,7 +258,7 @@ class GenerativeEditor:
 
     def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]:
         """Results in the order of ``requests``; all windows go to the model as one batch."""
-        reqs = [as_request(r, i) for i, r in enumerate(requests)]
+        reqs = as_requests(requests)
         jobs: list[_Window] = []
         for n, req in enumerate(reqs):
             for start, end in split_windows(req.text, self.settings.window_chars):

@@ -126,7 +126,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from favakit.contracts import EditInput, Editor, EditResult, Verifier, as_request
+from favakit.contracts import EditInput, Editor, EditResult, Verifier, as_requests
 from favakit.inference.gate_checks import (
     check_edits,
     drop_fixes_clauses_need_not,
@@ -238,7 +238,7 @@ class GatedEditor:
                            flags=self.flags, marked=marked)  # fmt: skip
 
     def edit_many(self, requests: Sequence[EditInput]) -> list[EditResult]:
-        reqs = [as_request(r, i) for i, r in enumerate(requests)]
+        reqs = as_requests(requests)
         results = self.editor.edit_many(reqs)
         topics = [r.topic for r in reqs]
         scored = sentence_scores(self.checker, results, topics)

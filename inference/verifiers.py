@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from favakit.citations import cited_reading
-from favakit.contracts import EditInput, Editor, EditRequest, Verdict, Verifier, as_claim
+from favakit.contracts import EditInput, Editor, EditRequest, Verdict, Verifier, as_claim, as_claims
 from favakit.inference.judges import Check, Judge
 from favakit.llm import LLMClient
 
@@ -142,7 +142,7 @@ class LLMVerifier:
         return str(self.client.model)
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
-        requests = [as_claim(c, i) for i, c in enumerate(claims)]
+        requests = as_claims(claims)
         return judged_where_evidence(requests, self._judged, self.model)
 
     def _judged(self, requests: list[EditRequest]) -> list[Verdict]:
@@ -188,7 +188,7 @@ class EditorVerifier:
         from favakit.inference.editor import NO_EVIDENCE
 
         out: list[Verdict] = []
-        for result in self.editor.edit_many([as_claim(c, i) for i, c in enumerate(claims)]):
+        for result in self.editor.edit_many(as_claims(claims)):
             bare = NO_EVIDENCE in result.get("warnings", [])  # checked against nothing
             supported = not result["edits"] and not bare
             if bare:
@@ -260,7 +260,7 @@ class RetrievingVerifier(_Around):
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
         from favakit.inference.editor import gather_evidence
 
-        reqs = [as_claim(c, i) for i, c in enumerate(claims)]
+        reqs = as_claims(claims)
         found = [gather_evidence(r, r.text, self.searcher, self.k) for r in reqs]
         asked: list[EditInput] = [{"text": r.text, "topic": r.topic or "", "evidence": list(ev)}
                                   for r, ev in zip(reqs, found, strict=True)]  # fmt: skip
@@ -285,7 +285,7 @@ class CitedSentences(_Around):
         self.inner = inner
 
     def verify(self, claims: Sequence[EditInput]) -> list[Verdict]:
-        reqs = [as_claim(c, i) for i, c in enumerate(claims)]
+        reqs = as_claims(claims)
         readings = [cited_reading(r.text, r.cites) for r in reqs]
         asked: list[EditInput] = [dataclasses.replace(r, text=read.read, cites=())
                                   for r, read in zip(reqs, readings, strict=True)]  # fmt: skip

@@ -66,6 +66,24 @@ def test_requests_are_validated_with_the_field_named() -> None:
         EditRequest.from_obj({"text": "t", "evidence": 3})
 
 
+def test_one_text_given_where_a_list_is_asked_is_refused() -> None:
+    """`editor.edit_many("a text")` was read as one request per character, and refused at the
+    first space: "request 3: 'text' is empty"."""
+    from favakit.contracts import as_claims, as_requests
+
+    with pytest.raises(UsageError, match=r"^expected a list of texts, and got one str: give "
+                                         r"\[item\] for one \(a string on its own"):  # fmt: skip
+        as_requests("The Eiffel Tower is in Berlin.")
+    with pytest.raises(UsageError, match=r"^expected a list of claims, and got one dict: give "
+                                         r"\[item\] for one$"):  # fmt: skip
+        as_claims({"text": "t", "evidence": ["e"]})
+    assert [r.text for r in as_requests(("a", {"text": "b"}))] == ["a", "b"]
+    assert [r.text for r in as_claims([{"claim": "c"}])] == ["c"]
+    editor = DetectorEditor(Detector(default_detector()))  # the real editors read them so
+    with pytest.raises(UsageError, match="expected a list of texts"):
+        editor.edit_many("The Eiffel Tower is in Berlin.")  # type: ignore[arg-type]
+
+
 def test_evidence_passages_of_only_spaces_are_no_evidence() -> None:
     req = as_request({"text": "t", "evidence": ["  ", {"title": "T", "text": "\n"}, "e"]})
     assert req.passages() == [{"title": "", "text": "e"}]
