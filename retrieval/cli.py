@@ -214,6 +214,9 @@ def _search(args: argparse.Namespace) -> int:
     searcher = Searcher(
         args.index, kb=args.kb, weights=weights, title_match=args.title_match, device=args.device
     )
+    if args.device is not None and all(idx.kind == "bm25" for idx in searcher.indexes):
+        raise UsageError(f"--device {args.device} places a dense index's encoder, and these "
+                         "indexes are BM25, which needs none: leave it out")  # fmt: skip
     if args.query is not None:
         for hit in searcher.search(args.query, args.k):
             print(json.dumps(hit.to_dict(), ensure_ascii=False))

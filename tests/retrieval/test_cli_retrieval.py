@@ -112,6 +112,8 @@ def test_index_build_and_search_one_and_many(
     assert [r["id"] for r in rows] == ["a", "b"] and all(len(r["results"]) == 3 for r in rows)
     neither = favakit("search", "--index", str(tmp_path / "bm25"))
     assert neither.returncode == 2
+    unread = favakit("search", "--index", str(tmp_path / "bm25"), "--device", "cuda", "lava")
+    assert unread.returncode == 2 and "these indexes are BM25, which needs none" in unread.stderr
     queries.write_text('{"query": "lava"}\n\n{"query": "Saturn"}\n{"id": 7, "query": "x"}\n')
     unnamed = favakit("search", "--index", str(tmp_path / "bm25"), "--queries", str(queries))
     assert unnamed.returncode == 0, unnamed.stderr  # ids were the batch's start: 0, 0, 0
