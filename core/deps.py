@@ -15,6 +15,7 @@ __all__ = [
     "cpu_has_bf16",
     "cuda_available",
     "is_available",
+    "missing_dependency",
     "quiet_library_warnings",
     "require",
 ]
@@ -23,6 +24,14 @@ __all__ = [
 _DIST = {"faiss": "faiss-cpu", "yaml": "pyyaml", "sklearn": "scikit-learn"}
 #: the extras that depend on torch
 _TORCH_EXTRAS = frozenset({"train", "all"})
+#: the extra that brings each optional package (pyproject.toml's optional-dependencies)
+_EXTRA_OF = {
+    **dict.fromkeys(("torch", "transformers", "peft", "accelerate", "datasets", "safetensors",
+                     "gguf", "tensorboard"), "train"),
+    **dict.fromkeys(("numpy", "faiss", "bm25s"), "retrieval"),
+    **dict.fromkeys(("fastapi", "uvicorn", "httpx"), "serve"),
+    "matplotlib": "report", "ray": "ray", "bitsandbytes": "gpu",
+}  # fmt: skip
 #: PyTorch's own index of CPU builds
 CPU_TORCH = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 
@@ -76,15 +85,30 @@ def require(module: str, extra: str, purpose: str = "") -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        what = f"{purpose} needs" if purpose else "this needs"
-        dist = _DIST.get(module.split(".")[0], module.split(".")[0])
-        # the extra would pull torch, whose plain requirement is a multi-GB CUDA build
-        cpu = (f" (without a GPU, install the CPU build of torch first: {CPU_TORCH})"
-               if extra in _TORCH_EXTRAS and not is_available("torch") else "")  # fmt: skip
-        raise MissingDependencyError(
-            f"{what} the package {dist!r}, which is not installed ({exc}); "
-            f"install it with: pip install 'favakit[{extra}]'{cpu}"
-        ) from exc
+        raise _missing(module, extra, purpose, exc) from exc
+
+
+def missing_dependency(
+    exc: ModuleNotFoundError, purpose: str = ""
+) -> MissingDependencyError | None:
+    """The error :func:`require` would have raised for an import of an optional package that
+    failed where no guard asked first (``numpy`` in a base install), else None: a module that
+    is no extra's is a bug to show, not a package to install."""
+    root = (exc.name or "").split(".")[0]
+    extra = _EXTRA_OF.get(root)
+    return None if extra is None else _missing(root, extra, purpose, exc)
+
+
+def _missing(module: str, extra: str, purpose: str, exc: ImportError) -> MissingDependencyError:
+    what = f"{purpose} needs" if purpose else "this needs"
+    dist = _DIST.get(module.split(".")[0], module.split(".")[0])
+    # the extra would pull torch, whose plain requirement is a multi-GB CUDA build
+    cpu = (f" (without a GPU, install the CPU build of torch first: {CPU_TORCH})"
+           if extra in _TORCH_EXTRAS and not is_available("torch") else "")  # fmt: skip
+    return MissingDependencyError(
+        f"{what} the package {dist!r}, which is not installed ({exc}); "
+        f"install it with: pip install 'favakit[{extra}]'{cpu}"
+    )
 
 
 def quiet_library_warnings() -> None:

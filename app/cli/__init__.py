@@ -289,6 +289,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FavakitError as exc:
         print(f"{chosen_parser.prog}: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except ModuleNotFoundError as exc:  # an optional package no guard asked for first
+        from favakit.deps import missing_dependency
+
+        missing = missing_dependency(exc, "this command")
+        if missing is None:
+            raise
+        print(f"{chosen_parser.prog}: error: {missing}", file=sys.stderr)
+        return missing.exit_code
     except KeyboardInterrupt:
         print(f"{chosen_parser.prog}: interrupted", file=sys.stderr)
         return 130

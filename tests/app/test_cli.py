@@ -267,6 +267,31 @@ def test_train_options_are_read_or_refused_never_dropped(
         assert capsys.readouterr().err.strip() == f"favakit train: error: {message}"
 
 
+def test_an_optional_package_missing_where_no_guard_asked_is_named_with_its_extra(
+    tmp_path: Path,
+) -> None:
+    """In a base install (no numpy), `favakit search`, `index build`, `synth run`, `demo` and
+    `eval factscore` ended in a ModuleNotFoundError traceback. numpy is hidden from a real
+    interpreter here by a finder that refuses it, as a base install lacks it."""
+    hide = (
+        "import sys, importlib.abc\n"
+        "class Hide(importlib.abc.MetaPathFinder):\n"
+        "    def find_spec(self, name, path, target=None):\n"
+        "        if name.split('.')[0] == 'numpy':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "sys.meta_path.insert(0, Hide())\n"
+        "from favakit.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", hide, "search", "--index", str(tmp_path), "x"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip() == (
+        "favakit search: error: this command needs the package 'numpy', which is not installed "
+        "(No module named 'numpy'); install it with: pip install 'favakit[retrieval]'"
+    )
+
+
 def test_verify_takes_text_for_claim(capsys: pytest.CaptureFixture[str]) -> None:
     # JSONL rows call the claim "text"; `--text` names the same option as `--claim`
     with pytest.raises(SystemExit) as stop:
