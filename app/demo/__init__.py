@@ -91,6 +91,11 @@ def run_demo(
     instead of the generative editor, for finding, fixing and judging alike. ``gate``: the
     checker's gate over the editor, as ``favakit edit --gate`` (a judge's name or
     :class:`~favakit.inference.gate.GateSettings`; None: no gate)."""
+    from favakit.deps import require
+
+    # every stage after the first runs a model in this process: say so before the first runs
+    for module, extra in (("torch", "train"), ("transformers", "train"), ("numpy", "retrieval")):
+        require(module, extra, "the demo")
     from favakit.contracts import Editor
     from favakit.eval.detect import annotated_from_row, detection_report
     from favakit.eval.factscore import aggregate
