@@ -41,13 +41,14 @@ def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool
     if checkpointed:
         if not resume:
             raise UsageError(
-                f"{out} holds a checkpoint; pass --resume to continue it, or another output_dir"
+                f"{out} holds a checkpoint; pass --resume to continue it, or give another --out "
+                "(output_dir)"
             )
         return
     if finished:
         why = (" (a finished run keeps no checkpoint: --resume would start again at step 0 and"
                " replace its model)" if resume else "")  # fmt: skip
-        raise UsageError(f"{out} holds a finished run; choose another output_dir{why}")
+        raise UsageError(f"{out} holds a finished run; give another --out (output_dir){why}")
     if resume:
         log.warning("%s holds no checkpoint to resume: starting at step 0", out)
 

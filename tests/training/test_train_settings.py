@@ -192,7 +192,7 @@ def test_a_checkpoint_exports_as_a_loadable_adapter(
 @pytest.mark.parametrize(
     ("finished", "checkpointed", "resume", "refused"),
     [
-        (True, False, False, r"holds a finished run; choose another output_dir$"),
+        (True, False, False, r"holds a finished run; give another --out \(output_dir\)$"),
         (True, False, True, r"finished run.*--resume would start again at step 0"),
         (False, True, False, "holds a checkpoint; pass --resume"),
         (True, True, False, "holds a checkpoint; pass --resume"),  # a checker's time limit
