@@ -27,11 +27,32 @@ def _read_input(name: str) -> str:
             raise UsageError(f"cannot read {name!r}: {exc.strerror}") from None
         where = repr(name)
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UsageError(
             f"{where} is not UTF-8 text (byte {exc.start}); re-encode it as UTF-8"
         ) from None
+    _refuse_json(text, where)
+    return text
+
+
+def _refuse_json(text: str, where: str) -> None:
+    """Refuse JSON rows (a model's outputs saved as JSONL): read as tagged text, their quotes and
+    field names became the text, and spans were offsets into the JSON."""
+    first = text.lstrip().split("\n", 1)[0].strip()
+    if not first.startswith("{"):
+        return
+    try:
+        row = json.loads(first)
+    except json.JSONDecodeError:
+        return
+    if isinstance(row, dict):
+        fields = [k for k, v in row.items() if isinstance(v, str)][:4]
+        pick = f"'.{fields[0]}'" if fields else "'.FIELD'"
+        raise UsageError(
+            f"{where} holds JSON rows (fields: {', '.join(map(repr, fields)) or 'none'}), and "
+            f"favakit tags reads tagged text: take the field out first, e.g. jq -r {pick}"
+        )
 
 
 def _write(text: str) -> None:

@@ -134,6 +134,13 @@ def test_user_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
     latin1.write_bytes("café".encode("latin-1"))
     enc = run("tags", "strip", str(latin1))
     assert enc.returncode == 2 and "not UTF-8" in enc.stderr
+    # JSONL rows were read as tagged text: spans came back as offsets into the JSON
+    rows = json.dumps({"id": 3, "completion": ENTITY}) + "\n"
+    refused = run("tags", "spans", stdin=rows)
+    assert refused.returncode == 2 and refused.stdout == "", refused.stdout
+    assert "holds JSON rows (fields: 'completion'), and favakit tags reads tagged text: take the "\
+        "field out first, e.g. jq -r '.completion'" in refused.stderr  # fmt: skip
+    assert run("tags", "strip", stdin="{braces} " + ENTITY).returncode == 0  # text, not JSON
 
 
 def test_env_reports_extras_and_backends() -> None:
