@@ -160,6 +160,7 @@ def _edit(args: argparse.Namespace) -> int:
         output=None if args.format == "html" else args.output, progress=args.text is None,
         inputs={"--input": args.input, "--kb": args.kb, "--cache": getattr(args, "cache", None)},
         emit=(lambda r: print(json.dumps(r, ensure_ascii=False), flush=True)) if as_json else None,
+        same="model",
     )  # fmt: skip
     if args.format in ("ansi", "plain"):  # the rows still go to --output, as JSONL
         color = (args.format == "ansi" and sys.stdout.isatty()
@@ -319,6 +320,7 @@ def _verify(args: argparse.Namespace) -> int:
         emit=lambda r: print(json.dumps(r, ensure_ascii=False), flush=True),
         progress=args.claim is None, desc="verify", unit="claim",
         inputs={"--input": args.input, "--kb": args.kb, "--cache": getattr(args, "cache", None)},
+        same="judge",
     )  # fmt: skip
     supported = sum(bool(v["supported"]) for v in verdicts)
     bare = sum(NO_EVIDENCE_CLAIM in v.get("warnings", []) for v in verdicts)

@@ -26,6 +26,7 @@ from favakit.records import (
     JsonlAppender,
     RecordError,
     numbered_jsonl,
+    read_jsonl,
     refuse_folder_output,
     refuse_output_in_use,
     refuse_output_over_input,
@@ -276,6 +277,24 @@ def progress_bar(
     return Progress(total, f"{unit}s", f"favakit {desc}", weights=weights)
 
 
+def _values_in(output: str | None, field: str) -> set[str]:
+    """The values of ``field`` in the rows already in ``output``."""
+    if output is None or not Path(output).is_file():
+        return set()
+    rows = read_jsonl(output, allow_truncated_tail=True)
+    return {str(row[field]) for row in rows if row.get(field) is not None}
+
+
+def _refuse_another(output: str | None, field: str, written: set[str], now: set[str]) -> None:
+    if now - written:
+        there = ", ".join(sorted(written))
+        raise UsageError(
+            f"{output} holds rows by {field} {there}, and this run's {field} is "
+            f"{', '.join(sorted(now - written))}: resuming would mix the two in one file; give "
+            "another --output, or the same options as the run that wrote it"
+        )
+
+
 def run_rows(
     rows: Sequence[tuple[str, EditRequest]],
     stage: Callable[[], Callable[[list[EditRequest]], list[Any]]],
@@ -288,13 +307,16 @@ def run_rows(
     desc: str = "edit",
     unit: str = "text",
     inputs: Mapping[str, str | None] | None = None,
+    same: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run ``stage`` over ``rows`` in chunks of ``batch``; each result gets its row's ``id``.
 
     Results go to ``output`` (JSONL, appended; ids already there are skipped) or to ``emit`` as
     they arrive; all of this run's results are returned. ``inputs`` (flag -> path): files the
-    output must not be. Without ``ray`` the stage is built once
-    here, before the output is opened."""
+    output must not be. ``same``: a result field (the judge, the model) that this run's results
+    must share with the rows already in ``output``: a run resumed with another judge is refused
+    at its first results, before any is written, rather than mixing two judges' rows in one
+    file. Without ``ray`` the stage is built once here, before the output is opened."""
     if output:
         refuse_folder_output(output)  # before the stage loads its models
         refuse_output_over_input(output, inputs or {})
@@ -305,6 +327,7 @@ def run_rows(
     results: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
         appender = stack.enter_context(JsonlAppender(output)) if output else None
+        written = _values_in(output, same) if appender is not None and same else set()
         todo = [(i, r) for i, r in rows if appender is None or i not in appender]
         if appender is not None and len(todo) < len(rows):
             print(
@@ -315,6 +338,9 @@ def run_rows(
         bar = stack.enter_context(progress_bar(len(todo), progress, desc, unit, weights))
         ids = iter([rid for rid, _ in todo])
         for chunk in map_chunks_in_order([r for _, r in todo], stage, ray, batch):
+            if written and same:
+                _refuse_another(output, same, written, {str(res.get(same)) for res in chunk})
+                written = set()  # checked once: this run's results are all the same
             for res in chunk:
                 out = {"id": next(ids), **res}
                 results.append(out)

@@ -82,3 +82,24 @@ def test_the_time_left_weighs_the_rows_still_to_come(monkeypatch: pytest.MonkeyP
     left = 10.0 * long / (2 * short)  # 2 short rows took 10 s; by their count: 5 s
     assert left > 60 and first.startswith("edit: 2/3 texts")
     assert first.endswith(f"about {duration(left)} left"), first
+
+
+def test_a_run_resumed_with_another_judge_is_refused_before_it_writes(tmp_path: Any) -> None:
+    """An output written by one judge and resumed by another used to hold both judges' rows,
+    with nothing said."""
+    import json
+
+    from favakit.errors import UsageError
+
+    def judge(name: str) -> Any:
+        return lambda: lambda reqs: [{"supported": True, "judge": name} for _ in reqs]
+
+    rows = [(str(i), EditRequest(f"claim {i}")) for i in range(4)]
+    out = tmp_path / "verdicts.jsonl"
+    runs.run_rows(rows[:2], judge("minilm"), output=str(out), same="judge")
+    with pytest.raises(UsageError, match=r"holds rows by judge minilm, and this run's judge is "
+                                         r"mpnet: resuming would mix the two"):  # fmt: skip
+        runs.run_rows(rows, judge("mpnet"), output=str(out), same="judge")
+    assert [json.loads(line)["judge"] for line in out.read_text().splitlines()] == ["minilm"] * 2
+    runs.run_rows(rows, judge("minilm"), output=str(out), same="judge")  # the same judge resumes
+    assert len(out.read_text().splitlines()) == 4
