@@ -134,7 +134,7 @@ def _train(args: argparse.Namespace) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = (
-        "favakit train --config PRESET|FILE.yaml [KEY=VALUE ...] [--dry-run] [--resume]\n"
+        "favakit train --config PRESET|FILE.yaml [KEY=VALUE ...] [--out DIR] [--dry-run] [--resume]\n"
         "favakit train merge --adapter DIR --out DIR [--model BASE]\n"
         "favakit train pack-detector --detector DIR --out DIR   (int8 weights, about 4x smaller)\n"
         "favakit train pack-checker --detector DIR --out DIR    (the same for a checker)\n"
