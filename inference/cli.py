@@ -148,7 +148,8 @@ def _edit(args: argparse.Namespace) -> int:
     ray = _ray(args, "one TEXT is edited in this process")
     rows = rows[: args.limit or None]
     kind = editor_kind(args)
-    note = None if (args.llm_endpoint or cuda_available()) else cost_note(len(rows), kind)
+    words = sum(len(r.text.split()) for _, r in rows)
+    note = None if (args.llm_endpoint or cuda_available()) else cost_note(len(rows), kind, words)
     if note:
         print(f"favakit edit: {note}", file=sys.stderr)
     as_json = args.format == "json"

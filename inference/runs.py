@@ -226,22 +226,33 @@ class _NoBar:
 CPU_SECONDS_PER_TEXT = {"generative": 4.4, "cascade": 3.5, "encoder": 0.05}
 
 
-def cost_note(texts: int, kind: str) -> str | None:
-    """What a run of ``texts`` texts with an in-process editor of ``kind`` will take on a CPU,
-    and the faster ways, said before it starts; None where it is quick anyway."""
+#: the words of the texts :data:`CPU_SECONDS_PER_TEXT` was measured on
+TEXT_WORDS = 125
+
+
+def cost_note(texts: int, kind: str, words: int = 0) -> str | None:
+    """What a run of ``texts`` texts of ``words`` words in all with an in-process editor of
+    ``kind`` will take on a CPU, and the faster ways, said before it starts; None where it is
+    quick anyway. A long text costs as the texts of :data:`TEXT_WORDS` words it holds (one
+    pasted document of 8,000 words ran minutes with nothing said)."""
     from favakit.progress import duration
 
     per = CPU_SECONDS_PER_TEXT.get(kind)
-    if per is None or texts * per < 60:
+    units = max(texts, words / TEXT_WORDS)
+    if per is None or units * per < 60:
         return None
+    what = f"{texts} texts" if texts > 1 else "1 text"
+    if units > texts * 1.5:
+        what += f" of {words:,} words"
     note = (
-        f"{texts} texts: on a 2-core CPU the {kind} editor takes about {per:g} s per text of "
-        f"~125 words (docs/benchmarks.md), so about {duration(texts * per)}"
+        f"{what}: on a 2-core CPU the {kind} editor takes about {per:g} s per text of "
+        f"~{TEXT_WORDS} words (docs/benchmarks.md), so about {duration(units * per)}"
     )
     if kind != "encoder":
-        note += (
-            "; faster: --backend encoder (about 0.05 s per text), a GPU, a vLLM server "
-            "(--llm-endpoint), or --limit N to try a few first"
+        note += "; faster: --backend encoder (about 0.05 s per text), a GPU" + (
+            ", a vLLM server (--llm-endpoint), or --limit N to try a few first"
+            if texts > 1
+            else " or a vLLM server (--llm-endpoint)"
         )
     return note
 
