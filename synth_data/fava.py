@@ -66,5 +66,9 @@ def convert_fava_rows(
         counts["kept"] += 1
     if not counts:
         raise UsageError(f"{source} holds no rows")
+    if not kept:  # every row skipped: an empty training set is no result
+        said = ", ".join(f"{k} x{n}" for k, n in counts.items())
+        raise UsageError(f"none of the rows of {source} could be converted ({said}); the first: "
+                         f"{problems[0]}")  # fmt: skip
     write_jsonl_atomic(out, kept)
     return {"counts": dict(counts), "repairs": dict(repairs), "problems": problems[:20]}

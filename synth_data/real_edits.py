@@ -182,6 +182,15 @@ def edit_example(
                         str(row.get("source", "")))  # fmt: skip
 
 
+#: what a row skipped for the shape of its fields lacks (the other reasons are its edit's)
+_WHY_SKIPPED = {
+    "bad_row": "a row needs a non-empty 'text' and an 'evidence' list",
+    "bad_label": "'label' must be 'supported' or 'not_supported'",
+    "no_original": "an unsupported row needs 'original', its text before the edit",
+    "no_edit_type": "an unsupported row needs 'edit_types', SummEdits' names of its edits",
+}
+
+
 def convert_edit_rows(
     inputs: Iterable[str | Path],
     out: str | Path,
@@ -215,6 +224,12 @@ def convert_edit_rows(
             kept["validation" if example.source_title in dev else "train"].append(example)
             sources[example.source_title] += 1
             types.update(example.error_types or ["none"])
+    if not sources:  # every row skipped: an empty training set is no result
+        reasons = ", ".join(f"{k} x{n} ({_WHY_SKIPPED.get(k, k)})" for k, n in skipped.items())
+        first = f"; the first: {problems[0]}" if problems else ""
+        raise UsageError(
+            f"none of the {sum(skipped.values())} rows could be used: {reasons or 'no rows'}{first}"
+        )
     unknown = dev - set(sources)
     if unknown:
         raise UsageError(f"--dev-sources {sorted(unknown)}: no kept row has that source")

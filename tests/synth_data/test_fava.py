@@ -3,6 +3,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from favakit.errors import UsageError
 from favakit.prompts import build_prompt, parse_prompt
 from favakit.records import TrainExample, read_records
 from favakit.synth_data.fava import convert_fava_rows
@@ -43,3 +46,14 @@ def test_convert_reports_bad_rows_and_keeps_good_ones(tmp_path: Path) -> None:
     assert first.completion == GOOD and first.error_types == ["entity"]
     assert parse_prompt(first.prompt).references == ["Lester del Rey wrote it."]
     assert "[Text] It was written by Andy Weir. It sold well.\n[Edited] " in first.prompt
+
+
+def test_a_file_none_of_whose_rows_converts_is_refused(tmp_path: Path) -> None:
+    """It used to write an empty training file and exit 0."""
+    src = tmp_path / "claims.jsonl"
+    src.write_text(json.dumps({"text": TEXT, "label": "supported"}) + "\n")
+    with pytest.raises(UsageError, match=r"none of the rows of .*claims.jsonl could be converted "
+                                         r"\(bad_row x1\); the first: .*claims.jsonl:1: needs "
+                                         r"string 'prompt' and 'completion'"):  # fmt: skip
+        convert_fava_rows(src, tmp_path / "out.jsonl")
+    assert not (tmp_path / "out.jsonl").exists()

@@ -89,3 +89,10 @@ def test_the_command_splits_by_source_and_refuses_measuring_sets(
     assert "measuring-only folder (eval_spans/)" in capsys.readouterr().err
     with pytest.raises(UsageError, match="measuring-only"):
         convert_edit_rows([measuring], out)
+    # a file none of whose rows can be used is refused, not written as an empty training set
+    claims = tmp_path / "claims.jsonl"
+    claims.write_text(json.dumps({"text": "x", "evidence": ["y"], "label": "SUPPORTS"}) + "\n")
+    with pytest.raises(UsageError, match=r"none of the 1 rows could be used: bad_label x1 \('label' "
+                                         r"must be 'supported' or 'not_supported'\)"):  # fmt: skip
+        convert_edit_rows([claims], tmp_path / "empty")
+    assert not (tmp_path / "empty").exists()
