@@ -233,8 +233,8 @@ TEXT_WORDS = 125
 def cost_note(texts: int, kind: str, words: int = 0) -> str | None:
     """What a run of ``texts`` texts of ``words`` words in all with an in-process editor of
     ``kind`` will take on a CPU, and the faster ways, said before it starts; None where it is
-    quick anyway. A long text costs as the texts of :data:`TEXT_WORDS` words it holds (one
-    pasted document of 8,000 words ran minutes with nothing said)."""
+    quick anyway. A long text costs at least as the texts of :data:`TEXT_WORDS` words it holds
+    (it counted as one: a pasted document of 1,000 words ran 80 s with nothing said)."""
     from favakit.progress import duration
 
     per = CPU_SECONDS_PER_TEXT.get(kind)
