@@ -24,14 +24,6 @@ __all__ = [
 _DIST = {"faiss": "faiss-cpu", "yaml": "pyyaml", "sklearn": "scikit-learn"}
 #: the extras that depend on torch
 _TORCH_EXTRAS = frozenset({"train", "all"})
-#: the extra that brings each optional package (pyproject.toml's optional-dependencies)
-_EXTRA_OF = {
-    **dict.fromkeys(("torch", "transformers", "peft", "accelerate", "datasets", "safetensors",
-                     "gguf", "tensorboard"), "train"),
-    **dict.fromkeys(("numpy", "faiss", "bm25s"), "retrieval"),
-    **dict.fromkeys(("fastapi", "uvicorn", "httpx"), "serve"),
-    "matplotlib": "report", "ray": "ray", "bitsandbytes": "gpu",
-}  # fmt: skip
 #: PyTorch's own index of CPU builds
 CPU_TORCH = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 
@@ -95,8 +87,30 @@ def missing_dependency(
     failed where no guard asked first (``numpy`` in a base install), else None: a module that
     is no extra's is a bug to show, not a package to install."""
     root = (exc.name or "").split(".")[0]
-    extra = _EXTRA_OF.get(root)
+    extra = _extra_of(root)
     return None if extra is None else _missing(root, extra, purpose, exc)
+
+
+def _extra_of(module: str) -> str | None:
+    """The first extra of the installed favakit's metadata (pyproject.toml's
+    optional-dependencies) that brings the package imported as ``module``, else None."""
+    from importlib.metadata import PackageNotFoundError, metadata, requires
+
+    from packaging.requirements import Requirement
+
+    try:
+        reqs = [Requirement(r) for r in requires("favakit") or []]
+        extras = metadata("favakit").get_all("Provides-Extra") or []
+    except PackageNotFoundError:
+        return None
+    imported_as = {dist: name for name, dist in _DIST.items()}
+    for req in reqs:
+        if req.marker is None or req.name == "favakit":  # `all` names favakit's other extras
+            continue
+        if imported_as.get(req.name, req.name.replace("-", "_")) != module:
+            continue
+        return next((e for e in extras if req.marker.evaluate({"extra": e})), None)
+    return None
 
 
 def _missing(module: str, extra: str, purpose: str, exc: ImportError) -> MissingDependencyError:

@@ -341,15 +341,14 @@ def valid_rows(path: PathLike, make: Callable[[dict[str, Any], int, str], T]) ->
     A ``ValueError`` from ``make`` does not stop the reading: the file is refused once, after
     its last row, naming every bad row (the first :data:`BAD_ROWS_QUOTED` with their reasons,
     the rest by line number, or place in a JSON array), so a large file is mended in one pass
-    rather than a row per run. A row that is not JSON still stops the reading at once
-    (:class:`RecordError`), as the lines after it may be cut the same way."""
+    rather than a row per run. A line that is not JSON still stops the reading at once
+    (:func:`numbered_jsonl`'s :class:`RecordError`), as the lines after it may be cut the same
+    way."""
     out: list[T] = []
     bad: list[tuple[int, str]] = []
     for number, row in numbered_jsonl(path):
         try:
             out.append(make(row, number, f"{path}:{number}"))
-        except RecordError:
-            raise
         except ValueError as exc:
             bad.append((number, str(exc)))
     if len(bad) == 1:
@@ -373,9 +372,20 @@ def read_records(path: PathLike, cls: type[R]) -> Iterator[R]:
 
 def completed_ids(path: PathLike, key: str = "id") -> set[str]:
     """Ids already written to a (possibly crash-truncated) JSONL output; empty if missing."""
-    if not Path(path).exists():
-        return set()
-    return {str(row[key]) for row in read_jsonl(path, allow_truncated_tail=True) if key in row}
+    return _written(path, key, None)[0]
+
+
+def _written(path: PathLike, key: str, field: str | None) -> tuple[set[str], set[str]]:
+    """The ids of the rows already in a JSONL output, and the values of their ``field``."""
+    ids: set[str] = set()
+    values: set[str] = set()
+    if Path(path).exists():
+        for row in read_jsonl(path, allow_truncated_tail=True):
+            if key in row:
+                ids.add(str(row[key]))
+            if field is not None and row.get(field) is not None:
+                values.add(str(row[field]))
+    return ids, values
 
 
 # --------------------------------------------------------------------------------------------
@@ -559,13 +569,20 @@ class JsonlAppender:
                 if item.id in out:      # written by an earlier, interrupted run
                     continue
                 out.append(process(item))
+
+    ``noted``: where ``note`` names a field, its values in the rows already there (read in the
+    same pass as their ids), such as the judge that wrote them.
     """
 
-    def __init__(self, path: PathLike, key: str = "id", fsync_every: int = 100) -> None:
+    def __init__(
+        self, path: PathLike, key: str = "id", fsync_every: int = 100, note: str | None = None
+    ) -> None:
         self.path = Path(path)
         self.key = key
         self.fsync_every = fsync_every
+        self.note = note
         self.done: set[str] = set()
+        self.noted: set[str] = set()
         self._fh: IO[str] | None = None
         self._since_sync = 0
 
@@ -576,7 +593,7 @@ class JsonlAppender:
         try:
             _lock_for_writing(fh, self.path)
             self._drop_truncated_tail()
-            self.done = completed_ids(self.path, self.key)
+            self.done, self.noted = _written(self.path, self.key, self.note)
         except BaseException:
             fh.close()
             raise

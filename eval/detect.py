@@ -210,37 +210,46 @@ def markdown_table(report: Mapping[str, Any], title: str = "Detection") -> str:
     return "\n".join(lines)
 
 
-def _numbered_rows(path: str) -> list[tuple[str | None, dict[str, Any], str]]:
-    """``(id, row, where)`` of every row of a file, each read as :func:`annotated_from_row` reads
-    it, so that every bad row is named at once."""
+@dataclass
+class _Row:
+    """One row of a gold or predictions file: its id (None where it has none), the row, where
+    it is (``path:line``), and the row read as :func:`annotated_from_row` reads it."""
+
+    id: str | None
+    row: dict[str, Any]
+    where: str
+    annotated: Annotated
+
+
+def _numbered_rows(path: str) -> list[_Row]:
+    """Every row of a file, each read once, and every bad row named at once."""
     from favakit.records import valid_rows
 
-    def checked(row: dict[str, Any], _: int, where: str) -> tuple[str | None, dict[str, Any], str]:
-        annotated_from_row(row, where)
+    def read(row: dict[str, Any], _: int, where: str) -> _Row:
         rid = row.get("id")
-        return None if rid is None else str(rid), row, where
+        return _Row(None if rid is None else str(rid), row, where, annotated_from_row(row, where))
 
-    out = valid_rows(path, checked)
+    out = valid_rows(path, read)
     if not out:
         raise UsageError(f"{path} has no rows")
     return out
 
 
-def _check_ids(rows: Sequence[tuple[str | None, dict[str, Any], str]]) -> None:
+def _check_ids(rows: Sequence[_Row]) -> None:
     """Ids on every row of a file or on none, and no id twice."""
-    with_id = [where for i, _, where in rows if i is not None]
+    with_id = [r.where for r in rows if r.id is not None]
     if with_id and len(with_id) != len(rows):
-        missing = next(where for i, _, where in rows if i is None)
+        missing = next(r.where for r in rows if r.id is None)
         raise UsageError(
             f"{missing}: this row has no id, others in the file do; give every row an id (rows "
             "are matched by id), or none (matched by line)"
         )
     seen: dict[str, str] = {}
-    for i, _, where in rows:
-        if i is not None:
-            if i in seen:
-                raise UsageError(f"{where}: id {i!r} again (first at {seen[i]})")
-            seen[i] = where
+    for r in rows:
+        if r.id is not None:
+            if r.id in seen:
+                raise UsageError(f"{r.where}: id {r.id!r} again (first at {seen[r.id]})")
+            seen[r.id] = r.where
 
 
 def same_text(gold: str, pred: str) -> bool:
@@ -269,40 +278,38 @@ def detect_files(
     gold, pred = _numbered_rows(gold_path), _numbered_rows(pred_path)
     for rows in (gold, pred):
         _check_ids(rows)
-    by_id = gold[0][0] is not None and pred[0][0] is not None
+    by_id = gold[0].id is not None and pred[0].id is not None
     if by_id:
-        preds = {i: (row, where) for i, row, where in pred}
-        unmatched = [(i, where) for i, _, where in gold if i not in preds]
+        preds = {r.id: r for r in pred}
+        unmatched = [r for r in gold if r.id not in preds]
         if unmatched:
-            i, where = unmatched[0]
             more = f" (and {len(unmatched) - 1} more gold rows have none)" if unmatched[1:] else ""
-            raise UsageError(f"{where}: no prediction for id {i!r} in {pred_path}{more}")
-        pairs_raw = [(row, where, *preds[i]) for i, row, where in gold if i is not None]
+            raise UsageError(f"{unmatched[0].where}: no prediction for id {unmatched[0].id!r} in "
+                             f"{pred_path}{more}")  # fmt: skip
+        matched = [(g, preds[g.id]) for g in gold]
     else:
         if len(gold) != len(pred):
             raise UsageError(
                 f"{gold_path} has {len(gold)} rows and {pred_path} {len(pred)}; without ids on "
                 "both sides rows are matched by line, so the counts must be equal"
             )
-        pairs_raw = [(g[1], g[2], p[1], p[2]) for g, p in zip(gold, pred, strict=True)]
-    pairs = [(annotated_from_row(g, gw), annotated_from_row(p, pw)) for g, gw, p, pw in pairs_raw]
-    for (_, where, _, pred_where), (g_text, p_text) in zip(
-        pairs_raw, ((g.text, p.text) for g, p in pairs), strict=True
-    ):
-        if not same_text(g_text, p_text):
+        matched = list(zip(gold, pred, strict=True))
+    for g, p in matched:
+        if not same_text(g.annotated.text, p.annotated.text):
             raise UsageError(
-                f"{pred_where}: its text is not the text of {where} ({g_text[:60]!r} vs "
-                f"{p_text[:60]!r}); spans of different texts cannot be compared"
+                f"{p.where}: its text is not the text of {g.where} ({g.annotated.text[:60]!r} vs "
+                f"{p.annotated.text[:60]!r}); spans of different texts cannot be compared"
             )
+    pairs = [(g.annotated, p.annotated) for g, p in matched]
     report = detection_report(pairs)
     tables = [markdown_table(report)]
-    if by and not any(by in g_row for g_row, _, _, _ in pairs_raw):
-        fields = sorted({k for g_row, _, _, _ in pairs_raw for k in g_row})
+    if by and not any(by in g.row for g, _ in matched):
+        fields = sorted({k for g, _ in matched for k in g.row})
         raise UsageError(f"--by {by}: no gold row has that field (theirs: {', '.join(fields)})")
     if by:
         groups: dict[str, list[Any]] = {}
-        for (g_row, _, _, _), pair in zip(pairs_raw, pairs, strict=True):
-            groups.setdefault(str(g_row.get(by, "")), []).append(pair)
+        for g, p in matched:
+            groups.setdefault(str(g.row.get(by, "")), []).append((g.annotated, p.annotated))
         report["by"] = {name: detection_report(items) for name, items in sorted(groups.items())}
         tables += [markdown_table(r, f"{by} = {n}") for n, r in report["by"].items()]
     text = json.dumps(report, indent=1)

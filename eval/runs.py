@@ -19,6 +19,7 @@ from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from favakit.config import changed_settings
 from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
 from favakit.inference.editor import GenerativeEditor
@@ -270,11 +271,10 @@ def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> _Wor
     if work.exists() and noted.exists():
         before = json.loads(noted.read_text(encoding="utf-8"))
         keys = ["command"] if before.get("command") != command else list(settings)
-        differ = [f"{k}: {before.get(k)!r} there, {settings[k]!r} now" for k in keys
-                  if before.get(k) != settings[k]]  # fmt: skip
+        differ = changed_settings({k: before.get(k) for k in keys}, {k: settings[k] for k in keys})
         if differ:
             raise UsageError(
-                f"{work} holds the unfinished work of another run ({'; '.join(differ)}): give "
+                f"{work} holds the unfinished work of another run ({differ}): give "
                 f"another --out, or delete it and {noted.name} to start again"
             )
     return _Work(work, settings)

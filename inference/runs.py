@@ -26,7 +26,6 @@ from favakit.records import (
     JsonlAppender,
     RecordError,
     numbered_jsonl,
-    read_jsonl,
     refuse_folder_output,
     refuse_output_in_use,
     refuse_output_over_input,
@@ -291,14 +290,6 @@ def progress_bar(
     return Progress(total, f"{unit}s", f"favakit {desc}", weights=weights)
 
 
-def _values_in(output: str | None, field: str) -> set[str]:
-    """The values of ``field`` in the rows already in ``output``."""
-    if output is None or not Path(output).is_file():
-        return set()
-    rows = read_jsonl(output, allow_truncated_tail=True)
-    return {str(row[field]) for row in rows if row.get(field) is not None}
-
-
 def _refuse_another(output: str | None, field: str, written: set[str], now: set[str]) -> None:
     if now - written:
         there = ", ".join(sorted(written))
@@ -340,8 +331,8 @@ def run_rows(
         stage = lambda: work  # noqa: E731
     results: list[dict[str, Any]] = []
     with contextlib.ExitStack() as stack:
-        appender = stack.enter_context(JsonlAppender(output)) if output else None
-        written = _values_in(output, same) if appender is not None and same else set()
+        appender = stack.enter_context(JsonlAppender(output, note=same)) if output else None
+        written = appender.noted if appender is not None else set()
         todo = [(i, r) for i, r in rows if appender is None or i not in appender]
         if appender is not None and len(todo) < len(rows):
             print(
@@ -352,7 +343,7 @@ def run_rows(
         bar = stack.enter_context(progress_bar(len(todo), progress, desc, unit, weights))
         ids = iter([rid for rid, _ in todo])
         for chunk in map_chunks_in_order([r for _, r in todo], stage, ray, batch):
-            if written and same:
+            if written and same is not None:
                 _refuse_another(output, same, written, {str(res.get(same)) for res in chunk})
                 written = set()  # checked once: this run's results are all the same
             for res in chunk:

@@ -46,11 +46,9 @@ def _refuse_unread(args: argparse.Namespace, action: str) -> None:
 
 def _readers(flag: str) -> str:
     """Who reads ``flag``, in words: "a training run and train merge"."""
-    names = ["a training run" if a == "run" else a for a in _READ_BY[flag]]
-    verbs = [n for n in names if n != "a training run"]
-    if verbs:
-        names = [n for n in names if n == "a training run"] + [f"train {', '.join(verbs)}"]
-    return " and ".join(names) if len(names) < 3 else ", ".join(names[:-1]) + " and " + names[-1]
+    verbs = [a for a in _READ_BY[flag] if a != "run"]
+    names = ["a training run"] if "run" in _READ_BY[flag] else []
+    return " and ".join(names + ([f"train {', '.join(verbs)}"] if verbs else []))
 
 
 def _run_overrides(args: argparse.Namespace) -> list[str]:
@@ -59,9 +57,9 @@ def _run_overrides(args: argparse.Namespace) -> list[str]:
     from favakit.errors import UsageError
 
     overrides = list(args.overrides)
-    for flag, key in _SETTING_OF.items():
-        value = getattr(args, flag.lstrip("-"))
-        if not value:
+    for flag, dest, _ in _OPTIONS:
+        key, value = _SETTING_OF.get(flag), getattr(args, dest)
+        if key is None or not value:
             continue
         if any(o.split("=", 1)[0].strip() == key for o in overrides):
             raise UsageError(f"{flag} and {key}= both set {key}: give one")
@@ -74,8 +72,9 @@ def _train(args: argparse.Namespace) -> int:
     from favakit.errors import UsageError
     from favakit.training.config import load_train_config, presets, validate_config
 
-    verb = args.overrides[0] if args.overrides[:1] in (["merge"], *([v] for v in _PACKING)) else ""
-    _refuse_unread(args, verb or "run")
+    first = args.overrides[0] if args.overrides else ""
+    action = first if first in ("merge", *_PACKING) else "run"
+    _refuse_unread(args, action)
     if args.overrides[:1] == ["merge"]:  # `favakit train merge --adapter DIR --out DIR`
         if not args.adapter or not args.out or len(args.overrides) > 1:
             raise UsageError("usage: favakit train merge --adapter DIR --out DIR [--model BASE]")
