@@ -270,4 +270,6 @@ class GatedEditor:
         if getattr(self.checker, "polarity_check", True):  # off where checker.json turns it off
             cited = [denials_typed(r, at_members=self.flags == "words") for r in cited]
             cited = [bare_denials_flagged(r) for r in cited]
-        return [without_layout(r) for r in cited]
+        # a gated result names its gate beside its editor, as `favakit edit` announces it: an
+        # output resumed with the gate turned off (or another judge) is then refused, not mixed
+        return [{**without_layout(r), "model": self.model} for r in cited]

@@ -1620,3 +1620,26 @@ def test_no_flag_is_left_inside_a_deletion() -> None:
     # session 52's code on a record read raw: "included." -> "included.")
     same: EditSpan = {"type": "entity", "start": 9, "end": 11, "wrong": "64", "right": "64"}
     assert without_layout({**result, "edits": [same]})["edits"] == [{**same, "flagged": True}]
+
+
+def test_a_gated_result_names_its_gate_so_an_ungated_resume_is_refused(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """An edit row named its editor alone, gated or not: `favakit edit --output` resumed with
+    the gate turned off wrote ungated rows beside gated ones, and the guard against mixed
+    outputs could not see it."""
+    from favakit.contracts import EditRequest
+    from favakit.errors import UsageError
+    from favakit.inference import runs
+    from favakit.inference.gate import GatedEditor
+
+    editor = _Retrieved([{"title": "Curie", "text": "Curie was born in Warsaw in 1867."}])
+    gated = GatedEditor(editor, _ByText({}), flags="sentences")  # type: ignore[arg-type]
+    [row] = gated.edit_many([{"text": "Curie was born in Warsaw in 1867."}])
+    assert row["model"] == "none, gated by table" == gated.model
+    rows = [(str(i), EditRequest(f"Curie was born in {1867 + i}.")) for i in range(3)]
+    out = tmp_path / "edits.jsonl"
+    runs.run_rows(rows[:1], lambda: gated.edit_many, output=str(out), same="model")
+    ungated = lambda: lambda reqs: [{**r, "model": "none"} for r in editor.edit_many(reqs)]  # noqa: E731
+    with pytest.raises(UsageError, match="holds rows by model none, gated by table, and this "
+                                         "run's model is none: resuming would mix"):  # fmt: skip
+        runs.run_rows(rows, ungated, output=str(out), same="model")
+    assert len(out.read_text().splitlines()) == 1
