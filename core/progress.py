@@ -12,17 +12,32 @@ characters land in a log::
 Where items differ in cost (a claim with a page of evidence beside one with a sentence), give
 ``weights``, each item's expected cost in order: the time left is then the time so far scaled by
 the weight still to come over the weight done, not by the count of items.
+
+One item can be long work of its own (a pasted document in ``favakit edit``: minutes in which a
+bar over items shows nothing). The code that does such work counts its parts with :func:`work`
+(the checker's sentence-evidence pairs, the tokens a model writes); they are shown only inside
+:func:`showing_work`, which a command opens around one long item, and only once a part has run a
+few seconds::
+
+    with showing_work("favakit edit"):      # the command
+        editor.edit_many([request])
+
+    with work("the checker reads sentences against evidence", len(pairs), "pair") as advance:
+        for batch in batches:               # the component
+            advance(len(batch))
 """
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextvars import ContextVar
 from itertools import accumulate
 from typing import TextIO
 
-__all__ = ["Progress", "duration"]
+__all__ = ["Progress", "counted", "duration", "showing_work", "work"]
 
 
 def duration(seconds: float) -> str:
@@ -49,11 +64,13 @@ class Progress:
         tty: bool | None = None,
         initial: int = 0,
         weights: Sequence[float] | None = None,
+        quiet_s: float = 0.0,
     ) -> None:
         """``total``: None where it is not known ahead (a stream): the line then gives the count
         and the rate, no time left. ``initial``: items already done before this run (a resumed
         run): counted in ``done``, not in the rate. ``weights``: each of the ``total`` items'
-        expected cost, in the order they are done (the module)."""
+        expected cost, in the order they are done (the module). ``quiet_s``: nothing is shown
+        before this many seconds from the start, so work that ends sooner shows nothing."""
         if weights is not None:
             if total is None or len(weights) != total:
                 raise ValueError(f"weights: one per item, {total} items, {len(weights)} weights")
@@ -64,12 +81,13 @@ class Progress:
         self.total, self.unit, self.label = total, unit, label
         self.out = out if out is not None else sys.stderr
         self.tty = self.out.isatty() if tty is None else tty
-        self.every_s = every_s
+        self.every_s, self.quiet_s = every_s, quiet_s
         self.done = self.initial = initial
         self.started = time.perf_counter()
         self._shown_at = self.started
         self._last_shown = initial
         self._drawn_at = 0.0
+        self._drawn = False  # a line is on the terminal, to be ended at close
 
     def __enter__(self) -> Progress:
         return self
@@ -103,17 +121,78 @@ class Progress:
     def advance(self, n: int = 1) -> None:
         self.done = self.done + n if self.total is None else min(self.total, self.done + n)
         now = time.perf_counter()
+        if now - self.started < self.quiet_s:
+            return
         if self.tty:
             if self.done == self.total or now - self._drawn_at >= 0.1:  # at most 10 redraws/s
                 print("\r\x1b[2K" + self.line(), end="", file=self.out, flush=True)
-                self._drawn_at = now
+                self._drawn_at, self._drawn = now, True
         elif self.done == self.total or now - self._shown_at >= self.every_s:
             print(self.line(), file=self.out, flush=True)
             self._shown_at = now
             self._last_shown = self.done
 
     def close(self) -> None:
-        if self.tty and self.done:
+        if self.tty and self._drawn:
             print(file=self.out, flush=True)
-        elif not self.tty and self.total is None and self.done != self._last_shown:
+        elif (not self.tty and self.total is None and self.done != self._last_shown
+              and time.perf_counter() - self.started >= self.quiet_s):  # fmt: skip
             print(self.line(), file=self.out, flush=True)  # a stream's final count
+
+
+# -- progress within one item ------------------------------------------------------------------
+
+#: how a part of the work is shown (:func:`showing_work`): its Progress, made from its
+#: description, total and unit; None where nothing is shown
+_SHOWN: ContextVar[Callable[[str, int | None, str], Progress] | None] = ContextVar(
+    "favakit_work_shown", default=None
+)
+#: the part now open and shown (:func:`work`), and its unit
+_OPEN: ContextVar[tuple[Progress, str] | None] = ContextVar("favakit_work_open", default=None)
+
+
+@contextlib.contextmanager
+def showing_work(label: str, out: TextIO | None = None, after_s: float = 5.0) -> Iterator[None]:
+    """Within this block, each part of the work counted with :func:`work` that runs longer
+    than ``after_s`` seconds is shown on ``out`` (stderr) as ``label: what: done/total unit,
+    rate, time so far, time left``: one line rewritten on a terminal, a plain line every 10 s
+    and at its end elsewhere. For one long item, where a bar over items shows nothing."""
+
+    def shown(what: str, total: int | None, unit: str) -> Progress:
+        return Progress(total, f"{unit}s", f"{label}: {what}", out=out, quiet_s=after_s)
+
+    token = _SHOWN.set(shown)
+    try:
+        yield
+    finally:
+        _SHOWN.reset(token)
+
+
+def _nothing(n: int = 1) -> None:
+    pass
+
+
+@contextlib.contextmanager
+def work(what: str, total: int | None, unit: str) -> Iterator[Callable[[int], None]]:
+    """A part of the work, ``total`` ``unit``s (None: not known ahead), counted by calling what
+    this yields with the number just done. It is shown inside :func:`showing_work` only, and only
+    where no other part is open (the outer part is what the user follows); elsewhere, as in a
+    server, it costs nothing."""
+    shown = _SHOWN.get()
+    if shown is None or _OPEN.get() is not None:
+        yield _nothing
+        return
+    with shown(what, total, unit) as progress:
+        token = _OPEN.set((progress, unit))
+        try:
+            yield progress.advance
+        finally:
+            _OPEN.reset(token)
+
+
+def counted(unit: str) -> Callable[[int], None] | None:
+    """The count of the open part (:func:`work`) where it counts ``unit``s, else None: a model
+    that writes tokens adds them to a part counted in tokens that its caller opened (the editor
+    names the part; the model knows the tokens)."""
+    opened = _OPEN.get()
+    return opened[0].advance if opened is not None and opened[1] == unit else None

@@ -99,6 +99,7 @@ from favakit.inference.year_check import (
     local_passages,
     year_conflict,
 )
+from favakit.progress import work
 from favakit.text import remembering, undo_ptb
 
 __all__ = [
@@ -374,7 +375,8 @@ class Checker:
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
         scores = [0.0] * len(pairs)
         reads: list[Read] = [Read(0, 0, False)] * len(pairs)
-        with self._lock, torch.inference_mode():
+        counting = work(f"checking with {self.name}", len(pairs), "pair")
+        with self._lock, torch.inference_mode(), counting as advance:
             for s in range(0, len(order), self.batch_size):
                 idx = order[s : s + self.batch_size]
                 enc = self.tokenizer(
@@ -400,6 +402,7 @@ class Checker:
                         read = read_positions(enc, row)
                         key = input_key(enc, row, read)
                         self.kept_marks.keep(key, [marks[row][t] for t in read])
+                advance(len(idx))
         return scores, reads
 
     def _head_scores(self, hidden: Any) -> list[list[float]]:

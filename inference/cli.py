@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,7 @@ def _edit(args: argparse.Namespace) -> int:
     from favakit.inference import views
     from favakit.inference.editor import NO_EVIDENCE
     from favakit.inference.runs import cost_note, read_edit_requests, run_rows
+    from favakit.progress import showing_work
     from favakit.records import atomic_open, refuse_folder_output, refuse_output_over_input
 
     if (args.text is None) == (args.input is None):
@@ -156,13 +158,16 @@ def _edit(args: argparse.Namespace) -> int:
     if args.output and args.format == "html":  # the page is written below, not by run_rows
         refuse_folder_output(args.output, "edits.html")
         refuse_output_over_input(args.output, {"--input": args.input, "--kb": args.kb})
-    results = run_rows(
-        rows, _edit_stage(args), ray=ray, batch=args.max_batch,
-        output=None if args.format == "html" else args.output, progress=args.text is None,
-        inputs={"--input": args.input, "--kb": args.kb, "--cache": getattr(args, "cache", None)},
-        emit=(lambda r: print(json.dumps(r, ensure_ascii=False), flush=True)) if as_json else None,
-        same="model",
-    )  # fmt: skip
+    # one text is one item to a bar over rows: what the editor and the gate do within it shows
+    within = showing_work("favakit edit") if len(rows) == 1 and ray is None else nullcontext()
+    with within:
+        results = run_rows(
+            rows, _edit_stage(args), ray=ray, batch=args.max_batch,
+            output=None if args.format == "html" else args.output, progress=args.text is None,
+            inputs={"--input": args.input, "--kb": args.kb, "--cache": getattr(args, "cache", None)},
+            emit=(lambda r: print(json.dumps(r, ensure_ascii=False), flush=True)) if as_json else None,
+            same="model",
+        )  # fmt: skip
     if args.format in ("ansi", "plain"):  # the rows still go to --output, as JSONL
         color = (args.format == "ansi" and sys.stdout.isatty()
                  and "NO_COLOR" not in os.environ)  # fmt: skip

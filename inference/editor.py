@@ -40,6 +40,7 @@ from favakit.contracts import (
     edit_span,
 )
 from favakit.llm import GenerationParams, LLMClient
+from favakit.progress import work
 from favakit.prompts import build_prompt, fewest_references_dropped
 from favakit.tags import Edit, parse_lenient
 
@@ -269,18 +270,10 @@ class GenerativeEditor:
         by_budget: dict[int, list[_Window]] = {}
         for job in jobs:
             by_budget.setdefault(job.budget, []).append(job)
-        for budget, group in by_budget.items():
-            guarded = self.settings.copy_guard and getattr(self.client, "copy_guard", False)
-            params = GenerationParams(
-                max_tokens=budget,
-                temperature=0.0,
-                stop=STOP,
-                copy_sources=tuple(job.text for job in group) if guarded else (),
-            )
-            done = self.client.complete([job.prompt for job in group], params)
-            for job, completion in zip(group, done, strict=True):
-                job.output, job.finish = completion.text, completion.finish_reason
-                job.usage = (completion.prompt_tokens, completion.completion_tokens)
+        parts = f"{len(jobs)} window{'s' if len(jobs) > 1 else ''}"
+        with work(f"editing {parts} with {self.model}", None, "token"):  # the model counts
+            for budget, group in by_budget.items():
+                self._generate(group, budget)
         results = [self._empty(req) for req in reqs]
         corrected: list[list[tuple[int, int, str]]] = [[] for _ in reqs]
         for job in jobs:
@@ -306,6 +299,20 @@ class GenerativeEditor:
             if not res["evidence"]:
                 res["warnings"].append(NO_EVIDENCE)
         return results
+
+    def _generate(self, group: list[_Window], budget: int) -> None:
+        """The model's output for each window of ``group``, in one call."""
+        guarded = self.settings.copy_guard and getattr(self.client, "copy_guard", False)
+        params = GenerationParams(
+            max_tokens=budget,
+            temperature=0.0,
+            stop=STOP,
+            copy_sources=tuple(job.text for job in group) if guarded else (),
+        )
+        done = self.client.complete([job.prompt for job in group], params)
+        for job, completion in zip(group, done, strict=True):
+            job.output, job.finish = completion.text, completion.finish_reason
+            job.usage = (completion.prompt_tokens, completion.completion_tokens)
 
     def _empty(self, req: EditRequest) -> EditResult:
         return {

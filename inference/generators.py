@@ -19,7 +19,7 @@ import inspect
 import itertools
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,7 @@ from favakit.llm import (
     api_root,
     list_models,
 )
+from favakit.progress import counted
 from favakit.spec import ClientSpec
 from favakit.text import tokenizer_lock
 
@@ -201,6 +202,9 @@ class HFGenerator:
         top_k = params.logprobs
         if top_k is not None:
             kwargs.update(output_scores=True, return_dict_in_generate=True)
+        step = counted("token")  # where a caller shows its part's progress: each step counts
+        if step is not None:
+            kwargs["streamer"] = _Steps(step)
         with self._lock, torch.inference_mode():
             out = self.model.generate(**enc, **kwargs)
         sequences = out.sequences if top_k is not None else out
@@ -422,6 +426,22 @@ def shared_prefix_groups(
         else:
             best[lo, hi] = (saved_l + saved_r, left + right)
     return [group for run in runs for group in best[run][1]]
+
+
+class _Steps:
+    """A ``transformers`` streamer that counts generation steps (``streamer=`` of
+    ``generate``): its first ``put`` is the prompt, each later one a step's tokens."""
+
+    def __init__(self, advance: Callable[[int], None]) -> None:
+        self.advance, self.prompt_seen = advance, False
+
+    def put(self, value: Any) -> None:
+        if self.prompt_seen:
+            self.advance(1)
+        self.prompt_seen = True
+
+    def end(self) -> None:
+        pass
 
 
 class GeneratorClient(LLMClient):

@@ -233,17 +233,20 @@ def cost_note(texts: int, kind: str, words: int = 0) -> str | None:
     """What a run of ``texts`` texts of ``words`` words in all with an in-process editor of
     ``kind`` will take on a CPU, and the faster ways, said before it starts; None where it is
     quick anyway. A long text costs at least as the texts of :data:`TEXT_WORDS` words it holds
-    (it counted as one: a pasted document of 1,000 words ran 80 s with nothing said)."""
+    (it counted as one: a pasted document of 1,000 words ran 80 s with nothing said), and is
+    said from a floor of 20 s, since it costs more than its words say."""
     from favakit.progress import duration
 
     per = CPU_SECONDS_PER_TEXT.get(kind)
     units = max(texts, words / TEXT_WORDS)
-    if per is None or units * per < 60:
+    # a long text's windows each read their own evidence, and the gate reads each sentence
+    # against all of it: 1,000 words of the demo's articles took 80 s, 1,062 words with four
+    # facts changed 155 s, where their words alone say 35-37 s, so its figure is a floor
+    long = units > texts * 1.5
+    if per is None or units * per < (20 if long else 60):
         return None
     what = f"{texts} texts" if texts > 1 else "1 text"
-    # a long text's windows each read their own evidence: 1,000 words of the demo's articles
-    # took 80 s, not the 35 s its words alone say, so its figure is a floor
-    at_least = "at least " if units > texts * 1.5 else ""
+    at_least = "at least " if long else ""
     if at_least:
         what += f" of {words:,} words"
     note = (

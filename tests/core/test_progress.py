@@ -87,3 +87,56 @@ def test_weights_must_be_one_per_item_and_not_negative() -> None:
         Progress(None, "claims", weights=[1])
     with pytest.raises(ValueError, match="negative"):
         Progress(2, "claims", weights=[1, -1])
+
+
+def test_work_that_ends_before_quiet_s_shows_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from favakit import progress as progress_module
+
+    now = [0.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: now[0])
+    for tty in (False, True):
+        out = io.StringIO()
+        with Progress(3, "pairs", "check", out=out, tty=tty, quiet_s=5) as quick:
+            now[0] += 4.0
+            quick.advance(3)  # done, 4 s in: not even the final line
+        assert out.getvalue() == ""
+        with Progress(None, "tokens", "edit", out=out, tty=tty, quiet_s=5, every_s=10) as slow:
+            now[0] += 4.0
+            slow.advance(7)
+            now[0] += 11.0  # 15 s in
+            slow.advance(5)
+        assert "edit: 12 tokens, " in out.getvalue() and "7 tokens" not in out.getvalue()
+
+
+def test_work_within_one_item_shows_only_where_a_command_asks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long text is one item to a bar over rows: its parts (the tokens the editor writes, the
+    pairs the checker reads) show inside ``showing_work`` only, the outer part alone where two
+    are open, and a model's tokens count only toward a part counted in tokens."""
+    from favakit import progress as progress_module
+    from favakit.progress import counted, showing_work, work
+
+    now = [0.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: now[0])
+    with work("checking", 4, "pair") as advance:  # no command shows work: nothing happens
+        advance(4)
+        assert counted("pair") is None
+    out = io.StringIO()
+    with showing_work("favakit edit", out=out, after_s=5):
+        with work("editing 2 windows with m", None, "token"):
+            step = counted("token")
+            assert step is not None and counted("pair") is None
+            with work("an inner part", 3, "pair") as inner:  # not shown: the outer one is
+                inner(3)
+            now[0] += 6.0
+            for _ in range(9):
+                step(1)
+        with work("checking with c", 4, "pair") as advance:
+            now[0] += 1.0
+            advance(4)  # a part that ends within after_s: nothing
+        assert counted("token") is None  # no part is open
+    lines = out.getvalue().splitlines()
+    assert lines == ["favakit edit: editing 2 windows with m: 9 tokens, 1.5 tokens/s, 6 s so far"]
+    with work("after the block", None, "token"):
+        assert counted("token") is None

@@ -182,3 +182,29 @@ def test_the_server_batches_guarded_prompts_each_with_its_own_text(byte_bpe: Any
         assert client.batcher.largest_batch == 2  # one generate() for both, each guarded
     finally:
         client.close()
+
+
+def test_the_tokens_a_real_model_writes_count_toward_the_editors_part(byte_bpe: Any) -> None:
+    """`favakit edit` on one long text showed nothing for minutes; the editor's part counts the
+    steps the model takes (a transformers streamer): one per token of its longest output, and
+    the step that ends it."""
+    import io
+
+    from favakit.inference.editor import EditorSettings, GenerativeEditor
+    from favakit.inference.generators import GeneratorClient, HFGenerator
+    from favakit.progress import showing_work
+
+    client = GeneratorClient(HFGenerator(_stubborn_model(byte_bpe), byte_bpe, "stubborn"))
+    editor = GenerativeEditor(client, settings=EditorSettings(max_new_tokens=200))
+    evidence = [{"title": "Marie Curie", "text": "Marie Curie won the Nobel Prize in 1903."}]
+    out = io.StringIO()
+    with showing_work("favakit edit", out=out, after_s=0):
+        [result] = editor.edit_many([{"text": SOURCE, "evidence": evidence}])
+    assert result["corrected"] == SOURCE  # the guard makes the model copy the text
+    tokens = result["usage"]["completion_tokens"] + 1  # the end of text is a step of its own
+    [line] = out.getvalue().splitlines()
+    assert line.startswith(f"favakit edit: editing 1 window with stubborn: {tokens} tokens, ")
+    quiet = io.StringIO()
+    with showing_work("favakit edit", out=quiet, after_s=3600):  # a part shorter: nothing
+        editor.edit_many([{"text": SOURCE, "evidence": evidence}])
+    assert quiet.getvalue() == ""

@@ -226,6 +226,9 @@ def test_a_long_cpu_run_says_what_it_will_cost_and_the_faster_ways() -> None:
     assert long is not None and long.startswith("1 text of 8,800 words: ")
     assert "so at least about 5 min" in long
     assert cost_note(1, "generative", words=300) is None
+    # a long text costs more than its words say (1,062 words: 155 s, not 37 s): said from 20 s
+    assert "so at least about 37 s" in str(cost_note(1, "generative", words=1062))
+    assert cost_note(1, "generative", words=500) is None  # 18 s by its words
 
 
 @pytest.mark.slow

@@ -675,3 +675,47 @@ def test_a_verdict_reads_the_last_layer_at_cls_only_and_scores_as_the_whole_pass
         hook.remove()
     assert seen[0] > 1  # the whole last layer ran for the marks
     assert seen[1:] == []  # the verdict's pass ran the stand-in, not the whole layer
+
+
+def test_the_pairs_the_checker_reads_count_toward_its_own_part(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """On one long text the gate's checker read 603 sentence-evidence pairs for a minute with
+    nothing shown; inside `favakit edit`'s showing_work it counts them, with the time left."""
+    import io
+
+    from favakit.inference.checker import Checker, checker_folder
+    from favakit.progress import showing_work
+
+    checker = Checker(checker_folder("checker"))
+    pairs = [(f"Curie was born in {1860 + i}.", "Curie was born in Warsaw in 1867.")
+             for i in range(11)]  # fmt: skip
+    out = io.StringIO()
+    with showing_work("favakit edit", out=out, after_s=0):
+        scores = checker.score_pairs(pairs)
+    assert len(scores) == 11
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith(f"favakit edit: checking with {checker.name}: 11/11 pairs, "), last
+    checker.score_pairs(pairs)  # no command shows work: the same call shows nothing
+    assert capsys.readouterr().err == ""
+
+
+def test_favakit_edit_shows_the_work_within_one_text_and_not_within_a_file_of_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One text is one item to the bar over rows, so `favakit edit` opens showing_work around
+    it (parts shown here at once, not after the usual 5 s); a file of rows has its own bar."""
+    from favakit import progress
+    from favakit.cli import main
+
+    shown = progress.showing_work
+    monkeypatch.setattr(progress, "showing_work", lambda label: shown(label, after_s=0))
+    text, evidence = "Curie was born in Warsaw in 1867. She died in 1934.", "Curie (1867-1934)."
+    args = ["--evidence", evidence, "--backend", "encoder", "--gate", "checker"]
+    assert main(["edit", text, *args]) == 0
+    assert "favakit edit: checking with favakit-checker-minilm: " in capsys.readouterr().err
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text("".join(json.dumps({"text": text, "evidence": [evidence]}) + "\n"
+                            for _ in range(2)))  # fmt: skip
+    assert main(["edit", "--input", str(rows), *args[2:]]) == 0
+    assert "checking with" not in capsys.readouterr().err
