@@ -75,6 +75,7 @@ from favakit.inference.day_check import DayConflict, day_conflict
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.evidence_reading import (
     Read,
+    closest_pieces,
     cut_note,
     fit_evidence,
     most_cut,
@@ -276,6 +277,8 @@ class Checker:
         self.gate_threshold = float(self.config.get("gate_threshold", self.threshold))
         self.max_length = int(self.config.get("max_length", 256))
         self.piece_words = int(self.config.get("piece_words", 160))
+        # read in pieces, a text reads only the pieces sharing the most words with it (0: all)
+        self.most_pieces = int(self.config.get("most_pieces", 0))
         self._take_role(role, reading)
         self.name = str(self.config.get("name", folder.name))
         # a year the evidence contradicts caps the score (year_check.py); "year_check": false
@@ -487,6 +490,8 @@ class Checker:
                 read = [fit_evidence(text, plain, self.piece_words, named)]
             else:
                 read = pieces(plain, self.piece_words) or [""]
+                if self.most_pieces:
+                    read = closest_pieces(text, read, self.most_pieces)
             for piece in read:
                 jobs.append((text, piece))
                 owner.append(n)

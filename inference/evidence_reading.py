@@ -130,6 +130,17 @@ def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
     return [" ".join(p["text"] for p in chunk) for chunk in chunks]
 
 
+def closest_pieces(text: str, read: Sequence[str], most: int) -> list[str]:
+    """The ``most`` of ``read`` (:func:`pieces`) that share the most words with ``text``
+    (:func:`shared_words`), in their order: a sentence of a long text is not read against the
+    pieces of evidence other windows of the text retrieved for their own sentences."""
+    if len(read) <= most:
+        return list(read)
+    want = shared_words(text)
+    ranked = sorted(range(len(read)), key=lambda i: -len(want & shared_words(read[i])))
+    return [read[i] for i in sorted(ranked[:most])]
+
+
 def token_windows(
     text: str, offsets: Sequence[Sequence[int]], budget: int
 ) -> list[tuple[int, int, int]]:

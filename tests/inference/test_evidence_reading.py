@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from favakit.inference.evidence_reading import Read, fit_evidence, most_cut, read_of
+from favakit.inference.evidence_reading import (
+    Read,
+    closest_pieces,
+    fit_evidence,
+    most_cut,
+    read_of,
+)
 
 
 def offsets(text: str, evidence: str, text_end: int, evidence_end: int) -> tuple[list, list]:
@@ -107,3 +113,11 @@ def test_one_article_or_none_ranks_as_untitled_and_titles_must_match_the_passage
     for short in (TEAMS, ["a b", "c"]):  # evidence that fits is checked too
         with pytest.raises(ValueError, match="1 titles for 2 evidence passages"):
             fit_evidence(TEXT, short, 12, TITLES[:1])
+
+
+def test_the_closest_pieces_are_those_sharing_the_most_words_kept_in_their_order() -> None:
+    read = ["The tower was painted in 1900.", "Curie was born in Warsaw.",
+            "A Nobel Prize.", "Curie, born in Warsaw, won a Nobel Prize."]  # fmt: skip
+    text = "Curie was born in Warsaw and won a Nobel Prize."
+    assert closest_pieces(text, read, 2) == [read[1], read[3]]  # order kept, not rank
+    assert closest_pieces(text, read, 4) == read and closest_pieces(text, read[:1], 3) == read[:1]

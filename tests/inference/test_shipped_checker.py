@@ -95,6 +95,13 @@ def test_verdicts_read_the_evidence_closest_to_the_claim_and_the_gate_reads_it_i
     ((best, passes),) = gate.score([claim], [evidence])
     assert passes == len(parts) > 1
     assert best == pytest.approx(max(gate.score_pairs([(claim, p) for p in parts])), abs=2e-4)
+    # `most_pieces` (off in the shipped checkers: it left fewer supported sentences alone on
+    # the development split) reads only the pieces sharing the most words with the text
+    assert gate.most_pieces == 0  # type: ignore[attr-defined]
+    gate.most_pieces = 1  # type: ignore[attr-defined]
+    ((capped, one),) = gate.score([claim], [evidence])
+    [closest] = [p for p in parts if "Curie" in p]
+    assert one == 1 and capped == pytest.approx(gate.score_pairs([(claim, closest)])[0], abs=2e-4)
 
 
 def test_a_transcript_read_as_one_sentence_is_read_where_it_bears_on_the_claim() -> None:
