@@ -104,7 +104,7 @@ def main() -> None:
     checker = Checker(checker_folder(args.checker), role="gate")
     if checker.reading != "pieces":
         raise SystemExit(f"{args.checker}'s gate reads {checker.reading!r}, not pieces")
-    rows = [json.loads(line) for line in Path(args.rows).open(encoding="utf-8")]
+    rows = [json.loads(line) for line in Path(args.rows).read_text(encoding="utf-8").splitlines()]
     most = [int(k) for k in args.most.split(",")]
     long = [r for r in rows if len(" ".join(r["evidence"]).split()) > checker.piece_words]
     report = {
