@@ -163,7 +163,9 @@ def test_a_validation_split_is_scored_in_two_commands(
         r["warnings"] and all(any(n in w for n in gate_notes) for w in r["warnings"])
         for r in results
     ), [r["warnings"] for r in results]
-    assert all(r["model"].endswith("+run") and "+" in r["model"] for r in results)
+    # the row names the editor (base + adapter) and, the gate being on by default, its judge
+    editors = [r["model"].split(", gated by ") for r in results]
+    assert all(len(e) == 2 and e[0].endswith("+run") and e[1] for e in editors), editors
     score = favakit("eval", "detect", "--gold", str(gold), "--pred", str(pred))
     assert score.returncode == 0, score.stderr
     assert "macro_f1" in json.loads(score.stdout)
