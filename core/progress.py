@@ -37,7 +37,7 @@ from contextvars import ContextVar
 from itertools import accumulate
 from typing import TextIO
 
-__all__ = ["Progress", "counted", "duration", "showing_work", "work"]
+__all__ = ["Progress", "counted", "duration", "showing_work", "work", "work_shown"]
 
 
 def duration(seconds: float) -> str:
@@ -65,12 +65,17 @@ class Progress:
         initial: int = 0,
         weights: Sequence[float] | None = None,
         quiet_s: float = 0.0,
+        expected: int | None = None,
     ) -> None:
         """``total``: None where it is not known ahead (a stream): the line then gives the count
         and the rate, no time left. ``initial``: items already done before this run (a resumed
         run): counted in ``done``, not in the rate. ``weights``: each of the ``total`` items'
         expected cost, in the order they are done (the module). ``quiet_s``: nothing is shown
-        before this many seconds from the start, so work that ends sooner shows nothing."""
+        before this many seconds from the start, so work that ends sooner shows nothing.
+        ``expected``: with no ``total``, an estimate of it (the tokens a model will write):
+        the line gives "N of about M" and a time left until N reaches it, then the count alone;
+        that time left goes by the rate since the first count, as a model's first token comes
+        after it has read its prompt."""
         if weights is not None:
             if total is None or len(weights) != total:
                 raise ValueError(f"weights: one per item, {total} items, {len(weights)} weights")
@@ -82,12 +87,14 @@ class Progress:
         self.out = out if out is not None else sys.stderr
         self.tty = self.out.isatty() if tty is None else tty
         self.every_s, self.quiet_s = every_s, quiet_s
+        self.expected = expected if total is None else None
         self.done = self.initial = initial
         self.started = time.perf_counter()
         self._shown_at = self.started
         self._last_shown = initial
         self._drawn_at = 0.0
         self._drawn = False  # a line is on the terminal, to be ended at close
+        self._first: tuple[float, int] | None = None  # when the first count came, and done then
 
     def __enter__(self) -> Progress:
         return self
@@ -98,7 +105,10 @@ class Progress:
     def line(self) -> str:
         elapsed = time.perf_counter() - self.started
         head = f"{self.label}: " if self.label else ""
-        of = "" if self.total is None else f"/{self.total}"
+        expecting = self.expected is not None and self.done < self.expected
+        of = f"/{self.total}" if self.total is not None else ""
+        if expecting:
+            of = f" of about {self.expected}"
         text = f"{head}{self.done}{of} {self.unit}"
         if self.done > self.initial:
             per = elapsed / (self.done - self.initial)
@@ -106,6 +116,13 @@ class Progress:
             text += f", {rate}, {duration(elapsed)} so far"
             if self.total is not None and self.done < self.total:
                 text += f", about {duration(self._seconds_left(elapsed, per))} left"
+            elif expecting and self._first is not None and self.done > self._first[1]:
+                # by the rate since the first count: a model reads its prompt before its first
+                # token, which the tokens after it do not repeat
+                at, done = self._first
+                each = (time.perf_counter() - at) / (self.done - done)
+                assert self.expected is not None
+                text += f", about {duration((self.expected - self.done) * each)} left"
         return text
 
     def _seconds_left(self, elapsed: float, per: float) -> float:
@@ -121,6 +138,8 @@ class Progress:
     def advance(self, n: int = 1) -> None:
         self.done = self.done + n if self.total is None else min(self.total, self.done + n)
         now = time.perf_counter()
+        if self._first is None:
+            self._first = (now, self.done)
         if now - self.started < self.quiet_s:
             return
         if self.tty:
@@ -133,8 +152,9 @@ class Progress:
             self._last_shown = self.done
 
     def close(self) -> None:
+        estimated, self.expected = self.expected is not None, None  # done: the count alone
         if self.tty and self._drawn:
-            print(file=self.out, flush=True)
+            print("\r\x1b[2K" + self.line() if estimated else "", file=self.out, flush=True)
         elif (not self.tty and self.total is None and self.done != self._last_shown
               and time.perf_counter() - self.started >= self.quiet_s):  # fmt: skip
             print(self.line(), file=self.out, flush=True)  # a stream's final count
@@ -143,8 +163,8 @@ class Progress:
 # -- progress within one item ------------------------------------------------------------------
 
 #: how a part of the work is shown (:func:`showing_work`): its Progress, made from its
-#: description, total and unit; None where nothing is shown
-_SHOWN: ContextVar[Callable[[str, int | None, str], Progress] | None] = ContextVar(
+#: description, total, unit and expected total; None where nothing is shown
+_SHOWN: ContextVar[Callable[[str, int | None, str, int | None], Progress] | None] = ContextVar(
     "favakit_work_shown", default=None
 )
 #: the part now open and shown (:func:`work`), and its unit
@@ -158,8 +178,9 @@ def showing_work(label: str, out: TextIO | None = None, after_s: float = 5.0) ->
     rate, time so far, time left``: one line rewritten on a terminal, a plain line every 10 s
     and at its end elsewhere. For one long item, where a bar over items shows nothing."""
 
-    def shown(what: str, total: int | None, unit: str) -> Progress:
-        return Progress(total, f"{unit}s", f"{label}: {what}", out=out, quiet_s=after_s)
+    def shown(what: str, total: int | None, unit: str, expected: int | None) -> Progress:
+        return Progress(total, f"{unit}s", f"{label}: {what}", out=out, quiet_s=after_s,
+                        expected=expected)  # fmt: skip
 
     token = _SHOWN.set(shown)
     try:
@@ -173,21 +194,29 @@ def _nothing(n: int = 1) -> None:
 
 
 @contextlib.contextmanager
-def work(what: str, total: int | None, unit: str) -> Iterator[Callable[[int], None]]:
-    """A part of the work, ``total`` ``unit``s (None: not known ahead), counted by calling what
-    this yields with the number just done. It is shown inside :func:`showing_work` only, and only
-    where no other part is open (the outer part is what the user follows); elsewhere, as in a
-    server, it costs nothing."""
+def work(
+    what: str, total: int | None, unit: str, expected: int | None = None
+) -> Iterator[Callable[[int], None]]:
+    """A part of the work, ``total`` ``unit``s (None: not known ahead; ``expected``, an estimate
+    of it, gives a time left), counted by calling what this yields with the number just done. It
+    is shown inside :func:`showing_work` only, and only where no other part is open (the outer
+    part is what the user follows); elsewhere, as in a server, it costs nothing."""
     shown = _SHOWN.get()
     if shown is None or _OPEN.get() is not None:
         yield _nothing
         return
-    with shown(what, total, unit) as progress:
+    with shown(what, total, unit, expected) as progress:
         token = _OPEN.set((progress, unit))
         try:
             yield progress.advance
         finally:
             _OPEN.reset(token)
+
+
+def work_shown() -> bool:
+    """Whether a part opened here now would be shown (:func:`work`): what an estimate that
+    costs something to make (``expected``) is made for."""
+    return _SHOWN.get() is not None and _OPEN.get() is None
 
 
 def counted(unit: str) -> Callable[[int], None] | None:

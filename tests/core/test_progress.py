@@ -140,3 +140,37 @@ def test_work_within_one_item_shows_only_where_a_command_asks(
     assert lines == ["favakit edit: editing 2 windows with m: 9 tokens, 1.5 tokens/s, 6 s so far"]
     with work("after the block", None, "token"):
         assert counted("token") is None
+
+
+def test_an_expected_total_gives_a_time_left_until_the_count_passes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The tokens a model will write are not known ahead, only about: "N of about M" and a time
+    left while N is short of M (by the rate since the first token: reading the prompt before
+    it is not repeated), the count alone past it and in the final line."""
+    from favakit import progress as progress_module
+
+    now = [0.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: now[0])
+    out = io.StringIO()
+    with Progress(None, "tokens", "edit", out=out, every_s=4.5, expected=40) as progress:
+        now[0] = 4.0
+        progress.advance(1)  # the prompt read: 4 s; no rate yet to tell the time left by
+        now[0] = 5.0
+        progress.advance(9)  # 9 tokens in 1 s: 30 to come, about 3 s
+        now[0] = 30.0
+        progress.advance(35)  # past the estimate
+        now[0] = 31.0
+        progress.advance(1)
+    assert out.getvalue().splitlines() == [
+        "edit: 10 of about 40 tokens, 2.0 tokens/s, 5 s so far, about 3 s left",
+        "edit: 45 tokens, 1.5 tokens/s, 30 s so far",
+        "edit: 46 tokens, 1.5 tokens/s, 31 s so far",
+    ]
+    short = io.StringIO()
+    with Progress(None, "tokens", out=short, tty=True, expected=40) as progress:
+        now[0] = 33.0
+        progress.advance(20)  # it ends short of the estimate: the last line says no time left
+    assert "20 of about 40 tokens" in short.getvalue()
+    assert short.getvalue().rsplit("\r\x1b[2K", 1)[1].startswith("20 tokens, ")
+    assert "left" not in short.getvalue().rsplit("\r\x1b[2K", 1)[1]

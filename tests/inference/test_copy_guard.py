@@ -208,3 +208,20 @@ def test_the_tokens_a_real_model_writes_count_toward_the_editors_part(byte_bpe: 
     with showing_work("favakit edit", out=quiet, after_s=3600):  # a part shorter: nothing
         editor.edit_many([{"text": SOURCE, "evidence": evidence}])
     assert quiet.getvalue() == ""
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    # where the editor counts the model's tokens (in-process), the part expects the window's
+    # tokens and a tenth more for the tags: "N of about M tokens", with a time left
+    count = lambda text: len(byte_bpe(text)["input_ids"])  # noqa: E731
+    counting = GenerativeEditor(client, settings=EditorSettings(max_new_tokens=200),
+                                count_tokens=count)  # fmt: skip
+    screen = Terminal()
+    with showing_work("favakit edit", out=screen, after_s=0):
+        counting.edit_many([{"text": SOURCE, "evidence": evidence}])
+    expected = round(count(SOURCE) * 1.1)
+    assert f": 1 of about {expected} tokens, " in screen.getvalue()
+    last = screen.getvalue().rsplit("\r\x1b[2K", 1)[1]  # the line as the part ends
+    assert last.startswith(f"favakit edit: editing 1 window with stubborn: {tokens} tokens, ")
