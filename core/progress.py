@@ -202,7 +202,7 @@ def work(
     is shown inside :func:`showing_work` only, and only where no other part is open (the outer
     part is what the user follows); elsewhere, as in a server, it costs nothing."""
     shown = _SHOWN.get()
-    if shown is None or _OPEN.get() is not None:
+    if shown is None or not work_shown():
         yield _nothing
         return
     with shown(what, total, unit, expected) as progress:

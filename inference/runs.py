@@ -247,7 +247,7 @@ def cost_note(texts: int, kind: str, words: int = 0) -> str | None:
         return None
     what = f"{texts} texts" if texts > 1 else "1 text"
     at_least = "at least " if long else ""
-    if at_least:
+    if long:
         what += f" of {words:,} words"
     note = (
         f"{what}: on a 2-core CPU the {kind} editor takes about {per:g} s per text of "
