@@ -96,12 +96,19 @@ class CascadeScorer:
         return self.checker.unsupported_spans(texts, evidence, threshold)
 
     def score(
-        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+        self,
+        texts: Sequence[str],
+        evidence: Sequence[Sequence[str]],
+        *,
+        enough: float | None = None,
     ) -> list[tuple[float, int]]:
         """(score, passes) per text: the checker's, or inside the band the judge's P(supported)
-        on the checker's scale."""
-        first = self.checker.score(texts, evidence)
+        on the checker's scale. With ``enough``, the checker stops reading a text's pieces above
+        the band's top (or ``enough``, if higher): above it the checker decides alone."""
         low, high = self.band
+        first = self.checker.score(
+            texts, evidence, enough=None if enough is None else max(enough, high)
+        )
         keys = [(t, tuple(e)) for t, e in zip(texts, evidence, strict=True)]
         unsure = [i for i, (p, _) in enumerate(first) if low <= p <= high]
         known = self._judged([keys[i] for i in unsure])

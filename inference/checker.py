@@ -75,6 +75,7 @@ from favakit.inference.day_check import DayConflict, day_conflict
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.inference.evidence_reading import (
     Read,
+    closest_first,
     closest_pieces,
     cut_note,
     fit_evidence,
@@ -83,6 +84,7 @@ from favakit.inference.evidence_reading import (
     read_of,
     text_units,
     token_windows,
+    top_pieces,
 )
 from favakit.inference.int8 import pack_int8, unpack_int8
 from favakit.inference.kept_marks import KeptMarks, input_key, read_positions
@@ -100,7 +102,7 @@ from favakit.inference.year_check import (
     local_passages,
     year_conflict,
 )
-from favakit.progress import work
+from favakit.progress import counted, work
 from favakit.text import remembering, undo_ptb
 
 __all__ = [
@@ -277,8 +279,11 @@ class Checker:
         self.gate_threshold = float(self.config.get("gate_threshold", self.threshold))
         self.max_length = int(self.config.get("max_length", 256))
         self.piece_words = int(self.config.get("piece_words", 160))
-        # read in pieces, a text reads only the pieces sharing the most words with it (0: all)
+        # read in pieces, a text reads only the pieces sharing the most words with it (0: all),
+        # or those another checker (a shipped name or a folder) scores highest
         self.most_pieces = int(self.config.get("most_pieces", 0))
+        self.rank_pieces_with = str(self.config.get("rank_pieces_with", ""))
+        self._piece_ranker: tuple[str, Checker] | None = None  # (its name, it)
         self._take_role(role, reading)
         self.name = str(self.config.get("name", folder.name))
         # a year the evidence contradicts caps the score (year_check.py); "year_check": false
@@ -378,7 +383,9 @@ class Checker:
         order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
         scores = [0.0] * len(pairs)
         reads: list[Read] = [Read(0, 0, False)] * len(pairs)
-        counting = work(f"checking with {self.name}", len(pairs), "pair")
+        outer = counted("pair")  # a caller's part counting pairs (the gate's rounds)
+        own = work(f"checking with {self.name}", len(pairs), "pair")
+        counting = contextlib.nullcontext(outer) if outer is not None else own
         with self._lock, torch.inference_mode(), counting as advance:
             for s in range(0, len(order), self.batch_size):
                 idx = order[s : s + self.batch_size]
@@ -420,20 +427,29 @@ class Checker:
         texts: Sequence[str],
         evidence: Sequence[Sequence[str]],
         titles: Sequence[Sequence[str]] | None = None,
+        *,
+        enough: float | None = None,
     ) -> list[tuple[float, int]]:
         """(P(supported), passes read) per text: one pass over the evidence cut to the sentences
         closest to the text (``selected``), or the best of its pieces' scores (``pieces``); at
         most :data:`~favakit.inference.year_check.CONFLICT_SCORE` where the evidence contradicts
         a year, a count or a name of the text (:meth:`conflict`). ``titles``: each evidence
         passage's title, where known: the cut ranks sentences with them
-        (:func:`~favakit.inference.evidence_reading.fit_evidence`)."""
-        return [(c.score, c.passes) for c in self.checked_scores(texts, evidence, titles)]
+        (:func:`~favakit.inference.evidence_reading.fit_evidence`). ``enough``: where the
+        caller needs to know only whether a score is above it (the gate's decision), pieces are
+        read closest first (:func:`~favakit.inference.evidence_reading.closest_first`) and a
+        text's reading stops at a piece scoring above it: its score is then that piece's, above
+        ``enough`` as every piece's best is, and the scores at or below it are the same."""
+        checked = self.checked_scores(texts, evidence, titles, enough=enough)
+        return [(c.score, c.passes) for c in checked]
 
     def checked_scores(
         self,
         texts: Sequence[str],
         evidence: Sequence[Sequence[str]],
         titles: Sequence[Sequence[str]] | None = None,
+        *,
+        enough: float | None = None,
     ) -> list[Checked]:
         """:meth:`score`'s figures, each with what the rules beneath the model found: the year,
         count or name of the text its evidence contradicts (which capped the score) and the
@@ -447,7 +463,7 @@ class Checker:
             units += read
             owner += [n] * len(read)
         named = None if titles is None else [titles[n] for n in owner]
-        scored = self._checked_units(units, [evidence[n] for n in owner], named)
+        scored = self._checked_units(units, [evidence[n] for n in owner], named, enough)
         per_text: list[list[tuple[str, Checked]]] = [[] for _ in texts]
         for unit, checked, n in zip(units, scored, owner, strict=True):
             per_text[n].append((unit, checked))
@@ -472,39 +488,90 @@ class Checker:
         texts: Sequence[str],
         evidence: Sequence[Sequence[str]],
         titles: Sequence[Sequence[str]] | None = None,
+        enough: float | None = None,
     ) -> list[Checked]:
-        """Each text scored in one reading of its evidence, the rules beneath the model applied;
-        a text is read without its citation marks ("[1]", "<|cit|>": :mod:`favakit.citations`),
-        which the model reads as words and a rule as numbers. The rules read each passage once
-        in a call (:func:`~favakit.text.remembering`)."""
+        """Each text scored in one reading of its evidence (:meth:`_best_pieces`), the rules
+        beneath the model applied; a text is read without its citation marks ("[1]", "<|cit|>":
+        :mod:`favakit.citations`), which the model reads as words and a rule as numbers. The
+        rules read each passage once in a call (:func:`~favakit.text.remembering`)."""
         texts = [strip_marks(t) for t in texts]
-        jobs: list[tuple[str, str]] = []
-        owner: list[int] = []
         forms: list[list[ReadForm]] = []
+        texts_read: list[str] = []
+        reads: list[list[str]] = []
         for n, (t, ev) in enumerate(zip(texts, evidence, strict=True)):
             plain = [self.evidence_as_read(e) for e in ev]
             text, rewritten = self.reading_of(undo_ptb(t), plain)
             forms.append(rewritten)
+            texts_read.append(text)
             if self.reading == "selected":
                 named = None if titles is None else titles[n]
                 read = [fit_evidence(text, plain, self.piece_words, named)]
             else:
                 read = pieces(plain, self.piece_words) or [""]
-                if self.most_pieces:
-                    read = closest_pieces(text, read, self.most_pieces)
-            for piece in read:
-                jobs.append((text, piece))
-                owner.append(n)
-        best = [0.0] * len(texts)
-        count = [0] * len(texts)
-        cuts: list[Read | None] = [None] * len(texts)
-        for n, p, r in zip(owner, *self.read_pairs(jobs), strict=True):
-            best[n] = max(best[n], p)
-            count[n] += 1
-            cuts[n] = most_cut(cuts[n], r)
+            reads.append(read)
+        if self.most_pieces and self.reading == "pieces":
+            reads = self._closest(texts_read, reads)
+        best, count, cuts = self._best_pieces(texts_read, reads, enough)
         found = [self.conflict(t, ev) for t, ev in zip(texts, evidence, strict=True)]
         return [Checked(min(p, CONFLICT_SCORE) if hit else p, n, hit, f, (), r)
                 for p, n, hit, f, r in zip(best, count, found, forms, cuts, strict=True)]  # fmt: skip
+
+    def _best_pieces(
+        self, texts: Sequence[str], reads: Sequence[list[str]], enough: float | None
+    ) -> tuple[list[float], list[int], list[Read | None]]:
+        """Per text, the best score of its pieces ``reads``, the passes read and the most cut
+        read: every piece in one call; with ``enough``, in rounds of 1, 2, 4, ... pieces a text,
+        closest first, a text leaving the rounds once a piece scores above ``enough``."""
+        best = [0.0] * len(texts)
+        count = [0] * len(texts)
+        cuts: list[Read | None] = [None] * len(texts)
+        if enough is None:
+            orders = [list(range(len(r))) for r in reads]
+            size = max(map(len, reads), default=0)
+        else:
+            orders = [closest_first(t, r) for t, r in zip(texts, reads, strict=True)]
+            size = 1
+        # one part for all the rounds, each counting its pairs into it (read_pairs); how many
+        # the rounds read is not known ahead
+        every = sum(map(len, reads))
+        with work(f"checking with {self.name}", every if enough is None else None, "pair"):
+            while True:
+                jobs: list[tuple[str, str]] = []
+                owner: list[int] = []
+                for n, order in enumerate(orders):
+                    if enough is not None and best[n] > enough:
+                        continue
+                    for i in order[count[n] : count[n] + size]:
+                        jobs.append((texts[n], reads[n][i]))
+                        owner.append(n)
+                if not jobs:
+                    break
+                for n, p, r in zip(owner, *self.read_pairs(jobs), strict=True):
+                    best[n] = max(best[n], p)
+                    count[n] += 1
+                    cuts[n] = most_cut(cuts[n], r)
+                size *= 2
+        return best, count, cuts
+
+    def _closest(self, texts: Sequence[str], reads: Sequence[list[str]]) -> list[list[str]]:
+        """Each text's ``most_pieces`` pieces: those sharing the most words with it
+        (:func:`~favakit.inference.evidence_reading.closest_pieces`), or, with
+        ``rank_pieces_with``, those that checker scores highest, all its pairs in one call."""
+        most = self.most_pieces
+        if not self.rank_pieces_with:
+            return [closest_pieces(t, r, most) for t, r in zip(texts, reads, strict=True)]
+        ranked = [(t, p) for t, r in zip(texts, reads, strict=True) if len(r) > most for p in r]
+        scores = iter(self.piece_ranker().score_pairs(ranked) if ranked else [])
+        return [top_pieces([next(scores) for _ in r], r, most) if len(r) > most else r
+                for r in reads]  # fmt: skip
+
+    def piece_ranker(self) -> Checker:
+        """The checker ``rank_pieces_with`` names, loaded once, on this checker's device."""
+        name = self.rank_pieces_with
+        with self._lock:
+            if self._piece_ranker is None or self._piece_ranker[0] != name:
+                self._piece_ranker = (name, Checker(checker_folder(name), device=self.device))
+            return self._piece_ranker[1]
 
     def reading_of(self, text: str, evidence: Sequence[str]) -> tuple[str, list[ReadForm]]:
         """The text as the model reads it (its evidence as :meth:`evidence_as_read` gives it):

@@ -17,6 +17,8 @@ from favakit.text import sentence_spans, split_sentences
 __all__ = [
     "MIN_SENTENCE_WORDS",
     "Read",
+    "closest_first",
+    "closest_pieces",
     "cut_note",
     "fit_evidence",
     "most_cut",
@@ -26,6 +28,7 @@ __all__ = [
     "shared_words",
     "text_units",
     "token_windows",
+    "top_pieces",
 ]
 
 #: A sentence shorter than this many words ("Yes!", "Sure.") is read with the one after it.
@@ -130,14 +133,30 @@ def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
     return [" ".join(p["text"] for p in chunk) for chunk in chunks]
 
 
+def closest_first(text: str, read: Sequence[str]) -> list[int]:
+    """The indices of ``read`` (:func:`pieces`), those sharing the most words with ``text``
+    (:func:`shared_words`) first, equals in their order."""
+    want = shared_words(text)
+    return sorted(range(len(read)), key=lambda i: -len(want & shared_words(read[i])))
+
+
 def closest_pieces(text: str, read: Sequence[str], most: int) -> list[str]:
     """The ``most`` of ``read`` (:func:`pieces`) that share the most words with ``text``
     (:func:`shared_words`), in their order: a sentence of a long text is not read against the
     pieces of evidence other windows of the text retrieved for their own sentences."""
     if len(read) <= most:
         return list(read)
-    want = shared_words(text)
-    ranked = sorted(range(len(read)), key=lambda i: -len(want & shared_words(read[i])))
+    return [read[i] for i in sorted(closest_first(text, read)[:most])]
+
+
+def top_pieces(scores: Sequence[float], read: Sequence[str], most: int) -> list[str]:
+    """The ``most`` of ``read`` with the highest ``scores`` (one each; the first of equals),
+    in their order."""
+    if len(scores) != len(read):
+        raise ValueError(f"{len(scores)} scores for {len(read)} pieces")
+    if len(read) <= most:
+        return list(read)
+    ranked = sorted(range(len(read)), key=lambda i: -scores[i])
     return [read[i] for i in sorted(ranked[:most])]
 
 

@@ -7,7 +7,9 @@ decontextualizes each where the rule can (an opening "He" or "She" replaced by t
 ``topic``, else by the name the text opens with, unless the text has turned to another person
 before it: :func:`~favakit.inference.gate_subject.decontextualized`) and scores each against the
 result's evidence with the encoder checker (P(supported), evidence
-read in pieces, the best piece counts), or with any other judge behind the
+read in pieces, the best piece counts; this first look reads a sentence's pieces closest first
+and stops at one above the threshold, since only whether a sentence is above it matters there:
+``SentenceScorer``'s ``enough``), or with any other judge behind the
 :class:`SentenceScorer` contract (:class:`JudgeScorer`: the tuned Qwen judge, ``--gate qwen``;
 :class:`~favakit.inference.cascade_gate.CascadeScorer`: the checker asking that judge about the
 sentences it is unsure of, ``--gate cascade``).
@@ -191,8 +193,14 @@ class JudgeScorer:
         self.threshold = gate_threshold if threshold is None else threshold
 
     def score(
-        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+        self,
+        texts: Sequence[str],
+        evidence: Sequence[Sequence[str]],
+        *,
+        enough: float | None = None,
     ) -> list[tuple[float, int]]:
+        """Each text's verdict score (one claim a verdict reads its evidence whole: ``enough``
+        saves nothing here)."""
         claims: list[EditInput] = [
             {"text": t, "evidence": list(e)} for t, e in zip(texts, evidence, strict=True)
         ]
@@ -241,7 +249,9 @@ class GatedEditor:
         reqs = as_requests(requests)
         results = self.editor.edit_many(reqs)
         topics = [r.topic for r in reqs]
-        scored = sentence_scores(self.checker, results, topics)
+        # only the scores at or below the threshold need be exact: a judge reading evidence in
+        # pieces stops at a piece above it (docs/checker.md)
+        scored = sentence_scores(self.checker, results, topics, enough=self.threshold)
         marks: list[dict[int, list[tuple[int, int]]]] = [{} for _ in results]
         if self.flag_unsupported and self.flags == "words":
             marks = marked_words(self.checker, results, scored, self.threshold)

@@ -57,14 +57,21 @@ class SentenceScorer(Protocol):
     (P(supported) above which the judge calls a text supported; a fix holds only where it lifts
     its sentence above both), and a name for results. The encoder
     :class:`~favakit.inference.checker.Checker` is one;
-    :class:`~favakit.inference.gate.JudgeScorer` makes one of any verifier."""
+    :class:`~favakit.inference.gate.JudgeScorer` makes one of any verifier. ``enough``: where
+    the caller needs only to know whether a score is above it, a judge may stop reading there
+    and give any score above it (the scores at or below it stay exact); None: every score
+    exact."""
 
     gate_threshold: float
     threshold: float
     name: str
 
     def score(
-        self, texts: Sequence[str], evidence: Sequence[Sequence[str]]
+        self,
+        texts: Sequence[str],
+        evidence: Sequence[Sequence[str]],
+        *,
+        enough: float | None = None,
     ) -> list[tuple[float, int]]: ...
 
 
@@ -86,11 +93,14 @@ class Questions:
         every = [str(p.get("text", "")) for p in passages]
         self.evidence.append(named_articles(text, passages) if named else every)
 
-    def answers(self, judge: SentenceScorer) -> list[tuple[Any, float]]:
-        """(key, P(supported)) per question, in the order asked; no call when none was asked."""
+    def answers(
+        self, judge: SentenceScorer, enough: float | None = None
+    ) -> list[tuple[Any, float]]:
+        """(key, P(supported)) per question, in the order asked (``enough``: as
+        :class:`SentenceScorer` takes it); no call when none was asked."""
         if not self.texts:
             return []
-        scores = [p for p, _ in judge.score(self.texts, self.evidence)]
+        scores = [p for p, _ in judge.score(self.texts, self.evidence, enough=enough)]
         return list(zip(self.keys, scores, strict=True))
 
 
@@ -369,11 +379,14 @@ def gate_result(
 
 
 def sentence_scores(
-    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None]
-) -> list[tuple[list[tuple[int, int]], list[float]] | None]:
+    checker: SentenceScorer, results: Sequence[EditResult], topics: Sequence[str | None],
+    enough: float | None = None,
+) -> list[tuple[list[tuple[int, int]], list[float]] | None]:  # fmt: skip
     """For each result, its sentences' spans and the checker's P(supported) of each,
     decontextualized ("She won ..." scored as "Marie Curie won ...", the topic or else the name
-    the text opens with), against the result's evidence; None for a result without evidence."""
+    the text opens with), against the result's evidence; None for a result without evidence.
+    ``enough``: the gate's threshold, where only the scores at or below it need be exact
+    (:class:`SentenceScorer`)."""
     questions = Questions()  # key: (result, sentence span)
     unstated: list[tuple[tuple[int, tuple[int, int]], float]] = []  # left alone, not asked
     for i, result in enumerate(results):
@@ -388,7 +401,7 @@ def sentence_scores(
             questions.ask((i, span), decontextualized(sentence, topics[i], result["original"],
                                                       span[0]), passages)  # fmt: skip
     per_text: dict[int, tuple[list[tuple[int, int]], list[float]]] = {}
-    answers = sorted([*questions.answers(checker), *unstated], key=lambda a: a[0])
+    answers = sorted([*questions.answers(checker, enough), *unstated], key=lambda a: a[0])
     for (i, span), p in answers:
         spans, ps = per_text.setdefault(i, ([], []))
         spans.append(span)

@@ -7,10 +7,12 @@ import pytest
 
 from favakit.inference.evidence_reading import (
     Read,
+    closest_first,
     closest_pieces,
     fit_evidence,
     most_cut,
     read_of,
+    top_pieces,
 )
 
 
@@ -121,3 +123,20 @@ def test_the_closest_pieces_are_those_sharing_the_most_words_kept_in_their_order
     text = "Curie was born in Warsaw and won a Nobel Prize."
     assert closest_pieces(text, read, 2) == [read[1], read[3]]  # order kept, not rank
     assert closest_pieces(text, read, 4) == read and closest_pieces(text, read[:1], 3) == read[:1]
+
+
+def test_closest_first_orders_pieces_by_the_words_they_share_with_the_text() -> None:
+    read = ["The tower was painted in 1900.", "Curie was born in Warsaw.",
+            "A Nobel Prize.", "Curie, born in Warsaw, won a Nobel Prize."]  # fmt: skip
+    text = "Curie was born in Warsaw and won a Nobel Prize."
+    assert closest_first(text, read) == [3, 1, 2, 0]
+    assert closest_first(text, []) == []
+
+
+def test_the_top_pieces_are_the_highest_scored_kept_in_their_order() -> None:
+    read = ["a", "b", "c", "d"]
+    assert top_pieces([0.1, 0.9, 0.2, 0.5], read, 2) == ["b", "d"]
+    assert top_pieces([0.3, 0.3, 0.3, 0.1], read, 1) == ["a"]  # the first of equals
+    assert top_pieces([0.0] * 4, read, 5) == read
+    with pytest.raises(ValueError, match="3 scores for 4 pieces"):
+        top_pieces([0.1, 0.2, 0.3], read, 2)

@@ -422,17 +422,19 @@ def test_a_deletion_of_a_sentences_opening_words_leaves_no_fragment() -> None:
 
 class _ByText:
     """The gate's judge as a table (the :class:`SentenceScorer` contract): P(supported) of a
-    sentence by its text, 0 for any other; it records what it was asked. The rule under test is
-    the gate's; the real checkers behind it are tested end to end in test_shipped_checker.py."""
+    sentence by its text, 0 for any other; it records what it was asked, and each call's
+    ``enough``. The rule under test is the gate's; the real checkers behind it are tested end to
+    end in test_shipped_checker.py."""
 
     name = "table"
     gate_threshold = threshold = 0.5
 
     def __init__(self, table: dict[str, float]) -> None:
-        self.table, self.asked = table, []  # type: ignore[var-annotated]
+        self.table, self.asked, self.enough = table, [], []  # type: ignore[var-annotated]
 
-    def score(self, texts, evidence):  # type: ignore[no-untyped-def]
+    def score(self, texts, evidence, *, enough=None):  # type: ignore[no-untyped-def]
         self.asked += list(texts)
+        self.enough.append(enough)
         return [(self.table.get(t, 0.0), 1) for t in texts]
 
 
@@ -661,8 +663,12 @@ def test_a_fix_holds_only_where_the_checker_calls_its_sentence_supported() -> No
     table = {"Northwind Home was founded in 2011.": 0.99, "Its CEO is Tom Hughes.": 0.05,
              "Its chief is Tom Hughes.": 0.13}  # fmt: skip
     request = {"text": text, "evidence": [evidence[0]["text"]]}
-    [got] = GatedEditor(Editor(), Judge(table), flags="sentences").edit_many([request])  # type: ignore[arg-type]
+    judge = Judge(table)
+    [got] = GatedEditor(Editor(), judge, flags="sentences").edit_many([request])  # type: ignore[arg-type]
     assert got["corrected"] == text
+    # the sentences' first scores need be exact only at or below the gate threshold (a checker
+    # stops reading pieces above it); a fix's score is compared with the verdict threshold: exact
+    assert judge.enough[0] == 0.12 and len(judge.enough) > 1 and set(judge.enough[1:]) == {None}
     assert [(e["wrong"], e["right"], e.get("flagged")) for e in got["edits"]] == [
         ("CEO", "CEO", True)]  # fmt: skip
     assert any(w.startswith("1 fix(es) taken back") for w in got["warnings"])

@@ -102,6 +102,27 @@ def test_verdicts_read_the_evidence_closest_to_the_claim_and_the_gate_reads_it_i
     ((capped, one),) = gate.score([claim], [evidence])
     [closest] = [p for p in parts if "Curie" in p]
     assert one == 1 and capped == pytest.approx(gate.score_pairs([(claim, closest)])[0], abs=2e-4)
+    # or those another checker scores highest: here the gate's own model, so the piece it
+    # keeps is the best one, the same score as every piece's best
+    gate.rank_pieces_with = "checker"  # type: ignore[attr-defined]
+    ranker = gate.piece_ranker()  # type: ignore[attr-defined]
+    ranked_pairs: list[tuple[str, str]] = []
+    real_scores = ranker.score_pairs
+    ranker.score_pairs = lambda pairs: ranked_pairs.extend(pairs) or real_scores(pairs)
+    ((ranked, one),) = gate.score([claim], [evidence])
+    assert ranked_pairs == [(claim, p) for p in parts]  # every piece ranked, by the model
+    assert one == 1 and ranked == pytest.approx(best, abs=2e-4)
+    # where only a score above the gate threshold need not be exact (the gate's first look),
+    # pieces are read closest first and a text stops at one above it: the supported claim at
+    # its first piece, the same decision and score; the unsupported one reads every piece
+    gate.most_pieces, gate.rank_pieces_with = 0, ""  # type: ignore[attr-defined]
+    at = gate.gate_threshold  # type: ignore[attr-defined]
+    ((early, passes),) = gate.score([claim], [evidence], enough=at)
+    assert passes == 1 and early > at and early == pytest.approx(best, abs=2e-4)
+    wrong = "Marie Curie was born in Vienna."
+    ((exact, every),), ((stopped, read),) = (gate.score([wrong], [evidence], enough=e)
+                                             for e in (None, at))  # fmt: skip
+    assert exact <= at and every == read == len(parts) and stopped == pytest.approx(exact, abs=2e-4)
 
 
 def test_a_transcript_read_as_one_sentence_is_read_where_it_bears_on_the_claim() -> None:
@@ -705,6 +726,20 @@ def test_the_pairs_the_checker_reads_count_toward_its_own_part(
     assert last.startswith(f"favakit edit: checking with {checker.name}: 11/11 pairs, "), last
     checker.score_pairs(pairs)  # no command shows work: the same call shows nothing
     assert capsys.readouterr().err == ""
+    # the gate's first look reads pieces in rounds (`enough`): one part counts them all, with
+    # no total, since how many the rounds read is not known ahead
+    gate = checker.in_role("gate")
+    evidence = [f"The tower was painted in {1900 + i} by a crew of {i + 2} painters." * 3
+                for i in range(12)] + ["Marie Sklodowska Curie was born in Warsaw in 1867."]  # fmt: skip
+    out = io.StringIO()
+    with showing_work("favakit edit", out=out, after_s=0):
+        scored = gate.score(["Curie was born in Warsaw.", "Curie was born in Vienna."],
+                            [evidence] * 2, enough=gate.gate_threshold)  # fmt: skip
+    passes = sum(n for _, n in scored)
+    assert scored[0][1] < scored[1][1]  # the supported text stopped early
+    lines = out.getvalue().splitlines()
+    assert lines[-1].startswith(f"favakit edit: checking with {checker.name}: {passes} pairs, ")
+    assert not any("/" in line.split(": ")[2].split(",")[0] for line in lines), lines
 
 
 def test_favakit_edit_shows_the_work_within_one_text_and_not_within_a_file_of_rows(
