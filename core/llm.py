@@ -227,20 +227,29 @@ class LLMClient:
     def _run(
         self, requests: list[tuple[str, Any]], params: GenerationParams, progress: bool
     ) -> list[Completion]:
-        bar: Any = None
-        if progress and requests:
-            from favakit.progress import Progress
+        from favakit.progress import Progress, counted
 
-            bar = Progress(len(requests), "calls", f"{self.kind}:{self.model}")
-        counted = threading.Lock()
+        bar = (
+            Progress(len(requests), "calls", f"{self.kind}:{self.model}")
+            if progress and requests
+            else None
+        )
+        # a caller's part counted in tokens (the editor's, in `favakit edit`): each answer's
+        # tokens count when it comes, as a server gives them at its end
+        tokens = counted("token")
+        lock = threading.Lock()  # answers come on the pool's threads
 
         def one(req: tuple[str, Any]) -> Completion:
+            done: Completion | None = None
             try:
-                return self._cached(req[0], req[1], params)
+                done = self._cached(req[0], req[1], params)
+                return done
             finally:
-                if bar is not None:
-                    with counted:  # calls finish on the pool's threads
+                with lock:
+                    if bar is not None:
                         bar.advance(1)
+                    if tokens is not None and done is not None:
+                        tokens(done.completion_tokens)
 
         try:
             if self.max_concurrency == 1 or len(requests) <= 1:

@@ -194,10 +194,21 @@ class ScriptedOpenAIServer:
                     fail = server.fail_next > 0
                     if fail:
                         server.fail_next -= 1
+                left = False  # in flight until its answer is ready, not until it is sent: the
+                # client may send its next request before this thread runs again
+
+                def leave() -> None:
+                    nonlocal left
+                    if not left:
+                        with lock:
+                            server.in_flight -= 1
+                        left = True
+
                 try:
                     if server.delay:
                         _time.sleep(server.delay)
                     if fail:
+                        leave()
                         self.send_response(server.fail_status)
                         self.end_headers()
                         self.wfile.write(b'{"error": "scripted failure"}')
@@ -215,14 +226,14 @@ class ScriptedOpenAIServer:
                         "usage": {"prompt_tokens": 7, "completion_tokens": len(text.split())},
                     }
                     data = json.dumps(out).encode()
+                    leave()
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(data)))
                     self.end_headers()
                     self.wfile.write(data)
                 finally:
-                    with lock:
-                        server.in_flight -= 1
+                    leave()
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"

@@ -114,3 +114,22 @@ def test_function_client() -> None:
     client = FunctionClient(lambda p, params: p.upper(), max_concurrency=2)
     assert [c.text for c in client.complete(["a", "b"])] == ["A", "B"]
     assert client.chat([[{"role": "user", "content": "q"}]])[0].text == "USER: Q\nASSISTANT:"
+
+
+def test_a_servers_answers_count_their_tokens_into_a_callers_part(openai_server) -> None:  # type: ignore[no-untyped-def]
+    """Inside `favakit edit`'s showing_work the editor opens a part counted in tokens; a model in
+    this process counts each step, and a server's answers count their tokens as each comes."""
+    import io
+
+    from favakit.progress import showing_work, work
+
+    server = openai_server(echo)
+    client = OpenAIClient(server.url, "m", max_concurrency=3)
+    out = io.StringIO()
+    with showing_work("favakit edit", out=out, after_s=0), work("editing", None, "token"):
+        done = client.complete([f"p{i}" for i in range(5)])
+    written = sum(c.completion_tokens for c in done)
+    assert written == 10
+    assert out.getvalue().splitlines()[-1].startswith(f"favakit edit: editing: {written} tokens, ")
+    client.complete(["p0"])  # no part open: nothing counted, nothing shown
+    assert out.getvalue().splitlines()[-1].startswith(f"favakit edit: editing: {written} tokens, ")
