@@ -136,17 +136,14 @@ def pieces(evidence: Sequence[str], max_words: int) -> list[str]:
 def closest_first(text: str, read: Sequence[str]) -> list[int]:
     """The indices of ``read`` (:func:`pieces`), those sharing the most words with ``text``
     (:func:`shared_words`) first, equals in their order."""
-    want = shared_words(text)
-    return sorted(range(len(read)), key=lambda i: -len(want & shared_words(read[i])))
+    return _highest_first(_shared_counts(text, read))
 
 
 def closest_pieces(text: str, read: Sequence[str], most: int) -> list[str]:
     """The ``most`` of ``read`` (:func:`pieces`) that share the most words with ``text``
     (:func:`shared_words`), in their order: a sentence of a long text is not read against the
     pieces of evidence other windows of the text retrieved for their own sentences."""
-    if len(read) <= most:
-        return list(read)
-    return [read[i] for i in sorted(closest_first(text, read)[:most])]
+    return top_pieces(_shared_counts(text, read), read, most)
 
 
 def top_pieces(scores: Sequence[float], read: Sequence[str], most: int) -> list[str]:
@@ -156,8 +153,18 @@ def top_pieces(scores: Sequence[float], read: Sequence[str], most: int) -> list[
         raise ValueError(f"{len(scores)} scores for {len(read)} pieces")
     if len(read) <= most:
         return list(read)
-    ranked = sorted(range(len(read)), key=lambda i: -scores[i])
-    return [read[i] for i in sorted(ranked[:most])]
+    return [read[i] for i in sorted(_highest_first(scores)[:most])]
+
+
+def _shared_counts(text: str, read: Sequence[str]) -> list[int]:
+    """How many of its words (:func:`shared_words`) each of ``read`` shares with ``text``."""
+    want = shared_words(text)
+    return [len(want & shared_words(piece)) for piece in read]
+
+
+def _highest_first(scores: Sequence[float]) -> list[int]:
+    """The indices of ``scores``, the highest first, equals in their order."""
+    return sorted(range(len(scores)), key=lambda i: -scores[i])
 
 
 def token_windows(
