@@ -183,8 +183,9 @@ class CopyGuard:
         return cls(pieces, int(tokenizer.eos_token_id))
 
     def banned_in_mark(self, state: State, source: bytes) -> list[int]:
-        """Inside ``<mark>`` all text is free: only the special tokens, EOS and angled tokens
-        that would write a wrong tag are out."""
+        """Inside ``<mark>``, with no tag begun, all text is free: only the special tokens, EOS
+        and angled tokens that would write a wrong tag are out (once a ``<`` is written, only
+        the rest of ``</mark>`` may follow: :meth:`only`)."""
         return [
             self.eos_id,
             *self.unused,
@@ -192,7 +193,8 @@ class CopyGuard:
         ]
 
     def only(self, state: State, source: bytes) -> list[int]:
-        """Outside ``<mark>``: the few tokens that continue the input or a tag (or EOS)."""
+        """Outside ``<mark>``, or half-way through a tag: the few tokens that continue the
+        input or the tag (or EOS)."""
         ok, candidates = [], [*self.angled]
         for tag in state.tags(source):  # the rest of a tag, which may be split over tokens
             if state.pending and tag.startswith(state.pending) and tag != state.pending:
@@ -206,6 +208,19 @@ class CopyGuard:
             ok.append(self.eos_id)
         ok += [i for i in candidates if advance(state, source, self.pieces[i] or b"") is not None]
         return ok or [self.eos_id]
+
+    def choose(self, state: State, source: bytes, scores: Any) -> int:
+        """The greedy choice after ``state``: the allowed token that ``scores`` (one step's,
+        over the vocabulary) rates highest, the lowest id among equals, as ``generate`` picks
+        after :meth:`processor` has masked the rest."""
+        import torch
+
+        if state.in_mark and not state.pending:
+            row = scores.clone()
+            row[self.banned_in_mark(state, source)] = float("-inf")
+            return int(row.argmax())
+        allowed = torch.tensor(sorted(set(self.only(state, source))), device=scores.device)
+        return int(allowed[int(scores[allowed].argmax())])
 
     def _lookup(self, data: bytes) -> list[int]:
         return self.by_bytes.get(data, [])
@@ -236,7 +251,7 @@ class _Processor:
             self.states[row] = (len(new), state)
             if state is None:
                 continue
-            if state.in_mark:
+            if state.in_mark and not state.pending:  # after a '<' only "</mark>" goes on
                 scores[row, g.banned_in_mark(state, self.sources[row])] = float("-inf")
             else:
                 ids = g.only(state, self.sources[row])

@@ -302,16 +302,26 @@ class GenerativeEditor:
         return results
 
     def _expected_steps(self, groups: list[list[_Window]]) -> int | None:
-        """About how many steps the model takes over ``groups``, each generated in one call
-        until its longest output ends: the output copies its window with the tags and
-        corrections added (:data:`TAGS_ALLOWANCE`). None where the model's tokens are not
-        counted here."""
+        """About how many tokens the model counts over ``groups``: the output copies its
+        window with the tags and corrections added (:data:`TAGS_ALLOWANCE`). A group generated
+        in one batch counts a step per token of its longest output; one written a window at a
+        time (copy-drafted, :meth:`_drafted`) counts every window's tokens. None where the
+        model's tokens are not counted here."""
         count = self.count_tokens
         if count is None:
             return None
-        return round(
-            sum(max(count(job.text) for job in group) for group in groups) * TAGS_ALLOWANCE
-        )
+        steps = 0
+        for group in groups:
+            tokens = [count(job.text) for job in group]
+            steps += sum(tokens) if self._drafted(len(group)) else max(tokens)
+        return round(steps * TAGS_ALLOWANCE)
+
+    def _drafted(self, windows: int) -> bool:
+        """Whether the in-process model writes each of ``windows`` guarded windows asked for in
+        one call alone, drafting from its text (:mod:`~favakit.inference.copy_draft`)."""
+        generator = getattr(self.client, "generator", None)
+        guarded = self.settings.copy_guard and getattr(self.client, "copy_guard", False)
+        return bool(guarded and generator is not None and generator.copy_drafts(None, windows))
 
     def _generate(self, group: list[_Window], budget: int) -> None:
         """The model's output for each window of ``group``, in one call."""

@@ -26,6 +26,7 @@ from typing import Any
 
 from favakit.deps import cuda_available, require
 from favakit.errors import UsageError
+from favakit.inference.copy_draft import DRAFT_TOKENS, DRAFTED_PROMPTS
 from favakit.inference.last_positions import kept_positions_only
 from favakit.llm import (
     Completion,
@@ -89,6 +90,13 @@ class HFGenerator:
         # _earlier_start)
         self._start: tuple[tuple[int, ...], Any] | None = None
         self._last_alone: Sequence[int] = ()
+        # a guarded greedy output is decoded a prompt at a time, each pass checking this many
+        # tokens of its input drafted ahead (copy_draft.py; 0: batched decoding, a token a pass)
+        self.copy_draft_tokens = DRAFT_TOKENS
+        # more prompts than this in one call are decoded in batches: a batch writes a token of
+        # each a pass, where a draft's pass keeps 2 (texts dense with edits) to 7.5 tokens of
+        # one (docs/benchmarks.md, session 88)
+        self.drafted_prompts = DRAFTED_PROMPTS
 
     @classmethod
     def load(
@@ -162,6 +170,9 @@ class HFGenerator:
                 done = self._shared([ids[i] for i in members], shared, params)
                 for i, out in zip(members, done, strict=True):
                     results[i] = out
+        if sources and self.copy_drafts(params, len(prompts)):
+            for i, (prompt, source) in enumerate(zip(prompts, sources, strict=True)):
+                results[i] = self._drafted(prompt, source, params)
         order = sorted((i for i in range(len(prompts)) if results[i] is None),
                        key=lambda i: len(prompts[i]))  # fmt: skip
         for start in range(0, len(order), self.max_batch):
@@ -172,6 +183,43 @@ class HFGenerator:
             for i, out in zip(idx, self._batch([prompts[i] for i in idx], part), strict=True):
                 results[i] = out
         return [r for r in results if r is not None]
+
+    def copy_drafts(self, params: GenerationParams | None = None, prompts: int = 1) -> bool:
+        """Whether ``prompts`` guarded outputs asked for in one call (``params``: these, where
+        given) are decoded a prompt at a time with drafts of their input
+        (:mod:`~favakit.inference.copy_draft`): no more than :attr:`drafted_prompts` of them,
+        greedy, with no log-probabilities asked for, a guard for this tokenizer, and the
+        model's scores taken as they are (:meth:`_plain`)."""
+        if params is not None and (params.temperature > 0 or params.logprobs is not None):
+            return False
+        if not 0 < prompts <= self.drafted_prompts or self.copy_draft_tokens <= 0:
+            return False
+        return self._plain() and self.copy_guard() is not None
+
+    def _drafted(self, prompt: str, source: str, params: GenerationParams) -> Generated:
+        """``prompt``'s guarded greedy output, copying ``source``, by
+        :func:`~favakit.inference.copy_draft.copy_drafted`."""
+        from favakit.inference.copy_draft import copy_drafted, source_tokens
+
+        guard = self.copy_guard()
+        with tokenizer_lock(self.tokenizer):
+            ids = self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+            tokens = source_tokens(self.tokenizer, guard, source)
+        with self._lock:
+            new = copy_drafted(
+                self.model, guard, ids, tokens, source.encode(), params.max_tokens,
+                draft=self.copy_draft_tokens, cache_word=self._cache_word(),
+                counted=counted("token"),
+            )  # fmt: skip
+        return self._result(new, len(ids), [], params)
+
+    def _cache_word(self) -> str:
+        """The keyword under which the model takes its keys and values: ``cache``
+        (transformers 5), ``past_key_values`` before."""
+        base = self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
+        return (
+            "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
+        )
 
     def _batch(self, prompts: list[str], params: GenerationParams) -> list[Generated]:
         import torch
@@ -253,7 +301,7 @@ class HFGenerator:
         # other position (a 150k-word vocabulary: about 15% of the pass)
         base = self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
         takes = inspect.signature(base.forward).parameters
-        word = "cache" if "cache" in takes else "past_key_values"
+        word = self._cache_word()
         with self._lock, torch.inference_mode():
             key = tuple(ids[0][:shared])
             if self._start is None or self._start[0] != key:

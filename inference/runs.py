@@ -242,7 +242,8 @@ def cost_note(texts: int, kind: str, words: int = 0) -> str | None:
     # a long text's windows each read their own evidence, and the gate reads each sentence
     # against all of it: 1,000 words of the demo's articles took 80 s, 1,062 words with four
     # facts changed 155 s (98-113 s since session 87, the gate's first look stopping at a
-    # supporting piece), where their words alone say 35-37 s, so its figure is a floor
+    # supporting piece; 50-57 s since session 88, the editor drafting from its input in bf16),
+    # where their words alone say 35-37 s, so its figure is a floor
     long = units > texts * 1.5
     if per is None or units * per < (20 if long else 60):
         return None

@@ -387,6 +387,11 @@ def main() -> None:
     ap.add_argument(
         "--dtype", default="auto", help="the editor's weights (as favakit edit --dtype)"
     )
+    ap.add_argument(
+        "--copy-draft", type=int, default=None,
+        help="input tokens drafted a pass under the copy guard (0: batched decoding; default: "
+        "the editor's own)",
+    )  # fmt: skip
     ap.add_argument("--detector", default=None, help="detector folder (default: the shipped one)")
     ap.add_argument(
         "--checker",
@@ -414,6 +419,13 @@ def main() -> None:
         editor = open_editor(
             ClientSpec(args.model, args.adapter, max_batch=args.max_batch, dtype=args.dtype)
         )
+        generator = getattr(getattr(editor, "client", None), "generator", None)
+        if generator is not None and args.copy_draft is not None:
+            generator.copy_draft_tokens = args.copy_draft
+        if generator is not None:
+            decoding = {"dtype": str(generator.model.dtype),
+                        "copy_draft_tokens": generator.copy_draft_tokens}  # fmt: skip
+            _emit(results, {"editor": decoding})
     detector = None
     if {"encoder", "cascade", "encoder+gate"} & kinds:
         from favakit.inference.detector import Detector, DetectorEditor, default_detector

@@ -70,7 +70,8 @@ def _torch_report() -> dict[str, Any]:
 
 def _judges_report(cuda: bool) -> dict[str, Any]:
     """The judges ``favakit verify`` and ``favakit edit`` pick where none is named, and why:
-    which bases are installed, and whether the Qwen judge would run in native bf16."""
+    which bases are installed, and whether the Qwen judge and the in-process editor would run
+    in native bf16."""
     from favakit.deps import cpu_has_bf16
     from favakit.inference.checker import auto_checker
     from favakit.inference.factory import auto_gate, auto_judge, judge_in_bf16, qwen_base_ready
@@ -94,6 +95,7 @@ def _judges_report(cuda: bool) -> dict[str, Any]:
         "mpnet_base": bases["mpnet"],
         "qwen_base": bases["Qwen"],
         "qwen_judge_bf16": judge_bf16,
+        "editor_bf16": judge_bf16,  # the in-process editor's dtype auto goes by the same test
         "verify": "cascade" if verify == "cascade" else checker,
         "edit_gate": gate,
         "why": why,

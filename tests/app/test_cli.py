@@ -162,6 +162,7 @@ def test_env_says_which_judges_verify_and_edit_pick_and_why(
     report = json.loads(run("env", "--no-torch").stdout)["judges"]
     assert report["edit_gate"] == factory.auto_gate()
     assert report["qwen_judge_bf16"] == factory.judge_in_bf16(cuda=False)
+    assert report["editor_bf16"] == report["qwen_judge_bf16"]
     assert (report["verify"] == "cascade") == (factory.auto_judge(cuda=False) == "cascade")
     monkeypatch.setattr("favakit.inference.checker.auto_checker", lambda: "mpnet")
     monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda base: True)

@@ -225,3 +225,92 @@ def test_the_tokens_a_real_model_writes_count_toward_the_editors_part(byte_bpe: 
     assert f": 1 of about {expected} tokens, " in screen.getvalue()
     last = screen.getvalue().rsplit("\r\x1b[2K", 1)[1]  # the line as the part ends
     assert last.startswith(f"favakit edit: editing 1 window with stubborn: {tokens} tokens, ")
+
+
+def _passes(model: Any) -> list[int]:
+    """A count of the model's forward passes, kept up to date by a hook."""
+    calls = [0]
+    model.register_forward_pre_hook(lambda *_: calls.__setitem__(0, calls[0] + 1))
+    return calls
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_copy_drafting_writes_what_batched_decoding_writes(
+    byte_bpe: Any, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A guarded greedy output written a prompt at a time with drafts of its input is the one
+    batched decoding writes, token for token, whatever the model: a random one opens tags, marks
+    and corrections, so most drafts are cut short and their keys and values dropped."""
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    gen = HFGenerator(_random_llama(byte_bpe, seed), byte_bpe, "random")
+    monkeypatch.setattr(byte_bpe, "padding_side", "left")  # as favakit loads a model
+    sources = (SOURCE, "Ärger über 東京 🙂 in 1903.", "Warsaw.")
+    params = GenerationParams(max_tokens=60, copy_sources=sources)
+    prompts = ["Text: a", "Edit this one, please", "Read the text."]
+    assert gen.copy_drafts(params)
+    drafted = gen.generate(prompts, params)
+    gen.copy_draft_tokens = 0
+    assert not gen.copy_drafts(params)
+    batched = gen.generate(prompts, params)
+    assert [(o.text, o.completion_tokens, o.finish_reason) for o in drafted] == [
+        (o.text, o.completion_tokens, o.finish_reason) for o in batched
+    ]
+    assert any("<" in o.text for o in drafted)  # the model did leave the copy
+
+
+def test_a_model_that_copies_writes_several_tokens_a_pass(byte_bpe: Any) -> None:
+    """Where the model copies its input, each pass keeps most of its draft: the output comes
+    in a fraction of the passes batched decoding takes (one a token), the same output."""
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    model = _stubborn_model(byte_bpe)
+    passes = _passes(model)
+    gen = HFGenerator(model, byte_bpe, "stubborn")
+    params = GenerationParams(max_tokens=200, copy_sources=(SOURCE,))
+    [drafted] = gen.generate(["Read the text."], params)
+    drafted_passes, passes[0] = passes[0], 0
+    gen.copy_draft_tokens = 0
+    [batched] = gen.generate(["Read the text."], params)
+    assert drafted.text == batched.text == SOURCE
+    assert drafted.finish_reason == "stop"
+    tokens = drafted.completion_tokens + 1  # and the end of text
+    assert passes[0] == tokens  # the prompt's pass writes the first token, one a token after
+    assert drafted_passes <= tokens // 3, (drafted_passes, tokens)
+
+
+def test_drafting_is_left_to_greedy_guarded_outputs(byte_bpe: Any) -> None:
+    """Drafting is for calls of a few guarded greedy outputs; a sampled output, log-probabilities,
+    a model whose scores generate() changes and calls of many prompts decode as before."""
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    gen = HFGenerator(_random_llama(byte_bpe, 1), byte_bpe, "random")
+    assert gen.copy_drafts(GenerationParams(copy_sources=("a",)))
+    assert gen.copy_drafts(None, 4)
+    assert not gen.copy_drafts(None, 5)  # many prompts of one call go in batches
+    assert not gen.copy_drafts(GenerationParams(temperature=0.7, copy_sources=("a",)))
+    assert not gen.copy_drafts(GenerationParams(logprobs=2, copy_sources=("a",)))
+    gen.model.generation_config.repetition_penalty = 1.3  # scores changed: generate() decides
+    assert not gen.copy_drafts(GenerationParams(copy_sources=("a",)))
+
+
+def test_after_a_less_than_sign_in_a_correction_only_its_closing_tag_goes_on(byte_bpe: Any) -> None:
+    """A correction holds no '<': once one is written in a ``<mark>``, the guard allows only
+    what goes on to "</mark>" (it let any text through, and the output left the grammar)."""
+    guard = CopyGuard.for_tokenizer(byte_bpe)
+    assert guard is not None
+    src = SOURCE.encode()
+    state = advance(State(), src, b"<entity><mark>x <")
+    assert state is not None and state.in_mark and state.pending == b"<"
+    scores = torch.zeros(len(byte_bpe))
+    scores[byte_bpe.convert_tokens_to_ids("a")] = 5.0  # the model would rather write text
+    choice = guard.choose(state, src, scores)
+    assert advance(state, src, guard.pieces[choice] or b"") is not None
+    processor = guard.processor([SOURCE], width=0)
+    written = byte_bpe("<entity><mark>x <", add_special_tokens=False)["input_ids"]
+    masked = processor(torch.tensor([written]), scores.clone()[None])[0]
+    allowed = [i for i in range(len(byte_bpe)) if masked[i] > float("-inf")]
+    assert allowed and all(advance(state, src, guard.pieces[i] or b"") for i in allowed)
