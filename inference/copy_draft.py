@@ -8,7 +8,8 @@ drafted tokens as long as each is the one the guarded greedy choice takes there;
 is not is replaced by that choice, and the keys and values of the rest are dropped (speculative
 decoding's check, with the input as the drafter). So the output is the guarded greedy output,
 token for token, up to the rounding of a pass over several tokens at once, written in a fraction
-of the passes: a 1,062-word text's 1,692 tokens in 219 passes (docs/benchmarks.md, session 88).
+of the passes: a 1,062-word text's 1,690 tokens in 224 passes, not 528 (docs/benchmarks.md,
+session 88).
 
 It decodes one prompt at a time (a batch of one), so it pays where few prompts go to the model
 together (one text, or the windows of one long text): a batch writes a token of each of its
@@ -25,8 +26,9 @@ from favakit.inference.copy_guard import CopyGuard, State, advance
 
 __all__ = ["DRAFTED_PROMPTS", "DRAFT_TOKENS", "copy_drafted", "source_tokens"]
 
-#: Input tokens drafted a pass: on the 1,062-word text, 8 took 302 passes and 26.7 s, 16 took
-#: 219 passes and 21.9 s (bf16, 2 cores; docs/benchmarks.md, session 88)
+#: Input tokens drafted a pass: on the 1,062-word text, a prototype of this loop took 302
+#: passes and 26.7 s with 8, 219 passes and 21.9 s with 16 (bf16, 2 cores; docs/benchmarks.md,
+#: session 88)
 DRAFT_TOKENS = 16
 
 #: The most prompts of one call drafted one after another; a call of more is decoded in

@@ -305,8 +305,9 @@ def _generative(
 def _editor_dtype(spec: ClientSpec) -> ClientSpec:
     """``spec`` with ``dtype`` ``auto`` made bf16 where the editor runs in this process on a
     CPU that multiplies bf16 natively (AVX512-BF16 or AMX; a GPU's ``auto`` is bf16 already):
-    there the shipped editor wrote the same outputs as in fp32 (37 of 37 windows) in 0.57-0.63
-    of the time (docs/benchmarks.md, session 88). ``--dtype float32`` keeps fp32."""
+    there the shipped editor, decoding in batches, wrote the same outputs as in fp32 (every
+    window of a 1,062-word text and of 39 short texts) in 0.54-0.57 of the time
+    (docs/benchmarks.md, session 88). ``--dtype float32`` keeps fp32."""
     if spec.endpoint or spec.dtype != "auto":
         return spec
     from favakit.deps import bf16_native, cuda_available
