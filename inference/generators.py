@@ -26,7 +26,12 @@ from typing import Any
 
 from favakit.deps import cuda_available, require
 from favakit.errors import UsageError
-from favakit.inference.copy_draft import DRAFT_TOKENS, DRAFTED_PROMPTS
+from favakit.inference.copy_draft import (
+    DRAFT_TOKENS,
+    DRAFTED_PROMPTS,
+    copy_drafted,
+    source_tokens,
+)
 from favakit.inference.last_positions import kept_positions_only
 from favakit.llm import (
     Completion,
@@ -199,8 +204,6 @@ class HFGenerator:
     def _drafted(self, prompt: str, source: str, params: GenerationParams) -> Generated:
         """``prompt``'s guarded greedy output, copying ``source``, by
         :func:`~favakit.inference.copy_draft.copy_drafted`."""
-        from favakit.inference.copy_draft import copy_drafted, source_tokens
-
         guard = self.copy_guard()
         with tokenizer_lock(self.tokenizer):
             ids = self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
