@@ -130,7 +130,7 @@ def _ray(args: argparse.Namespace, single: str) -> RayOptions | None:
 
 
 def _edit(args: argparse.Namespace) -> int:
-    from favakit.deps import cuda_available
+    from favakit.deps import cpu_has_bf16, cuda_available
     from favakit.inference import views
     from favakit.inference.editor import NO_EVIDENCE
     from favakit.inference.runs import cost_note, read_edit_requests, run_rows
@@ -151,7 +151,9 @@ def _edit(args: argparse.Namespace) -> int:
     rows = rows[: args.limit or None]
     kind = editor_kind(args)
     words = sum(len(r.text.split()) for _, r in rows)
-    note = None if (args.llm_endpoint or cuda_available()) else cost_note(len(rows), kind, words)
+    note = None
+    if not (args.llm_endpoint or cuda_available()):
+        note = cost_note(len(rows), kind, words, native_bf16=cpu_has_bf16())
     if note:
         print(f"favakit edit: {note}", file=sys.stderr)
     as_json = args.format == "json"

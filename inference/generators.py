@@ -28,7 +28,7 @@ from favakit.deps import cuda_available, require
 from favakit.errors import UsageError
 from favakit.inference.copy_draft import (
     DRAFT_TOKENS,
-    DRAFTED_PROMPTS,
+    GPU_DRAFTED_PROMPTS,
     copy_drafted,
     source_tokens,
 )
@@ -98,10 +98,14 @@ class HFGenerator:
         # a guarded greedy output is decoded a prompt at a time, each pass checking this many
         # tokens of its input drafted ahead (copy_draft.py; 0: batched decoding, a token a pass)
         self.copy_draft_tokens = DRAFT_TOKENS
-        # more prompts than this in one call are decoded in batches: a batch writes a token of
-        # each a pass, where a draft's pass keeps 2 (texts dense with edits) to 7.5 tokens of
-        # one (docs/benchmarks.md, session 88)
-        self.drafted_prompts = DRAFTED_PROMPTS
+        # False: drafts are the input alone, as before session 89 (a tag then costs a pass a
+        # token); True: also the rest of a tag and the tags' usual order (copy_draft._likely)
+        self.copy_draft_tags = True
+        # more prompts than this in one call are decoded in batches (None: none are): on a CPU
+        # drafting beats a batch at every size, on a GPU a batch's pass costs about one
+        # prompt's (copy_draft.py)
+        on_cpu = str(getattr(model, "device", "cpu")).startswith("cpu")
+        self.drafted_prompts: int | None = None if on_cpu else GPU_DRAFTED_PROMPTS
 
     @classmethod
     def load(
@@ -192,12 +196,14 @@ class HFGenerator:
     def copy_drafts(self, params: GenerationParams | None = None, prompts: int = 1) -> bool:
         """Whether ``prompts`` guarded outputs asked for in one call (``params``: these, where
         given) are decoded a prompt at a time with drafts of their input
-        (:mod:`~favakit.inference.copy_draft`): no more than :attr:`drafted_prompts` of them,
-        greedy, with no log-probabilities asked for, a guard for this tokenizer, and the
-        model's scores taken as they are (:meth:`_plain`)."""
+        (:mod:`~favakit.inference.copy_draft`): any number of them on a CPU, no more than
+        :attr:`drafted_prompts` where it is set (on a GPU), greedy, with no log-probabilities
+        asked for, a guard for this tokenizer, and the model's scores taken as they are
+        (:meth:`_plain`)."""
         if params is not None and (params.temperature > 0 or params.logprobs is not None):
             return False
-        if not 0 < prompts <= self.drafted_prompts or self.copy_draft_tokens <= 0:
+        most = self.drafted_prompts
+        if prompts <= 0 or (most is not None and prompts > most) or self.copy_draft_tokens <= 0:
             return False
         return self._plain() and self.copy_guard() is not None
 
@@ -208,11 +214,16 @@ class HFGenerator:
         with tokenizer_lock(self.tokenizer):
             ids = self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
             tokens = source_tokens(self.tokenizer, guard, source)
+
+        def tokenize(text: str) -> list[int]:
+            with tokenizer_lock(self.tokenizer):
+                return list(self.tokenizer(text, add_special_tokens=False)["input_ids"])
+
         with self._lock:
             new = copy_drafted(
                 self.model, guard, ids, tokens, source.encode(), params.max_tokens,
                 draft=self.copy_draft_tokens, cache_word=self._cache_word(),
-                counted=counted("token"),
+                counted=counted("token"), tokenize=tokenize if self.copy_draft_tags else None,
             )  # fmt: skip
         return self._result(new, len(ids), [], params)
 

@@ -228,16 +228,25 @@ CPU_SECONDS_PER_TEXT = {"generative": 4.4, "cascade": 3.5, "encoder": 0.05}
 #: the words of the texts :data:`CPU_SECONDS_PER_TEXT` was measured on
 TEXT_WORDS = 125
 
+#: How many times :data:`CPU_SECONDS_PER_TEXT` an in-process editor takes on a CPU that does
+#: not multiply bf16 natively, where it and its gate's Qwen judge run in fp32: ``favakit demo``
+#: edited its texts in 12.3-12.9 s each on a 2-core AVX2-only machine against 4.2 s on one with
+#: AVX512-BF16 (docs/benchmarks.md, session 89; the encoder, in int8, is left as it is)
+FP32_SLOWER = 3.0
 
-def cost_note(texts: int, kind: str, words: int = 0) -> str | None:
+
+def cost_note(texts: int, kind: str, words: int = 0, native_bf16: bool = True) -> str | None:
     """What a run of ``texts`` texts of ``words`` words in all with an in-process editor of
-    ``kind`` will take on a CPU, and the faster ways, said before it starts; None where it is
-    quick anyway. A long text costs at least as the texts of :data:`TEXT_WORDS` words it holds
-    (it counted as one: a pasted document of 1,000 words ran 80 s with nothing said), and is
-    said from a floor of 20 s, since it costs more than its words say."""
+    ``kind`` will take on a CPU (``native_bf16``: one that multiplies bf16 natively, else
+    :data:`FP32_SLOWER` times as long), and the faster ways, said before it starts; None where
+    it is quick anyway. A long text costs at least as the texts of :data:`TEXT_WORDS` words it
+    holds (it counted as one: a pasted document of 1,000 words ran 80 s with nothing said), and
+    is said from a floor of 20 s, since it costs more than its words say."""
     from favakit.progress import duration
 
     per = CPU_SECONDS_PER_TEXT.get(kind)
+    if per is not None and kind != "encoder" and not native_bf16:
+        per *= FP32_SLOWER
     units = max(texts, words / TEXT_WORDS)
     # a long text's windows each read their own evidence, and the gate reads each sentence
     # against all of it: 1,000 words of the demo's articles took 80 s, 1,062 words with four
@@ -251,8 +260,9 @@ def cost_note(texts: int, kind: str, words: int = 0) -> str | None:
     at_least = "at least " if long else ""
     if long:
         what += f" of {words:,} words"
+    cpu = "a 2-core CPU" if native_bf16 or kind == "encoder" else "a 2-core CPU without native bf16"
     note = (
-        f"{what}: on a 2-core CPU the {kind} editor takes about {per:g} s per text of "
+        f"{what}: on {cpu} the {kind} editor takes about {per:g} s per text of "
         f"~{TEXT_WORDS} words (docs/benchmarks.md), so {at_least}about {duration(units * per)}"
     )
     if kind != "encoder":

@@ -281,16 +281,92 @@ def test_a_model_that_copies_writes_several_tokens_a_pass(byte_bpe: Any) -> None
     assert drafted_passes <= tokens // 3, (drafted_passes, tokens)
 
 
+TAGGED = (
+    "Marie Curie won the Nobel Prize in <entity><mark>1911</mark><delete>1903</delete></entity>. "
+    "<unverifiable><delete>She was born in Warsaw.</delete></unverifiable>"
+)
+
+
+def _memorized_llama(byte_bpe: Any, prompt: str, output: str) -> Any:
+    """A real 2-layer Llama trained here until it writes ``output`` after ``prompt`` (about
+    130 steps, 2 s): an editor that tags two errors of :data:`SOURCE` in favakit's grammar."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(
+        vocab_size=len(byte_bpe),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=256,
+        pad_token_id=byte_bpe.pad_token_id,
+        eos_token_id=byte_bpe.eos_token_id,
+    )
+    model = LlamaForCausalLM(config)
+    start = byte_bpe(prompt, add_special_tokens=False)["input_ids"]
+    rest = byte_bpe(output, add_special_tokens=False)["input_ids"] + [byte_bpe.eos_token_id]
+    ids = torch.tensor([start + rest])
+    labels = ids.clone()
+    labels[0, : len(start)] = -100
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(400):
+        loss = model(input_ids=ids, labels=labels).loss
+        if loss.item() < 0.01:
+            break
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return model.eval()
+
+
+def test_tags_are_drafted_in_their_usual_order(
+    byte_bpe: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An editor that tags errors writes its tags in a few passes: the rest of a tag begun, a
+    correction's ``<delete>`` after its ``</mark>``, the closing tags and the deleted input are
+    drafted, not only the input between edits; the output is batched decoding's."""
+    from favakit.inference.copy_draft import copy_drafted, source_tokens
+    from favakit.inference.generators import HFGenerator
+    from favakit.llm import GenerationParams
+
+    prompt = "Read the text."
+    model = _memorized_llama(byte_bpe, prompt, TAGGED)
+    passes = _passes(model)
+    gen = HFGenerator(model, byte_bpe, "tagger")
+    monkeypatch.setattr(byte_bpe, "padding_side", "left")  # as favakit loads a model
+    params = GenerationParams(max_tokens=100, copy_sources=(SOURCE,))
+    [drafted] = gen.generate([prompt], params)
+    drafted_passes, passes[0] = passes[0], 0
+    gen.copy_draft_tokens = 0
+    [batched] = gen.generate([prompt], params)
+    assert drafted.text == batched.text == TAGGED
+    assert passes[0] == batched.completion_tokens + 1  # a pass a token, and the end of text
+    # the input alone drafted (no tokenizer for the rest): the tags cost a pass a token
+    guard = gen.copy_guard()
+    passes[0] = 0
+    ids = byte_bpe(prompt, add_special_tokens=False)["input_ids"]
+    alone = copy_drafted(model, guard, ids, source_tokens(byte_bpe, guard, SOURCE),
+                         SOURCE.encode(), 100)  # fmt: skip
+    assert byte_bpe.decode(alone[:-1]) == TAGGED
+    assert drafted_passes * 3 <= passes[0], (drafted_passes, passes[0])
+
+
 def test_drafting_is_left_to_greedy_guarded_outputs(byte_bpe: Any) -> None:
-    """Drafting is for calls of a few guarded greedy outputs; a sampled output, log-probabilities,
-    a model whose scores generate() changes and calls of many prompts decode as before."""
+    """Drafting is for guarded greedy outputs, calls of any size on a CPU (of no more than
+    ``drafted_prompts`` where that is set, as on a GPU); a sampled output, log-probabilities and
+    a model whose scores generate() changes decode as before."""
     from favakit.inference.generators import HFGenerator
     from favakit.llm import GenerationParams
 
     gen = HFGenerator(_random_llama(byte_bpe, 1), byte_bpe, "random")
     assert gen.copy_drafts(GenerationParams(copy_sources=("a",)))
+    assert gen.drafted_prompts is None  # a model on the CPU
+    assert gen.copy_drafts(None, 50)
+    gen.drafted_prompts = 4  # what a model on a GPU gets
     assert gen.copy_drafts(None, 4)
-    assert not gen.copy_drafts(None, 5)  # many prompts of one call go in batches
+    assert not gen.copy_drafts(None, 5)  # there many prompts of one call go in batches
     assert not gen.copy_drafts(GenerationParams(temperature=0.7, copy_sources=("a",)))
     assert not gen.copy_drafts(GenerationParams(logprobs=2, copy_sources=("a",)))
     gen.model.generation_config.repetition_penalty = 1.3  # scores changed: generate() decides
@@ -314,3 +390,34 @@ def test_after_a_less_than_sign_in_a_correction_only_its_closing_tag_goes_on(byt
     masked = processor(torch.tensor([written]), scores.clone()[None])[0]
     allowed = [i for i in range(len(byte_bpe)) if masked[i] > float("-inf")]
     assert allowed and all(advance(state, src, guard.pieces[i] or b"") for i in allowed)
+
+
+def test_what_a_draft_expects_next() -> None:
+    """The text drafted where the output does not stand at one of the input's tokens: the rest
+    of a tag begun and the tags' usual order, then the input; nothing where an error type is to
+    be chosen or a correction is under way."""
+    from favakit.inference.copy_draft import _likely
+
+    src = b"She won in 1903. Born in Warsaw."
+
+    def after(written: bytes) -> State:
+        state = advance(State(), src, written)
+        assert state is not None, written
+        return state
+
+    def likely(written: bytes, closed: bytes = b"") -> bytes:
+        return _likely(after(written), src, closed, width=8)
+
+    assert likely(b"She won in <") == b""  # which error type: not known
+    assert likely(b"She won in <ent") == b"ity><mark>1903. Bo"  # a correction often starts so
+    assert likely(b"She won in <invented>") == b"<delete>1903. Bo"  # a sentence type: deleted
+    assert likely(b"She won in <entity><mark>1911") == b""  # where a correction ends: unknown
+    assert likely(b"She won in <entity><mark>1911</") == b"mark><delete>1903. Bo"
+    assert likely(b"She won in <entity><mark>1911</mark>", closed=b"mark") == b"<delete>1903. Bo"
+    assert likely(b"She won in <entity><mark>1911</mark><delete>1903</", b"mark") == (
+        b"delete></entity>. Born i"
+    )
+    assert likely(b"She won in <entity><delete>1903</delete>", closed=b"delete") == (
+        b"</entity>. Born i"
+    )
+    assert likely(b"She wo") == b"n in 190"  # the input, from the middle of a word

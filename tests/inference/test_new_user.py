@@ -231,6 +231,11 @@ def test_a_long_cpu_run_says_what_it_will_cost_and_the_faster_ways() -> None:
     # a long text costs more than its words say (1,062 words: 155 s, not 37 s): said from 20 s
     assert "so at least about 37 s" in str(cost_note(1, "generative", words=1062))
     assert cost_note(1, "generative", words=500) is None  # 18 s by its words
+    # where the CPU has no native bf16 the editor and the gate's judge run in fp32, 3x slower
+    slow = cost_note(300, "generative", native_bf16=False)
+    assert slow is not None and "without native bf16" in slow and "about 1 h 06 min" in slow
+    assert "about 4 min 24 s" in str(cost_note(20, "generative", native_bf16=False))
+    assert cost_note(300, "encoder", native_bf16=False) is None  # int8: as it was
 
 
 @pytest.mark.slow
