@@ -14,8 +14,9 @@ once, written in a fraction of the passes: a 1,062-word text's 1,690 tokens in 2
 planted errors in every 50 words, in 97 passes, not 253 with the input alone (session 89).
 
 It decodes one prompt at a time (a batch of one). On a CPU that beats batched decoding, a token
-of each of up to 8 prompts a pass, at every size of call: a pass costs about as much either way,
-and a prompt's drafts need a tenth of the passes (docs/benchmarks.md, session 89). On a GPU a
+of each of up to 8 prompts a pass, at every size of call measured: a pass costs about as much
+either way, and a pass of drafts keeps 4-6 tokens (32 real development rows: 335 passes against
+408 batched; docs/benchmarks.md, session 89). On a GPU a
 batch's pass costs little more than one prompt's, so there only calls of a few prompts are
 drafted (:data:`GPU_DRAFTED_PROMPTS`).
 """
