@@ -88,16 +88,17 @@ def test_allowed_tokens_follow_the_input(byte_bpe: Any) -> None:
     assert guard.eos_id in banned  # an open <mark> must close first
 
 
-def _random_llama(byte_bpe: Any, seed: int) -> Any:
-    """A real 1-layer Llama with random weights over the byte-level vocabulary."""
+def _random_llama(byte_bpe: Any, seed: int, width: int = 16, layers: int = 1) -> Any:
+    """A real Llama (1 layer, 16 wide, unless told) with random weights over the byte-level
+    vocabulary."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
     config = LlamaConfig(
         vocab_size=len(byte_bpe),
-        hidden_size=16,
-        intermediate_size=32,
-        num_hidden_layers=1,
+        hidden_size=width,
+        intermediate_size=2 * width,
+        num_hidden_layers=layers,
         num_attention_heads=2,
         num_key_value_heads=2,
         max_position_embeddings=512,
@@ -290,21 +291,7 @@ TAGGED = (
 def _memorized_llama(byte_bpe: Any, prompt: str, output: str) -> Any:
     """A real 2-layer Llama trained here until it writes ``output`` after ``prompt`` (about
     130 steps, 2 s): an editor that tags two errors of :data:`SOURCE` in favakit's grammar."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    torch.manual_seed(0)
-    config = LlamaConfig(
-        vocab_size=len(byte_bpe),
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        num_key_value_heads=4,
-        max_position_embeddings=256,
-        pad_token_id=byte_bpe.pad_token_id,
-        eos_token_id=byte_bpe.eos_token_id,
-    )
-    model = LlamaForCausalLM(config)
+    model = _random_llama(byte_bpe, seed=0, width=64, layers=2).train()
     start = byte_bpe(prompt, add_special_tokens=False)["input_ids"]
     rest = byte_bpe(output, add_special_tokens=False)["input_ids"] + [byte_bpe.eos_token_id]
     ids = torch.tensor([start + rest])
