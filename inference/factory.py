@@ -308,12 +308,19 @@ def _editor_dtype(spec: ClientSpec) -> ClientSpec:
     there the shipped editor, decoding in batches, wrote the same outputs as in fp32 (every
     window of a 1,062-word text and of 39 short texts) in 0.54-0.57 of the time
     (docs/benchmarks.md, session 88). ``--dtype float32`` keeps fp32."""
-    if spec.endpoint or spec.dtype != "auto":
+    if spec.endpoint:
         return spec
-    from favakit.deps import bf16_native, cuda_available
+    from favakit.deps import cuda_available
 
     device = spec.device or ("cuda" if cuda_available() else "cpu")
-    return spec.with_(dtype="bfloat16") if device == "cpu" and bf16_native(device) else spec
+    return _bf16_where_native(spec, device) if device == "cpu" else spec
+
+
+def _bf16_where_native(spec: ClientSpec, device: str) -> ClientSpec:
+    """``spec`` with ``dtype`` ``auto`` made bf16 where ``device`` multiplies bf16 natively."""
+    from favakit.deps import bf16_native
+
+    return spec.with_(dtype="bfloat16") if spec.dtype == "auto" and bf16_native(device) else spec
 
 
 def judge_beside(
@@ -562,15 +569,11 @@ def _qwen_spec(spec: ClientSpec) -> ClientSpec:
     docs/benchmarks.md, session 54)."""
     if spec.endpoint:
         return spec
-    from favakit.deps import bf16_native
     from favakit.inference.models import qwen_judge
 
     spec = spec.with_(model=spec.model or qwen_judge_config()["model"],
                       adapter=spec.adapter or qwen_judge())  # fmt: skip
-    device = spec.device or _judge_device()
-    if spec.dtype == "auto" and bf16_native(device):
-        spec = spec.with_(dtype="bfloat16")
-    return spec
+    return _bf16_where_native(spec, spec.device or _judge_device())
 
 
 def qwen_judge_label(spec: ClientSpec | None = None) -> str:

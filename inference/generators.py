@@ -227,13 +227,15 @@ class HFGenerator:
             )  # fmt: skip
         return self._result(new, len(ids), [], params)
 
+    def _forward_takes(self) -> Any:
+        """The parameters of the model's ``forward`` (its base's, under an adapter)."""
+        base = self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
+        return inspect.signature(base.forward).parameters
+
     def _cache_word(self) -> str:
         """The keyword under which the model takes its keys and values: ``cache``
         (transformers 5), ``past_key_values`` before."""
-        base = self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
-        return (
-            "cache" if "cache" in inspect.signature(base.forward).parameters else "past_key_values"
-        )
+        return "cache" if "cache" in self._forward_takes() else "past_key_values"
 
     def _batch(self, prompts: list[str], params: GenerationParams) -> list[Generated]:
         import torch
@@ -313,8 +315,7 @@ class HFGenerator:
         # the keys and values go in and come out as `cache` (transformers 5), `past_key_values`
         # before; `logits_to_keep` (where the model takes it) spares the head's scores of every
         # other position (a 150k-word vocabulary: about 15% of the pass)
-        base = self.model.get_base_model() if hasattr(self.model, "get_base_model") else self.model
-        takes = inspect.signature(base.forward).parameters
+        takes = self._forward_takes()
         word = self._cache_word()
         with self._lock, torch.inference_mode():
             key = tuple(ids[0][:shared])

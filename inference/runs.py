@@ -245,7 +245,8 @@ def cost_note(texts: int, kind: str, words: int = 0, native_bf16: bool = True) -
     from favakit.progress import duration
 
     per = CPU_SECONDS_PER_TEXT.get(kind)
-    if per is not None and kind != "encoder" and not native_bf16:
+    fp32 = not native_bf16 and kind != "encoder"  # the encoder runs in int8 either way
+    if per is not None and fp32:
         per *= FP32_SLOWER
     units = max(texts, words / TEXT_WORDS)
     # a long text's windows each read their own evidence, and the gate reads each sentence
@@ -260,7 +261,7 @@ def cost_note(texts: int, kind: str, words: int = 0, native_bf16: bool = True) -
     at_least = "at least " if long else ""
     if long:
         what += f" of {words:,} words"
-    cpu = "a 2-core CPU" if native_bf16 or kind == "encoder" else "a 2-core CPU without native bf16"
+    cpu = "a 2-core CPU without native bf16" if fp32 else "a 2-core CPU"
     note = (
         f"{what}: on {cpu} the {kind} editor takes about {per:g} s per text of "
         f"~{TEXT_WORDS} words (docs/benchmarks.md), so {at_least}about {duration(units * per)}"
