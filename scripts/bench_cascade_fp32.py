@@ -133,10 +133,10 @@ def main() -> None:
             "speed_claims_asked": round(asked, 4),
             "expected_claims_per_s": round(1.0 / seconds, 3) if seconds else None,
         })  # fmt: skip
-    fast = [r for r in report
+    passing = [r for r in report
             if (r["expected_claims_per_s"] or 0) >= args.speed
             and r["dev_mean_balanced_accuracy"] >= alone + args.min_gain]  # fmt: skip
-    best = max(fast, key=lambda r: (r["dev_mean_balanced_accuracy"], -r["share"]), default=None)
+    best = max(passing, key=lambda r: (r["dev_mean_balanced_accuracy"], -r["share"]), default=None)
     for r in report:
         print(json.dumps(r))
     print(
