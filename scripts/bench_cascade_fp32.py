@@ -45,8 +45,10 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from favakit.claim_metrics import per_source
+
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_verify import agreement
+from llm_judge import band_cut
 
 #: the shares tried: 1% to 10% of the development claims
 SHARES = [round(0.01 * k, 2) for k in range(1, 11)]
@@ -57,23 +59,18 @@ def _read(path: Path) -> list[dict[str, Any]]:
 
 
 def band_for(scores: list[float], threshold: float, share: float) -> tuple[float, float]:
-    """The interval around ``threshold`` holding the ``share`` of ``scores`` nearest it."""
-    distance = sorted(abs(s - threshold) for s in scores)
-    cut = distance[min(len(distance) - 1, int(share * len(distance)))]
+    """The band around ``threshold`` holding the ``share`` of ``scores`` nearest it, as
+    ``scripts/llm_judge.py cascade`` builds and stores it (rounded to 4 places)."""
+    cut = band_cut(scores, threshold, share)
     return round(max(0.0, threshold - cut), 4), round(min(1.0, threshold + cut), 4)
 
 
-def source_mean(rows: list[dict[str, Any]], judged: dict[str, bool]) -> float:
-    """The mean over sources of the balanced accuracy of ``judged`` (id -> supported), over
-    the sources that hold both labels."""
-    groups: dict[str, tuple[list[bool], list[bool]]] = {}
-    for r in rows:
-        human, verdicts = groups.setdefault(r["source"], ([], []))
-        human.append(r["label"] == "supported")
-        verdicts.append(judged[r["id"]])
-    values = [agreement(h, j)["balanced_accuracy"] for h, j in groups.values()
-              if any(h) and not all(h)]  # fmt: skip
-    return round(sum(values) / len(values), 4)
+def source_mean(rows: list[dict[str, Any]], judged: dict[str, bool]) -> float | None:
+    """The mean over ``rows``' sources of the balanced accuracy of ``judged`` (id ->
+    supported), over the sources that hold both labels (:func:`favakit.claim_metrics.per_source`)."""
+    labels = [r["label"] == "supported" for r in rows]
+    _, mean = per_source(labels, [judged[r["id"]] for r in rows], [r["source"] for r in rows])
+    return mean
 
 
 def main() -> None:
@@ -118,6 +115,8 @@ def main() -> None:
     second = {v["id"]: bool(v["supported"]) for v in _read(args.dev_judge)}
     speed = [float(v["score"]) for v in _read(args.speed_checker)]
     alone = source_mean(rows, {i: s > threshold for i, s in first.items()})
+    if alone is None:
+        raise SystemExit("the development rows hold fewer than two sources with both labels")
     report: list[dict[str, Any]] = []
     for share in SHARES:
         low, high = band_for(scores, threshold, share)

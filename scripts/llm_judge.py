@@ -424,6 +424,13 @@ def _verdict_scores(folder: Path) -> dict[str, dict[str, float]]:
     return out
 
 
+def band_cut(scores: list[float], threshold: float, share: float) -> float:
+    """The distance from ``threshold`` within which the ``share`` of ``scores`` nearest it
+    lie: the cascade's band is ``threshold`` -/+ this."""
+    distance = sorted(abs(s - threshold) for s in scores)
+    return distance[min(len(distance) - 1, int(share * len(distance)))]
+
+
 def cascade(args: argparse.Namespace) -> None:
     """The cascade of the checker and the tuned judge, from both judges' scores on every row:
     the band holds the ``share`` of development rows whose checker score lies nearest the
@@ -444,7 +451,7 @@ def cascade(args: argparse.Namespace) -> None:
     dev_ids = [i for i in second["dev"] if i in first.get("dev", {})]
     if not dev_ids:
         raise SystemExit("no development row has both judges' scores")
-    distance = sorted(abs(first["dev"][i] - cthr) for i in dev_ids)
+    dev_scores = [first["dev"][i] for i in dev_ids]
 
     def decide(name: str, share: float, cut: float) -> tuple[list[bool], list[bool], float]:
         ids = [i for i in second[name] if i in first.get(name, {})]
@@ -470,7 +477,7 @@ def cascade(args: argparse.Namespace) -> None:
     rows = []
     shares = [round(0.01 * k, 2) for k in range(0, 20)] + [round(0.05 * k, 2) for k in range(4, 21)]
     for share in shares:
-        cut = distance[min(len(distance) - 1, int(share * len(distance)))] if share else -1.0
+        cut = band_cut(dev_scores, cthr, share) if share else -1.0
         human, judged, asked = decide("dev", share, cut)
         entry: dict[str, Any] = {
             "share": share, "band": [round(max(0.0, cthr - cut), 4), round(min(1.0, cthr + cut), 4)]
