@@ -230,6 +230,19 @@ class Scorer:
         return {**used, "verdicts": dict(self.judge.how)}
 
 
+def _say_missing_base(opts: ScoreOptions, command: str) -> None:
+    """Where the judge is favakit's default, a lesser one only because a base is not
+    installed: say which, once, on stderr
+    (:func:`~favakit.inference.factory.missing_base_note`)."""
+    if opts.judge or opts.checker or opts.spec.names_model:
+        return
+    from favakit.inference.factory import missing_base_note
+
+    note = missing_base_note()
+    if note:
+        print(f"favakit eval {command}: note: {note}", file=sys.stderr)
+
+
 def fact_judge(opts: ScoreOptions) -> str:
     """The judge a run uses: ``opts.judge``, else the llm judge where a model is named (as
     FActScore asks one), else the checker ``opts.checker`` names, else favakit's default judge
@@ -342,6 +355,7 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
     out = Path(opts.out)
     work = _work_file(out, "factscore", opts)  # before the judge loads
     sc = Scorer(opts, models=ray is None)
+    _say_missing_base(opts, "factscore")
     rows = sc.rows
     # without Ray the stage reuses the scorer just built; each Ray worker builds its own
     factory = _FactscoreStage(opts, None if ray else sc)
@@ -444,6 +458,7 @@ def edit_gain(
     work = _work_file(out, "edit-gain", opts, editor=[editor_spec.model, editor_spec.adapter,
                       editor_spec.endpoint], gate=None if gate is None else list(astuple(gate)))  # fmt: skip
     sc = Scorer(opts)  # the judge loads, then the editor
+    _say_missing_base(opts, "edit-gain")
     # kind "generative"; naming no model: the shipped editor
     editor = open_editor(editor_spec, gate=gate)
     inner = getattr(editor, "editor", editor)  # a GatedEditor's editor, or the editor itself

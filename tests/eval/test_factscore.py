@@ -398,3 +398,25 @@ def test_response_work_weighs_facts_and_a_resumed_run_counts_its_done_rows_first
     now[0] = 20.0
     fresh.advance(1)  # by the count this would say 10 s left; by the weights, 30
     assert fresh.line().endswith("about 30 s left")
+
+
+def test_factscore_says_when_its_default_judge_is_the_minilm_checker_for_want_of_a_base(
+    kb: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real CLI and the shipped MiniLM checker as the judge; only what is installed is set."""
+    from favakit.cli import main
+
+    monkeypatch.setattr("favakit.inference.checker.auto_checker", lambda: "checker")
+    monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda preset: False)
+    inp = tmp_path / "in.jsonl"
+    facts = ["She was born in 1815."]
+    inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": facts[0], "atomic_facts": facts}))
+    common = ["eval", "factscore", "--input", str(inp), "--kb", str(kb), "--use-atomic-facts"]
+    assert main([*common, "--out", str(tmp_path / "a.json")]) == 0
+    err = capsys.readouterr().err
+    assert "favakit eval factscore: note: the mpnet checker's base is not installed" in err, err
+    assert json.loads((tmp_path / "a.json").read_text())["usage"] == {
+        "verdicts": {"favakit-checker-minilm": 1}
+    }
+    assert main([*common, "--checker", "checker", "--out", str(tmp_path / "b.json")]) == 0
+    assert "note:" not in capsys.readouterr().err
