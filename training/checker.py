@@ -168,6 +168,10 @@ def dev_measure(dev: list[Pair], scores: list[float], threshold: float) -> float
     return balanced_accuracy([p.label for p in dev], scores, threshold)
 
 
+FEW_DEV_ROWS = 20
+"""Fewer development rows of either label than this, and :func:`dev_problem` warns."""
+
+
 def dev_problem(dev: list[Pair]) -> str | None:
     """Why the development split cannot choose as :func:`dev_measure` usually does, if it
     cannot: said to the user when training starts, and kept in ``checker.json``."""
@@ -186,6 +190,12 @@ def dev_problem(dev: list[Pair]) -> str | None:
             "no source of the development split holds both labels: checkpoints and the "
             "threshold are chosen by the balanced accuracy of its rows pooled"
         )
+    fewer = min(supported, len(dev) - supported)
+    if fewer < FEW_DEV_ROWS:
+        name = "not supported" if fewer == len(dev) - supported else "supported"
+        return (f"the development split holds {len(dev)} rows, {fewer} of them {name}: one row "
+                f"moves its balanced accuracy by {0.5 / fewer:.2f}, so the checkpoint and "
+                f"threshold chosen on it are noisy ({ask})")  # fmt: skip
     return None
 
 

@@ -478,7 +478,13 @@ def test_the_dev_split_measures_by_source_then_pooled_and_says_when_it_cannot() 
 
     # sources with both labels are averaged; a source with one label is left out, as before
     mixed = pairs("fever", [True, False]) + pairs("fm2", [True, True])
-    assert dev_measure(mixed, [0.9, 0.1, 0.1, 0.1], 0.5) == 1.0 and dev_problem(mixed) is None
+    assert dev_measure(mixed, [0.9, 0.1, 0.1, 0.1], 0.5) == 1.0
+    # ... but one unsupported row moves that figure by half: said
+    few = dev_problem(mixed) or ""
+    assert "4 rows, 1 of them not supported" in few and "by 0.50" in few, few
+    enough = pairs("fever", [True, False] * 20) + pairs("fm2", [True, True])
+    assert dev_problem(enough) is None
+    assert "39 rows, 19 of them supported" in (dev_problem(enough[1:-2]) or "")
     # a user's supported and unsupported rows in two files, each file its own source: pooled
     two_files = pairs("sup", [True, True]) + pairs("ref", [False, False])
     assert choose_threshold(two_files, [0.9, 0.8, 0.6, 0.6]) == (0.6, 1.0)
