@@ -253,6 +253,12 @@ def _serve(args: argparse.Namespace) -> int:
         detector=args.detector, shared=True, gate=gate,
     )  # fmt: skip
     announce(editor)
+    if args.gate == "auto":
+        from favakit.inference.factory import missing_base_note
+
+        base_note = missing_base_note(gate=True)
+        if base_note:
+            print(f"favakit serve: note: {base_note}", file=sys.stderr)
     verifier = judge_beside(
         editor, args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
         checker=gate.judge if gate and gate.judge not in ("qwen", "cascade") else None,

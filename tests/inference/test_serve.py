@@ -243,3 +243,27 @@ def test_timeout_and_graceful_shutdown(openai_server: Any, free_port: Any) -> No
     assert status == 200 and result["corrected"] == "In flight." and result["faithful"]
     # uvicorn re-raises the signal once it has shut down, so the exit status says SIGTERM
     assert proc.wait(timeout=30) in (0, -signal.SIGTERM)
+
+
+def test_serve_says_at_start_when_its_gate_is_the_minilm_checker_for_want_of_a_base(
+    openai_server: Any, free_port: Any, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    """The real `favakit serve` up to the point it would listen (what is installed is set, and
+    the listening loop is left out: the server itself is tested above)."""
+    from favakit.cli import main
+
+    server = openai_server(_echo)
+    monkeypatch.setattr("favakit.inference.checker.auto_checker", lambda: "checker")
+    monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda preset: False)
+    started: list[int] = []
+    monkeypatch.setattr("favakit.inference.http_guard.run_server",
+                        lambda app, host, port, *rest, **kw: started.append(port))  # fmt: skip
+    port = free_port()
+    common = ["serve", "--llm-endpoint", server.url, "--model", "scripted", "--port", str(port)]
+    assert main(common) == 0 and started == [port]
+    err = capsys.readouterr().err
+    assert ("favakit serve: note: the mpnet checker's base is not installed, so the MiniLM "
+            "checker gates the edits") in err, err  # fmt: skip
+    assert main([*common, "--gate", "checker"]) == 0
+    assert "note:" not in capsys.readouterr().err
