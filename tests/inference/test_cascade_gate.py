@@ -482,3 +482,22 @@ def test_verify_says_once_when_its_default_judge_is_the_minilm_checker_for_want_
     # a checker named is the user's choice: nothing to say
     assert main(["verify", "--checker", "checker", *claim]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+def test_edit_says_when_its_gate_is_the_minilm_checker_for_want_of_a_base(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The real CLI, the shipped encoder editor and MiniLM gate; only what is installed is set."""
+    from favakit.cli import main
+
+    monkeypatch.setattr("favakit.inference.checker.auto_checker", lambda: "checker")
+    monkeypatch.setattr("favakit.inference.models.split_gguf_ready", lambda preset: False)
+    text = ["Einstein was born in 1979.", "--evidence", "Einstein was born in 1879.", "--backend",
+            "encoder"]  # fmt: skip
+    assert main(["edit", *text]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out)["corrected"] == "Einstein was born in 1879."
+    assert ("favakit edit: note: the mpnet checker's base is not installed, so the MiniLM checker "
+            "gates the edits") in err, err  # fmt: skip
+    assert main(["edit", *text, "--gate", "mpnet"]) == 0
+    assert "note:" not in capsys.readouterr().err
