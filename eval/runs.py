@@ -231,16 +231,13 @@ class Scorer:
 
 
 def _say_missing_base(opts: ScoreOptions, command: str) -> None:
-    """Where the judge is favakit's default, a lesser one only because a base is not
-    installed: say which, once, on stderr
-    (:func:`~favakit.inference.factory.missing_base_note`)."""
+    """Where the judge is favakit's default, whether it is a lesser one only because a base
+    is not installed (:func:`~favakit.inference.factory.say_missing_base`)."""
     if opts.judge or opts.checker or opts.spec.names_model:
         return
-    from favakit.inference.factory import missing_base_note
+    from favakit.inference.factory import say_missing_base
 
-    note = missing_base_note()
-    if note:
-        print(f"favakit eval {command}: note: {note}", file=sys.stderr)
+    say_missing_base(f"favakit eval {command}")
 
 
 def fact_judge(opts: ScoreOptions) -> str:

@@ -47,16 +47,6 @@ def _edit_stage(args: argparse.Namespace) -> Any:
     )  # fmt: skip
 
 
-def _say_missing_base(command: str, gate: bool = False) -> None:
-    """Once, on stderr: the judge (``gate``: the gate's) favakit picked is a lesser one only
-    because a base is not installed (:func:`~favakit.inference.factory.missing_base_note`)."""
-    from favakit.inference.factory import missing_base_note
-
-    note = missing_base_note(gate=gate)
-    if note:
-        print(f"favakit {command}: note: {note}", file=sys.stderr)
-
-
 def _rows(
     one: str | None,
     path: str | None,
@@ -167,7 +157,9 @@ def _edit(args: argparse.Namespace) -> int:
     if note:
         print(f"favakit edit: {note}", file=sys.stderr)
     if args.gate == "auto":
-        _say_missing_base("edit", gate=True)
+        from favakit.inference.factory import say_missing_base
+
+        say_missing_base("favakit edit", gate=True)
     as_json = args.format == "json"
     if args.output and args.format == "html":  # the page is written below, not by run_rows
         refuse_folder_output(args.output, "edits.html")
@@ -242,7 +234,7 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from favakit.inference.factory import announce, judge_beside, open_editor
+    from favakit.inference.factory import announce, judge_beside, open_editor, say_missing_base
     from favakit.inference.http_guard import (
         allowed_hosts,
         http_limits,
@@ -260,7 +252,7 @@ def _serve(args: argparse.Namespace) -> int:
     )  # fmt: skip
     announce(editor)
     if args.gate == "auto":
-        _say_missing_base("serve", gate=True)
+        say_missing_base("favakit serve", gate=True)
     verifier = judge_beside(
         editor, args.verify_judge, ClientSpec(device=spec.device, max_batch=spec.max_batch),
         checker=gate.judge if gate and gate.judge not in ("qwen", "cascade") else None,
@@ -321,11 +313,11 @@ def _verify(args: argparse.Namespace) -> int:
     ray = _ray(args, "one --claim is verified in this process")
     spec = ClientSpec.from_args(args)
     if args.judge is None:
-        from favakit.inference.factory import default_judge
+        from favakit.inference.factory import default_judge, say_missing_base
 
         args.judge = default_judge(spec.names_model, bool(args.checker or args.detector))
         if not (spec.names_model or args.checker or args.detector):
-            _say_missing_base("verify")
+            say_missing_base("favakit verify")
     given = editing_options_given(args)
     if given and args.judge != "editor":
         raise UsageError(f"{', '.join(given)}: options of the generative editor, for --judge "

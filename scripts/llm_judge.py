@@ -431,6 +431,11 @@ def band_cut(scores: list[float], threshold: float, share: float) -> float:
     return distance[min(len(distance) - 1, int(share * len(distance)))]
 
 
+def band_edges(threshold: float, cut: float) -> list[float]:
+    """The band ``threshold`` -/+ ``cut`` within [0, 1], as stored (4 places)."""
+    return [round(max(0.0, threshold - cut), 4), round(min(1.0, threshold + cut), 4)]
+
+
 def cascade(args: argparse.Namespace) -> None:
     """The cascade of the checker and the tuned judge, from both judges' scores on every row:
     the band holds the ``share`` of development rows whose checker score lies nearest the
@@ -480,8 +485,7 @@ def cascade(args: argparse.Namespace) -> None:
         cut = band_cut(dev_scores, cthr, share) if share else -1.0
         human, judged, asked = decide("dev", share, cut)
         entry: dict[str, Any] = {
-            "share": share, "band": [round(max(0.0, cthr - cut), 4), round(min(1.0, cthr + cut), 4)]
-            if share else None,
+            "share": share, "band": band_edges(cthr, cut) if share else None,
             "dev_mean_balanced_accuracy": dev_mean(dict(zip(dev_ids, judged, strict=True))),
             "seconds_per_claim": round(args.checker_seconds + share * args.judge_seconds, 3),
         }  # fmt: skip
