@@ -82,7 +82,10 @@ def _refuse_a_file_name(text: str | None, command: str) -> None:
     elif command == "edit":
         read = f"favakit edit - < {word} reads its text from standard input"
     else:
-        read = "--claim takes the claim's own words"
+        read = (
+            f"favakit verify takes the claim's own words; favakit verify - < {word} reads it "
+            "from standard input"
+        )
     what = "a file" if exists else "the name of a file (and there is no such file)"
     raise UsageError(f"{word!r} is {what}, not a text to check: {read}")
 
@@ -303,14 +306,22 @@ def _verify(args: argparse.Namespace) -> int:
     from favakit.inference.runs import VerifyStage, read_claims, run_rows
     from favakit.inference.verifiers import NO_EVIDENCE_CLAIM
 
+    if args.claim_text is not None:  # `favakit verify "CLAIM" --evidence ...`, as edit's TEXT
+        if args.claim is not None:
+            raise UsageError("give the claim once: as CLAIM or as --claim, not both")
+        args.claim = args.claim_text
     if (args.claim is None) == (args.input is None):
-        raise UsageError("give either --claim TEXT (with --evidence) or --input FILE.jsonl")
-    one = {"text": args.claim, "evidence": _given_evidence(args, "--claim")}
+        raise UsageError("give either a CLAIM (with --evidence) or --input FILE.jsonl")
+    if args.claim == "-":  # `favakit verify - --evidence-file source.md < answer.txt`
+        args.claim = sys.stdin.read()
+        if not args.claim.strip():
+            raise UsageError("CLAIM '-' reads the claim from standard input, and it was empty")
+    one = {"text": args.claim, "evidence": _given_evidence(args, "CLAIM")}
     rows = _rows(args.claim, args.input, lambda: EditRequest.from_claim(one), read_claims, "verify")
     if args.cites:  # the marks of the citation every row's evidence backs, unless it names its own
         marks = parse_cites(args.cites, "--cites")
         rows = [(rid, r if r.cites else dataclasses.replace(r, cites=marks)) for rid, r in rows]
-    ray = _ray(args, "one --claim is verified in this process")
+    ray = _ray(args, "one CLAIM is verified in this process")
     spec = ClientSpec.from_args(args)
     if args.judge is None:
         from favakit.inference.factory import default_judge, say_missing_base
@@ -407,7 +418,11 @@ def _against_labels(input_path: str, output: str | None, verdicts: list[dict[str
 
 def configure_verify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--claim", "--text", default=None, help="one claim to check (with --evidence)"
+        "claim_text", nargs="?", default=None, metavar="claim",
+        help="one claim to check, with --evidence ('-': read it from standard input)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--claim", "--text", default=None, help="the same as CLAIM (kept for scripts)"
     )
     parser.add_argument(
         "--input", default=None, help='JSONL rows {"id", "text", "evidence": [str | {title, text}]}'
@@ -416,11 +431,11 @@ def configure_verify(parser: argparse.ArgumentParser) -> None:
         "--output", default=None, help="JSONL verdicts (resumes: ids already there are skipped)"
     )
     parser.add_argument(
-        "--evidence", action="append", default=None, help="evidence for --claim (repeatable)"
+        "--evidence", action="append", default=None, help="evidence for CLAIM (repeatable)"
     )
     parser.add_argument(
         "--evidence-file", action="append", default=None, metavar="FILE",
-        help="for --claim: a file whose text is one evidence passage, titled by the file's name "
+        help="for CLAIM: a file whose text is one evidence passage, titled by the file's name "
         "(a .md file read as its prose; repeatable)",
     )  # fmt: skip
     parser.add_argument(

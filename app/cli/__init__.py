@@ -104,7 +104,7 @@ EXAMPLES: dict[str, list[str]] = {
         "favakit serve --backend encoder --port 8080",
     ],
     "verify": [
-        "favakit verify --claim 'Saturn has rings.' --evidence 'Saturn has a ring system.'",
+        "favakit verify 'Saturn has rings.' --evidence 'Saturn has a ring system.'",
         "favakit verify --input claims.jsonl --output verdicts.jsonl --judge encoder",
     ],
     "eval": ["favakit eval detect --gold gold.jsonl --pred edits.jsonl --out report.json"],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -316,6 +317,28 @@ def test_verify_takes_text_for_claim(capsys: pytest.CaptureFixture[str]) -> None
     assert json.loads(capsys.readouterr().out)["supported"] is True
 
 
+def test_verify_takes_the_claim_as_edit_takes_its_text(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `favakit verify "CLAIM"`, as `favakit edit "TEXT"`; '-' reads it from standard input
+    judge = ["--judge", "checker", "--checker", "checker"]
+    assert main(["verify", "Rome is in Italy.", *judge, "--evidence",
+                 "Rome is the capital of Italy."]) == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["supported"] is True
+    monkeypatch.setattr(sys, "stdin", io.StringIO("Rome is in Spain.\n"))
+    assert main(["verify", "-", *judge, "--evidence", "Rome is the capital of Italy."]) == 0
+    assert json.loads(capsys.readouterr().out)["supported"] is False
+    for argv, said in [
+        (["verify", "x", "--claim", "y"], "give the claim once: as CLAIM or as --claim, not both"),
+        (["verify", "x", "--input", "rows.jsonl"], "give either a CLAIM (with --evidence) or"),
+        (["verify", "-"], "CLAIM '-' reads the claim from standard input, and it was empty"),
+        (["verify", "notes.txt"], "favakit verify - < notes.txt reads it from standard input"),
+    ]:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+        assert main(argv) == 2, argv
+        assert said in capsys.readouterr().err, argv
+
+
 def test_every_command_shows_examples_that_its_parser_accepts() -> None:
     """Each --help ends with examples; each parses with the command's real options (a renamed
     or removed flag fails here, not in a user's terminal)."""
@@ -337,7 +360,7 @@ def test_every_command_shows_examples_that_its_parser_accepts() -> None:
     shown = subprocess.run(
         [sys.executable, "-m", "favakit", "verify", "--help"], capture_output=True, text=True
     ).stdout
-    assert "examples:\n  favakit verify --claim" in shown
+    assert "examples:\n  favakit verify 'Saturn has rings.'" in shown
 
 
 def test_every_action_shows_examples_that_its_parser_accepts() -> None:
