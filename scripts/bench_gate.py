@@ -50,7 +50,7 @@ def sample(rows: list[dict[str, Any]], per_label: int, seed: int = 0) -> list[di
     return rng.sample(pos, min(per_label, len(pos))) + rng.sample(neg, min(per_label, len(neg)))
 
 
-def shape(rows: list[dict[str, Any]], flagged: list[bool]) -> dict[str, float]:
+def shape(rows: list[dict[str, Any]], flagged: list[bool]) -> dict[str, float | None]:
     sup = [f for r, f in zip(rows, flagged, strict=True) if r["label"] == "supported"]
     uns = [f for r, f in zip(rows, flagged, strict=True) if r["label"] != "supported"]
     left = round(1 - sum(sup) / len(sup), 4) if sup else None

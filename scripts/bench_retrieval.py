@@ -149,7 +149,7 @@ def embedding_like_vectors(
     proj = rng.standard_normal((latent, dim)).astype(np.float32) / np.sqrt(latent)
     x = z @ proj + 0.05 * rng.standard_normal((n, dim)).astype(np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
-    return x
+    return np.asarray(x, dtype=np.float32)
 
 
 def isotropic_cluster_vectors(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
@@ -157,7 +157,7 @@ def isotropic_cluster_vectors(n: int, dim: int, rng: np.random.Generator) -> np.
     centers = rng.standard_normal((200, dim)).astype(np.float32)
     x = centers[rng.integers(0, 200, n)] + 0.6 * rng.standard_normal((n, dim)).astype(np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
-    return x
+    return np.asarray(x, dtype=np.float32)
 
 
 def bench_ann(n: int, dim: int, n_queries: int, dataset: str) -> None:

@@ -88,12 +88,16 @@ def main() -> None:
     args = ap.parse_args()
 
     from favakit.inference.factory import open_verifier
+    from favakit.inference.generators import GeneratorClient
+    from favakit.inference.verifiers import LLMVerifier
     from favakit.spec import ClientSpec
 
     articles = {a["title"]: a["text"] for a in json.loads(args.articles.read_text("utf-8"))}
     if args.title not in articles:
         raise SystemExit(f"{args.title!r} is not in {args.articles}")
     verifier = open_verifier("verifier", ClientSpec(max_batch=args.batch))
+    # the trained verifier: an in-process LM asked True or False
+    assert isinstance(verifier, LLMVerifier) and isinstance(verifier.client, GeneratorClient)
     generator = verifier.client.generator
     default = generator.shared_prefix_tokens
     results = []

@@ -72,14 +72,14 @@ def _random_weights(device: str) -> None:
     import torch
     import transformers
 
-    auto = transformers.AutoModelForCausalLM
+    auto: Any = transformers.AutoModelForCausalLM  # its from_pretrained replaced below
 
     def from_config_folder(path: str, **kwargs: Any) -> Any:
         config = transformers.AutoConfig.from_pretrained(path)
         with torch.device(device):
             return auto.from_config(config, dtype=kwargs.get("dtype", torch.float32))
 
-    auto.from_pretrained = from_config_folder  # type: ignore[method-assign]
+    auto.from_pretrained = from_config_folder
 
 
 def model_flops_per_token(shape: dict[str, Any], method: str, seq: int) -> float:
@@ -87,7 +87,7 @@ def model_flops_per_token(shape: dict[str, Any], method: str, seq: int) -> float
     kv = h * shape["num_key_value_heads"] // shape["num_attention_heads"]
     n = layers * (2 * h * h + 2 * h * kv + 3 * h * inter) + shape["vocab_size"] * h  # + LM head
     full = method == "full"
-    return (6 if full else 4) * n + (12 if full else 8) * layers * h * seq
+    return float((6 if full else 4) * n + (12 if full else 8) * layers * h * seq)
 
 
 def one(variant: str, args: argparse.Namespace) -> dict[str, Any]:

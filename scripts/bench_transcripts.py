@@ -48,7 +48,7 @@ def transcripts(rows: list[dict[str, Any]], sources: set[str], per_label: int,
             picked[r["label"]].append(r)
     out = []
     for r in picked["supported"] + picked["not_supported"]:
-        target, parts = rng.randint(300, 500), []
+        target, parts = rng.randint(300, 500), list[str]()
         while sum(len(p.split()) for p in parts) < target:
             other = rng.choice(filler)
             if other["id"] != r["id"] and other["text"] != r["text"]:

@@ -26,6 +26,7 @@ import random
 import re
 import time
 from collections import Counter
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -109,22 +110,23 @@ def by_kind(
     return out
 
 
-def auc(labels: list[bool], scores: list[float | None]) -> float | None:
+def auc(labels: Sequence[bool], scores: Sequence[float | None]) -> float | None:
     """Area under the ROC curve of the scores (ties count half): how well a judge ranks supported
     claims above the rest, whatever its threshold. None when a judge gives no scores."""
-    if any(s is None for s in scores):
+    known = [s for s in scores if s is not None]
+    if len(known) < len(scores):
         return None
-    pos = [s for s, y in zip(scores, labels, strict=True) if y]
-    neg = [s for s, y in zip(scores, labels, strict=True) if not y]
+    pos = [s for s, y in zip(known, labels, strict=True) if y]
+    neg = [s for s, y in zip(known, labels, strict=True) if not y]
     if not pos or not neg:
         return None
-    wins = sum((a > b) + 0.5 * (a == b) for a in pos for b in neg)  # type: ignore[operator]
+    wins = sum(float(a > b) + 0.5 * float(a == b) for a in pos for b in neg)
     return round(wins / (len(pos) * len(neg)), 4)
 
 
 def hotpot_pairs(
     path: str, start: int, known_titles: set[str], count: int = 0
-) -> tuple[list[dict[str, Any]], dict]:
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Real (claim, evidence, label) pairs from ``count`` HotpotQA questions from ``start`` on
     (0: to the end): each question with its gold answer against its gold paragraphs (supported,
     by HotpotQA's human-annotated supporting facts), a wrong answer against the same paragraphs

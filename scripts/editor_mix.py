@@ -22,6 +22,12 @@ from favakit.errors import UsageError
 from favakit.records import read_jsonl, refuse_measuring_set
 
 
+def _types(row: dict[str, object]) -> list[str]:
+    """A row's error types, or ``["none"]`` for a row without errors."""
+    types = row.get("error_types")
+    return [str(t) for t in types] if isinstance(types, list) and types else ["none"]
+
+
 def mix(files: list[str], per_file: int, seed: int = 0) -> list[dict[str, object]]:
     """``per_file`` rows of each file (all where it has fewer), seeded, shuffled together."""
     rng = random.Random(seed)
@@ -51,7 +57,7 @@ def main() -> None:
         raise SystemExit(f"editor_mix.py: {e}") from None
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    types = Counter(t for r in rows for t in r.get("error_types") or ["none"])  # type: ignore[union-attr]
+    types = Counter(t for r in rows for t in _types(r))
     print(json.dumps({"rows": len(rows), "per_type": dict(types), "out": str(args.out)}))
 
 

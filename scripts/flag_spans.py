@@ -185,7 +185,7 @@ def beside(
                     fh.write(json.dumps({"id": r["id"], "raw": x}) + "\n")
                 fh.flush()
     replay = _Replay([done[r["id"]] for r in rows], "the shipped editor (cached)")
-    got = GatedEditor(replay, checker).edit_many(  # type: ignore[arg-type]
+    got = GatedEditor(replay, checker).edit_many(
         [{"text": r["text"], "evidence": r["evidence"]} for r in rows]
     )
     out: dict[str, Any] = {}

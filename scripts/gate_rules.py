@@ -38,7 +38,11 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bench_editor import _score
 from bench_gate import shape
 
+from favakit.contracts import EditResult
 from favakit.records import read_jsonl, refuse_measuring_set
+
+#: a result's sentence spans and the checker's P(supported) of each (None: no evidence)
+Scored = tuple[list[tuple[int, int]], list[float]] | None
 
 
 def _real_rows(spec: str, per_label: int, checker_dev: float = 0.0) -> list[dict[str, Any]]:
@@ -58,7 +62,7 @@ def _real_rows(spec: str, per_label: int, checker_dev: float = 0.0) -> list[dict
 
 
 def _cached_run(name: str, requests: list[Any], ids: list[str], cache: Path, editor: Any,
-                checker: Any) -> list[tuple[dict[str, Any], Any]]:  # fmt: skip
+                checker: Any) -> list[tuple[EditResult, Scored]]:  # fmt: skip
     """(raw result, sentence scores) for each request, from ``cache/name.jsonl`` where there,
     else made (in batches of 8, each appended at once)."""
     from favakit.inference.gate import sentence_scores
@@ -82,12 +86,12 @@ def _cached_run(name: str, requests: list[Any], ids: list[str], cache: Path, edi
 
 
 def _gate(
-    made: list[tuple[dict[str, Any], Any]], threshold: float, swaps: bool, flags: bool = True
-) -> list[Any]:
+    made: list[tuple[EditResult, Scored]], threshold: float, swaps: bool, flags: bool = True
+) -> list[EditResult]:
     from favakit.inference.gate import gate_result
 
     return [
-        r if s is None else gate_result(r, *s, threshold, flags, keep_evidence_swaps=swaps)
+        r if s is None else gate_result(r, s[0], s[1], threshold, flags, keep_evidence_swaps=swaps)
         for r, s in made
     ]
 
@@ -123,7 +127,7 @@ def main() -> None:
     synthetic = list(read_jsonl(args.synthetic))
     random.Random(0).shuffle(synthetic)  # bench_editor.py's sample
     synthetic = synthetic[: args.synthetic_limit]
-    sets: dict[str, tuple[list[dict[str, Any]], list[tuple[dict[str, Any], Any]]]] = {}
+    sets: dict[str, tuple[list[dict[str, Any]], list[tuple[EditResult, Scored]]]] = {}
     reqs = [EditRequest.from_row(r) for r in synthetic]
     sets["synthetic"] = (synthetic, _cached_run("synthetic", reqs, [r["id"] for r in synthetic],
                                                 args.cache, editor, checker))  # fmt: skip

@@ -23,10 +23,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from favakit.contracts import Verdict
 from favakit.inference.verifiers import second_judge_decided
 
 
-def shape(rows: dict[str, bool], verdicts: list[dict[str, Any]], threshold: float,
+def shape(rows: dict[str, bool], verdicts: list[Verdict], threshold: float,
           judge_threshold: float | None) -> dict[str, Any]:  # fmt: skip
     """Left alone / flagged shares of ``verdicts`` (``rows``: id -> supported)."""
     alone: dict[bool, list[bool]] = {True: [], False: []}  # supported? -> left alone, per claim

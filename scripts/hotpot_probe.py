@@ -66,8 +66,8 @@ def score(rows: Path, verdicts: Path) -> dict[str, Any]:
     if set(said) != set(labels):
         raise SystemExit(f"{verdicts}: verdicts for {len(said)} rows, {rows} has {len(labels)}")
     ids = list(labels)
-    verdicts = [1.0 if said[i] else 0.0 for i in ids]
-    ba = balanced_accuracy([labels[i] for i in ids], verdicts, 0.5)
+    calls = [1.0 if said[i] else 0.0 for i in ids]
+    ba = balanced_accuracy([labels[i] for i in ids], calls, 0.5)
     return {"balanced_accuracy": round(ba, 4), "wrong": [i for i in ids if said[i] != labels[i]]}
 
 

@@ -114,7 +114,7 @@ def load_model(args: argparse.Namespace) -> tuple[Any, Any]:
     if args.gguf:
         gguf = Path(args.gguf)
         tok = transformers.AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-        model = transformers.AutoModelForCausalLM.from_pretrained(
+        model: Any = transformers.AutoModelForCausalLM.from_pretrained(
             str(gguf.parent), gguf_file=gguf.name, dtype=dtype,
             quantization_config=transformers.GgufConfig(dequantize=True))  # fmt: skip
         model.hf_quantizer = None
@@ -191,7 +191,7 @@ def step_loss(model: Any, ids: list[list[int]], labels: list[int], batch: list[i
                             enabled=device.startswith("cuda")):  # fmt: skip
             logits = two_logits(model, [ids[i] for i in part], answer, pad, device)
         y = torch.tensor([labels[i] for i in part], device=device)
-        loss = torch.nn.functional.cross_entropy(logits, y) * len(part) / len(batch)
+        loss: Any = torch.nn.functional.cross_entropy(logits, y) * len(part) / len(batch)
         if not torch.isfinite(loss):  # a non-finite forward teaches nothing: skip the batch
             return loss.detach()
         loss.backward()
@@ -286,7 +286,7 @@ def train(args: argparse.Namespace) -> None:
     model.eval()
     for p in params:  # stored (and scored) in fp16: half the file, the precision LoRA needs
         p.data = p.data.half()
-    model.save_pretrained(out / "adapter")
+    model.save_pretrained(str(out / "adapter"))
     meta = {"steps": step, "examples": seen, "epochs": round(seen / len(ids), 3),
             "lora_r": args.lora_r, "lr": args.lr, "batch_tokens": args.batch_tokens,
             "max_tokens": args.max_tokens, "train_seconds": round(time.time() - t0),

@@ -47,6 +47,11 @@ def rules() -> list[tuple[str, Callable[[str, list[str]], object]]]:
             ("scope", scope_conflict), ("swap", swap_conflict), ("unseen", unseen_name)]  # fmt: skip
 
 
+def _fires(rule: Callable[[str, list[str]], object]) -> Callable[[str, list[str]], bool]:
+    """Whether ``rule`` finds a conflict in a text and its evidence."""
+    return lambda text, evidence: rule(text, evidence) is not None
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--real", type=Path, required=True, help="../shared/data/real")
@@ -57,7 +62,7 @@ def main() -> None:
     out: dict[str, dict[str, dict[str, int]]] = {}
     for name, rule in rules():
         t0 = time.perf_counter()
-        found = firings(files, lambda text, evidence, rule=rule: rule(text, evidence) is not None)
+        found = firings(files, _fires(rule))
         found["total"] = {label: sum(v[label] for v in found.values())
                           for label in ("rows", "supported", "not_supported")}  # fmt: skip
         out[name] = found

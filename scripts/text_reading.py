@@ -24,6 +24,7 @@ import random
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,11 @@ def joined_texts(
     return out
 
 
+def _above(scores: list[float], threshold: float) -> Callable[[int], bool]:
+    """Whether row ``i``'s score is above ``threshold``."""
+    return lambda i: scores[i] > threshold
+
+
 def compare(checker: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Both readings of ``rows`` at the checker's verdict threshold."""
     out: dict[str, Any] = {"rows": len(rows)}
@@ -75,7 +81,7 @@ def compare(checker: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
         scores = [
             p for p, _ in checker.score([r["text"] for r in rows], [r["evidence"] for r in rows])
         ]
-        out[reading] = {**per_source(rows, lambda i, s=scores: s[i] > checker.threshold),
+        out[reading] = {**per_source(rows, _above(scores, checker.threshold)),
                         "auc": auc(labels, list(scores)), "seconds": round(time.time() - start, 1)}  # fmt: skip
     return out
 
