@@ -229,7 +229,7 @@ def test_an_unknown_option_is_named_by_its_command_with_the_closest_guess(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     cases = [
-        (["verify", "--claim", "x", "--evidense", "y"],
+        (["verify", "x", "--evidense", "y"],
          "favakit verify: error: unrecognized arguments: --evidense y; did you mean --evidence?"),
         (["train", "--config", "tiny_cpu", "--dryrun"],
          "favakit train: error: unrecognized arguments: --dryrun; did you mean --dry-run?"),

@@ -343,6 +343,7 @@ def test_edit_gain_runs_the_editor_behind_the_gate(
     assert result["gain"] == gain and result["texts_edited"] == (gain > 0)
 
 
+@pytest.mark.slow  # 4 s or more on 2 cores
 def test_cli_on_ray_gives_the_same_decisions(
     ray_cluster: Any, kb: Path, tmp_path: Path, openai_server: Any
 ) -> None:

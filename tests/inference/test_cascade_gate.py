@@ -484,6 +484,7 @@ def test_verify_says_once_when_its_default_judge_is_the_minilm_checker_for_want_
     assert "note:" not in capsys.readouterr().err
 
 
+@pytest.mark.slow  # 4 s or more on 2 cores
 def test_edit_says_when_its_gate_is_the_minilm_checker_for_want_of_a_base(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

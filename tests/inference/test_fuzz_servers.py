@@ -198,6 +198,7 @@ def llm_url(tiny_llama: Path, free_port: Any) -> Iterator[str]:
     yield from _serve(app, free_port(), limits)
 
 
+@pytest.mark.slow  # 4 s or more on 2 cores
 @pytest.mark.parametrize(("server", "routes"), [("editor_url", EDITOR_ROUTES),
                                                 ("llm_url", LLM_ROUTES)])  # fmt: skip
 def test_fuzzed_requests_get_no_5xx_and_no_traceback(

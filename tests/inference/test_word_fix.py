@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from favakit.inference.word_fix import aligned_replacements, word_fixes
 from favakit.tags import apply_edits
 
@@ -94,6 +96,7 @@ RECALL = ("The recall covers kettles in black and silver with batch numbers from
           "to 8 pm on weekdays and from 9 am to 5 pm on Saturdays.")  # fmt: skip
 
 
+@pytest.mark.slow  # 4 s or more on 2 cores
 def test_a_fix_holds_where_its_statement_is_supported_and_beside_the_sentence_s_fixes() -> None:
     """ "changed the *metal* used in the handle's fixing, and the helpline is open *every day*":
     the sentence so fixed is still wrong, its first statement is not; "metal" -> "plastic" is
