@@ -42,6 +42,7 @@ __all__ = [
     "completed_ids",
     "default_file_mode",
     "document_text",
+    "kept_note",
     "numbered_jsonl",
     "output_folder",
     "read_jsonl",
@@ -386,6 +387,16 @@ def _written(path: PathLike, key: str, field: str | None) -> tuple[set[str], set
             if field is not None and row.get(field) is not None:
                 values.add(str(row[field]))
     return ids, values
+
+
+def kept_note(path: PathLike, what: str, again: str = "the same command again goes on from there"
+              ) -> str | None:  # fmt: skip
+    """For a run stopped part way (Ctrl-C): where ``what`` it made ("the results made so far")
+    is kept, and how to go on; None where nothing is there yet."""
+    p = Path(path)
+    if not p.exists() or (p.is_file() and p.stat().st_size == 0):
+        return None
+    return f"{what} are kept in {p}: {again}"
 
 
 # --------------------------------------------------------------------------------------------

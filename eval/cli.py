@@ -43,9 +43,18 @@ def _options(args: argparse.Namespace) -> Any:
     )  # fmt: skip
 
 
+def _say_kept_work(args: argparse.Namespace) -> None:
+    """Stopped by Ctrl-C, a run says where its rows so far are kept (``OUT.partial.jsonl``)."""
+    from favakit.eval.runs import work_path
+    from favakit.records import kept_note
+
+    args.on_interrupt = lambda: kept_note(work_path(args.out), "the rows scored so far")
+
+
 def _factscore(args: argparse.Namespace) -> int:
     from favakit.eval.runs import factscore
 
+    _say_kept_work(args)
     factscore(_options(args), ray_options(args))
     return 0
 
@@ -53,6 +62,7 @@ def _factscore(args: argparse.Namespace) -> int:
 def _edit_gain(args: argparse.Namespace) -> int:
     from favakit.eval.runs import edit_gain
 
+    _say_kept_work(args)
     edit_gain(_options(args), ClientSpec.from_args(args, prefix="editor-"),
               gate=gate_settings(args))  # fmt: skip
     return 0

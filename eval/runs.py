@@ -269,12 +269,18 @@ class _Work:
             )
 
 
+def work_path(out: str | Path) -> Path:
+    """Where a run writing ``out`` keeps its per-row work (``OUT.partial.jsonl``)."""
+    out = Path(out)
+    return out.with_name(out.name + ".partial.jsonl")
+
+
 def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> _Work:
     """The work of a run writing ``out``, checked: a run under other settings (another command,
     input, judge or editor) refuses unfinished work rather than mix its rows into a result."""
     refuse_folder_output(out, "result.json")
     refuse_output_over_input(out, {"--input": opts.input, "--kb": opts.kb, "--cache": opts.cache})
-    work = out.with_name(out.name + ".partial.jsonl")
+    work = work_path(out)
     refuse_output_in_use(work)  # another run on this --out, now
     noted = work.with_suffix(".json")
     settings = _run_settings(command, opts, **more)

@@ -138,7 +138,12 @@ def _edit(args: argparse.Namespace) -> int:
     from favakit.inference.editor import NO_EVIDENCE
     from favakit.inference.runs import cost_note, read_edit_requests, run_rows
     from favakit.progress import showing_work
-    from favakit.records import atomic_open, refuse_folder_output, refuse_output_over_input
+    from favakit.records import (
+        atomic_open,
+        kept_note,
+        refuse_folder_output,
+        refuse_output_over_input,
+    )
 
     if (args.text is None) == (args.input is None):
         raise UsageError("give either TEXT or --input FILE.jsonl")
@@ -164,6 +169,8 @@ def _edit(args: argparse.Namespace) -> int:
 
         say_missing_base("favakit edit", gate=True)
     as_json = args.format == "json"
+    if args.output and args.format != "html":  # stopped part way, it says what it kept
+        args.on_interrupt = lambda: kept_note(args.output, "the results made so far")
     if args.output and args.format == "html":  # the page is written below, not by run_rows
         refuse_folder_output(args.output, "edits.html")
         refuse_output_over_input(args.output, {"--input": args.input, "--kb": args.kb})
@@ -342,6 +349,10 @@ def _verify(args: argparse.Namespace) -> int:
         detector=args.detector, checker=args.checker,
     )  # fmt: skip
     stage = VerifyStage(args.judge, spec, options, args.cache, k=args.k or 5)
+    if args.output:  # stopped part way, it says what it kept
+        from favakit.records import kept_note
+
+        args.on_interrupt = lambda: kept_note(args.output, "the verdicts made so far")
     verdicts = run_rows(
         rows, stage, ray=ray, batch=args.max_batch, output=args.output,
         emit=lambda r: print(json.dumps(r, ensure_ascii=False), flush=True),

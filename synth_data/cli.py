@@ -39,6 +39,9 @@ def _run(args: argparse.Namespace) -> int:
         distractor_words=args.distractor_words,
         no_error_fraction=args.no_error_fraction,
     )
+    from favakit.records import kept_note
+
+    args.on_interrupt = lambda: kept_note(args.out, "the passages processed so far")
     stats = run_synthesis(
         args.kb, args.out, cfg, progress=not args.quiet, shard=parse_shard(args.shard),
         ray=ray_options(args),

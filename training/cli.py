@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 __all__ = ["configure"]
 
@@ -127,8 +128,19 @@ def _train(args: argparse.Namespace) -> int:
         steps.addHandler(handler)
         steps.setLevel(logging.INFO)
         steps.propagate = False
+    args.on_interrupt = lambda: _kept_checkpoint(cfg.output_dir, cfg.save_every)
     print(json.dumps(train(cfg, resume=args.resume, progress=bar), indent=2))
     return 0
+
+
+def _kept_checkpoint(output_dir: str, save_every: int) -> str:
+    """Where a stopped run's last checkpoint is and how to go on, or that none was written."""
+    from favakit.records import kept_note
+
+    kept = kept_note(Path(output_dir) / "checkpoint", "the steps trained up to the last checkpoint",
+                     again="the same command with --resume goes on from there")  # fmt: skip
+    every = f"one every {save_every} steps" if save_every else "save_every=0: only at the end"
+    return kept or f"no checkpoint was written yet ({every}): a new run starts from the beginning"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

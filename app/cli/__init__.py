@@ -237,6 +237,17 @@ def _value_after(option: str, argv: Sequence[str]) -> str | None:
     return after if after is not None and not after.startswith("-") and "=" not in after else None
 
 
+def _interrupt_note(args: argparse.Namespace) -> str | None:
+    """What a command stopped by Ctrl-C kept and how it goes on, where the command said how to
+    tell (``args.on_interrupt``, set once it knows where its work goes); never an error of its
+    own."""
+    tell = getattr(args, "on_interrupt", None)
+    try:
+        return tell() if tell is not None else None
+    except (OSError, ValueError):
+        return None
+
+
 def _closest_option(parser: argparse.ArgumentParser, unknown: list[str]) -> str:
     """'; did you mean --evidence?' for the first unknown option that is near one of the parser's
     own (a typo), else ''."""
@@ -298,7 +309,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{chosen_parser.prog}: error: {missing}", file=sys.stderr)
         return missing.exit_code
     except KeyboardInterrupt:
-        print(f"{chosen_parser.prog}: interrupted", file=sys.stderr)
+        note = _interrupt_note(args)
+        print(f"{chosen_parser.prog}: interrupted" + (f"; {note}" if note else ""), file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. piped into `head`: files are written before stdout
         # send what is still buffered nowhere, so the interpreter's exit flush stays quiet

@@ -398,3 +398,55 @@ def test_every_action_shows_examples_that_its_parser_accepts() -> None:
     ).stdout  # fmt: skip
     assert "examples:\n  favakit eval factscore --input examples/bios.jsonl" in shown
     assert "FActScore (Min et al. 2023) with FActScore's output keys." in shown  # still wrapped
+
+
+def test_ctrl_c_says_what_a_run_kept_and_how_it_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ctrl-C part way through (here raised where the rows are run, after one verdict is
+    written, since a signal cannot land at a set point): `verify` says where its verdicts are
+    kept and that the same command goes on; with nothing written, or no --output, it says only
+    that it was interrupted. `train` names its last checkpoint and --resume, or says none was
+    written yet."""
+    import favakit.inference.runs as runs
+    import favakit.training.recipe as recipe
+
+    rows = tmp_path / "claims.jsonl"
+    rows.write_text('{"id": "a", "text": "Rome is in Italy.", "evidence": ["Rome is in Italy."]}\n')
+    out = tmp_path / "verdicts.jsonl"
+
+    def stopped(*args: object, output: str | None = None, **kwargs: object) -> None:
+        if output and writes:
+            Path(output).write_text('{"id": "a", "supported": true, "score": 0.9}\n')
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runs, "run_rows", stopped)
+    judge = ["--judge", "checker", "--checker", "checker"]
+    for writes, argv, said in [
+        (True, ["--output", str(out)], f"favakit verify: interrupted; the verdicts made so far are "
+                                      f"kept in {out}: the same command again goes on from there"),
+        (False, ["--output", str(tmp_path / "none.jsonl")], "favakit verify: interrupted"),
+        (True, [], "favakit verify: interrupted"),
+    ]:  # fmt: skip
+        assert main(["verify", "--input", str(rows), *judge, *argv]) == 130
+        assert capsys.readouterr().err.strip().splitlines()[-1] == said
+
+    def no_further(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(recipe, "train", no_further)
+    train = ["train", "--config", "tiny_cpu", f"output_dir={tmp_path / 'run'}", "save_every=7"]
+    assert main(train) == 130
+    assert capsys.readouterr().err.strip().endswith(
+        "favakit train: interrupted; no checkpoint was written yet (one every 7 steps): a new "
+        "run starts from the beginning")  # fmt: skip
+    (tmp_path / "run" / "checkpoint").mkdir(parents=True)
+    assert main(train) == 130
+    assert (
+        capsys.readouterr()
+        .err.strip()
+        .endswith(
+            f"favakit train: interrupted; the steps trained up to the last checkpoint are kept in "
+            f"{tmp_path / 'run' / 'checkpoint'}: the same command with --resume goes on from there"
+        )
+    )
