@@ -394,7 +394,8 @@ def kept_note(path: PathLike, what: str, again: str = "the same command again go
     """For a run stopped part way (Ctrl-C): where ``what`` it made ("the results made so far")
     is kept, and how to go on; None where nothing is there yet."""
     p = Path(path)
-    if not p.exists() or (p.is_file() and p.stat().st_size == 0):
+    files = [p] if p.is_file() else [f for f in p.iterdir() if f.is_file()] if p.is_dir() else []
+    if not any(f.stat().st_size for f in files):
         return None
     return f"{what} are kept in {p}: {again}"
 

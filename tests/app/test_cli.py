@@ -440,7 +440,10 @@ def test_ctrl_c_says_what_a_run_kept_and_how_it_goes_on(
     assert capsys.readouterr().err.strip().endswith(
         "favakit train: interrupted; no checkpoint was written yet (one every 7 steps): a new "
         "run starts from the beginning")  # fmt: skip
-    (tmp_path / "run" / "checkpoint").mkdir(parents=True)
+    (tmp_path / "run" / "checkpoint").mkdir(parents=True)  # made, nothing in it yet
+    assert main(train) == 130
+    assert "no checkpoint was written yet" in capsys.readouterr().err
+    (tmp_path / "run" / "checkpoint" / "state.json").write_text("{}")
     assert main(train) == 130
     assert (
         capsys.readouterr()
