@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -415,12 +416,14 @@ def test_ctrl_c_says_what_a_run_kept_and_how_it_goes_on(
     rows.write_text('{"id": "a", "text": "Rome is in Italy.", "evidence": ["Rome is in Italy."]}\n')
     out = tmp_path / "verdicts.jsonl"
 
-    def stopped(*args: object, output: str | None = None, **kwargs: object) -> None:
-        if output and writes:
-            Path(output).write_text('{"id": "a", "supported": true, "score": 0.9}\n')
-        raise KeyboardInterrupt
+    def stopped(writes: bool) -> Any:
+        def run_rows(*args: object, output: str | None = None, **kwargs: object) -> None:
+            if output and writes:
+                Path(output).write_text('{"id": "a", "supported": true, "score": 0.9}\n')
+            raise KeyboardInterrupt
 
-    monkeypatch.setattr(runs, "run_rows", stopped)
+        return run_rows
+
     judge = ["--judge", "checker", "--checker", "checker"]
     for writes, argv, said in [
         (True, ["--output", str(out)], f"favakit verify: interrupted; the verdicts made so far are "
@@ -428,6 +431,7 @@ def test_ctrl_c_says_what_a_run_kept_and_how_it_goes_on(
         (False, ["--output", str(tmp_path / "none.jsonl")], "favakit verify: interrupted"),
         (True, [], "favakit verify: interrupted"),
     ]:  # fmt: skip
+        monkeypatch.setattr(runs, "run_rows", stopped(writes))
         assert main(["verify", "--input", str(rows), *judge, *argv]) == 130
         assert capsys.readouterr().err.strip().splitlines()[-1] == said
 
