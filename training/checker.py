@@ -50,6 +50,7 @@ import math
 import random
 import shutil
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +62,7 @@ from favakit.inference.evidence_reading import fit_evidence
 from favakit.records import output_folder, replace_folder, settle_folder
 from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
-from favakit.training.pairs import Pair, pair_key, prepare
+from favakit.training.pairs import Pair, Prepared, pair_key, prepare
 
 __all__ = [
     "balanced_accuracy",
@@ -222,22 +223,75 @@ def reliability(labels: list[bool], scores: list[float], bins: int = 10) -> list
     return table
 
 
+@dataclass
+class _Run:
+    """One checker training run between its phases: what it trained on and what it trains."""
+
+    cfg: TrainConfig
+    out: Path
+    data: Prepared
+    device: str
+    bf16: bool
+    tokenizer: Any
+    model: Any
+    head: Any
+    train_set: list[dict[str, Any]]
+    dev_set: list[dict[str, Any]]
+    pad: int
+    params: list[Any]
+    optimizer: Any
+    scheduler: Any
+    steps_per_epoch: int
+    total: int  # steps; lowered to the step reached where notes.time_limit_s stops the run
+    weights: dict[str, float]  # of the token head's loss and the teacher's
+
+    @property
+    def checkpoint(self) -> Path:
+        return self.out / "checkpoint"
+
+
 def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False) -> dict[str, Any]:
-    """Train, choose the checkpoint and threshold on the development split, save; a summary."""
+    """Train, choose the checkpoint and threshold on the development split, save; a summary.
+    The data is read and the development split carved (:func:`_read_data`), the model and its
+    optimizer are set up (:func:`_set_up`) or resumed (:func:`_resume`), the steps run
+    (:func:`_fit`), and the best step becomes the model (:func:`_finish`)."""
     torch = require("torch", "train", "training the checker")
     transformers = require("transformers", "train", "training the checker")
+    out, files, data, problem = _read_data(cfg, resume)
+    run = _set_up(torch, transformers, cfg, out, data)
+    step, best = 0, {"score": -1.0, "step": 0}
+    if resume and (run.checkpoint / "state.pt").exists():
+        step, best = _resume(torch, run)
+    t0, start_step, planned = time.perf_counter(), step, run.total
+    step, best, seen = _fit(torch, run, step, best, progress)
+    return _finish(cfg, out, files, data, best, run.device, time.perf_counter() - t0, seen,
+                   start_step, step, planned, problem)  # fmt: skip
+
+
+def _read_data(cfg: TrainConfig, resume: bool) -> tuple[Path, list[str], Prepared, str | None]:
+    """The run's folder (checked before the data is read), its training files, the pairs with
+    the development split carved from them (or read from ``data.validation_file``), and what is
+    wrong with that split, if anything (:func:`dev_problem`); the config and the data's figures
+    written beside the run."""
     validate_config(cfg)
     if not cfg.data.train_file:
         raise UsageError("no training data: set data.train_file=FILE.jsonl[,FILE.jsonl...]")
     files = data_files(cfg.data.train_file)
     dev_files = data_files(cfg.data.validation_file) if cfg.data.validation_file else []
     out = Path(cfg.output_dir)
-    ckpt = out / "checkpoint"
     runtime.check_run_folder(out, (out / "model" / CONFIG_NAME).exists(),
-                             (ckpt / "state.pt").exists(), resume)  # fmt: skip
+                             (out / "checkpoint" / "state.pt").exists(), resume)  # fmt: skip
     output_folder(out, "output_dir")  # before the data is read: a file there is said at once
     data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
                    cfg.data.hard_negatives, cfg.seed, cfg.data.limit, dev_files)  # fmt: skip
+    if not data.train:  # else no batch is ever made, and the step loop never ends
+        held = ("share their claims with data.validation_file" if dev_files else
+                f"fell in the development split (data.validation_fraction="
+                f"{cfg.data.validation_fraction}, chosen by a hash of each claim: rows that "
+                "were a development split before all fall there again)")  # fmt: skip
+        raise UsageError(f"no training pairs: the {data.stats['read']} row(s) read {held}; "
+                         "give more rows, or the development rows apart in "
+                         "data.validation_file")  # fmt: skip
     problem = dev_problem(data.dev)
     from favakit.config import dump_config
 
@@ -249,17 +303,56 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
     log.info("data: %s", json.dumps(data.stats))
     if problem:
         log.warning("%s", problem)
+    return out, files, data, problem
+
+
+def _set_up(torch: Any, transformers: Any, cfg: TrainConfig, out: Path, data: Prepared) -> _Run:
+    """The model and its two heads, the pairs encoded, the optimizer and its schedule."""
     random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
-    bf16 = bf16_wanted(cfg.precision, device)
     if device == "cpu":
         runtime.return_freed_memory()
+    tokenizer, model = _base_model(transformers, cfg, device)
+    head = torch.nn.Linear(model.config.hidden_size, 2).to(device)
+    words = _evidence_words(cfg)
+    teacher = (
+        _teacher(str(cfg.notes["teacher_scores"])) if cfg.notes.get("teacher_scores") else None
+    )
+    train_set = _encode(tokenizer, data.train, cfg.data.max_length, words, teacher)
+    if teacher is not None:
+        covered = sum(x["target"] >= 0 for x in train_set)
+        log.info("teacher scores for %d of %d training pairs", covered, len(train_set))
+        if not covered:
+            raise UsageError("notes.teacher_scores: it scores none of the training pairs")
+    params = [p for p in model.parameters() if p.requires_grad] + list(head.parameters())
+    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
+    steps_per_epoch = max(1, math.ceil(len(train_set) / cfg.batch_size))
+    total = cfg.max_steps or max(1, int(cfg.epochs * steps_per_epoch))
+    scheduler = transformers.get_scheduler(
+        "constant_with_warmup" if cfg.schedule == "constant" else cfg.schedule, optimizer,
+        num_warmup_steps=int(cfg.warmup_ratio * total), num_training_steps=total,
+    )  # fmt: skip
+    weights = {"token": float(cfg.notes.get("token_loss_weight", 0.5)),
+               "teacher": float(cfg.notes.get("teacher_weight", 0.5)) if teacher is not None else 0.0}  # fmt: skip
+    return _Run(
+        cfg, out, data, device, bf16_wanted(cfg.precision, device), tokenizer, model, head,
+        train_set, _encode(tokenizer, data.dev, cfg.data.max_length, words),
+        int(tokenizer.pad_token_id or 0), params, optimizer, scheduler, steps_per_epoch, total,
+        weights,
+    )  # fmt: skip
+
+
+def _base_model(transformers: Any, cfg: TrainConfig, device: str) -> tuple[Any, Any]:
+    """The tokenizer and the sequence classifier over ``cfg.model`` (default MiniLM), rounded
+    as ``notes.base_rounding`` says, with LoRA over it for ``method: lora``."""
     from favakit.retrieval.encoder import resolve_encoder
 
     base = resolve_encoder(cfg.model or "minilm").model
     if base.startswith(("/", "./", "../", "~")) and not Path(base).expanduser().is_dir():
         raise UsageError(f"model: {base} is not a folder (give a model folder or 'minilm')")
+    if cfg.method not in ("lora", "full"):
+        raise UsageError(f"method={cfg.method}: the checker trains with lora or full")
     tokenizer = transformers.AutoTokenizer.from_pretrained(base)
     transformers.utils.logging.set_verbosity_error()
     transformers.utils.logging.disable_progress_bar()  # a bar per weight load is noise
@@ -271,103 +364,99 @@ def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False
         _round_base(model, str(cfg.notes["base_rounding"]))
     if cfg.method == "lora":
         model = runtime.encoder_lora(model, cfg.lora, "SEQ_CLS")
-    elif cfg.method != "full":
-        raise UsageError(f"method={cfg.method}: the checker trains with lora or full")
-    head = torch.nn.Linear(model.config.hidden_size, 2).to(device)
-    words = _evidence_words(cfg)
-    teacher = (
-        _teacher(str(cfg.notes["teacher_scores"])) if cfg.notes.get("teacher_scores") else None
-    )
-    teacher_weight = float(cfg.notes.get("teacher_weight", 0.5))
-    train_set = _encode(tokenizer, data.train, cfg.data.max_length, words, teacher)
-    if teacher is not None:
-        covered = sum(x["target"] >= 0 for x in train_set)
-        log.info("teacher scores for %d of %d training pairs", covered, len(train_set))
-        if not covered:
-            raise UsageError("notes.teacher_scores: it scores none of the training pairs")
-    dev_set = _encode(tokenizer, data.dev, cfg.data.max_length, words)
-    pad = int(tokenizer.pad_token_id or 0)
-    params = [p for p in model.parameters() if p.requires_grad] + list(head.parameters())
-    optimizer = torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay)
-    steps_per_epoch = max(1, math.ceil(len(train_set) / cfg.batch_size))
-    total = cfg.max_steps or max(1, int(cfg.epochs * steps_per_epoch))
-    scheduler = transformers.get_scheduler(
-        "constant_with_warmup" if cfg.schedule == "constant" else cfg.schedule, optimizer,
-        num_warmup_steps=int(cfg.warmup_ratio * total), num_training_steps=total,
-    )  # fmt: skip
-    step, best = 0, {"score": -1.0, "step": 0}
-    if resume and (ckpt / "state.pt").exists():
-        state = torch.load(ckpt / "state.pt", map_location=device, weights_only=True)
-        model.load_state_dict(state["model"])
-        head.load_state_dict(state["head"])
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        torch.set_rng_state(state["torch_rng"])
-        step = int(state["step"])
-        best = _resumed_best(out)
-        log.info("resumed at step %d", step)
-    weights = {"token": float(cfg.notes.get("token_loss_weight", 0.5)),
-               "teacher": teacher_weight if teacher is not None else 0.0}  # fmt: skip
+    return tokenizer, model
+
+
+def _resume(torch: Any, run: _Run) -> tuple[int, dict[str, Any]]:
+    """The checkpoint's state put back into ``run``; the step it was at and the best so far."""
+    state = torch.load(run.checkpoint / "state.pt", map_location=run.device, weights_only=True)
+    run.model.load_state_dict(state["model"])
+    run.head.load_state_dict(state["head"])
+    run.optimizer.load_state_dict(state["optimizer"])
+    run.scheduler.load_state_dict(state["scheduler"])
+    torch.set_rng_state(state["torch_rng"])
+    step = int(state["step"])
+    log.info("resumed at step %d", step)
+    return step, _resumed_best(run.out)
+
+
+def _fit(torch: Any, run: _Run, step: int, best: dict[str, Any], progress: bool
+         ) -> tuple[int, dict[str, Any], int]:  # fmt: skip
+    """The steps from ``step`` to ``run.total``, in length-bucketed batches: a log line every
+    ``log_every``, the development split measured every ``eval_every`` (the best step saved),
+    a checkpoint every ``save_every``; stopped early by ``notes.time_limit_s``. The last step,
+    the best record and the pairs seen."""
+    cfg = run.cfg
     time_limit = float(cfg.notes.get("time_limit_s", 0))  # 0: none
     bar: Any = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=total, initial=step, desc="train checker", unit="step")
-    model.train()
-    t0, seen, start_step, planned = time.perf_counter(), 0, step, total
-    lengths = [len(x["input_ids"]) for x in train_set]
+        bar = tqdm(total=run.total, initial=step, desc="train checker", unit="step")
+    run.model.train()
+    t0, seen = time.perf_counter(), 0
+    lengths = [len(x["input_ids"]) for x in run.train_set]
     losses: list[float] = []
-    while step < total:
-        epoch, within = divmod(step, steps_per_epoch)
+    while step < run.total:
+        epoch, within = divmod(step, run.steps_per_epoch)
         batches = runtime.epoch_batches(
             lengths, cfg.batch_size, cfg.seed, epoch, cfg.data.length_buckets
         )
         for idx in batches[within:]:
-            batch = _collate(torch, [train_set[i] for i in idx], pad)
-            loss = _batch_loss(torch, model, head, batch, device, bf16, weights)
+            batch = _collate(torch, [run.train_set[i] for i in idx], run.pad)
+            loss = _batch_loss(torch, run.model, run.head, batch, run.device, run.bf16,
+                               run.weights)  # fmt: skip
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(params, cfg.max_grad_norm)
-            optimizer.step()
-            scheduler.step()
-            optimizer.zero_grad(set_to_none=True)
+            torch.nn.utils.clip_grad_norm_(run.params, cfg.max_grad_norm)
+            run.optimizer.step()
+            run.scheduler.step()
+            run.optimizer.zero_grad(set_to_none=True)
             step += 1
             seen += len(idx)
-            if time_limit and step < total and time.perf_counter() - t0 > time_limit:
+            if time_limit and step < run.total and time.perf_counter() - t0 > time_limit:
                 log.warning("notes.time_limit_s (%ss) reached: stopping at step %d of %d",
-                            time_limit, step, total)  # fmt: skip
-                total = step  # the last evaluation and the save below happen now
-                _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step)  # to resume
+                            time_limit, step, run.total)  # fmt: skip
+                run.total = step  # the last evaluation and the save below happen now
+                _checkpoint(torch, run, step)  # to resume
             losses.append(float(loss.detach()))
             if bar is not None:
                 bar.update(1)
-            if step % cfg.log_every == 0 or step == total:
-                elapsed = time.perf_counter() - t0
-                rate = seen / elapsed
-                record = {"step": step, "loss": round(sum(losses[-cfg.log_every:]) / len(losses[-cfg.log_every:]), 4),
-                          "examples_per_s": round(rate, 1),
-                          "eta_s": round((total - step) * cfg.batch_size / max(rate, 1e-9)),
-                          "rss_mb": runtime.rss_mb()}  # fmt: skip
-                runtime.log_record(
-                    out / "train_log.jsonl", None, {**record, "lr": scheduler.get_last_lr()[0]}
-                )
-            if (cfg.eval_every and step % cfg.eval_every == 0) or step == total:
-                model.eval()
-                scores = _dev_scores(torch, model, dev_set, pad, device, bf16)
-                model.train()
-                threshold, score = _measure_step(data.dev, scores, step, losses[-1], out)
-                if score is None or score > best["score"]:  # nothing to compare: the latest
-                    best = {"score": -1.0 if score is None else score, "step": step,
-                            "threshold": threshold}  # fmt: skip
-                    _save_model(torch, model, head, tokenizer, out / "best", best)
-            if cfg.save_every and step % cfg.save_every == 0 and step < total:
-                _checkpoint(torch, ckpt, model, head, optimizer, scheduler, step)
-            if step >= total:
+            if step % cfg.log_every == 0 or step == run.total:
+                _log_step(run, step, seen / (time.perf_counter() - t0), losses[-cfg.log_every :])
+            if (cfg.eval_every and step % cfg.eval_every == 0) or step == run.total:
+                best = _measured(torch, run, step, losses[-1], best)
+            if cfg.save_every and step % cfg.save_every == 0 and step < run.total:
+                _checkpoint(torch, run, step)
+            if step >= run.total:
                 break
     if bar is not None:
         bar.close()
-    return _finish(cfg, out, files, data, best, device, time.perf_counter() - t0, seen,
-                   start_step, step, planned, problem)  # fmt: skip
+    return step, best, seen
+
+
+def _log_step(run: _Run, step: int, rate: float, losses: list[float]) -> None:
+    """A line of ``train_log.jsonl``: the mean of the last losses, pairs a second, time left."""
+    record = {"step": step, "loss": round(sum(losses) / len(losses), 4),
+              "examples_per_s": round(rate, 1),
+              "eta_s": round((run.total - step) * run.cfg.batch_size / max(rate, 1e-9)),
+              "rss_mb": runtime.rss_mb()}  # fmt: skip
+    runtime.log_record(
+        run.out / "train_log.jsonl", None, {**record, "lr": run.scheduler.get_last_lr()[0]}
+    )
+
+
+def _measured(torch: Any, run: _Run, step: int, loss: float, best: dict[str, Any]
+              ) -> dict[str, Any]:  # fmt: skip
+    """The development split scored at ``step`` and its threshold chosen; the step saved as
+    ``best`` where it beats the best so far (or where there is nothing to compare)."""
+    run.model.eval()
+    scores = _dev_scores(torch, run.model, run.dev_set, run.pad, run.device, run.bf16)
+    run.model.train()
+    threshold, score = _measure_step(run.data.dev, scores, step, loss, run.out)
+    if score is None or score > best["score"]:  # nothing to compare: the latest
+        best = {"score": -1.0 if score is None else score, "step": step, "threshold": threshold}
+        _save_model(torch, run.model, run.head, run.tokenizer, run.out / "best", best)
+    return best
 
 
 def _batch_loss(torch: Any, model: Any, head: Any, batch: dict[str, Any], device: str,
@@ -458,11 +547,12 @@ def _resumed_best(out: Path) -> dict[str, Any]:
     return json.loads(record.read_text()) if record.exists() else {"score": -1.0, "step": 0}
 
 
-def _checkpoint(torch: Any, ckpt: Path, model: Any, head: Any, optimizer: Any, scheduler: Any,
-                step: int) -> None:  # fmt: skip
+def _checkpoint(torch: Any, run: _Run, step: int) -> None:
+    """``run``'s model, heads, optimizer, schedule and random state at ``step``, for --resume."""
+    ckpt = run.checkpoint
     ckpt.mkdir(parents=True, exist_ok=True)
-    state = {"model": model.state_dict(), "head": head.state_dict(),
-             "optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+    state = {"model": run.model.state_dict(), "head": run.head.state_dict(),
+             "optimizer": run.optimizer.state_dict(), "scheduler": run.scheduler.state_dict(),
              "torch_rng": torch.get_rng_state(), "step": step}  # fmt: skip
     torch.save(state, ckpt / "state.tmp")
     # replaced whole: a run killed while writing keeps the last checkpoint readable (a kill

@@ -699,3 +699,38 @@ def test_the_gate_marks_words_from_what_its_verdict_passes_read(trained_checker:
     assert gate.kept_marks.hits == len(passes) and gate.kept_marks.kept == len(passes) + 1
     gate.token_scores(other)
     assert gate.kept_marks.hits == len(passes) + 1
+
+
+@pytest.mark.slow
+def test_no_training_pairs_left_is_refused_not_looped_on(
+    tiny_encoder: Path, tmp_path: Path
+) -> None:
+    """Rows that all fall in the development split (every claim also in data.validation_file;
+    or rows that a split put on the development side before) leave no pair to train on: the
+    run stops with why, before any model is built. It used to loop forever, making no batch
+    (hence the timeout: a run that hangs fails here)."""
+    from favakit.training.pairs import in_dev_split, normalize
+
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _rows(40, 6)), encoding="utf-8")
+    both = subprocess.run(
+        _command(tiny_encoder, data, tmp_path / "a", f"data.validation_file={data}", "max_steps=2"),
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert both.returncode == 2
+    assert both.stderr.strip().splitlines()[-1].startswith(
+        "favakit train: error: no training pairs: the 40 row(s) read share their claims with "
+        "data.validation_file; give more rows, or the development rows apart in"
+    )  # fmt: skip
+    held = [r for r in _rows(400, 7) if in_dev_split(normalize(str(r["text"])), 0.05, 0)]
+    assert held  # some of them fall on the development side of the default split
+    dev_only = tmp_path / "dev_only.jsonl"
+    dev_only.write_text("".join(json.dumps(r) + "\n" for r in held), encoding="utf-8")
+    run = subprocess.run(_command(tiny_encoder, dev_only, tmp_path / "b", "max_steps=2"),
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert run.returncode == 2
+    assert (
+        f"no training pairs: the {len(held)} row(s) read fell in the development split "
+        "(data.validation_fraction=0.05, chosen by a hash of each claim"
+    ) in run.stderr
+    assert not (tmp_path / "b" / "model").exists()
