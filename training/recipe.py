@@ -441,7 +441,16 @@ def _setup(cfg: TrainConfig, resume: bool) -> _Run:
     optimizer = acc.prepare(torch.optim.AdamW(params, lr=cfg.lr, weight_decay=cfg.weight_decay))
     # One optimizer step takes grad_accum micro-batches on each of the processes.
     per_step = cfg.grad_accum * acc.num_processes
-    steps_per_epoch = max(1, math.ceil(len(examples) / cfg.batch_size) // per_step)
+    batches = math.ceil(len(examples) / cfg.batch_size)
+    if batches < per_step:  # else no step is ever taken, and the step loop never ends
+        raise UsageError(
+            f"{len(examples)} training example(s) make {batches} batch(es) of batch_size="
+            f"{cfg.batch_size}, and one optimizer step takes {per_step} (grad_accum="
+            f"{cfg.grad_accum} on {acc.num_processes} process(es)): give more rows, or set "
+            f"grad_accum={max(1, batches // acc.num_processes)}"
+            + (f" or batch_size={len(examples) // per_step}" if len(examples) >= per_step else "")
+        )
+    steps_per_epoch = max(1, batches // per_step)
     total_steps = cfg.max_steps or max(1, int(cfg.epochs * steps_per_epoch))
     scheduler = transformers.get_scheduler(
         "constant_with_warmup" if cfg.schedule == "constant" else cfg.schedule,

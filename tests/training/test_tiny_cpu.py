@@ -291,3 +291,22 @@ def test_the_time_left_follows_recent_steps_and_cut_examples_are_announced(
     (record,) = caplog.records
     assert "8 of 10 examples are longer than data.max_length=64" in record.getMessage()
     assert "raise data.max_length" in record.getMessage()
+
+
+def test_too_few_examples_for_one_optimizer_step_are_refused_not_looped_on(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path
+) -> None:
+    """Three examples in batches of 2 make 2 micro-batches, and one step of grad_accum=4 takes
+    4: no step could ever be taken (the loop ran forever). Refused with the numbers and a
+    setting that works; that setting then trains."""
+    from favakit.errors import UsageError
+
+    few = tmp_path / "few.jsonl"
+    few.write_text("".join(rows_file.read_text().splitlines(keepends=True)[:3]))
+    settings = ["batch_size=2", "max_steps=2", "data.validation_fraction=0"]
+    with pytest.raises(UsageError, match=r"^3 training example\(s\) make 2 batch\(es\) of "
+                       r"batch_size=2, and one optimizer step takes 4 \(grad_accum=4 on 1 "
+                       r"process\(es\)\): give more rows, or set grad_accum=2$"):  # fmt: skip
+        train(_cfg(tiny_llama, few, tmp_path / "run", *settings, "grad_accum=4"))
+    done = train(_cfg(tiny_llama, few, tmp_path / "run2", *settings, "grad_accum=2"))
+    assert done["steps"] == 2
