@@ -439,9 +439,8 @@ def main() -> None:
         from favakit.inference.detector import Detector, DetectorEditor, default_detector
 
         detector = Detector(args.detector or default_detector())
-    made: dict[
-        str, Sequence[Mapping[str, Any]]
-    ] = {}  # each ungated system's results, for its gated variants
+    # each ungated system's results, for its gated variants
+    made: dict[str, Sequence[Mapping[str, Any]]] = {}
     for name in systems:
         system, _, gate_checker = name.partition(":")
         n = args.baseline_limit if system == "untuned" else (args.limit or len(rows))
