@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Any
 
 from favakit.cli_args import changed_options
@@ -142,6 +143,12 @@ def _index_build(args: argparse.Namespace) -> int:
                          "--kind bm25 embeds nothing")  # fmt: skip
     if args.nlist is not None and args.kind != "ivf":
         raise UsageError(f"--nlist sets the clusters of --kind ivf, not {args.kind}")
+    if args.kind != "bm25":  # stopped part way, a dense build says what it kept
+        from favakit.records import kept_note
+
+        args.on_interrupt = lambda: kept_note(
+            Path(args.out) / "shards", "the shards embedded so far"
+        )
     meta = build_index(
         args.kb,
         args.out,
