@@ -407,8 +407,8 @@ def test_ctrl_c_says_what_a_run_kept_and_how_it_goes_on(
     """Ctrl-C part way through (here raised where the rows are run, after one verdict is
     written, since a signal cannot land at a set point): `verify` says where its verdicts are
     kept and that the same command goes on; with nothing written, or no --output, it says only
-    that it was interrupted. `train` names its last checkpoint and --resume, or says none was
-    written yet."""
+    that it was interrupted. A dense `index build` names its shards; `train` its last checkpoint
+    and --resume, or says none was written yet."""
     import favakit.inference.runs as runs
     import favakit.training.recipe as recipe
 
@@ -434,6 +434,20 @@ def test_ctrl_c_says_what_a_run_kept_and_how_it_goes_on(
         monkeypatch.setattr(runs, "run_rows", stopped(writes))
         assert main(["verify", "--input", str(rows), *judge, *argv]) == 130
         assert capsys.readouterr().err.strip().splitlines()[-1] == said
+
+    def some_shards(kb: str, out: str, **kwargs: object) -> None:
+        (Path(out) / "shards").mkdir(parents=True)
+        (Path(out) / "shards" / "emb-000000.npy").write_bytes(b"embedded")
+        raise KeyboardInterrupt
+
+    import favakit.retrieval.index as index
+
+    monkeypatch.setattr(index, "build_index", some_shards)
+    dense = tmp_path / "dense"
+    assert main(["index", "build", "--kb", str(tmp_path / "kb.db"), "--out", str(dense)]) == 130
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"favakit index build: interrupted; the shards embedded so far are kept in "
+        f"{dense / 'shards'}: the same command again goes on from there")  # fmt: skip
 
     def no_further(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
