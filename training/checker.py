@@ -333,13 +333,14 @@ def _set_up(torch: Any, transformers: Any, cfg: TrainConfig, out: Path, data: Pr
         "constant_with_warmup" if cfg.schedule == "constant" else cfg.schedule, optimizer,
         num_warmup_steps=int(cfg.warmup_ratio * total), num_training_steps=total,
     )  # fmt: skip
-    weights = {"token": float(cfg.notes.get("token_loss_weight", 0.5)),
-               "teacher": float(cfg.notes.get("teacher_weight", 0.5)) if teacher is not None else 0.0}  # fmt: skip
+    teacher_weight = float(cfg.notes.get("teacher_weight", 0.5)) if teacher is not None else 0.0
+    weights = {"token": float(cfg.notes.get("token_loss_weight", 0.5)), "teacher": teacher_weight}
     return _Run(
-        cfg, out, data, device, bf16_wanted(cfg.precision, device), tokenizer, model, head,
-        train_set, _encode(tokenizer, data.dev, cfg.data.max_length, words),
-        int(tokenizer.pad_token_id or 0), params, optimizer, scheduler, steps_per_epoch, total,
-        weights,
+        cfg=cfg, out=out, data=data, device=device, bf16=bf16_wanted(cfg.precision, device),
+        tokenizer=tokenizer, model=model, head=head, train_set=train_set,
+        dev_set=_encode(tokenizer, data.dev, cfg.data.max_length, words),
+        pad=int(tokenizer.pad_token_id or 0), params=params, optimizer=optimizer,
+        scheduler=scheduler, steps_per_epoch=steps_per_epoch, total=total, weights=weights,
     )  # fmt: skip
 
 
