@@ -169,11 +169,11 @@ def _edit(args: argparse.Namespace) -> int:
 
         say_missing_base("favakit edit", gate=True)
     as_json = args.format == "json"
-    if args.output and args.format != "html":  # stopped part way, it says what it kept
-        args.on_interrupt = lambda: kept_note(args.output, "the results made so far")
     if args.output and args.format == "html":  # the page is written below, not by run_rows
         refuse_folder_output(args.output, "edits.html")
         refuse_output_over_input(args.output, {"--input": args.input, "--kb": args.kb})
+    elif args.output:  # rows written as they come: stopped part way, it says what it kept
+        args.on_interrupt = lambda: kept_note(args.output, "the results made so far")
     # one text is one item to a bar over rows: what the editor and the gate do within it shows
     within = showing_work("favakit edit") if len(rows) == 1 and ray is None else nullcontext()
     with within:
@@ -312,6 +312,7 @@ def _verify(args: argparse.Namespace) -> int:
     from favakit.inference.checker import TOKEN_LIMIT_NOTE
     from favakit.inference.runs import VerifyStage, read_claims, run_rows
     from favakit.inference.verifiers import NO_EVIDENCE_CLAIM
+    from favakit.records import kept_note
 
     if args.claim_text is not None:  # `favakit verify "CLAIM" --evidence ...`, as edit's TEXT
         if args.claim is not None:
@@ -350,8 +351,6 @@ def _verify(args: argparse.Namespace) -> int:
     )  # fmt: skip
     stage = VerifyStage(args.judge, spec, options, args.cache, k=args.k or 5)
     if args.output:  # stopped part way, it says what it kept
-        from favakit.records import kept_note
-
         args.on_interrupt = lambda: kept_note(args.output, "the verdicts made so far")
     verdicts = run_rows(
         rows, stage, ray=ray, batch=args.max_batch, output=args.output,

@@ -10,10 +10,8 @@ its ``adapter_config.json`` names.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
-import importlib
 import importlib.util
 import json
 import logging
@@ -21,7 +19,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -265,7 +263,7 @@ def _bars_only_on_a_terminal(transformers: Any) -> Iterator[None]:
     bars = transformers.utils.logging
     was_on = bars.is_progress_bar_enabled()
     reader: Any = None
-    with contextlib.suppress(ImportError):
+    with suppress(ImportError):
         reader = importlib.import_module("transformers.modeling_gguf_pytorch_utils")
     plain_bar = getattr(reader, "tqdm", None)
     quiet = not sys.stderr.isatty()

@@ -127,7 +127,8 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
 
 def _index_build(args: argparse.Namespace) -> int:
     from favakit.distributed import parse_shard, ray_options
-    from favakit.retrieval.index import build_index
+    from favakit.records import kept_note
+    from favakit.retrieval.index import SHARDS_DIR, build_index
 
     ray = ray_options(args)
     if ray is not None and args.kind == "bm25":
@@ -144,10 +145,8 @@ def _index_build(args: argparse.Namespace) -> int:
     if args.nlist is not None and args.kind != "ivf":
         raise UsageError(f"--nlist sets the clusters of --kind ivf, not {args.kind}")
     if args.kind != "bm25":  # stopped part way, a dense build says what it kept
-        from favakit.records import kept_note
-
         args.on_interrupt = lambda: kept_note(
-            Path(args.out) / "shards", "the shards embedded so far"
+            Path(args.out) / SHARDS_DIR, "the shards embedded so far"
         )
     meta = build_index(
         args.kb,

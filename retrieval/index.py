@@ -44,6 +44,7 @@ from favakit.retrieval.kb import KnowledgeSource
 
 __all__ = [
     "INDEX_KINDS",
+    "SHARDS_DIR",
     "BM25Index",
     "FaissIndex",
     "NumpyIndex",
@@ -57,6 +58,8 @@ __all__ = [
 log = logging.getLogger(__name__)
 INDEX_KINDS = ("flat", "ivf", "hnsw", "bm25")
 FORMAT_VERSION = 1
+#: where a dense build keeps the shards it has embedded, inside its folder (a rerun resumes)
+SHARDS_DIR = "shards"
 
 
 def passage_text(title: str, text: str) -> str:
@@ -319,7 +322,7 @@ def build_index(
             normalize = None
         else:
             enc_cfg = {"encoder": encoder, "shard_size": shard_size, "kb_documents": n_docs}
-            shards_dir = folder / "shards"
+            shards_dir = folder / SHARDS_DIR
             shards_dir.mkdir(exist_ok=True)
             cfg_path = shards_dir / "config.json"
             if cfg_path.exists():

@@ -247,7 +247,7 @@ class _Run:
 
     @property
     def checkpoint(self) -> Path:
-        return self.out / "checkpoint"
+        return self.out / runtime.CHECKPOINT_DIR
 
 
 def train_checker(cfg: TrainConfig, resume: bool = False, progress: bool = False) -> dict[str, Any]:
@@ -280,7 +280,7 @@ def _read_data(cfg: TrainConfig, resume: bool) -> tuple[Path, list[str], Prepare
     dev_files = data_files(cfg.data.validation_file) if cfg.data.validation_file else []
     out = Path(cfg.output_dir)
     runtime.check_run_folder(out, (out / "model" / CONFIG_NAME).exists(),
-                             (out / "checkpoint" / "state.pt").exists(), resume)  # fmt: skip
+                             (out / runtime.CHECKPOINT_DIR / "state.pt").exists(), resume)  # fmt: skip
     output_folder(out, "output_dir")  # before the data is read: a file there is said at once
     data = prepare(files, cfg.data.validation_fraction, dict(cfg.data.source_weights),
                    cfg.data.hard_negatives, cfg.seed, cfg.data.limit, dev_files)  # fmt: skip
@@ -611,5 +611,5 @@ def _finish(cfg: TrainConfig, out: Path, files: list[str], data: Any, best: dict
         log.warning("stopped at step %d of %d: --resume with the same output_dir goes on",
                     step, planned)  # fmt: skip
     else:
-        shutil.rmtree(out / "checkpoint", ignore_errors=True)
+        shutil.rmtree(out / runtime.CHECKPOINT_DIR, ignore_errors=True)
     return summary

@@ -136,8 +136,9 @@ def _train(args: argparse.Namespace) -> int:
 def _kept_checkpoint(output_dir: str, save_every: int) -> str:
     """Where a stopped run's last checkpoint is and how to go on, or that none was written."""
     from favakit.records import kept_note
+    from favakit.training.runtime import CHECKPOINT_DIR
 
-    kept = kept_note(Path(output_dir) / "checkpoint", "the steps trained up to the last checkpoint",
+    kept = kept_note(Path(output_dir) / CHECKPOINT_DIR, "the steps trained up to the last checkpoint",
                      again="the same command with --resume goes on from there")  # fmt: skip
     every = f"one every {save_every} steps" if save_every else "save_every=0: only at the end"
     return kept or f"no checkpoint was written yet ({every}): a new run starts from the beginning"

@@ -185,7 +185,7 @@ def train_detector(
     train_rows, tune_rows = split_by_title(rows, cfg.data.validation_fraction, cfg.seed)
     val_rows = load_rows(cfg.data.validation_file) if cfg.data.validation_file else []
     out = Path(cfg.output_dir)
-    ckpt = out / "checkpoint"
+    ckpt = out / runtime.CHECKPOINT_DIR
     runtime.check_run_folder(out, (out / "summary.json").exists(), (ckpt / "state.pt").exists(),
                              resume)  # fmt: skip
     output_folder(out, "output_dir")

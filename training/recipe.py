@@ -387,7 +387,7 @@ class _Run:
 
     @property
     def checkpoint(self) -> Path:
-        return self.out / "checkpoint"
+        return self.out / runtime.CHECKPOINT_DIR
 
 
 def _setup(cfg: TrainConfig, resume: bool) -> _Run:
@@ -411,7 +411,7 @@ def _setup(cfg: TrainConfig, resume: bool) -> _Run:
         train_rows, val_rows = split_validation(rows, cfg.data.validation_fraction, cfg.seed)
     acc = _accelerator(cfg)
     out = Path(cfg.output_dir)
-    ckpt = settle_folder(out / "checkpoint")  # whole even after a kill mid-save
+    ckpt = settle_folder(out / runtime.CHECKPOINT_DIR)  # whole even after a kill mid-save
     runtime.check_run_folder(out, (out / "summary.json").exists(), (ckpt / "state.json").exists(),
                              resume)  # fmt: skip
     if acc.is_main_process:
@@ -720,7 +720,7 @@ def export_checkpoint(run_dir: str, out: str) -> str:
     from favakit.training.config import load_train_config
 
     run = Path(run_dir)
-    ckpt = settle_folder(run / "checkpoint")
+    ckpt = settle_folder(run / runtime.CHECKPOINT_DIR)
     if not (ckpt / "trainable.pt").exists():
         raise UsageError(f"{run} has no single-process checkpoint (checkpoint/trainable.pt)")
     cfg = load_train_config(str(run / "config.yaml"))

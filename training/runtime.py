@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "CHECKPOINT_DIR",
     "check_run_folder",
     "encoder_lora",
     "epoch_batches",
@@ -26,6 +27,9 @@ __all__ = [
 ]
 
 log = logging.getLogger("favakit.training.recipe")
+
+#: where every trainer keeps its last checkpoint inside ``output_dir`` (what --resume reads)
+CHECKPOINT_DIR = "checkpoint"
 
 
 def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool) -> None:
