@@ -225,8 +225,9 @@ def _fill(
     cfg: ClaimConfig,
     rng: random.Random,
 ) -> list[tuple[str, str]]:
-    """``chosen`` and other passages up to ``k``: some of the same article, the rest of others;
-    shuffled, lower-cased in a share of pairs."""
+    """``chosen`` and other passages up to ``k``: some of the same article, the rest of others
+    (fewer when the knowledge source has one article); shuffled, lower-cased in a share of
+    pairs."""
     article = source.by_title[title]
     others = [i for i in range(len(article)) if i != passage]
     rng.shuffle(others)
@@ -234,7 +235,9 @@ def _fill(
     for i in others[: max(0, k - len(chosen) - rng.randint(0, 1))]:
         other = article[i]
         chosen.append((title, _cut(other, rng.randrange(len(other)), cfg.passage_words)))
-    while len(chosen) < k:
+    # the rest from other articles, if there are any (drawn as before: the same seeds make the
+    # same rows)
+    while len(chosen) < k and len(source.titles) > 1:
         t = rng.choice(source.titles)
         if t == title:
             continue

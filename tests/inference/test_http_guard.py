@@ -26,7 +26,7 @@ from favakit.inference.server import ServeLimits, create_editor_app
 from favakit.llm import FunctionClient, GenerationParams
 
 sys.path.insert(0, str(Path(__file__).parent))
-from test_serve import _serve
+from test_serve import _serve, _wait_for
 
 
 class SlowModel:
@@ -314,7 +314,7 @@ def test_work_is_dropped_when_its_time_is_up_or_its_client_goes(free_port: Any) 
     for url in _serve(_editor_app(model, workers=1), free_port()):
         first = threading.Thread(target=_post_json, args=(url, "/v1/edit", body))
         first.start()
-        time.sleep(0.3)
+        _wait_for(lambda: model.calls == 1)  # the first is running
         with _socket(url) as sock:  # waits behind the first, then hangs up
             sock.sendall(_head("/v1/edit", f"Content-Length: {len(body)}") + body)
             time.sleep(0.2)

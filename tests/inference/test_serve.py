@@ -10,7 +10,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -219,6 +219,13 @@ def _start_serve(endpoint: str, port: int, *extra: str) -> tuple[subprocess.Pope
             time.sleep(0.1)
 
 
+def _wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {seconds} s"
+        time.sleep(0.02)
+
+
 def _echo(prompt: str) -> str:
     from favakit.prompts import parse_prompt
 
@@ -244,7 +251,7 @@ def test_timeout_and_graceful_shutdown(openai_server: Any, free_port: Any) -> No
     proc, url = _start_serve(llm.url, free_port(), "--timeout", "30")
     with ThreadPoolExecutor(1) as pool:
         pending = pool.submit(_call, url, "/v1/edit", {"text": "In flight."}, None)
-        time.sleep(1.0)  # the request is now waiting on the slow generation
+        _wait_for(lambda: llm.in_flight == 1)  # the request now waits on the slow generation
         proc.send_signal(signal.SIGTERM)
         status, result = pending.result(timeout=60)
     assert status == 200 and result["corrected"] == "In flight." and result["faithful"]

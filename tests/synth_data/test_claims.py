@@ -98,3 +98,20 @@ def test_bad_input_is_refused(synth_kb: Path, tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 2 and "--max-passages" in done.stderr
+
+
+def test_a_one_article_source_gives_pairs_with_its_own_evidence(tmp_path: Path) -> None:
+    """Evidence is padded with other articles' passages while there are other articles; with one
+    article the pairs carry fewer passages (this used to loop forever)."""
+    from favakit.retrieval.kb import build_kb
+
+    from .conftest import ARTICLES
+
+    title, text = next(iter(ARTICLES.items()))
+    src = tmp_path / "one.jsonl"
+    src.write_text(json.dumps({"title": title, "text": text}) + "\n")
+    build_kb(src, tmp_path / "one.db")
+    stats = build_claims(tmp_path / "one.db", tmp_path / "a", ClaimConfig(n=30))
+    rows = _rows(tmp_path / "a")
+    assert stats["titles"] == 1 and stats["rows"] == len(rows) == 30
+    assert all(e["title"].lower() == title.lower() for r in rows for e in r["evidence"])
