@@ -178,25 +178,27 @@ class EditRequest:
     cites: tuple[str, ...] = ()
 
     @classmethod
-    def from_obj(cls, obj: Any, where: str = "") -> EditRequest:
+    def from_obj(cls, obj: Any, where: str = "", text_name: str = "'text'") -> EditRequest:
         """Validate a JSON object ``{"text", "topic"?, "prompt"?, "evidence"?, "cites"?}``; raise
-        ``ValueError`` naming the field (the server answers 422 with it, the CLI exits 2)."""
+        ``ValueError`` naming the field (the server answers 422 with it, the CLI exits 2): the
+        text's field as ``text_name`` names it (a claim's may be ``claim``)."""
         at = f"{where}: " if where else ""
         if not isinstance(obj, Mapping):
-            raise ValueError(f"{at}expected an object with a 'text' field")
+            raise ValueError(f"{at}expected an object with a {text_name} field")
         if "text" not in obj:
             fields = ", ".join(repr(str(k)) for k in list(obj)[:8])
-            raise ValueError(f"{at}missing 'text'" + (f" (its fields: {fields})" if fields else "")
-                             + _batch_hint(obj))  # fmt: skip
+            raise ValueError(f"{at}missing {text_name}" + (f" (its fields: {fields})" if fields
+                             else "") + _batch_hint(obj))  # fmt: skip
         text = obj.get("text")
         if not isinstance(text, str):
-            raise ValueError(f"{at}'text' must be a string, not {type(text).__name__}")
+            raise ValueError(f"{at}{text_name} must be a string, not {type(text).__name__}")
         if not text.strip():
-            raise ValueError(f"{at}'text' is empty")
+            raise ValueError(f"{at}{text_name} is empty")
         for key in ("topic", "prompt"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
                 raise ValueError(f"{at}'{key}' must be a string")
-        for key in ("text", "topic", "prompt"):
+        _valid_text(text, f"{at}{text_name}")
+        for key in ("topic", "prompt"):
             _valid_text(obj.get(key), f"{at}'{key}'")
         evidence = obj.get("evidence")
         refs: list[Reference] | None = None
@@ -251,9 +253,12 @@ class EditRequest:
         ``ValueError`` where the claim has no ``evidence`` but a field other tools keep it in
         (``context``, ``document``, ...): read as it is, the claim would be checked against
         nothing, and called unsupported."""
+        text_name = "'text' or 'claim'"  # the field the claim is read from, for messages
         if isinstance(row, Mapping):
-            if "text" not in row and "claim" in row:
-                row = {**row, "text": row["claim"]}
+            if "text" in row:
+                text_name = "'text'"
+            elif "claim" in row:
+                row, text_name = {**row, "text": row["claim"]}, "'claim'"
             elsewhere = [k for k in _EVIDENCE_ELSEWHERE if row.get(k)]
             if "evidence" not in row and elsewhere:
                 at = f"{where}: " if where else ""
@@ -262,7 +267,7 @@ class EditRequest:
                     f"evidence from 'evidence', a list of passages (rename '{elsewhere[0]}', or "
                     "drop it to check the claim against retrieved evidence)"
                 )
-        return cls.from_obj(row, where)
+        return cls.from_obj(row, where, text_name)
 
     def for_editing(self, where: str, verify: str) -> EditRequest:
         """This request as an editor takes it: ``ValueError`` where it names ``cites``, which

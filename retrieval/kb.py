@@ -495,7 +495,8 @@ def build_kb(
         conn.commit()
         conn.close()
         if stats.documents == 0:
-            raise UsageError(f"no documents with text found in {str(source)!r}")
+            named = ", ".join(str(src) for src in sources)
+            raise UsageError(f"no documents with text found in {named}")
         os.replace(tmp, target)
     except BaseException:
         conn.close()

@@ -37,6 +37,15 @@ def test_claim_reads_as_the_text_and_a_missing_text_names_the_fields() -> None:
         as_request({"claim": "It is in Paris.", "id": 4})
     with pytest.raises(ValueError, match=r"^missing 'text'$"):
         EditRequest.from_obj({})
+    # a claim's messages name the field it was read from, or both it may be read from
+    with pytest.raises(ValueError, match=r"^claim 3: 'claim' is empty$"):
+        EditRequest.from_claim({"claim": " ", "evidence": EVIDENCE}, "claim 3")
+    with pytest.raises(ValueError, match=r"^'text' must be a string, not int$"):
+        EditRequest.from_claim({"text": 4, "claim": "x"})
+    with pytest.raises(ValueError, match=r"^missing 'text' or 'claim' \(its fields: 'id'\)$"):
+        EditRequest.from_claim({"id": 1})
+    with pytest.raises(ValueError, match=r"^expected an object with a 'text' or 'claim' field$"):
+        EditRequest.from_claim(3)
     # a batch wrapped in an object, as some APIs take it: how favakit takes several
     with pytest.raises(ValueError, match=r"'claims' holds a list: each text is an object of its "
                                          r"own, .*several go in a JSON array"):  # fmt: skip

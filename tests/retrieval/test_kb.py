@@ -183,6 +183,12 @@ def test_bad_input_names_the_record_and_leaves_nothing(tmp_path: Path) -> None:
     assert good.read_text(encoding="utf-8") == '{"title": "A", "text": "ok"}\n'
     build_kb(good, tmp_path / "kb.db")
     assert build_kb(good, tmp_path / "kb.db").documents == 1
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    with pytest.raises(UsageError) as caught:  # the files named as given, not as a list
+        build_kb([empty, empty], tmp_path / "e.db")
+    assert str(caught.value) == f"no documents with text found in {empty}, {empty}"
+    assert not (tmp_path / "e.db").exists()
 
 
 def test_files_that_start_with_a_byte_order_mark_read_as_without_one(tmp_path: Path) -> None:
