@@ -163,7 +163,12 @@ class Scorer:
         kb = self.retriever.kb
         missing = sorted({r["topic"] for r in self.rows if kb.resolve(r["topic"]) is None})
         if missing:
-            raise UsageError(f"{len(missing)} topic(s) not in {opts.kb}, e.g. {missing[:3]}")
+            named = ", ".join(repr(t) for t in missing[:3]) + (" ..." if len(missing) > 3 else "")
+            raise UsageError(
+                f"{len(missing)} topic(s) are not articles of {opts.kb}: {named}; each response "
+                "is judged against its topic's article: add those articles (favakit kb build) "
+                "or leave out their rows"
+            )
         if models:
             self._load(opts)
 
@@ -347,7 +352,7 @@ def _finish(out: Path, work: Path, result: dict[str, Any], summary: dict[str, An
     work.unlink()
     work.with_suffix(".json").unlink(missing_ok=True)  # its settings
     print(json.dumps(summary, indent=1))
-    print(f"wrote {out}; usage {result['usage']}", file=sys.stderr)
+    print(f"wrote {out}; usage {json.dumps(result['usage'])}", file=sys.stderr)
 
 
 def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, Any]:

@@ -43,7 +43,6 @@ run warns, keeps its last step and the threshold 0.5, and says so in ``checker.j
 
 from __future__ import annotations
 
-import glob
 import json
 import logging
 import math
@@ -61,7 +60,7 @@ from favakit.inference.checker import CONFIG_NAME, Checker
 from favakit.inference.evidence_reading import fit_evidence
 from favakit.records import output_folder, replace_folder, settle_folder
 from favakit.training import runtime
-from favakit.training.config import TrainConfig, validate_config
+from favakit.training.config import TrainConfig, data_files, validate_config
 from favakit.training.pairs import Pair, Prepared, pair_key, prepare
 
 __all__ = [
@@ -84,17 +83,6 @@ def _evidence_words(cfg: TrainConfig) -> int:
     """Evidence words that fit beside a claim in ``data.max_length`` tokens: what training shows
     and the piece size inference reads (stored in ``checker.json``)."""
     return max(32, int(cfg.data.max_length * 0.6))
-
-
-def data_files(spec: str) -> list[str]:
-    """The files of ``data.train_file`` (comma-separated files or globs), in order."""
-    files: list[str] = []
-    for part in (p.strip() for p in spec.split(",") if p.strip()):
-        found = sorted(glob.glob(part)) if any(c in part for c in "*?[") else [part]
-        if not found:
-            raise UsageError(f"data.train_file: {part!r} matches no file")
-        files += found
-    return files
 
 
 def _teacher(path: str) -> dict[str, float]:
@@ -277,7 +265,11 @@ def _read_data(cfg: TrainConfig, resume: bool) -> tuple[Path, list[str], Prepare
     if not cfg.data.train_file:
         raise UsageError("no training data: set data.train_file=FILE.jsonl[,FILE.jsonl...]")
     files = data_files(cfg.data.train_file)
-    dev_files = data_files(cfg.data.validation_file) if cfg.data.validation_file else []
+    dev_files = (
+        data_files(cfg.data.validation_file, "data.validation_file")
+        if cfg.data.validation_file
+        else []
+    )
     out = Path(cfg.output_dir)
     runtime.check_run_folder(out, (out / "model" / CONFIG_NAME).exists(),
                              (out / runtime.CHECKPOINT_DIR / "state.pt").exists(), resume)  # fmt: skip

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -172,6 +173,34 @@ def validate_config(cfg: TrainConfig) -> None:
     for ok, message in checks:
         if not ok:
             raise UsageError(message)
+    for key in ("train_file", "validation_file"):
+        _check_data(cfg, key)
+
+
+def data_files(spec: str, key: str = "data.train_file") -> list[str]:
+    """The files of a checker's ``data.train_file`` or ``data.validation_file`` (``key``):
+    comma-separated files or globs, in order."""
+    files: list[str] = []
+    for part in (p.strip() for p in spec.split(",") if p.strip()):
+        found = sorted(glob.glob(part)) if any(c in part for c in "*?[") else [part]
+        if not found:
+            raise UsageError(f"{key}: {part!r} matches no file")
+        files += found
+    return files
+
+
+def _check_data(cfg: TrainConfig, key: str) -> None:
+    """A data file the run would read is there and is a file (a checker's setting may name
+    several, or globs); else refused, as the run would refuse it once its model had loaded."""
+    spec = getattr(cfg.data, key)
+    if not spec:
+        return
+    for name in data_files(spec, f"data.{key}") if cfg.task == "checker" else [spec]:
+        path = Path(name)
+        if not path.exists():
+            raise UsageError(f"data.{key}: {name}: no such file")
+        if path.is_dir():
+            raise UsageError(f"data.{key}: {name} is a folder: give a JSONL file")
 
 
 def presets() -> list[str]:

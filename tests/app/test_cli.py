@@ -283,6 +283,30 @@ def test_train_options_are_read_or_refused_never_dropped(
         assert capsys.readouterr().err.strip() == f"favakit train: error: {message}"
 
 
+def test_train_dry_run_refuses_the_data_files_the_run_would_refuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--dry-run printed the config for a training file that is not there; the run refused it
+    a few seconds later. Each task's data settings, the checker's lists and globs too."""
+    good = tmp_path / "pairs.jsonl"
+    good.write_text("{}\n")
+    refused = [
+        ("tiny_cpu", f"data.train_file={tmp_path / 'none.jsonl'}",
+         f"data.train_file: {tmp_path / 'none.jsonl'}: no such file"),
+        ("minilm_detector", f"data.validation_file={tmp_path}",
+         f"data.validation_file: {tmp_path} is a folder: give a JSONL file"),
+        ("minilm_checker", f"data.train_file={good},{tmp_path / 'x*.jsonl'}",
+         f"data.train_file: '{tmp_path / 'x*.jsonl'}' matches no file"),
+        ("minilm_checker", f"data.validation_file={tmp_path / 'dev.jsonl'}",
+         f"data.validation_file: {tmp_path / 'dev.jsonl'}: no such file"),
+    ]  # fmt: skip
+    for preset, setting, message in refused:
+        assert main(["train", "--config", preset, setting, "--dry-run"]) == 2, setting
+        assert capsys.readouterr().err.strip() == f"favakit train: error: {message}"
+    assert main(["train", "--config", "minilm_checker", f"data.train_file={tmp_path}/*.jsonl",
+                 "--dry-run"]) == 0  # fmt: skip
+
+
 def test_an_optional_package_missing_where_no_guard_asked_is_named_with_its_extra(
     tmp_path: Path,
 ) -> None:

@@ -161,6 +161,21 @@ def test_unfinished_work_resumes_only_under_its_own_settings(kb: Path, tmp_path:
         _work_file(tmp_path, "factscore", opts)
 
 
+def test_topics_the_kb_lacks_are_named_before_any_model(kb: Path, tmp_path: Path) -> None:
+    from favakit.errors import UsageError
+    from favakit.eval.runs import ScoreOptions, Scorer
+
+    inp = tmp_path / "in.jsonl"
+    topics = ["Ada Lovelace", "Zed", "Ypsilon", "Xu", "Wim"]
+    inp.write_text("".join(json.dumps({"topic": t, "output": "x."}) + "\n" for t in topics))
+    opts = ScoreOptions(input=str(inp), kb=str(kb), out=str(tmp_path / "fs.json"), facts="rules")
+    with pytest.raises(UsageError) as caught:
+        Scorer(opts, models=False)
+    assert str(caught.value).startswith(
+        f"4 topic(s) are not articles of {kb}: 'Wim', 'Xu', 'Ypsilon' ...; each response"
+    )
+
+
 def test_bad_response_rows_are_named_by_their_lines(tmp_path: Path) -> None:
     """Rows were numbered by their place among rows, so a blank line put every later number out
     by one; and only the first bad row was named."""
