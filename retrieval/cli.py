@@ -208,6 +208,8 @@ def _search(args: argparse.Namespace) -> int:
 
     if (args.query is None) == (args.queries is None):
         raise UsageError("give either QUERY or --queries FILE.jsonl")
+    if args.query is not None and not args.query.strip():  # an unset shell variable, say
+        raise UsageError("the QUERY is empty: give the words to search for")
 
     def query_row(row: dict[str, Any], lineno: int, where: str) -> tuple[Any, str]:
         if not isinstance(row.get("query"), str):

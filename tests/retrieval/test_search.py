@@ -150,3 +150,21 @@ def test_editor_evidence_adds_the_article_of_each_name_that_opens_a_sentence(
     assert len(titles) == len({h.key for h in ev})  # each passage once
     # without the names' articles, the best passage by words alone
     assert len(editor_evidence(text, searcher, k=1, entity_passage=False)) == 1
+
+
+def test_the_search_command_refuses_an_empty_query(
+    indexes: dict[str, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty QUERY (an unset shell variable) printed nothing and exited 0."""
+    from favakit.cli import main
+
+    for query in ("", "  "):
+        assert main(["search", "--index", str(indexes["bm25"]), query]) == 2
+        said = capsys.readouterr()
+        assert (
+            said.err.strip()
+            == ("favakit search: error: the QUERY is empty: give the words to search for")
+            and not said.out
+        )
+    assert main(["search", "--index", str(indexes["bm25"]), "Saturn rings"]) == 0
+    assert '"title": "Saturn"' in capsys.readouterr().out
