@@ -57,6 +57,9 @@ def _rows(
     """The one text given on the command line (id "0"), or the rows of ``--input``."""
     if path is not None:
         return read(path)
+    if one is not None and not one.strip():  # an unset shell variable, say
+        named = "CLAIM" if command == "verify" else "TEXT"
+        raise UsageError(f"the {named} is empty: give the text to {command}")
     _refuse_a_file_name(one, command)
     try:
         return [("0", make())]

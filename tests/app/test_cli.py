@@ -358,6 +358,9 @@ def test_verify_takes_the_claim_as_edit_takes_its_text(
         (["verify", "x", "--input", "rows.jsonl"], "give either a CLAIM (with --evidence) or"),
         (["verify", "-"], "CLAIM '-' reads the claim from standard input, and it was empty"),
         (["verify", "notes.txt"], "favakit verify - < notes.txt reads it from standard input"),
+        (["verify", " ", "--evidence", "x"], "error: the CLAIM is empty: give the text to verify"),
+        (["verify", "--claim", "", "--evidence", "x"], "error: the CLAIM is empty: give the "),
+        (["edit", ""], "favakit edit: error: the TEXT is empty: give the text to edit"),
     ]:
         monkeypatch.setattr(sys, "stdin", io.StringIO(""))
         assert main(argv) == 2, argv
