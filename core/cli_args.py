@@ -12,7 +12,16 @@ import argparse
 import math
 from collections.abc import Iterable
 
-__all__ = ["changed_options", "non_negative", "positive", "probability", "share"]
+__all__ = [
+    "changed_options",
+    "non_negative",
+    "non_negative_int",
+    "port",
+    "positive",
+    "positive_int",
+    "probability",
+    "share",
+]
 
 
 def changed_options(
@@ -62,4 +71,35 @@ def non_negative(value: str) -> float:
     number = _number(value)
     if number < 0 or math.isinf(number):
         raise argparse.ArgumentTypeError(f"{value}: give a finite number of 0 or more")
+    return number
+
+
+def _whole(value: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+
+
+def positive_int(value: str) -> int:
+    """A whole number of 1 or more (a count of rows, passages, tokens; a batch's size)."""
+    number = _whole(value)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value}: give a whole number of 1 or more")
+    return number
+
+
+def non_negative_int(value: str) -> int:
+    """A whole number of 0 or more (a limit whose 0 means none)."""
+    number = _whole(value)
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{value}: give a whole number of 0 or more")
+    return number
+
+
+def port(value: str) -> int:
+    """A TCP port to listen on: 1 to 65535."""
+    number = _whole(value)
+    if not 1 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: give a number from 1 to 65535")
     return number

@@ -18,6 +18,8 @@ import argparse
 from dataclasses import dataclass, replace
 from typing import Any
 
+from favakit.cli_args import positive_int
+
 __all__ = ["BACKENDS", "DTYPES", "ClientSpec", "add_model_options"]
 
 #: where generation runs: vLLM or transformers in this process (auto: vLLM when installed)
@@ -133,6 +135,6 @@ def add_model_options(
     )
     if max_batch is not None:
         g.add_argument(
-            "--max-batch", type=int, default=max_batch, help="prompts generated together"
+            "--max-batch", type=positive_int, default=max_batch, help="prompts generated together"
         )
     return g

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from favakit.cli_args import positive_int
 from favakit.distributed import add_ray_options, ray_options
 from favakit.inference.options import (
     add_gate_options,
@@ -163,9 +164,11 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
         help="atomic facts from the model shown --demos (FActScore's way), or by rules: "
         "sentences, clauses and list items with pronouns resolved to the topic",
     )
-    f.add_argument("-k", type=int, default=5, help="passages per fact")
+    f.add_argument("-k", type=positive_int, default=5, help="passages per fact")
     add_judge_options(f, "fact")
     f.add_argument("--retrieval", default="bm25", choices=["bm25", "dense"])
     f.add_argument("--cache", default=None, help="sqlite cache of judge/LLM answers")
-    f.add_argument("--batch", type=int, default=16, help="responses per batch (and checkpoint)")
-    f.add_argument("--max-batch", type=int, default=8, help="prompts generated together")
+    f.add_argument(
+        "--batch", type=positive_int, default=16, help="responses per batch (and checkpoint)"
+    )
+    f.add_argument("--max-batch", type=positive_int, default=8, help="prompts generated together")

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.citations import parse_cites
-from favakit.cli_args import positive
+from favakit.cli_args import non_negative_int, port, positive, positive_int
 from favakit.contracts import EditRequest
 from favakit.distributed import RayOptions, add_ray_options, ray_options
 from favakit.errors import UsageError
@@ -219,7 +219,11 @@ def configure_edit(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--topic", default=None, help="with TEXT: what the text is about")
     parser.add_argument(
-        "--limit", type=int, default=0, metavar="N", help="with --input: the first N rows only"
+        "--limit",
+        type=non_negative_int,
+        default=0,
+        metavar="N",
+        help="with --input: the first N rows only (0: all)",
     )
     parser.add_argument(
         "--evidence", action="append", default=None, metavar="PASSAGE",
@@ -289,10 +293,10 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     add_gate_options(parser)
     s = parser.add_argument_group("server")
     s.add_argument("--host", default="127.0.0.1", help="address to bind (default: this machine)")
-    s.add_argument("--port", type=int, default=8080)
+    s.add_argument("--port", type=port, default=8080)
     s.add_argument("--api-key", default=None, help="require this key (or set FAVAKIT_API_KEY)")
-    s.add_argument("--max-chars", type=int, default=20_000, help="characters per text")
-    s.add_argument("--max-texts", type=int, default=64, help="texts per request")
+    s.add_argument("--max-chars", type=positive_int, default=20_000, help="characters per text")
+    s.add_argument("--max-texts", type=positive_int, default=64, help="texts per request")
     s.add_argument("--timeout", type=positive, default=600.0, help="seconds per request")
     add_http_options(s, max_body_bytes=4_000_000)
     s.add_argument(

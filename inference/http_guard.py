@@ -29,7 +29,7 @@ from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from favakit.cli_args import positive
+from favakit.cli_args import positive, positive_int
 
 __all__ = [
     "HttpLimits",
@@ -71,7 +71,7 @@ def add_http_options(group: Any, max_body_bytes: int) -> None:
         "address, and the loopback names when it is loopback; any name when bound to 0.0.0.0",
     )  # fmt: skip
     group.add_argument(
-        "--max-pending", type=int, default=HttpLimits.max_pending,
+        "--max-pending", type=positive_int, default=HttpLimits.max_pending,
         help="requests worked on at once; more are answered 503 with Retry-After",
     )  # fmt: skip
     group.add_argument(

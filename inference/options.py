@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from favakit.cli_args import changed_options, probability
+from favakit.cli_args import changed_options, positive_int, probability
 from favakit.errors import UsageError
 from favakit.spec import BACKENDS, add_model_options
 
@@ -75,7 +75,7 @@ def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing"
     e.add_argument("--index", action="append", default=None, help="index folder(s) for evidence")
     e.add_argument(
         "-k",
-        type=int,
+        type=positive_int,
         default=None,
         help="evidence passages per text (default 2 for the shipped editor, which was trained "
         "with 1-2 references; else 5)",
@@ -88,13 +88,13 @@ def add_editor_options(parser: argparse.ArgumentParser, editing: str = "editing"
     )
     e.add_argument(
         "--window-chars",
-        type=int,
+        type=positive_int,
         default=_EDITING_DEFAULT["window_chars"],
         help="longer texts are edited in windows",
     )
     e.add_argument(
         "--max-new-tokens",
-        type=int,
+        type=positive_int,
         default=_EDITING_DEFAULT["max_new_tokens"],
         help="most tokens generated per window",
     )

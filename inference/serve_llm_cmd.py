@@ -7,7 +7,14 @@ import argparse
 import os
 import sys
 
-from favakit.cli_args import changed_options, non_negative, positive
+from favakit.cli_args import (
+    changed_options,
+    non_negative,
+    non_negative_int,
+    port,
+    positive,
+    positive_int,
+)
 from favakit.errors import UsageError
 from favakit.inference.http_guard import add_http_options
 from favakit.spec import ClientSpec
@@ -66,9 +73,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
     )
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=port, default=8000)
     parser.add_argument(
-        "--max-batch", type=int, default=None,
+        "--max-batch", type=positive_int, default=None,
         help="requests generated together (hf: default 8; vllm: --max-num-seqs, vLLM's default)",
     )  # fmt: skip
     parser.add_argument(
@@ -94,9 +101,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="virtual environment with vLLM (default: $FAVAKIT_VLLM_ENV, else ./.venv-vllm; "
         "`make vllm` creates it)",
     )  # fmt: skip
-    v.add_argument("--max-lora-rank", type=int, default=64, help="vLLM's LoRA rank limit")
+    v.add_argument("--max-lora-rank", type=positive_int, default=64, help="vLLM's LoRA rank limit")
     v.add_argument(
-        "--reserved-cpus", type=int, default=None,
+        "--reserved-cpus", type=non_negative_int, default=None,
         help="CPU build: cores kept out of vLLM's compute threads for its scheduler (vLLM's "
         "default 1; 0 computes on every core)",
     )  # fmt: skip
@@ -106,10 +113,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "is slow) instead of as a LoRA module",
     )  # fmt: skip
     v.add_argument(
-        "--max-model-len", type=int, default=2048, help="context length vLLM reserves per sequence"
+        "--max-model-len",
+        type=positive_int,
+        default=2048,
+        help="context length vLLM reserves per sequence",
     )
     v.add_argument(
-        "--kv-cache-gb", type=int, default=2,
+        "--kv-cache-gb", type=positive_int, default=2,
         help="KV cache on the CPU, whole GiB (VLLM_CPU_KVCACHE_SPACE; a GPU sizes its own)",
     )  # fmt: skip
     parser.set_defaults(func=_serve_llm, backend_options={"hf": _options(h), "vllm": _options(v)})

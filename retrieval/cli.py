@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from favakit.cli_args import changed_options
+from favakit.cli_args import changed_options, positive_int
 from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
@@ -101,12 +101,15 @@ def configure_kb(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-tokens",
-        type=int,
+        type=positive_int,
         default=None,
         help=f"passage budget in tokens (default {KB_MAX_TOKENS})",
     )
     p.add_argument(
-        "--max-words", type=int, default=None, help="passage budget in words instead (DPR: 100)"
+        "--max-words",
+        type=positive_int,
+        default=None,
+        help="passage budget in words instead (DPR: 100)",
     )
     p.add_argument(
         "--tokenizer",
@@ -185,18 +188,25 @@ def configure_index(parser: argparse.ArgumentParser) -> None:
         "dense and a BM25 index together at search, edit or verify to fuse them",
     )
     p.add_argument(
-        "--shard-size", type=int, default=None, help="passages per embedding shard (default 20000)"
+        "--shard-size",
+        type=positive_int,
+        default=None,
+        help="passages per embedding shard (default 20000)",
     )
     p.add_argument(
         "--shard",
         default=None,
         help="i/n: embed only shards k with k %% n == i (split across machines)",
     )
-    p.add_argument("--batch-size", type=int, default=None, help="passages a pass (default 64)")
+    p.add_argument(
+        "--batch-size", type=positive_int, default=None, help="passages a pass (default 64)"
+    )
     p.add_argument(
         "--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)"
     )
-    p.add_argument("--nlist", type=int, default=None, help="IVF clusters (default about 4*sqrt(n))")
+    p.add_argument(
+        "--nlist", type=positive_int, default=None, help="IVF clusters (default about 4*sqrt(n))"
+    )
     p.add_argument("-q", "--quiet", action="store_true", help="no progress bars")
     add_ray_options(p)
     p.set_defaults(func=_index_build)
@@ -262,7 +272,9 @@ def configure_search(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also fuse in articles whose title occurs in the query",
     )
-    parser.add_argument("--batch-size", type=int, default=64, help="queries encoded together")
+    parser.add_argument(
+        "--batch-size", type=positive_int, default=64, help="queries encoded together"
+    )
     parser.add_argument(
         "--device",
         default=None,

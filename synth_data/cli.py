@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from favakit.cli_args import changed_options
+from favakit.cli_args import changed_options, non_negative_int, positive_int, probability
 from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
@@ -179,7 +179,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="share of passages for the LLM with --inserter mix",
     )
     p.add_argument(
-        "--llm-concurrency", type=int, default=_DEFAULT["llm_concurrency"],
+        "--llm-concurrency", type=positive_int, default=_DEFAULT["llm_concurrency"],
         help="LLM requests in flight",
     )  # fmt: skip
     p.add_argument(
@@ -192,7 +192,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         help="stop after trying this many passages (0: no cap)",
     )
     p.add_argument(
-        "--batch", type=int, default=32, help="passages handled together (LLM stages run batched)"
+        "--batch",
+        type=positive_int,
+        default=32,
+        help="passages handled together (LLM stages run batched)",
     )
     p.add_argument(
         "--shard", default=None, help="i/n: this machine's share of the job (see docs/synth.md)"
@@ -207,16 +210,22 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "passages); with it, --references is the most distractors (0..N drawn per example)",
     )
     w.add_argument(
-        "--window-words", type=int, default=_DEFAULT["window_words"], help="most words in a window"
+        "--window-words",
+        type=positive_int,
+        default=_DEFAULT["window_words"],
+        help="most words in a window",
     )
     w.add_argument(
         "--context-words",
-        type=int,
+        type=positive_int,
         default=_DEFAULT["context_words"],
         help="the gold reference: the window and its neighbouring sentences, at most this long",
     )
     w.add_argument(
-        "--distractor-words", type=int, default=50, help="distractor references cut to this length"
+        "--distractor-words",
+        type=non_negative_int,
+        default=50,
+        help="distractor references cut to this length (0: whole)",
     )
     w.add_argument(
         "--no-error-fraction",
@@ -253,11 +262,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--dev-sources", default="", help="sources held out as validation.jsonl, comma-separated"
     )
     p.add_argument(
-        "--evidence-words", type=int, default=220,
+        "--evidence-words", type=positive_int, default=220,
         help="the document cut to the words nearest the texts (default 220)",
     )  # fmt: skip
     p.add_argument(
-        "--max-changed", type=float, default=0.5,
+        "--max-changed", type=probability, default=0.5,
         help="skip rows with more than this share of words changed (default 0.5)",
     )  # fmt: skip
     p.add_argument("--template", default="favakit", choices=["favakit", "fava"])
@@ -277,7 +286,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--max-passages", type=int, default=4, help="most evidence passages per pair")
     p.add_argument(
-        "--lowercase", type=float, default=0.3, help="share of pairs with lower-cased evidence"
+        "--lowercase",
+        type=probability,
+        default=0.3,
+        help="share of pairs with lower-cased evidence",
     )
     p.add_argument(
         "--kinds",

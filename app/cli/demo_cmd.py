@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from favakit.cli_args import non_negative_int
+
 __all__ = ["configure"]
 
 
@@ -27,7 +29,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="runs/demo", help="folder for the KB, index and views")
     parser.add_argument("--adapter", default=None, help="another editor adapter (default: shipped)")
     parser.add_argument("--model", default="", help="another base model")
-    parser.add_argument("--limit", type=int, default=0, help="edit only the first N texts")
+    parser.add_argument(
+        "--limit", type=non_negative_int, default=0, help="edit only the first N texts (0: all)"
+    )
     parser.add_argument(
         "--backend",
         default="generative",

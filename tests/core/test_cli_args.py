@@ -10,7 +10,15 @@ from collections.abc import Callable
 
 import pytest
 
-from favakit.cli_args import non_negative, positive, probability, share
+from favakit.cli_args import (
+    non_negative,
+    non_negative_int,
+    port,
+    positive,
+    positive_int,
+    probability,
+    share,
+)
 
 
 @pytest.mark.parametrize(
@@ -45,6 +53,71 @@ def test_the_commands_refuse_numbers_out_of_range() -> None:
             [sys.executable, "-m", "favakit", *args], capture_output=True, text=True, timeout=120
         )
         assert got.returncode == 2 and said in got.stderr, (args, got.stderr)
+
+
+@pytest.mark.parametrize(
+    ("kind", "good", "bad"),
+    [
+        (positive_int, ["1", "64"], ["0", "-3", "1.5", "x", ""]),
+        (non_negative_int, ["0", "7"], ["-1", "2.0", "nan"]),
+        (port, ["1", "8080", "65535"], ["0", "65536", "-80", "http"]),
+    ],
+)
+def test_each_whole_number_type_keeps_its_range(
+    kind: Callable[[str], int], good: list[str], bad: list[str]
+) -> None:
+    for value in good:
+        assert kind(value) == int(value)
+    for value in bad:
+        with pytest.raises(argparse.ArgumentTypeError):
+            kind(value)
+
+
+def test_counts_sizes_and_ports_are_refused_before_anything_runs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each of these ran: `edit --limit -1` left out the last row (rows[:-1]), `--max-batch 0`,
+    `kb build --max-tokens 0` and `serve --port 70000` ended in a traceback, `edit -k 0` and
+    `--max-new-tokens 0` edited with no evidence or no tokens, `serve --max-chars 0` started
+    a server that refused every text, `synth run --batch 0` and `--distractor-words -1` ran."""
+    from favakit.cli import main
+
+    for args, said in (
+        (["edit", "--input", "x.jsonl", "--limit", "-1"], "argument --limit: -1: give a whole "
+         "number of 0 or more"),
+        (["edit", "x", "-k", "0"], "argument -k: 0: give a whole number of 1 or more"),
+        (["edit", "x", "--max-new-tokens", "0"], "argument --max-new-tokens: 0"),
+        (["edit", "x", "--window-chars", "-5"], "argument --window-chars: -5"),
+        (["edit", "x", "--max-batch", "0"], "argument --max-batch: 0"),
+        (["demo", "--limit", "-2"], "argument --limit: -2"),
+        (["serve", "--max-chars", "0"], "argument --max-chars: 0"),
+        (["serve", "--max-texts", "-1"], "argument --max-texts: -1"),
+        (["serve", "--max-pending", "0"], "argument --max-pending: 0"),
+        (["serve", "--port", "70000"], "argument --port: 70000 is not a port: give a number "
+         "from 1 to 65535"),
+        (["serve-llm", "--port", "0"], "argument --port: 0 is not a port"),
+        (["serve-llm", "--kv-cache-gb", "0"], "argument --kv-cache-gb: 0"),
+        (["kb", "build", "--input", "a", "--out", "b", "--max-tokens", "0"],
+         "argument --max-tokens: 0"),
+        (["kb", "build", "--input", "a", "--out", "b", "--max-words", "x"],
+         "argument --max-words: 'x' is not a whole number"),
+        (["index", "build", "--kb", "a", "--out", "b", "--nlist", "0"], "argument --nlist: 0"),
+        (["search", "--index", "a", "--queries", "q", "--batch-size", "0"],
+         "argument --batch-size: 0"),
+        (["eval", "factscore", "--input", "a", "--kb", "b", "--out", "c", "--batch", "0"],
+         "argument --batch: 0"),
+        (["synth", "run", "--kb", "a", "--out", "b", "--batch", "0"], "argument --batch: 0"),
+        (["synth", "run", "--kb", "a", "--out", "b", "--distractor-words", "-1"],
+         "argument --distractor-words: -1: give a whole number of 0 or more"),
+        (["synth", "claims", "--kb", "a", "--out", "b", "--lowercase", "-1"],
+         "argument --lowercase: -1 is not a probability"),
+        (["synth", "from-edits", "--input", "a", "--out", "b", "--max-changed", "3"],
+         "argument --max-changed: 3 is not a probability"),
+    ):  # fmt: skip
+        with pytest.raises(SystemExit) as stop:
+            main(args)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and said in err.splitlines()[-1], (args, err)
 
 
 def test_open_verifier_refuses_a_threshold_outside_0_to_1() -> None:
