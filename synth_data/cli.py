@@ -187,7 +187,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-passages",
-        type=int,
+        type=non_negative_int,
         default=0,
         help="stop after trying this many passages (0: no cap)",
     )

@@ -79,7 +79,8 @@ def test_counts_sizes_and_ports_are_refused_before_anything_runs(
     """Each of these ran: `edit --limit -1` left out the last row (rows[:-1]), `--max-batch 0`,
     `kb build --max-tokens 0` and `serve --port 70000` ended in a traceback, `edit -k 0` and
     `--max-new-tokens 0` edited with no evidence or no tokens, `serve --max-chars 0` started
-    a server that refused every text, `synth run --batch 0` and `--distractor-words -1` ran."""
+    a server that refused every text, `synth run --batch 0` and `--distractor-words -1` ran, and `--max-passages -1` made
+    nothing."""
     from favakit.cli import main
 
     for args, said in (
@@ -107,6 +108,8 @@ def test_counts_sizes_and_ports_are_refused_before_anything_runs(
         (["eval", "factscore", "--input", "a", "--kb", "b", "--out", "c", "--batch", "0"],
          "argument --batch: 0"),
         (["synth", "run", "--kb", "a", "--out", "b", "--batch", "0"], "argument --batch: 0"),
+        (["synth", "run", "--kb", "a", "--out", "b", "--max-passages", "-1"],
+         "argument --max-passages: -1"),
         (["synth", "run", "--kb", "a", "--out", "b", "--distractor-words", "-1"],
          "argument --distractor-words: -1: give a whole number of 0 or more"),
         (["synth", "claims", "--kb", "a", "--out", "b", "--lowercase", "-1"],
