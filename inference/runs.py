@@ -351,8 +351,11 @@ def run_rows(
         written = appender.noted if appender is not None else set()
         todo = [(i, r) for i, r in rows if appender is None or i not in appender]
         if appender is not None and len(todo) < len(rows):
+            # whose they are, since a finished file is not read again: a run with another
+            # judge or model would otherwise only say that nothing is left to do
+            by = f" (their {same}: {', '.join(sorted(written))})" if same and written else ""
             print(
-                f"favakit {desc}: {len(rows) - len(todo)} id(s) already in {output}",
+                f"favakit {desc}: {len(rows) - len(todo)} id(s) already in {output}{by}",
                 file=sys.stderr,
             )
         weights = [row_work(r) for _, r in todo] if progress else None

@@ -103,3 +103,22 @@ def test_a_run_resumed_with_another_judge_is_refused_before_it_writes(tmp_path: 
     assert [json.loads(line)["judge"] for line in out.read_text().splitlines()] == ["minilm"] * 2
     runs.run_rows(rows, judge("minilm"), output=str(out), same="judge")  # the same judge resumes
     assert len(out.read_text().splitlines()) == 4
+
+
+def test_a_finished_output_says_whose_rows_it_holds(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A finished file gives another judge no result to compare: `verify --judge X` said only
+    that nothing was left to do, and the verdicts it left were another judge's."""
+
+    def judge(name: str) -> Any:
+        return lambda: lambda reqs: [{"supported": True, "judge": name} for _ in reqs]
+
+    rows = [(str(i), EditRequest(f"claim {i}")) for i in range(2)]
+    out = tmp_path / "verdicts.jsonl"
+    runs.run_rows(rows, judge("minilm"), output=str(out), same="judge")
+    capsys.readouterr()
+    assert runs.run_rows(rows, judge("mpnet"), output=str(out), same="judge", desc="verify") == []
+    assert capsys.readouterr().err == (
+        f"favakit verify: 2 id(s) already in {out} (their judge: minilm)\n"
+    )
