@@ -20,6 +20,7 @@ This module is torch-free and imports only the standard library, :mod:`favakit.p
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypedDict, Union, runtime_checkable
@@ -152,6 +153,12 @@ class Verdict(_VerdictRequired, total=False):
     evidence: list[Passage]
 
 
+def _visible(text: str) -> bool:
+    """Whether ``text`` shows anything: a character that is neither white space nor a control
+    or format character (a zero-width space, a byte-order mark)."""
+    return any(not ch.isspace() and unicodedata.category(ch) not in ("Cc", "Cf") for ch in text)
+
+
 def _batch_hint(obj: Mapping[str, Any]) -> str:
     """For an object that wraps a batch (``{"claims": [...]}``, as some APIs take it): how
     favakit takes several, else ``""``."""
@@ -192,8 +199,9 @@ class EditRequest:
         text = obj.get("text")
         if not isinstance(text, str):
             raise ValueError(f"{at}{text_name} must be a string, not {type(text).__name__}")
-        if not text.strip():
-            raise ValueError(f"{at}{text_name} is empty")
+        if not _visible(text):
+            hidden = " (it holds only invisible characters)" if text.strip() else ""
+            raise ValueError(f"{at}{text_name} is empty{hidden}")
         for key in ("topic", "prompt"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
                 raise ValueError(f"{at}'{key}' must be a string")
@@ -220,7 +228,7 @@ class EditRequest:
             for n, ref in enumerate(refs):
                 _valid_text(ref.text, f"{at}'evidence' item {n}")
                 _valid_text(ref.title, f"{at}'evidence' item {n} title")
-            refs = [ref for ref in refs if ref.text.strip()]
+            refs = [ref for ref in refs if _visible(ref.text)]
         cites = parse_cites(obj.get("cites"), where)
         return cls(text, obj.get("topic"), obj.get("prompt"), refs, cites)
 

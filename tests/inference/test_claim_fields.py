@@ -16,6 +16,7 @@ import pytest
 
 from favakit.contracts import EditRequest, as_claim, as_request
 from favakit.errors import UsageError
+from favakit.prompts import Reference
 
 EVIDENCE = ["The Eiffel Tower is a wrought-iron lattice tower in Paris, France."]
 
@@ -40,6 +41,12 @@ def test_claim_reads_as_the_text_and_a_missing_text_names_the_fields() -> None:
     # a claim's messages name the field it was read from, or both it may be read from
     with pytest.raises(ValueError, match=r"^claim 3: 'claim' is empty$"):
         EditRequest.from_claim({"claim": " ", "evidence": EVIDENCE}, "claim 3")
+    with pytest.raises(ValueError, match=r"^'text' is empty \(it holds only invisible "
+                                         r"characters\)$"):  # fmt: skip
+        EditRequest.from_claim({"text": "\u200b\ufeff \u200b", "evidence": EVIDENCE})
+    assert EditRequest.from_obj({"text": "x", "evidence": ["\u200b", "y"]}).evidence == [
+        Reference("y")
+    ]  # a passage that shows nothing is dropped as a blank one is
     with pytest.raises(ValueError, match=r"^'text' must be a string, not int$"):
         EditRequest.from_claim({"text": 4, "claim": "x"})
     with pytest.raises(ValueError, match=r"^missing 'text' or 'claim' \(its fields: 'id'\)$"):
