@@ -108,6 +108,10 @@ def _given_evidence(args: argparse.Namespace, one: str) -> list[Any] | None:
 
 def _evidence_file(name: str) -> dict[str, str]:
     path = Path(name)
+    if path.is_dir():
+        raise UsageError(f"--evidence-file {name} is a folder: give one file per passage "
+                         f"(--evidence-file {path / 'a.md'} --evidence-file ...), or build a "
+                         "knowledge source from the folder (favakit kb build) for --kb")  # fmt: skip
     if not path.is_file():
         raise UsageError(f"--evidence-file {name}: no such file")
     from favakit.records import document_text

@@ -384,6 +384,18 @@ def test_evidence_from_a_file_and_given_evidence_never_silently_ignored(tmp_path
     assert got.returncode == 2 and "latin.txt: not UTF-8; re-encode it as UTF-8" in got.stderr
 
 
+def test_a_folder_given_as_an_evidence_file_is_named_as_one(tmp_path: Path) -> None:
+    """It was called "no such file", which a folder that is there plainly is not."""
+    from favakit.errors import UsageError
+    from favakit.inference.cli import _evidence_file
+
+    with pytest.raises(UsageError, match=rf"--evidence-file {tmp_path} is a folder: give one "
+                                         r"file per passage"):  # fmt: skip
+        _evidence_file(str(tmp_path))
+    with pytest.raises(UsageError, match=r"missing.txt: no such file$"):
+        _evidence_file(str(tmp_path / "missing.txt"))
+
+
 @pytest.mark.slow
 def test_the_html_page_goes_into_a_folder_not_made_yet(tmp_path: Path) -> None:
     """`--format html --output new/page.html` failed with a traceback after the work was done;
