@@ -203,7 +203,9 @@ def numbered_jsonl(
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
             if allow_truncated_tail and not line.endswith("\n"):
-                log.warning("%s:%d: ignoring a truncated last line", p, lineno)
+                log.warning(
+                    "%s:%d: a truncated last line (a write cut short) is left out", p, lineno
+                )
                 return
             raise RecordError(
                 f"{p}:{lineno}: invalid JSON ({exc.msg}){_not_jsonl_hint(p)}"
@@ -380,10 +382,15 @@ def _written(path: PathLike, key: str, field: str | None) -> tuple[set[str], set
     """The ids of the rows already in a JSONL output, and the values of their ``field``."""
     ids: set[str] = set()
     values: set[str] = set()
-    if Path(path).exists():
-        for row in read_jsonl(path, allow_truncated_tail=True):
-            if key in row:
-                ids.add(str(row[key]))
+    p = Path(path)
+    if p.exists():
+        for number, row in numbered_jsonl(p, allow_truncated_tail=True):
+            if key not in row:
+                raise RecordError(
+                    f"{p}:{number}: a row without {key!r}: it is not an output this command "
+                    "writes (each of its rows has one); give another output file"
+                )
+            ids.add(str(row[key]))
             if field is not None and row.get(field) is not None:
                 values.add(str(row[field]))
     return ids, values
@@ -560,15 +567,61 @@ def _lock_for_writing(fh: IO[str], path: Path) -> None:
         log.debug("%s: not locked (%s)", path, exc)
 
 
-def refuse_output_in_use(path: PathLike) -> None:
+def refuse_output_in_use(path: PathLike, key: str = "id") -> None:
     """``RecordError`` when another run is appending to ``path`` now (:class:`JsonlAppender`'s
-    lock): what a long job asks before it loads its models, so that it fails in a second, not
-    after minutes of loading."""
+    lock), or when ``path`` is not an output such a run writes (:func:`_refuse_not_an_output`):
+    what a long job asks before it loads its models, so that it fails in a second, not after
+    minutes of loading."""
     p = Path(path)
     if not p.is_file():
         return
     with p.open("a", encoding="utf-8") as fh:
         _lock_for_writing(fh, p)  # released as the file closes
+    _refuse_not_an_output(p, key)
+
+
+def _refuse_not_an_output(path: Path, key: str) -> None:
+    """``RecordError`` where ``path`` is not a JSONL output of rows keyed by ``key`` (a user's
+    notes, a dataset, a JSON array, UTF-16 text): read from its first row and its last line, and
+    refused before anything in it changes (its last line once went as a crash's half row)."""
+    if not path.is_file() or not path.stat().st_size:
+        return
+    not_ours = "is not an output this command writes"
+    if _has_utf16_mark(path):
+        raise RecordError(f"{path} is UTF-16 text, and favakit's outputs are UTF-8 (appending "
+                          "would garble it); give another output file")  # fmt: skip
+    if _first_character(path, utf16=False) == "[":
+        raise RecordError(f"{path} holds a JSON array: it {not_ours} (JSON Lines: one object "
+                          "per line); give another output file")  # fmt: skip
+    tail = _unended_line(path)
+    if tail is not None and tail.strip() and not tail.lstrip(b" \t\r").startswith(b"{"):
+        raise RecordError(f"{path}: its last line does not open a JSON object, so it {not_ours} "
+                          "(its rows are JSON objects, one per line); give another output file")  # fmt: skip
+    for number, row in numbered_jsonl(path, allow_truncated_tail=True):
+        if key not in row:
+            raise RecordError(f"{path}:{number}: a row without {key!r}: it {not_ours} (each of "
+                              "its rows has one); give another output file")  # fmt: skip
+        break  # the first row says whose the file is; the rest are read as it is resumed
+
+
+def _unended_line(path: Path) -> bytes | None:
+    """The bytes of the file's last line where it has no newline (a write cut short by a crash,
+    or a file favakit did not write), else None."""
+    with path.open("rb") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:
+            return None
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return None
+        block = min(size, 1 << 20)
+        while True:
+            fh.seek(size - block)
+            data = fh.read(block)
+            cut = data.rfind(b"\n")
+            if cut >= 0 or block == size:
+                return data[cut + 1 :]
+            block = min(size, block * 2)
 
 
 class JsonlAppender:
@@ -604,8 +657,11 @@ class JsonlAppender:
         fh = self.path.open("a", encoding="utf-8")
         try:
             _lock_for_writing(fh, self.path)
-            self._drop_truncated_tail()
+            _refuse_not_an_output(self.path, self.key)  # before anything in it changes
+            tail = _unended_line(self.path)
             self.done, self.noted = _written(self.path, self.key, self.note)
+            if tail is not None:
+                self._mend(fh, tail)
         except BaseException:
             fh.close()
             raise
@@ -621,27 +677,19 @@ class JsonlAppender:
     def __len__(self) -> int:
         return len(self.done)
 
-    def _drop_truncated_tail(self) -> None:
-        """A crash mid-write leaves a last line without newline: cut it so appends stay valid."""
-        with self.path.open("rb+") as fh:
-            fh.seek(0, os.SEEK_END)
-            size = fh.tell()
-            if size == 0:
-                return
-            fh.seek(size - 1)
-            if fh.read(1) == b"\n":
-                return
-            block = min(size, 1 << 20)
-            while True:
-                fh.seek(size - block)
-                data = fh.read(block)
-                cut = data.rfind(b"\n")
-                if cut >= 0 or block == size:
-                    keep = size - block + cut + 1 if cut >= 0 else 0
-                    break
-                block = min(size, block * 2)
-            log.warning("%s: removing a truncated last line (%d bytes)", self.path, size - keep)
-            fh.truncate(keep)
+    def _mend(self, fh: IO[str], tail: bytes) -> None:
+        """End a last line that lacks its newline: a whole row gets the newline (it was read
+        as done), a row cut short is removed (it will be made again)."""
+        try:
+            whole = isinstance(json.loads(tail), dict)
+        except ValueError:  # JSONDecodeError, or bytes that are not UTF-8
+            whole = False
+        if whole:
+            fh.write("\n")
+            fh.flush()
+            return
+        with self.path.open("rb+") as raw:
+            raw.truncate(raw.seek(0, os.SEEK_END) - len(tail))
 
     def append(self, item: Record | Mapping[str, Any]) -> None:
         if self._fh is None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -291,6 +292,45 @@ def test_appender_truncated_only_line(tmp_path: Path) -> None:
         assert len(out) == 0
         out.append({"id": "y"})
     assert [json.loads(x)["id"] for x in path.read_text().splitlines()] == ["y"]
+
+
+def test_appender_keeps_a_whole_last_row_that_lacks_only_its_newline(tmp_path: Path) -> None:
+    """The row was read as done and then cut as if truncated: it was never made again."""
+    path = tmp_path / "run.jsonl"
+    path.write_text('{"id": "a"}\n{"id": "b"}')
+    with JsonlAppender(path) as out:
+        assert out.done == {"a", "b"}
+        out.append({"id": "c"})
+    assert path.read_text() == '{"id": "a"}\n{"id": "b"}\n{"id": "c"}\n'
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        (b"line one\nmy notes, with no newline at the end", "its last line does not open a JSON"),
+        (b"some notes\n", "run.jsonl:1: invalid JSON"),
+        (
+            b'{"title": "A", "text": "x"}\n',
+            "run.jsonl:1: a row without 'id': it is not an output",
+        ),
+        (b'[{"id": "a"}]', "holds a JSON array: it is not an output this command writes"),
+        ('{"id": "a"}\n'.encode("utf-16"), "is UTF-16 text, and favakit's outputs are UTF-8"),
+    ],
+)
+def test_appender_refuses_a_file_it_did_not_write_and_leaves_it_as_it_was(
+    tmp_path: Path, content: bytes, said: str
+) -> None:
+    """A user's file given as the output lost its last line (cut as a crash's half-written
+    row) before its first line was found not to be JSON; one without ids was appended to."""
+    from favakit.records import refuse_output_in_use
+
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(RecordError, match=re.escape(said)):
+        refuse_output_in_use(path)  # what a command asks before its models load
+    with pytest.raises(RecordError, match=re.escape(said)):
+        JsonlAppender(path).__enter__()
+    assert path.read_bytes() == content
 
 
 def test_appender_requires_key(tmp_path: Path) -> None:
