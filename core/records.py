@@ -527,14 +527,26 @@ def refuse_output_over_input(output: PathLike, inputs: Mapping[str, PathLike | N
             )
 
 
-def output_folder(path: PathLike, flag: str = "--out") -> Path:
+def output_folder(
+    path: PathLike, flag: str = "--out", writes: Iterable[str] = (), marker: str = ""
+) -> Path:
     """``path`` made, as the folder a command writes its outputs into; a clear error where a
-    file is already there (``flag`` names the option that gave it)."""
+    file is already there (``flag`` names the option that gave it). ``writes``: the names the
+    command writes there, which it may replace only where ``marker`` (a file its runs write) says
+    that an earlier run of it wrote them: a user's own ``train.jsonl`` in a folder given as
+    ``--out`` was replaced without a word."""
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise RecordError(
             f"{flag} {folder} is a file: it names a folder for the outputs; choose another"
         )
+    if marker and not (folder / marker).exists():
+        theirs = [name for name in writes if (folder / name).exists()]
+        if theirs:
+            raise RecordError(
+                f"{flag} {folder} holds {', '.join(theirs)}, which this command would replace, "
+                f"and no {marker} of a run of it: choose another {flag}, or move those away"
+            )
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

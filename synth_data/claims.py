@@ -46,7 +46,7 @@ from typing import Any
 from favakit.errors import UsageError
 from favakit.records import output_folder, write_jsonl_atomic
 from favakit.retrieval.kb import KnowledgeSource, Passage, strip_qualifier
-from favakit.synth_data.pipeline import validation_titles
+from favakit.synth_data.pipeline import SPLIT_FILES, validation_titles
 from favakit.text import STOPWORDS, split_sentences
 
 __all__ = ["KINDS", "ClaimConfig", "build_claims", "overlap"]
@@ -455,7 +455,7 @@ def build_claims(kb_path: str | Path, out_dir: str | Path, cfg: ClaimConfig) -> 
         raise UsageError(
             f"knowledge source {kb_path} does not exist; build it with favakit kb build"
         )
-    out = output_folder(out_dir)
+    out = output_folder(out_dir, writes=SPLIT_FILES, marker="stats.json")
     with KnowledgeSource(kb_path) as kb:
         source = _Source(kb)
     held = validation_titles(set(source.titles), cfg)

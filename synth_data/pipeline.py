@@ -51,9 +51,12 @@ from favakit.synth_data.rules import EntityPools, RuleInserter
 from favakit.tags import ERROR_TYPES, Tagged, TagParseError, parse
 from favakit.text import split_sentences
 
-__all__ = ["SynthConfig", "finalize", "run_synthesis", "select_seeds", "summarize"]
+__all__ = ["SPLIT_FILES", "SynthConfig", "finalize", "run_synthesis", "select_seeds", "summarize"]
 
 log = logging.getLogger(__name__)
+
+#: the training data a synthesis job writes into its folder (and `synth claims`, `from-edits`)
+SPLIT_FILES = ("train.jsonl", "validation.jsonl")
 
 # Weights for the order in which types are tried: phrase-level rules apply to fewer passages,
 # so they are tried earlier more often; measured to give each type 10-25% of all errors.
@@ -314,7 +317,9 @@ def run_synthesis(
         raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
     log_name = "log.jsonl" if n_shards == 1 else f"log.shard-{i_shard}-of-{n_shards}.jsonl"
     target = -(-cfg.n // n_shards)
-    out = output_folder(out_dir)
+    # a folder of the user's with a train.jsonl of their own is not a run to resume
+    out = output_folder(out_dir, writes=(*SPLIT_FILES, "stats.json", log_name, "hf"),
+                        marker="config.json")  # fmt: skip
     cfg_path = out / "config.json"
     cfg_dict = {**asdict(cfg), "kb": str(Path(kb_path).resolve())}
     if cfg_path.exists():

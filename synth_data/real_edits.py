@@ -46,6 +46,7 @@ from favakit.records import (
     refuse_measuring_set,
     write_jsonl_atomic,
 )
+from favakit.synth_data.pipeline import SPLIT_FILES
 from favakit.tags import ERROR_TYPES, Edit, Segment, Tagged
 from favakit.text import WordChange, word_changes
 
@@ -233,7 +234,7 @@ def convert_edit_rows(
     unknown = dev - set(sources)
     if unknown:
         raise UsageError(f"--dev-sources {sorted(unknown)}: no kept row has that source")
-    folder = output_folder(out)
+    folder = output_folder(out, writes=SPLIT_FILES, marker="stats.json")
     for split, rows in kept.items():
         write_jsonl_atomic(folder / f"{split}.jsonl", [r.to_dict() for r in rows])
     stats = {

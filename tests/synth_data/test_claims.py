@@ -115,3 +115,24 @@ def test_a_one_article_source_gives_pairs_with_its_own_evidence(tmp_path: Path) 
     rows = _rows(tmp_path / "a")
     assert stats["titles"] == 1 and stats["rows"] == len(rows) == 30
     assert all(e["title"].lower() == title.lower() for r in rows for e in r["evidence"])
+
+
+def test_a_folder_of_the_users_own_training_data_is_not_written_over(
+    synth_kb: Path, tmp_path: Path
+) -> None:
+    """`--out data/` holding a train.jsonl of the user's own had it replaced without a word; a
+    folder that an earlier run wrote (its stats.json says so) is written again."""
+    from favakit.records import RecordError
+    from favakit.synth_data.pipeline import SynthConfig, run_synthesis
+
+    mine = tmp_path / "data"
+    mine.mkdir()
+    (mine / "train.jsonl").write_text('{"text": "mine"}\n')
+    with pytest.raises(RecordError, match=r"holds train.jsonl, which this command would replace"):
+        build_claims(synth_kb, mine, ClaimConfig(n=5))
+    with pytest.raises(RecordError, match=r"and no config.json of a run of it"):
+        run_synthesis(synth_kb, mine, SynthConfig(n=2))
+    assert (mine / "train.jsonl").read_text() == '{"text": "mine"}\n'
+    assert sorted(p.name for p in mine.iterdir()) == ["train.jsonl"]
+    build_claims(synth_kb, tmp_path / "ours", ClaimConfig(n=5))
+    assert build_claims(synth_kb, tmp_path / "ours", ClaimConfig(n=6))["rows"] == 6

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -92,8 +93,9 @@ def test_llm_path_over_http_lets_nothing_invalid_through(
     run_synthesis(synth_kb, tmp_path / "again", SynthConfig(**CFG, llm_endpoint=server.url))
     assert len(server.requests) > before  # other folder, other cache
     n_again = len(server.requests)
-    (tmp_path / "again" / "log.jsonl").unlink()
-    (tmp_path / "again" / "config.json").unlink()
+    for made in (tmp_path / "again").iterdir():  # all but the cache: the run made afresh
+        if not made.name.startswith("llm_cache.sqlite"):  # with its -wal and -shm files
+            shutil.rmtree(made) if made.is_dir() else made.unlink()
     run_synthesis(synth_kb, tmp_path / "again", SynthConfig(**CFG, llm_endpoint=server.url))
     assert len(server.requests) == n_again
 
