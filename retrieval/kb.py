@@ -102,6 +102,14 @@ class KnowledgeSource:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            index = (
+                " (an index folder goes with --index)" if (self.path / "meta.json").exists() else ""
+            )
+            raise UsageError(
+                f"knowledge source {str(self.path)!r} is a folder: a knowledge source is one "
+                f"sqlite file, built with 'favakit kb build'{index}"
+            )
         if not self.path.is_file():
             raise UsageError(
                 f"knowledge source {str(self.path)!r} does not exist; build one with 'favakit kb build'"

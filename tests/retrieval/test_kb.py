@@ -167,6 +167,12 @@ def test_bad_input_names_the_record_and_leaves_nothing(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.jsonl"]
     with pytest.raises(UsageError, match="does not exist"):
         KnowledgeSource(tmp_path / "missing.db")
+    (tmp_path / "an_index").mkdir()
+    (tmp_path / "an_index" / "meta.json").write_text("{}")
+    with pytest.raises(UsageError, match=r"is a folder: a knowledge source is one sqlite file, "
+                                         r"built with 'favakit kb build' \(an index folder goes "
+                                         r"with --index\)$"):  # fmt: skip
+        KnowledgeSource(tmp_path / "an_index")
     with pytest.raises(UsageError, match="cannot tell the format"):
         build_kb(
             bad.with_suffix(".csv").write_text("x") and bad.with_suffix(".csv"), tmp_path / "kb.db"
