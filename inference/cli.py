@@ -34,10 +34,6 @@ from favakit.spec import ClientSpec
 __all__ = ["configure_edit", "configure_serve", "configure_verify"]
 
 
-def _api_key(args: argparse.Namespace) -> str | None:
-    return args.api_key or os.environ.get("FAVAKIT_API_KEY") or None
-
-
 def _edit_stage(args: argparse.Namespace) -> Any:
     from favakit.inference.runs import EditStage
 
@@ -258,6 +254,7 @@ def _serve(args: argparse.Namespace) -> int:
     from favakit.inference.factory import announce, judge_beside, open_editor, say_missing_base
     from favakit.inference.http_guard import (
         allowed_hosts,
+        api_key,
         http_limits,
         require_free_port,
         run_server,
@@ -265,6 +262,7 @@ def _serve(args: argparse.Namespace) -> int:
     from favakit.inference.server import ServeLimits, create_editor_app
 
     require_free_port(args.host, args.port)  # before the models load
+    key = api_key(args)
     spec = ClientSpec.from_args(args)
     gate = gate_settings(args)
     editor = open_editor(
@@ -284,7 +282,7 @@ def _serve(args: argparse.Namespace) -> int:
         http=http_limits(args),
     )  # fmt: skip
     app = create_editor_app(
-        editor, api_key=_api_key(args), limits=limits, verifier=verifier,
+        editor, api_key=key, limits=limits, verifier=verifier,
         hosts=allowed_hosts(args.host, args.allow_host),
     )  # fmt: skip
     print(f"favakit serve: http://{args.host}:{args.port} (docs at /docs)", file=sys.stderr)

@@ -36,6 +36,7 @@ __all__ = [
     "RequestGuard",
     "add_http_options",
     "allowed_hosts",
+    "api_key",
     "http_limits",
     "protect",
     "require_free_port",
@@ -82,6 +83,20 @@ def add_http_options(group: Any, max_body_bytes: int) -> None:
 
 def http_limits(args: argparse.Namespace) -> HttpLimits:
     return HttpLimits(max_body_bytes=int(args.max_body_mb * 1e6), max_pending=args.max_pending)
+
+
+def api_key(args: argparse.Namespace) -> str | None:
+    """The key a server asks of every request: ``--api-key``, else ``$FAVAKIT_API_KEY``, else
+    none. An empty ``--api-key`` (``--api-key "$KEY"`` with ``KEY`` unset) is refused: it served
+    without a key, to anyone who could reach it."""
+    import os
+
+    from favakit.errors import UsageError
+
+    if args.api_key is not None and not args.api_key.strip():
+        raise UsageError("--api-key is empty (a variable that is not set?), and the server would "
+                         "answer anyone without one: give the key, or leave --api-key out")  # fmt: skip
+    return args.api_key or os.environ.get("FAVAKIT_API_KEY") or None
 
 
 def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> frozenset[str] | None:

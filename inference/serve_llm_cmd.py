@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 
 from favakit.cli_args import (
@@ -22,17 +21,19 @@ from favakit.spec import ClientSpec
 __all__ = ["configure"]
 
 
-def _api_key(args: argparse.Namespace) -> str | None:
-    return args.api_key or os.environ.get("FAVAKIT_API_KEY") or None
-
-
 def _serve_llm(args: argparse.Namespace) -> int:
-    from favakit.inference.http_guard import allowed_hosts, http_limits, require_free_port
+    from favakit.inference.http_guard import (
+        allowed_hosts,
+        api_key,
+        http_limits,
+        require_free_port,
+    )
     from favakit.inference.llm_server import serve_hf
     from favakit.inference.models import default_editor
     from favakit.inference.vllm_server import VLLMOptions, find_vllm_python, serve_vllm
 
     require_free_port(args.host, args.port)  # before the model loads (or vLLM starts)
+    key = api_key(args)
     spec = ClientSpec.from_args(args)
     if not (spec.model or spec.adapter):
         spec = spec.with_(adapter=default_editor())  # the shipped editor, over SmolLM2
@@ -52,14 +53,14 @@ def _serve_llm(args: argparse.Namespace) -> int:
     print(f"favakit serve-llm: backend {backend} (asked: {args.backend})", file=sys.stderr)
     if backend == "hf":
         return serve_hf(
-            spec, args.host, args.port, _api_key(args), args.batch_window_ms, args.timeout,
+            spec, args.host, args.port, key, args.batch_window_ms, args.timeout,
             http_limits(args), allowed_hosts(args.host, args.allow_host),
         )  # fmt: skip
     options = VLLMOptions(
         args.vllm_env, args.max_lora_rank, args.reserved_cpus, args.merge_adapter,
         args.max_model_len, args.kv_cache_gb,
     )  # fmt: skip
-    return serve_vllm(spec, args.host, args.port, _api_key(args), options, args.max_batch)
+    return serve_vllm(spec, args.host, args.port, key, options, args.max_batch)
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

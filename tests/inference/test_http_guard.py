@@ -413,3 +413,24 @@ def test_serve_llm_refuses_the_other_backend_s_options(flags: list[str], said: s
                           str(port)], capture_output=True, text=True, timeout=120)  # fmt: skip
     assert run.returncode == 2 and said in run.stderr, run.stderr
     assert "favakit: model" not in run.stderr
+
+
+def test_an_empty_api_key_is_refused_before_any_model_loads(
+    free_port: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--api-key "$KEY"` with KEY unset served without a key, to anyone who could reach it."""
+    import argparse
+
+    from favakit.cli import main
+    from favakit.inference.http_guard import api_key
+
+    monkeypatch.delenv("FAVAKIT_API_KEY", raising=False)
+    for command in (["serve", "--gate", "off"], ["serve-llm", "--backend", "hf"]):
+        assert main([*command, "--port", str(free_port()), "--api-key", " "]) == 2
+        err = capsys.readouterr().err
+        assert "--api-key is empty (a variable that is not set?)" in err, err
+        assert "favakit: model" not in err  # refused before the editor opened
+    assert api_key(argparse.Namespace(api_key=None)) is None
+    monkeypatch.setenv("FAVAKIT_API_KEY", "from-env")
+    assert api_key(argparse.Namespace(api_key=None)) == "from-env"
+    assert api_key(argparse.Namespace(api_key="given")) == "given"
