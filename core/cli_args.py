@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 __all__ = [
     "changed_options",
+    "given",
     "non_negative",
     "non_negative_int",
     "port",
@@ -103,3 +104,12 @@ def port(value: str) -> int:
     if not 1 <= number <= 65535:
         raise argparse.ArgumentTypeError(f"{value} is not a port: give a number from 1 to 65535")
     return number
+
+
+def given(value: str) -> str:
+    """A name or address that is not blank: an empty ``--model "$MODEL"`` (the variable not
+    set) would otherwise pick the shipped default without a word."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("is empty (a variable that is not set?): give a value, "
+                                         "or leave the option out")  # fmt: skip
+    return value

@@ -18,7 +18,7 @@ import argparse
 from dataclasses import dataclass, replace
 from typing import Any
 
-from favakit.cli_args import positive_int
+from favakit.cli_args import given, positive_int
 
 __all__ = ["BACKENDS", "DTYPES", "ClientSpec", "add_model_options"]
 
@@ -101,13 +101,16 @@ def add_model_options(
     g = parser.add_argument_group(title)
     p = f"--{prefix}"
     g.add_argument(
-        f"{p}model", default="", help="model folder, Hub id, .gguf file, or a preset ('smollm2')"
-    )
+        f"{p}model", type=given, default=None,
+        help="model folder, Hub id, .gguf file, or a preset ('smollm2')",
+    )  # fmt: skip
     g.add_argument(
-        f"{p}adapter", default=None, help="PEFT adapter folder (its base model if no --model)"
-    )
+        f"{p}adapter", type=given, default=None,
+        help="PEFT adapter folder (its base model if no --model)",
+    )  # fmt: skip
     g.add_argument(
         f"{p}endpoint" if prefix else "--llm-endpoint",
+        type=given,
         default=None,
         metavar="URL",
         help="generate through an OpenAI-compatible server (vllm serve, favakit serve-llm)",

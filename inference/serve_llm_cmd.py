@@ -8,6 +8,7 @@ import sys
 
 from favakit.cli_args import (
     changed_options,
+    given,
     non_negative,
     non_negative_int,
     port,
@@ -65,10 +66,10 @@ def _serve_llm(args: argparse.Namespace) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--model", default="", help="model folder, Hub id, .gguf file, or 'smollm2'"
+        "--model", type=given, default=None, help="model folder, Hub id, .gguf file, or 'smollm2'"
     )
     parser.add_argument(
-        "--adapter", default=None, help="PEFT adapter folder (its base model if --model is not given)"
+        "--adapter", type=given, default=None, help="PEFT adapter folder (its base model if --model is not given)"
     )  # fmt: skip
     parser.add_argument("--backend", default="auto", choices=["auto", "vllm", "hf"])
     parser.add_argument(

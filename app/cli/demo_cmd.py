@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from favakit.cli_args import non_negative_int
+from favakit.cli_args import given, non_negative_int
 
 __all__ = ["configure"]
 
@@ -16,7 +16,7 @@ def _demo(args: argparse.Namespace) -> int:
     run_demo(
         args.out,
         adapter=args.adapter,
-        model=args.model,
+        model=args.model or "",
         limit=args.limit,
         backend=args.backend,
         detector=args.detector,
@@ -27,8 +27,10 @@ def _demo(args: argparse.Namespace) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="runs/demo", help="folder for the KB, index and views")
-    parser.add_argument("--adapter", default=None, help="another editor adapter (default: shipped)")
-    parser.add_argument("--model", default="", help="another base model")
+    parser.add_argument(
+        "--adapter", type=given, default=None, help="another editor adapter (default: shipped)"
+    )
+    parser.add_argument("--model", type=given, default=None, help="another base model")
     parser.add_argument(
         "--limit", type=non_negative_int, default=0, help="edit only the first N texts (0: all)"
     )

@@ -11,6 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from favakit.cli_args import (
+    given,
     non_negative,
     non_negative_int,
     port,
@@ -73,6 +74,13 @@ def test_each_whole_number_type_keeps_its_range(
             kind(value)
 
 
+def test_given_keeps_a_name_and_refuses_a_blank_one() -> None:
+    assert given("smollm2") == "smollm2"
+    for blank in ("", "  ", "\t"):
+        with pytest.raises(argparse.ArgumentTypeError, match="is empty"):
+            given(blank)
+
+
 def test_counts_sizes_and_ports_are_refused_before_anything_runs(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -116,6 +124,14 @@ def test_counts_sizes_and_ports_are_refused_before_anything_runs(
          "argument --lowercase: -1 is not a probability"),
         (["synth", "from-edits", "--input", "a", "--out", "b", "--max-changed", "3"],
          "argument --max-changed: 3 is not a probability"),
+        # an empty name picked the shipped model without a word (`--model "$MODEL"`, unset)
+        (["edit", "x", "--llm-endpoint", ""], "argument --llm-endpoint: is empty (a variable "
+         "that is not set?): give a value, or leave the option out"),
+        (["verify", "x", "--judge", "llm", "--model", " "], "argument --model: is empty"),
+        (["serve-llm", "--adapter", ""], "argument --adapter: is empty"),
+        (["demo", "--model", ""], "argument --model: is empty"),
+        (["eval", "edit-gain", "--input", "a", "--kb", "b", "--out", "c", "--editor-model", ""],
+         "argument --editor-model: is empty"),
     ):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main(args)
