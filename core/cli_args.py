@@ -110,6 +110,5 @@ def given(value: str) -> str:
     """A name or address that is not blank: an empty ``--model "$MODEL"`` (the variable not
     set) would otherwise pick the shipped default without a word."""
     if not value.strip():
-        raise argparse.ArgumentTypeError("is empty (a variable that is not set?): give a value, "
-                                         "or leave the option out")  # fmt: skip
+        raise argparse.ArgumentTypeError("is empty (a variable that is not set?)")
     return value

@@ -18,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from favakit import __version__
+from favakit.cli_args import given
 from favakit.errors import FavakitError
 
 __all__ = ["ACTION_EXAMPLES", "COMMANDS", "EXAMPLES", "main"]
@@ -178,6 +179,25 @@ def _action_examples(parser: argparse.ArgumentParser, name: str) -> None:
                     sub.formatter_class = _ExamplesAsWritten
 
 
+#: the options that name a file or a folder, in every command: a blank value (``--out "$DIR"``
+#: with DIR unset) is refused, where it wrote an index or a synthesis run into the current folder
+PATH_OPTIONS = frozenset({
+    "--out", "--output", "--input", "--kb", "--index", "--queries", "--detector", "--gold",
+    "--pred", "--demos", "--cache", "--evidence-file", "--config", "--vllm-env",
+})  # fmt: skip
+
+
+def _refuse_blank_paths(parser: argparse.ArgumentParser) -> None:
+    """Give each :data:`PATH_OPTIONS` option of ``parser`` and its actions' parsers, where it
+    converts no value of its own, the :func:`~favakit.cli_args.given` type."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                _refuse_blank_paths(sub)
+        elif action.type is None and PATH_OPTIONS & set(action.option_strings):
+            action.type = given
+
+
 def _root_parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:  # type: ignore[type-arg]
     parser = argparse.ArgumentParser(
         prog="favakit",
@@ -281,6 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             module, _, function = target.partition(":")
             getattr(importlib.import_module(module), function)(p)
             _action_examples(p, name)
+            _refuse_blank_paths(p)
     args, unknown = parser.parse_known_args(args_in)
     chosen_parser = _parser_named(parser, args_in)
     unknown = _late_positionals(chosen_parser, args, unknown, args_in)

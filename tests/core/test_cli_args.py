@@ -126,7 +126,14 @@ def test_counts_sizes_and_ports_are_refused_before_anything_runs(
          "argument --max-changed: 3 is not a probability"),
         # an empty name picked the shipped model without a word (`--model "$MODEL"`, unset)
         (["edit", "x", "--llm-endpoint", ""], "argument --llm-endpoint: is empty (a variable "
-         "that is not set?): give a value, or leave the option out"),
+         "that is not set?)"),
+        # and so is an empty file or folder name: `index build --out ""` wrote into the
+        # current folder
+        (["index", "build", "--kb", "kb.db", "--out", ""], "argument --out: is empty"),
+        (["synth", "run", "--kb", "kb.db", "--out", " "], "argument --out: is empty"),
+        (["edit", "--input", "x.jsonl", "--output", ""], "argument --output: is empty"),
+        (["edit", "x", "--index", "i", "--index", ""], "argument --index: is empty"),
+        (["eval", "detect", "--gold", "", "--pred", "p", "--out", "o"], "argument --gold: is "),
         (["verify", "x", "--judge", "llm", "--model", " "], "argument --model: is empty"),
         (["serve-llm", "--adapter", ""], "argument --adapter: is empty"),
         (["demo", "--model", ""], "argument --model: is empty"),
