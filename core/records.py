@@ -609,11 +609,22 @@ def _refuse_not_an_output(path: Path, key: str) -> None:
     if tail is not None and tail.strip() and not tail.lstrip(b" \t\r").startswith(b"{"):
         raise RecordError(f"{path}: its last line does not open a JSON object, so it {not_ours} "
                           "(its rows are JSON objects, one per line); give another output file")  # fmt: skip
-    for number, row in numbered_jsonl(path, allow_truncated_tail=True):
-        if key not in row:
-            raise RecordError(f"{path}:{number}: a row without {key!r}: it {not_ours} (each of "
-                              "its rows has one); give another output file")  # fmt: skip
-        break  # the first row says whose the file is; the rest are read as it is resumed
+    with path.open("rb") as fh:  # the first row says whose the file is; the rest are read
+        for number, line in enumerate(fh, start=1):  # as the output is resumed
+            if not line.strip():
+                continue
+            if not line.endswith(b"\n"):
+                return  # the only row, cut short by a crash (the last line's check passed it)
+            try:
+                row = json.loads(line)
+            except ValueError:
+                raise RecordError(f"{path}:{number}: not a JSON object: it {not_ours} (its rows "
+                                  "are JSON objects, one per line); give another output file"
+                                  ) from None  # fmt: skip
+            if not isinstance(row, dict) or key not in row:
+                raise RecordError(f"{path}:{number}: a row without {key!r}: it {not_ours} (each "
+                                  "of its rows has one); give another output file")  # fmt: skip
+            return
 
 
 def _unended_line(path: Path) -> bytes | None:

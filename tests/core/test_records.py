@@ -308,7 +308,7 @@ def test_appender_keeps_a_whole_last_row_that_lacks_only_its_newline(tmp_path: P
     ("content", "said"),
     [
         (b"line one\nmy notes, with no newline at the end", "its last line does not open a JSON"),
-        (b"some notes\n", "run.jsonl:1: invalid JSON"),
+        (b"some notes\n", "run.jsonl:1: not a JSON object: it is not an output"),
         (
             b'{"title": "A", "text": "x"}\n',
             "run.jsonl:1: a row without 'id': it is not an output",
