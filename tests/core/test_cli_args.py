@@ -23,19 +23,23 @@ from favakit.cli_args import (
 
 
 @pytest.mark.parametrize(
-    ("kind", "good", "bad"),
+    ("kind", "good", "bad", "number"),
     [
-        (probability, ["0", "1", "0.35", "1e-3"], ["-0.01", "1.5", "nan", "inf", "x", ""]),
-        (share, ["0", "0.999"], ["1", "-0.1", "nan"]),
-        (positive, ["0.5", "600"], ["0", "-1", "inf", "nan", "ten"]),
-        (non_negative, ["0", "50"], ["-1", "inf", "nan"]),
+        (probability, ["0", "1", "0.35", "1e-3"], ["-0.01", "1.5", "nan", "inf", "x", ""], float),
+        (share, ["0", "0.999"], ["1", "-0.1", "nan"], float),
+        (positive, ["0.5", "600"], ["0", "-1", "inf", "nan", "ten"], float),
+        (non_negative, ["0", "50"], ["-1", "inf", "nan"], float),
+        (positive_int, ["1", "64"], ["0", "-3", "1.5", "x", ""], int),
+        (non_negative_int, ["0", "7"], ["-1", "2.0", "nan"], int),
+        (port, ["1", "8080", "65535"], ["0", "65536", "-80", "http"], int),
     ],
 )
 def test_each_type_keeps_its_range(
-    kind: Callable[[str], float], good: list[str], bad: list[str]
+    kind: Callable[[str], float], good: list[str], bad: list[str], number: type
 ) -> None:
     for value in good:
-        assert kind(value) == float(value)
+        got = kind(value)
+        assert got == number(value) and type(got) is number
     for value in bad:
         with pytest.raises(argparse.ArgumentTypeError):
             kind(value)
@@ -54,24 +58,6 @@ def test_the_commands_refuse_numbers_out_of_range() -> None:
             [sys.executable, "-m", "favakit", *args], capture_output=True, text=True, timeout=120
         )
         assert got.returncode == 2 and said in got.stderr, (args, got.stderr)
-
-
-@pytest.mark.parametrize(
-    ("kind", "good", "bad"),
-    [
-        (positive_int, ["1", "64"], ["0", "-3", "1.5", "x", ""]),
-        (non_negative_int, ["0", "7"], ["-1", "2.0", "nan"]),
-        (port, ["1", "8080", "65535"], ["0", "65536", "-80", "http"]),
-    ],
-)
-def test_each_whole_number_type_keeps_its_range(
-    kind: Callable[[str], int], good: list[str], bad: list[str]
-) -> None:
-    for value in good:
-        assert kind(value) == int(value)
-    for value in bad:
-        with pytest.raises(argparse.ArgumentTypeError):
-            kind(value)
 
 
 def test_given_keeps_a_name_and_refuses_a_blank_one() -> None:
