@@ -275,6 +275,10 @@ def detect_files(
     import sys
     from pathlib import Path
 
+    from favakit.records import refuse_folder_output
+
+    if out is not None:
+        refuse_folder_output(out, "report.json")  # before the work, not after it
     gold, pred = _numbered_rows(gold_path), _numbered_rows(pred_path)
     for rows in (gold, pred):
         _check_ids(rows)

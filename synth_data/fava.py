@@ -15,7 +15,12 @@ from typing import Any
 
 from favakit.errors import UsageError
 from favakit.prompts import build_prompt, parse_prompt
-from favakit.records import TrainExample, numbered_jsonl, write_jsonl_atomic
+from favakit.records import (
+    TrainExample,
+    numbered_jsonl,
+    refuse_folder_output,
+    write_jsonl_atomic,
+)
 from favakit.tags import ERROR_TYPES, TagParseError, parse, parse_lenient
 
 __all__ = ["convert_fava_rows"]
@@ -25,6 +30,7 @@ def convert_fava_rows(
     source: str | Path, out: str | Path, template: str = "favakit", lenient: bool = False
 ) -> dict[str, Any]:
     """Convert a FAVA training JSONL file; returns counts and the first problems found."""
+    refuse_folder_output(out, "fava_favakit.jsonl")  # before the rows are read, not after
     kept: list[TrainExample] = []
     counts: Counter[str] = Counter()
     repairs: Counter[str] = Counter()

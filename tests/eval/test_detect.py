@@ -161,6 +161,16 @@ def test_eval_detect_refuses_what_it_cannot_score(
     assert detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"))["n"] == 1
 
 
+def test_an_out_that_is_a_folder_is_refused_before_the_work(tmp_path: Path) -> None:
+    """It ended in IsADirectoryError once the report was made."""
+    from favakit.eval.detect import detect_files
+    from favakit.records import RecordError
+
+    (tmp_path / "g.jsonl").write_text(json.dumps(GOLD_A) + "\n")
+    with pytest.raises(RecordError, match=r"is a folder: the output is a file, such as .*report"):
+        detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "missing.jsonl"), out=str(tmp_path))
+
+
 def test_every_bad_prediction_and_every_missing_one_is_counted(tmp_path: Path) -> None:
     from favakit.eval.detect import detect_files
 

@@ -57,3 +57,11 @@ def test_a_file_none_of_whose_rows_converts_is_refused(tmp_path: Path) -> None:
                                          r"string 'prompt' and 'completion'"):  # fmt: skip
         convert_fava_rows(src, tmp_path / "out.jsonl")
     assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_an_out_that_is_a_folder_is_refused_before_the_rows_are_read(tmp_path: Path) -> None:
+    """It read and converted every row, then failed writing (IsADirectoryError)."""
+    from favakit.records import RecordError
+
+    with pytest.raises(RecordError, match=r"is a folder: the output is a file, such as .*fava_fav"):
+        convert_fava_rows(tmp_path / "not-read.jsonl", tmp_path)
