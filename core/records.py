@@ -33,6 +33,7 @@ __all__ = [
     "BAD_ROWS_QUOTED",
     "JSONL_FORMS",
     "MEASURING_FOLDERS",
+    "SPLIT_FILES",
     "EditResult",
     "JsonlAppender",
     "Record",
@@ -527,6 +528,10 @@ def refuse_output_over_input(output: PathLike, inputs: Mapping[str, PathLike | N
             )
 
 
+#: the training data split files that `synth run`, `synth claims` and `synth from-edits` write
+SPLIT_FILES = ("train.jsonl", "validation.jsonl")
+
+
 def output_folder(
     path: PathLike, flag: str = "--out", writes: Iterable[str] = (), marker: str = ""
 ) -> Path:
@@ -592,12 +597,13 @@ def refuse_output_in_use(path: PathLike, key: str = "id") -> None:
     _refuse_not_an_output(p, key)
 
 
-def _refuse_not_an_output(path: Path, key: str) -> None:
+def _refuse_not_an_output(path: Path, key: str) -> bytes | None:
     """``RecordError`` where ``path`` is not a JSONL output of rows keyed by ``key`` (a user's
     notes, a dataset, a JSON array, UTF-16 text): read from its first row and its last line, and
-    refused before anything in it changes (its last line once went as a crash's half row)."""
+    refused before anything in it changes (its last line once went as a crash's half row).
+    Returns that last line where it has no newline (:func:`_unended_line`)."""
     if not path.is_file() or not path.stat().st_size:
-        return
+        return None
     not_ours = "is not an output this command writes"
     if _has_utf16_mark(path):
         raise RecordError(f"{path} is UTF-16 text, and favakit's outputs are UTF-8 (appending "
@@ -614,7 +620,7 @@ def _refuse_not_an_output(path: Path, key: str) -> None:
             if not line.strip():
                 continue
             if not line.endswith(b"\n"):
-                return  # the only row, cut short by a crash (the last line's check passed it)
+                return tail  # the only row, cut short by a crash (the last line's check passed it)
             try:
                 row = json.loads(line)
             except ValueError:
@@ -624,7 +630,8 @@ def _refuse_not_an_output(path: Path, key: str) -> None:
             if not isinstance(row, dict) or key not in row:
                 raise RecordError(f"{path}:{number}: a row without {key!r}: it {not_ours} (each "
                                   "of its rows has one); give another output file")  # fmt: skip
-            return
+            break
+    return tail
 
 
 def _unended_line(path: Path) -> bytes | None:
@@ -680,8 +687,7 @@ class JsonlAppender:
         fh = self.path.open("a", encoding="utf-8")
         try:
             _lock_for_writing(fh, self.path)
-            _refuse_not_an_output(self.path, self.key)  # before anything in it changes
-            tail = _unended_line(self.path)
+            tail = _refuse_not_an_output(self.path, self.key)  # before anything in it changes
             self.done, self.noted = _written(self.path, self.key, self.note)
             if tail is not None:
                 self._mend(fh, tail)

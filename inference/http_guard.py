@@ -25,6 +25,7 @@ import asyncio
 import ipaddress
 import json
 import logging
+import os
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -89,8 +90,6 @@ def api_key(args: argparse.Namespace) -> str | None:
     """The key a server asks of every request: ``--api-key``, else ``$FAVAKIT_API_KEY``, else
     none. An empty ``--api-key`` (``--api-key "$KEY"`` with ``KEY`` unset) is refused: it served
     without a key, to anyone who could reach it."""
-    import os
-
     from favakit.errors import UsageError
 
     if args.api_key is not None and not args.api_key.strip():

@@ -44,9 +44,9 @@ from pathlib import Path
 from typing import Any
 
 from favakit.errors import UsageError
-from favakit.records import output_folder, write_jsonl_atomic
+from favakit.records import SPLIT_FILES, output_folder, write_jsonl_atomic
 from favakit.retrieval.kb import KnowledgeSource, Passage, strip_qualifier
-from favakit.synth_data.pipeline import SPLIT_FILES, validation_titles
+from favakit.synth_data.pipeline import validation_titles
 from favakit.text import STOPWORDS, split_sentences
 
 __all__ = ["KINDS", "ClaimConfig", "build_claims", "overlap"]

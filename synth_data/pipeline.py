@@ -39,6 +39,7 @@ from favakit.errors import UsageError
 from favakit.llm import LLMClient, OpenAIClient, check_endpoint
 from favakit.prompts import Reference, build_prompt
 from favakit.records import (
+    SPLIT_FILES,
     JsonlAppender,
     TrainExample,
     output_folder,
@@ -51,12 +52,9 @@ from favakit.synth_data.rules import EntityPools, RuleInserter
 from favakit.tags import ERROR_TYPES, Tagged, TagParseError, parse
 from favakit.text import split_sentences
 
-__all__ = ["SPLIT_FILES", "SynthConfig", "finalize", "run_synthesis", "select_seeds", "summarize"]
+__all__ = ["SynthConfig", "finalize", "run_synthesis", "select_seeds", "summarize"]
 
 log = logging.getLogger(__name__)
-
-#: the training data a synthesis job writes into its folder (and `synth claims`, `from-edits`)
-SPLIT_FILES = ("train.jsonl", "validation.jsonl")
 
 # Weights for the order in which types are tried: phrase-level rules apply to fewer passages,
 # so they are tried earlier more often; measured to give each type 10-25% of all errors.

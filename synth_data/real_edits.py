@@ -40,13 +40,13 @@ from typing import Any
 from favakit.errors import UsageError
 from favakit.prompts import Reference, build_prompt
 from favakit.records import (
+    SPLIT_FILES,
     TrainExample,
     numbered_jsonl,
     output_folder,
     refuse_measuring_set,
     write_jsonl_atomic,
 )
-from favakit.synth_data.pipeline import SPLIT_FILES
 from favakit.tags import ERROR_TYPES, Edit, Segment, Tagged
 from favakit.text import WordChange, word_changes
 
