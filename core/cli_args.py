@@ -12,8 +12,11 @@ import argparse
 import math
 from collections.abc import Iterable
 
+from favakit.devices import check_device_name
+
 __all__ = [
     "changed_options",
+    "device",
     "given",
     "non_negative",
     "non_negative_int",
@@ -112,3 +115,12 @@ def given(value: str) -> str:
     if not value.strip():
         raise argparse.ArgumentTypeError("is empty (a variable that is not set?)")
     return value
+
+
+def device(value: str) -> str:
+    """A device name (``cpu``, ``cuda:1``; :func:`favakit.devices.check_device_name`): a
+    misspelt one is refused before a model loads."""
+    try:
+        return check_device_name(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

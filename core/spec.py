@@ -18,7 +18,8 @@ import argparse
 from dataclasses import dataclass, replace
 from typing import Any
 
-from favakit.cli_args import given, positive_int
+from favakit.cli_args import device, given, positive_int
+from favakit.devices import check_device_name
 
 __all__ = ["BACKENDS", "DTYPES", "ClientSpec", "add_model_options"]
 
@@ -56,6 +57,8 @@ class ClientSpec:
             raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, not {self.dtype!r}")
         if self.max_batch < 1:
             raise ValueError(f"max_batch must be at least 1, not {self.max_batch}")
+        if self.device is not None:
+            check_device_name(self.device)
 
     @property
     def names_model(self) -> bool:
@@ -128,7 +131,10 @@ def add_model_options(
         choices=list(backends),
         help=backend_help or "where the model runs in this process (auto: vLLM if installed)",
     )
-    g.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: a GPU if any)")
+    g.add_argument(
+        "--device", type=device, default=None,
+        help="cpu, cuda, cuda:1 (default: a GPU if any)",
+    )  # fmt: skip
     g.add_argument(
         "--dtype",
         default="auto",

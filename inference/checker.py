@@ -67,6 +67,7 @@ from typing import Any, NamedTuple
 from favakit.citations import strip_marks
 from favakit.contracts import EditInput, EditRequest, Verdict, as_claims
 from favakit.deps import bf16_wanted, require
+from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.inference.cls_pass import first_position_only
 from favakit.inference.count_check import CountConflict, count_conflict
@@ -314,7 +315,7 @@ class Checker:
         # and a world war is read one way ("WW2" as "World War II"; written_forms.py), and
         # "8.4 mn" as 8,400,000 by the number forms; "written_forms": false reads neither
         self.written_forms = bool(self.config.get("written_forms", True))
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = torch_device(device)
         self.bf16 = _use_bf16(precision, self.device)
         # mpnet's eager attention runs faster 4 pairs a pass on the CPU (session 73)
         cpu_batch = int(self.config.get("cpu_batch", CPU_BATCH))

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from favakit.contracts import EditInput, EditRequest, EditResult, EditSpan, as_requests, edit_span
 from favakit.deps import require
+from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.inference.encoder_folder import load_encoder_model
 from favakit.tags import ERROR_TYPES, apply_edits
@@ -256,7 +257,7 @@ class Detector:
         self.config = json.loads(cfg_path.read_text())
         self.thresholds: dict[str, float] = dict(self.config.get("thresholds", {}))
         self.max_length = int(self.config.get("max_length", 384))
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = torch_device(device)
         self.batch_size = batch_size
         transformers.utils.logging.disable_progress_bar()
         transformers.utils.logging.set_verbosity_error()  # the new head's load report is noise

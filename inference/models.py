@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.deps import quiet_library_warnings, require
+from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.inference.lora_merge import merge_plain_lora
 from favakit.records import share_like_open
@@ -335,7 +336,7 @@ def load_causal_lm(
     transformers = require("transformers", "train", "in-process generation")
     path = resolve_model(spec, adapter)
     quiet_library_warnings()
-    device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch_device(device)
     if dtype == "auto":
         torch_dtype = (
             torch.bfloat16

@@ -8,6 +8,7 @@ import sys
 
 from favakit.cli_args import (
     changed_options,
+    device,
     given,
     non_negative,
     non_negative_int,
@@ -86,7 +87,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=50.0,
         help="how long to wait for a batch to fill",
     )
-    parser.add_argument("--device", default=None, help="cpu, cuda, cuda:1 (default: a GPU if any)")
+    parser.add_argument(
+        "--device", type=device, default=None,
+        help="cpu, cuda, cuda:1 (default: a GPU if any)",
+    )  # fmt: skip
     parser.add_argument(
         "--dtype", default="auto", choices=["auto", "float32", "bfloat16", "float16"],
         help="weights dtype (auto: bf16 on GPUs that have it, else fp32)",

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from favakit.cli_args import changed_options, positive_int
+from favakit.cli_args import changed_options, device, positive_int
 from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
@@ -202,8 +202,9 @@ def configure_index(parser: argparse.ArgumentParser) -> None:
         "--batch-size", type=positive_int, default=None, help="passages a pass (default 64)"
     )
     p.add_argument(
-        "--device", default=None, help="cpu, cuda, cuda:1 (default: cuda when available)"
-    )
+        "--device", type=device, default=None,
+        help="cpu, cuda, cuda:1 (default: cuda when available)",
+    )  # fmt: skip
     p.add_argument(
         "--nlist", type=positive_int, default=None, help="IVF clusters (default about 4*sqrt(n))"
     )
@@ -277,6 +278,7 @@ def configure_search(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--device",
+        type=device,
         default=None,
         help="for a dense index: cpu, cuda, cuda:1 (default: cuda when available)",
     )

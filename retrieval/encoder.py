@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from favakit.deps import require
+from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.text import tokenizer_lock
 
@@ -215,7 +216,7 @@ class DenseEncoder:
         self.normalize = preset.normalize if normalize is None else normalize
         self.max_length = max_length or preset.max_length
         self.batch_size = batch_size
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = torch_device(device)
         transformers.utils.logging.disable_progress_bar()  # a bar per load is noise
         try:
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(preset.model)

@@ -20,6 +20,7 @@ import numpy as np
 
 from favakit.decompose import leading_name
 from favakit.deps import require
+from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.retrieval.kb import KnowledgeSource, UnknownTitleError
 from favakit.retrieval.search import Hit, Searcher, TitleMatcher
@@ -43,7 +44,7 @@ class CrossEncoderReranker:
             self.model = transformers.AutoModelForSequenceClassification.from_pretrained(model)
         except OSError as exc:
             raise UsageError(f"cannot load reranker {model!r}: {exc}") from None
-        self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
+        self.device = torch_device(device)
         self.model.to(self.device).eval()
         self.batch_size, self.max_length, self._torch = batch_size, max_length, torch
 

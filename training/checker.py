@@ -55,6 +55,7 @@ from typing import Any
 
 from favakit.claim_metrics import balanced_accuracy
 from favakit.deps import bf16_wanted, require
+from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.inference.checker import CONFIG_NAME, Checker
 from favakit.inference.evidence_reading import fit_evidence
@@ -302,7 +303,7 @@ def _set_up(torch: Any, transformers: Any, cfg: TrainConfig, out: Path, data: Pr
     """The model and its two heads, the pairs encoded, the optimizer and its schedule."""
     random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
-    device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch_device(cfg.device)
     if device == "cpu":
         runtime.return_freed_memory()
     tokenizer, model = _base_model(transformers, cfg, device)

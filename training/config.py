@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from favakit.config import list_presets, load_config
+from favakit.devices import DEVICE_FORMS, check_device_name
 from favakit.errors import UsageError
 
 __all__ = [
@@ -173,6 +174,14 @@ def validate_config(cfg: TrainConfig) -> None:
     for ok, message in checks:
         if not ok:
             raise UsageError(message)
+    if cfg.device:
+        try:
+            check_device_name(cfg.device)
+        except ValueError:
+            raise UsageError(
+                f"device={cfg.device!r}: give {DEVICE_FORMS}, or leave it empty for a GPU "
+                "where there is one"
+            ) from None
     for key in ("train_file", "validation_file"):
         _check_data(cfg, key)
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from favakit.deps import bf16_wanted, require
+from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.inference.detector import CONFIG_NAME, LABELS, Detector, label_tokens
 from favakit.prompts import parse_prompt, parse_reference
@@ -192,7 +193,7 @@ def train_detector(
     from favakit.config import dump_config
 
     (out / "config.yaml").write_text(dump_config(cfg))
-    device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch_device(cfg.device)
     bf16 = bf16_wanted(cfg.precision, device)
     if device == "cpu":
         runtime.return_freed_memory()

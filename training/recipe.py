@@ -30,6 +30,7 @@ from typing import Any
 
 from favakit.config import dump_config
 from favakit.deps import cpu_has_bf16, cuda_available, quiet_library_warnings, require
+from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.records import output_folder, replace_folder, settle_folder, share_like_open
 from favakit.training import runtime
@@ -52,7 +53,7 @@ def _device_and_precision(cfg: TrainConfig) -> tuple[str, bool, bool]:
     """(device, bf16 autocast, frozen base weights held in bf16)."""
     import torch
 
-    device = cfg.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    device = torch_device(cfg.device)
     if cfg.precision == "fp32":
         return device, False, False
     if device.startswith("cuda"):

@@ -125,6 +125,14 @@ def test_counts_sizes_and_ports_are_refused_before_anything_runs(
         (["demo", "--model", ""], "argument --model: is empty"),
         (["eval", "edit-gain", "--input", "a", "--kb", "b", "--out", "c", "--editor-model", ""],
          "argument --editor-model: is empty"),
+        # a misspelt device ended in a traceback from inside torch once the model had loaded
+        (["edit", "x", "--device", "gpu"], "argument --device: 'gpu' is not a device: give cpu, "
+         "cuda, cuda:N"),
+        (["verify", "x", "--device", ""], "argument --device: '' is not a device"),
+        (["index", "build", "--kb", "a", "--out", "b", "--device", "cuda1"],
+         "argument --device: 'cuda1' is not a device"),
+        (["search", "--index", "a", "lava", "--device", "CPU"], "argument --device: 'CPU' is not"),
+        (["serve-llm", "--device", "gpu:0"], "argument --device: 'gpu:0' is not a device"),
     ):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main(args)
