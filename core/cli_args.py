@@ -25,6 +25,7 @@ __all__ = [
     "positive_int",
     "probability",
     "share",
+    "weights",
 ]
 
 
@@ -124,3 +125,19 @@ def device(value: str) -> str:
         return check_device_name(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def weights(value: str) -> list[float]:
+    """Comma-separated weights (``1,0.5``): finite, 0 or more, and not all 0."""
+    parts = [part.strip() for part in value.split(",")]
+    try:
+        numbers = [float(part) for part in parts]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: give comma-separated numbers, such as 1,0.5"
+        ) from None
+    if any(not 0 <= n < math.inf for n in numbers) or not any(numbers):
+        raise argparse.ArgumentTypeError(
+            f"{value!r}: each weight a finite number of 0 or more, and one above 0"
+        )
+    return numbers

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from favakit.cli_args import changed_options, device, positive_int
+from favakit.cli_args import changed_options, device, positive_int, weights
 from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
@@ -229,16 +229,25 @@ def _search(args: argparse.Namespace) -> int:
 
     # checked before the index loads; a row without an id is known by its line number
     rows = [] if args.queries is None else valid_rows(args.queries, query_row)
-    weights = [float(w) for w in args.weights.split(",")] if args.weights else None
+    if args.weights is not None and len(args.weights) != len(args.index):
+        raise UsageError(f"--weights: {len(args.weights)} weight(s) for {len(args.index)} "
+                         "--index: give one per index, in their order")  # fmt: skip
     searcher = Searcher(
-        args.index, kb=args.kb, weights=weights, title_match=args.title_match, device=args.device
+        args.index,
+        kb=args.kb,
+        weights=args.weights,
+        title_match=args.title_match,
+        device=args.device,
     )
     if args.device is not None and all(idx.kind == "bm25" for idx in searcher.indexes):
         raise UsageError(f"--device {args.device} places a dense index's encoder, and these "
                          "indexes are BM25, which needs none: leave it out")  # fmt: skip
     if args.query is not None:
-        for hit in searcher.search(args.query, args.k):
+        hits = searcher.search(args.query, args.k)
+        for hit in hits:
             print(json.dumps(hit.to_dict(), ensure_ascii=False))
+        if not hits:  # BM25 finds nothing where no word of the query is in the index
+            print(f"favakit search: no passage matches {args.query!r}", file=sys.stderr)
         return 0
     batch = args.batch_size
     for start in range(0, len(rows), batch):
@@ -266,7 +275,10 @@ def configure_search(parser: argparse.ArgumentParser) -> None:
         help='JSONL file of {"id"?, "query"} rows; the results keep each id (else the line number)',
     )
     parser.add_argument(
-        "--weights", default=None, help="comma-separated fusion weights, one per --index"
+        "--weights",
+        type=weights,
+        default=None,
+        help="comma-separated fusion weights, one per --index",
     )
     parser.add_argument(
         "--title-match",

@@ -179,22 +179,28 @@ def _action_examples(parser: argparse.ArgumentParser, name: str) -> None:
                     sub.formatter_class = _ExamplesAsWritten
 
 
-#: the options that name a file or a folder, in every command: a blank value (``--out "$DIR"``
-#: with DIR unset) is refused, where it wrote an index or a synthesis run into the current folder
-PATH_OPTIONS = frozenset({
+#: the options whose value names something, in every command: a blank value (``--out "$DIR"``
+#: with DIR unset) is refused. A blank file or folder wrote an index or a synthesis run into the
+#: current folder; a blank model, judge or encoder picked the default without a word, and a
+#: blank ``--ray`` ran without Ray.
+NOT_BLANK_OPTIONS = frozenset({
+    # files and folders
     "--out", "--output", "--input", "--kb", "--index", "--queries", "--detector", "--gold",
     "--pred", "--demos", "--cache", "--evidence-file", "--config", "--vllm-env",
+    # models, judges, places and marks
+    "--tokenizer", "--encoder", "--llm-model", "--checker", "--gate", "--ray", "--host",
+    "--allow-host", "--cites", "--by",
 })  # fmt: skip
 
 
-def _refuse_blank_paths(parser: argparse.ArgumentParser) -> None:
-    """Give each :data:`PATH_OPTIONS` option of ``parser`` and its actions' parsers, where it
-    converts no value of its own, the :func:`~favakit.cli_args.given` type."""
+def _refuse_blank_values(parser: argparse.ArgumentParser) -> None:
+    """Give each :data:`NOT_BLANK_OPTIONS` option of ``parser`` and its actions' parsers, where
+    it converts no value of its own, the :func:`~favakit.cli_args.given` type."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in action.choices.values():
-                _refuse_blank_paths(sub)
-        elif action.type is None and PATH_OPTIONS & set(action.option_strings):
+                _refuse_blank_values(sub)
+        elif action.type is None and NOT_BLANK_OPTIONS & set(action.option_strings):
             action.type = given
 
 
@@ -301,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             module, _, function = target.partition(":")
             getattr(importlib.import_module(module), function)(p)
             _action_examples(p, name)
-            _refuse_blank_paths(p)
+            _refuse_blank_values(p)
     args, unknown = parser.parse_known_args(args_in)
     chosen_parser = _parser_named(parser, args_in)
     unknown = _late_positionals(chosen_parser, args, unknown, args_in)

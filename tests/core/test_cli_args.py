@@ -19,6 +19,7 @@ from favakit.cli_args import (
     positive_int,
     probability,
     share,
+    weights,
 )
 
 
@@ -58,6 +59,13 @@ def test_the_commands_refuse_numbers_out_of_range() -> None:
             [sys.executable, "-m", "favakit", *args], capture_output=True, text=True, timeout=120
         )
         assert got.returncode == 2 and said in got.stderr, (args, got.stderr)
+
+
+def test_weights_are_finite_not_negative_and_not_all_zero() -> None:
+    assert weights("1,0.5") == [1.0, 0.5] and weights(" 2 ") == [2.0] and weights("0,1") == [0, 1]
+    for bad in ("", "x", "1,", "1,-1", "0,0", "inf", "nan", "1;2"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            weights(bad)
 
 
 def test_given_keeps_a_name_and_refuses_a_blank_one() -> None:
@@ -133,6 +141,21 @@ def test_counts_sizes_and_ports_are_refused_before_anything_runs(
          "argument --device: 'cuda1' is not a device"),
         (["search", "--index", "a", "lava", "--device", "CPU"], "argument --device: 'CPU' is not"),
         (["serve-llm", "--device", "gpu:0"], "argument --device: 'gpu:0' is not a device"),
+        # a blank model, judge or encoder picked the default, a blank --ray ran without Ray, a
+        # blank --cites was a traceback
+        (["edit", "x", "--gate", ""], "argument --gate: is empty"),
+        (["verify", "x", "--checker", " "], "argument --checker: is empty"),
+        (["verify", "x", "--cites", ""], "argument --cites: is empty"),
+        (["serve", "--host", ""], "argument --host: is empty"),
+        (["serve-llm", "--allow-host", ""], "argument --allow-host: is empty"),
+        (["index", "build", "--kb", "a", "--out", "b", "--encoder", ""],
+         "argument --encoder: is empty"),
+        (["index", "build", "--kb", "a", "--out", "b", "--ray", ""], "argument --ray: is empty"),
+        (["kb", "build", "--input", "a", "--out", "b", "--tokenizer", ""],
+         "argument --tokenizer: is empty"),
+        (["synth", "run", "--kb", "a", "--out", "b", "--llm-model", ""],
+         "argument --llm-model: is empty"),
+        (["search", "--index", "a", "x", "--weights", "1,-1"], "argument --weights: '1,-1': each"),
     ):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main(args)

@@ -112,6 +112,15 @@ def test_index_build_and_search_one_and_many(
     assert [r["id"] for r in rows] == ["a", "b"] and all(len(r["results"]) == 3 for r in rows)
     neither = favakit("search", "--index", str(tmp_path / "bm25"))
     assert neither.returncode == 2
+    # a query none of whose words is indexed printed nothing at all
+    none = favakit("search", "--index", str(tmp_path / "bm25"), "zzqx")
+    assert none.returncode == 0 and none.stdout == ""
+    assert "no passage matches 'zzqx'" in none.stderr
+    # one weight for each index, checked before they load (a word was a traceback)
+    for weights, said in (("1", "1 weight(s) for 2 --index"), ("1,x", "give comma-separated")):
+        fused = favakit("search", "--index", str(tmp_path / "flat"), "--index",
+                        str(tmp_path / "bm25"), "--weights", weights, "lava")  # fmt: skip
+        assert fused.returncode == 2 and said in fused.stderr, fused.stderr
     unread = favakit("search", "--index", str(tmp_path / "bm25"), "--device", "cuda", "lava")
     assert unread.returncode == 2 and "these indexes are BM25, which needs none" in unread.stderr
     queries.write_text('{"query": "lava"}\n\n{"query": "Saturn"}\n{"id": 7, "query": "x"}\n')
