@@ -263,6 +263,14 @@ class EditRequest:
         nothing, and called unsupported."""
         text_name = "'text' or 'claim'"  # the field the claim is read from, for messages
         if isinstance(row, Mapping):
+            text, claim = row.get("text"), row.get("claim")
+            if isinstance(text, str) and isinstance(claim, str) and claim != text:
+                at = f"{where}: " if where else ""
+                raise ValueError(
+                    f"{at}both 'text' and 'claim', and they differ: favakit reads the claim from "
+                    "one of them. Keep the claim in one field (where 'text' is the source the "
+                    "claim is checked against, give it as 'evidence': [text])"
+                )
             if "text" in row:
                 text_name = "'text'"
             elif "claim" in row:

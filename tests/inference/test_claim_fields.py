@@ -49,6 +49,11 @@ def test_claim_reads_as_the_text_and_a_missing_text_names_the_fields() -> None:
     ]  # a passage that shows nothing is dropped as a blank one is
     with pytest.raises(ValueError, match=r"^'text' must be a string, not int$"):
         EditRequest.from_claim({"text": 4, "claim": "x"})
+    # a row whose 'text' is the source and whose 'claim' is the claim had its source judged
+    with pytest.raises(ValueError, match=r"^claim 2: both 'text' and 'claim', and they differ: .*"
+                                         r"give it as 'evidence': \[text\]"):  # fmt: skip
+        EditRequest.from_claim({"text": EVIDENCE[0], "claim": "It is in Rome."}, "claim 2")
+    assert EditRequest.from_claim({"text": "x", "claim": "x"}).text == "x"
     with pytest.raises(ValueError, match=r"^missing 'text' or 'claim' \(its fields: 'id'\)$"):
         EditRequest.from_claim({"id": 1})
     with pytest.raises(ValueError, match=r"^expected an object with a 'text' or 'claim' field$"):
