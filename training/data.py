@@ -42,6 +42,8 @@ def load_rows(path: str, limit: int = 0) -> list[dict[str, str]]:
             raise UsageError(
                 f"{where}: a training row needs string 'prompt' and 'completion'{hint}"
             )
+        if not row["completion"].strip():  # the model would learn to answer nothing
+            raise UsageError(f"{where}: 'completion' is empty: nothing to learn from this row")
         return {"prompt": row["prompt"], "completion": row["completion"]}
 
     rows = valid_rows(path, checked)[: limit or None]

@@ -109,7 +109,9 @@ def _load_model(cfg: TrainConfig, device: str, frozen_bf16: bool) -> tuple[Any, 
     if cfg.method != "qlora":
         model.to(device)
     if cfg.gradient_checkpointing:
-        model.gradient_checkpointing_enable()
+        # transformers 5 renamed it (the old name warns); older releases have only the old name
+        enable = getattr(model, "activation_checkpointing_enable", None)
+        (enable or model.gradient_checkpointing_enable)()
         model.config.use_cache = False
     if cfg.method in ("lora", "qlora"):
         peft = require("peft", "train", "LoRA")

@@ -271,3 +271,13 @@ def test_labelled_claims_given_to_the_editor_point_to_the_checker(tmp_path: Path
     other.write_text(json.dumps({"input": "a", "output": "b"}) + "\n")
     with pytest.raises(UsageError, match=r"'completion'$"):  # no hint where it would mislead
         load_rows(str(other))
+
+
+def test_a_row_with_an_empty_completion_is_refused(tmp_path: Path) -> None:
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        json.dumps({"prompt": "p", "completion": "a tagged text"}) + "\n"
+        + json.dumps({"prompt": "p", "completion": " \n"}) + "\n"
+    )  # fmt: skip
+    with pytest.raises(UsageError, match=r"rows.jsonl:2: 'completion' is empty"):
+        load_rows(str(rows))
