@@ -271,6 +271,29 @@ def _write_json(path: Path, obj: Any) -> None:
         json.dump(obj, fh, indent=2)
 
 
+#: what a build writes into its folder (a build killed part way leaves some of them, and
+#: hidden ``.*.tmp`` files being written)
+_INDEX_FILES = frozenset({SHARDS_DIR, "meta.json", "doc.npy", "pos.npy", "index.faiss",
+                          "vectors.npy", "bm25"})  # fmt: skip
+
+
+def _refuse_a_folder_of_other_files(folder: Path) -> None:
+    """An index is a folder of its own: ``--out`` naming a folder that holds other files (a
+    synthesis run, ``runs/`` itself) had the index's files written in among them."""
+    if not folder.is_dir():
+        return
+    others = sorted(
+        p.name for p in folder.iterdir()
+        if p.name not in _INDEX_FILES and not (p.name.startswith(".") and p.name.endswith(".tmp"))
+    )  # fmt: skip
+    if others:
+        shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
+        raise UsageError(
+            f"--out {folder} holds other files ({shown}): an index is a folder of its own; "
+            f"give a new one, such as {folder / 'index'}"
+        )
+
+
 def build_index(
     kb_path: str | os.PathLike[str],
     out: str | os.PathLike[str],
@@ -301,6 +324,7 @@ def build_index(
         raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
     if kind != "bm25" and Path(encoder).is_dir():
         encoder = str(Path(encoder).resolve())  # the index must find its encoder from anywhere
+    _refuse_a_folder_of_other_files(Path(out))
     folder = output_folder(out)
     if (folder / "meta.json").exists():
         raise UsageError(

@@ -108,6 +108,12 @@ def test_build_dense_index_and_resume_after_interrupt(
         build_index(kb, out, encoder=str(tiny_encoder), shard_size=2)
     with pytest.raises(UsageError, match="is a file: it names a folder for the outputs"):
         build_index(kb, kb, encoder=str(tiny_encoder))  # was FileExistsError
+    # a folder of other files (a synthesis run) had the index's files written in among them
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "train.jsonl").write_text("{}\n")
+    with pytest.raises(UsageError, match=r"holds other files \(train.jsonl\): an index is a "):
+        build_index(kb, tmp_path / "run", kind="bm25")
+    assert [p.name for p in (tmp_path / "run").iterdir()] == ["train.jsonl"]
 
 
 def test_shards_split_across_runs_then_merge(
