@@ -39,7 +39,8 @@ def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool
     ``notes.time_limit_s`` is finished and keeps one). A finished run with no checkpoint is
     refused even with ``--resume``, which would start again at step 0 and replace its model.
     ``--resume`` where no checkpoint was saved yet (a run killed before its first one, or a new
-    folder) starts at step 0 and says so."""
+    folder) starts at step 0 and says so. A folder of other files (a synthesis run, say), with
+    no ``config.yaml`` of a run, is refused: the run's files were written in among them."""
     from favakit.errors import UsageError
 
     if checkpointed:
@@ -53,6 +54,14 @@ def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool
         why = (" (a finished run keeps no checkpoint: --resume would start again at step 0 and"
                " replace its model)" if resume else "")  # fmt: skip
         raise UsageError(f"{out} holds a finished run; give another --out (output_dir){why}")
+    if out.is_dir() and not (out / "config.yaml").exists():
+        others = sorted(p.name for p in out.iterdir())
+        if others:
+            shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" * (len(others) > 4))
+            raise UsageError(
+                f"{out} holds other files ({shown}) and no run of favakit train (its "
+                "config.yaml): a run is a folder of its own; give a new --out (output_dir)"
+            )
     if resume:
         log.warning("%s holds no checkpoint to resume: starting at step 0", out)
 

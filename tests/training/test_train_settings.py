@@ -222,6 +222,19 @@ def test_resume_with_no_checkpoint_starts_over_and_says_so(
     ]
 
 
+def test_a_folder_of_other_files_is_no_run_folder(tmp_path: Path) -> None:
+    """A synthesis run given as output_dir had the training run's files written among its own."""
+    from favakit.training.runtime import check_run_folder
+
+    for name in ("train.jsonl", "validation.jsonl", "config.json", "stats.json", "hf"):
+        (tmp_path / name).write_text("{}")
+    with pytest.raises(UsageError, match=r"holds other files \(config.json, hf, stats.json, "
+                                         r"train.jsonl and 1 more\) and no run of favakit train"):  # fmt: skip
+        check_run_folder(tmp_path, finished=False, checkpointed=False, resume=False)
+    (tmp_path / "config.yaml").write_text("{}")  # a run killed before its first checkpoint
+    check_run_folder(tmp_path, finished=False, checkpointed=False, resume=False)
+
+
 def test_length_batches_hold_every_row_once_in_batches_of_like_length() -> None:
     from favakit.training.runtime import length_batches
 
