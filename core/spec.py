@@ -59,6 +59,12 @@ class ClientSpec:
             raise ValueError(f"max_batch must be at least 1, not {self.max_batch}")
         if self.device is not None:
             check_device_name(self.device)
+        for name in ("adapter", "endpoint"):  # None is none; a blank one meant the default
+            value = getattr(self, name)
+            if value is not None and not value.strip():
+                raise ValueError(f"{name} is empty: give None for none")
+        if self.model and not self.model.strip():
+            raise ValueError("model is blank: give '' (or leave it out) for the shipped model")
 
     @property
     def names_model(self) -> bool:

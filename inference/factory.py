@@ -460,6 +460,9 @@ def open_verifier(
         raise UsageError(f"judge must be one of {', '.join(VERIFIER_KINDS)}, not {kind!r}")
     if threshold is not None and not 0.0 <= threshold <= 1.0:
         raise UsageError(f"threshold {threshold}: a probability, from 0 to 1")
+    for name, value in (("checker", checker), ("detector", detector)):
+        if value is not None and not value.strip():  # else the default, without a word
+            raise UsageError(f"{name} is empty: give a shipped name or a folder (None: default)")
     if kind == "verifier":
         return _trained_verifier(spec, chunk_words, threshold, style)
     if kind == "llm":

@@ -179,6 +179,10 @@ class GateSettings:
 
     def __post_init__(self) -> None:
         checked_flags(self.flags)
+        if not self.judge.strip():
+            raise ValueError("judge is empty: give auto, checker, mpnet, qwen, cascade or a folder")
+        if self.threshold is not None and not 0.0 <= self.threshold <= 1.0:
+            raise ValueError(f"threshold {self.threshold}: a probability, from 0 to 1")
 
 
 class JudgeScorer:
