@@ -56,10 +56,38 @@ def usable_text(value: str, name: str) -> str:
     return value
 
 
+#: request fields asking for what this server does not do, and the value that asks for nothing
+_NOT_SERVED = {
+    "stream": (False, "streaming: each answer comes whole (vLLM streams)"),
+    "tools": ([], "tool calls"),
+    "functions": ([], "function calls"),
+}
+
+
+def _refuse_unserved(body: dict[str, Any]) -> None:
+    """A 422 for a field asking for what this server does not do: answered as if it had not been
+    asked, a streaming client would wait for events that never come, and a client asking for
+    three answers or a JSON object would take one plain text for them."""
+    for name, (nothing, what) in _NOT_SERVED.items():
+        if body.get(name) not in (None, nothing):
+            raise BadField(f"'{name}': this server does not do {what}")
+    _integer(body, "n", 1, 1, 1)  # one answer per prompt
+    response_format = body.get("response_format")
+    if response_format not in (None, {"type": "text"}):
+        raise BadField("'response_format': this server answers plain text only ({\"type\": "
+                       "\"text\"})")  # fmt: skip
+
+
 def generation_params(body: dict[str, Any], max_tokens_limit: int) -> GenerationParams:
     """The sampling parameters of a completions or chat body, checked; defaults where absent
-    (256 tokens, greedy)."""
-    max_tokens = _integer(body, "max_tokens", 256, 1, max_tokens_limit)
+    (256 tokens, greedy). ``max_completion_tokens`` (the chat API's newer name) stands for
+    ``max_tokens``."""
+    _refuse_unserved(body)
+    if body.get("max_completion_tokens") is not None:
+        if body.get("max_tokens") not in (None, body["max_completion_tokens"]):
+            raise BadField("'max_tokens' and 'max_completion_tokens' differ: give one")
+        body = {**body, "max_tokens": body["max_completion_tokens"]}
+    max_tokens = _integer(body, "max_tokens", min(256, max_tokens_limit), 1, max_tokens_limit)
     temperature = _number(body, "temperature", 0.0, 0.0, 2.0)
     if temperature < GREEDY_BELOW:  # dividing the logits by 1e-300 makes them inf: greedy
         temperature = 0.0
@@ -108,20 +136,34 @@ def prompts_of(body: dict[str, Any]) -> list[str]:
 
 
 def messages_of(body: dict[str, Any]) -> list[dict[str, str]]:
-    """``messages``: a non-empty list of ``{role, content}`` objects with string values."""
+    """``messages``: a non-empty list of ``{role, content}`` objects; a content is a string or a
+    list of text parts (``[{"type": "text", "text": ...}]``, as newer clients send it), joined."""
     messages = body.get("messages")
     if (
         not isinstance(messages, list)
         or not messages
-        or not all(
-            isinstance(m, dict)
-            and isinstance(m.get("content"), str)
-            and isinstance(m.get("role"), str)
-            for m in messages
-        )
+        or not all(isinstance(m, dict) and isinstance(m.get("role"), str) for m in messages)
     ):
         raise BadField("'messages' must be a non-empty list of {role, content} objects")
-    for m in messages:
-        usable_text(m["role"], "messages")
-        usable_text(m["content"], "messages")
-    return [{"role": m["role"], "content": m["content"]} for m in messages]
+    read = []
+    for n, m in enumerate(messages):
+        content = _content_text(m.get("content"), n)
+        read.append({"role": usable_text(m["role"], "messages"),
+                     "content": usable_text(content, "messages")})  # fmt: skip
+    return read
+
+
+def _content_text(content: Any, n: int) -> str:
+    """A message's content as one string: a string, or its text parts joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(isinstance(p, dict) for p in content):
+        kinds = {p.get("type") for p in content}
+        if kinds != {"text"}:
+            other = sorted(str(k) for k in kinds - {"text"})
+            raise BadField(f"'messages' item {n}: this server reads text parts only, not "
+                           f"{', '.join(other)}")  # fmt: skip
+        if all(isinstance(p.get("text"), str) for p in content):
+            return "\n".join(p["text"] for p in content)  # as vLLM joins them
+    raise BadField(f"'messages' item {n}: 'content' must be a string or a list of "
+                   '{"type": "text", "text"} parts')  # fmt: skip

@@ -109,6 +109,13 @@ def test_bad_requests_get_clear_4xx(server: str) -> None:
     assert post(server, "/v1/completions", {"prompt": 42})[0] == 422
     assert post(server, "/v1/completions", {"prompt": "x", "max_tokens": 10**6})[0] == 422
     assert post(server, "/v1/chat/completions", {"messages": "hi"})[0] == 422
+    # a streaming client was answered whole, and waited for events that never came
+    status, body = post(server, "/v1/completions", {"prompt": "x", "stream": True})
+    assert status == 422 and "'stream'" in body["detail"]
+    parts = [{"type": "text", "text": "saturn"}]  # how newer clients send a message
+    chat = {"messages": [{"role": "user", "content": parts}], "max_completion_tokens": 2}
+    status, body = post(server, "/v1/chat/completions", chat)
+    assert status == 200 and body["usage"]["completion_tokens"] <= 2
     status, _ = post(server, "/v1/completions", {"prompt": "saturn", "max_tokens": 2})
     assert status == 200  # still up
 
