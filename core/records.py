@@ -44,6 +44,7 @@ __all__ = [
     "default_file_mode",
     "document_text",
     "kept_note",
+    "model_output_folder",
     "numbered_jsonl",
     "output_folder",
     "read_jsonl",
@@ -551,6 +552,29 @@ def output_folder(
             raise RecordError(
                 f"{flag} {folder} holds {', '.join(theirs)}, which this command would replace, "
                 f"and no {marker} of a run of it: choose another {flag}, or move those away"
+            )
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def model_output_folder(out: PathLike, source: PathLike) -> Path:
+    """``out`` made, as the folder a model is written into from ``source`` (a merge, a packing):
+    new, empty, or a model folder whose model it replaces. A folder of other files is refused,
+    as is ``source`` itself: ``train merge --out`` naming a synthesis run replaced its
+    ``config.json`` with the model's."""
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise RecordError(f"--out {folder} is a file: it names a folder for the model")
+    if folder.resolve() == Path(source).resolve():
+        raise RecordError(f"--out {folder} is the folder the model is read from: give another")
+    if folder.is_dir() and any(folder.iterdir()):
+        weights = [*folder.glob("model*.safetensors"), *folder.glob("pytorch_model*.bin")]
+        if not ((folder / "config.json").exists() and weights):
+            others = sorted(p.name for p in folder.iterdir())
+            shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" * (len(others) > 4))
+            raise RecordError(
+                f"--out {folder} holds other files ({shown}) and no model: a model is written "
+                f"into a folder of its own; give a new one, such as {folder / 'model'}"
             )
     folder.mkdir(parents=True, exist_ok=True)
     return folder

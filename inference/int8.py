@@ -15,6 +15,7 @@ from typing import Any
 
 from favakit.deps import require
 from favakit.errors import UsageError
+from favakit.records import model_output_folder
 
 __all__ = ["INT8_WEIGHTS", "load_int8", "pack_int8", "round_int8", "unpack_int8"]
 
@@ -31,15 +32,16 @@ def pack_int8(
     torch = require("torch", "train", "packing a model in int8")
     from safetensors.torch import load_file, save_file
 
-    src, dst = Path(folder), Path(out)
+    src = Path(folder)
     weights = src / "model.safetensors"
     if not weights.exists():
-        raise UsageError(f"{src}: no model.safetensors (pack a fully fine-tuned model)")
+        packed_already = " (it is packed already)" if (src / INT8_WEIGHTS).exists() else ""
+        raise UsageError(
+            f"{src}: no model.safetensors (pack a fully fine-tuned model){packed_already}"
+        )
     if not (src / config_name).exists():
         raise UsageError(f"{src}: no {config_name}; is this the right kind of model folder?")
-    if dst.resolve() == src.resolve():
-        raise UsageError("write the packed model to another folder")
-    dst.mkdir(parents=True, exist_ok=True)
+    dst = model_output_folder(out, src)
     packed: dict[str, Any] = {}
     for name, w in load_file(str(weights)).items():
         if _packed(w, min_size):
@@ -100,12 +102,10 @@ def unpack_int8(folder: str | Path, out: str | Path) -> str:
     require("torch", "train", "unpacking an int8 model")
     from safetensors.torch import save_file
 
-    src, dst = Path(folder), Path(out)
+    src = Path(folder)
     if not (src / INT8_WEIGHTS).exists():
         raise UsageError(f"{src}: no {INT8_WEIGHTS}; it is not a packed model")
-    if dst.resolve() == src.resolve():
-        raise UsageError("write the unpacked model to another folder")
-    dst.mkdir(parents=True, exist_ok=True)
+    dst = model_output_folder(out, src)
     state = {k: v.contiguous() for k, v in load_int8(src / INT8_WEIGHTS).items()}
     save_file(state, str(dst / "model.safetensors"), metadata={"format": "pt"})
     for item in src.iterdir():

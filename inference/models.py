@@ -28,7 +28,7 @@ from favakit.deps import quiet_library_warnings, require
 from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.inference.lora_merge import merge_plain_lora
-from favakit.records import share_like_open
+from favakit.records import model_output_folder, share_like_open
 from favakit.split_parts import (
     already_joined,
     cache_dir,
@@ -368,6 +368,7 @@ def merge_adapter(adapter: str, out: str, model: str = "") -> str:
 
     transformers = require("transformers", "train", "merging")
     path = resolve_model(model, adapter)
+    model_output_folder(out, adapter)
     merged = transformers.AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32)
     if not merge_plain_lora(merged, Path(adapter).expanduser()):  # as peft would, faster
         peft = require("peft", "train", "merging")

@@ -143,6 +143,30 @@ def test_bad_rows_name_file_line_and_field(tmp_path: Path) -> None:
     assert output_folder(tmp_path / "a" / "b").is_dir()
 
 
+def test_a_model_is_written_into_a_folder_of_its_own(tmp_path: Path) -> None:
+    """`train merge --out` naming a synthesis run replaced its config.json with the model's."""
+    from favakit.records import model_output_folder
+
+    run = tmp_path / "synth"
+    run.mkdir()
+    (run / "config.json").write_text('{"inserter": "rules"}')
+    (run / "train.jsonl").write_text("{}\n")
+    with pytest.raises(RecordError, match=r"holds other files \(config.json, train.jsonl\) "
+                                          r"and no model: .* such as .*synth/model"):  # fmt: skip
+        model_output_folder(run, tmp_path / "adapter")
+    assert (run / "config.json").read_text() == '{"inserter": "rules"}'
+    with pytest.raises(RecordError, match="is the folder the model is read from"):
+        model_output_folder(tmp_path / "adapter" / ".." / "adapter", tmp_path / "adapter")
+    with pytest.raises(RecordError, match="is a file: it names a folder for the model"):
+        model_output_folder(run / "train.jsonl", tmp_path / "adapter")
+    # new, empty, or an earlier model (replaced) are fine
+    assert model_output_folder(tmp_path / "new" / "model", run).is_dir()
+    (tmp_path / "old").mkdir()
+    for name in ("config.json", "model.int8.safetensors", "tokenizer.json"):
+        (tmp_path / "old" / name).write_text("x")
+    assert model_output_folder(tmp_path / "old", run) == tmp_path / "old"
+
+
 def _positive(row: dict, number: int, where: str) -> int:
     if row["n"] <= 0:
         raise ValueError(f"{where}: 'n' must be positive, not {row['n']}")

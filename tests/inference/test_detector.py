@@ -344,8 +344,11 @@ def test_packed_int8_detector_is_smaller_and_finds_the_same_spans(
     for x, y in zip(a, b, strict=True):
         for s, t in zip(x, y, strict=True):
             assert abs(s.confidence - t.confidence) < 0.05
-    with pytest.raises(UsageError, match="another folder"):
+    with pytest.raises(UsageError, match="is the folder the model is read from: give another"):
         pack_int8(trained_detector, trained_detector)
+    with pytest.raises(UsageError, match=r"\(it is packed already\)"):
+        pack_int8(out, tmp_path / "twice")
+    assert pack_int8(trained_detector, out, min_size=1)["out"] == str(out)  # packed again
 
 
 def test_the_shipped_detector_finds_and_fixes_an_entity_error() -> None:
