@@ -20,7 +20,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +53,7 @@ __all__ = [
     "refuse_measuring_set",
     "refuse_output_in_use",
     "refuse_output_over_input",
+    "refuse_replacing_other",
     "replace_folder",
     "settle_folder",
     "share_like_open",
@@ -578,6 +579,46 @@ def model_output_folder(out: PathLike, source: PathLike) -> Path:
             )
     folder.mkdir(parents=True, exist_ok=True)
     return folder
+
+
+def refuse_replacing_other(
+    out: PathLike, keys: Sequence[str], what: str, beside: Sequence[str] = ()
+) -> None:
+    """Refuse a report's ``out`` where a file is there that is not an earlier report of the same
+    kind (a JSON object holding ``keys``), and the files written beside it (``beside``: ends of
+    their names, such as ``.md``) where they are there and such an earlier report is not: `eval
+    detect --out train.jsonl` replaced a training file, and ``--out notes.json`` the user's
+    ``notes.md``. Checked before the work."""
+    path = Path(out)
+    for end in beside:
+        if path.name.endswith(end):
+            raise RecordError(
+                f"--out {path} names the {end} file written beside the {what}: give a .json name"
+            )
+    earlier = path.is_file() and _is_report(path, keys)
+    if path.is_file() and not earlier:
+        raise RecordError(
+            f"--out {path} exists and is no {what} (no {', '.join(map(repr, keys))}): it would "
+            "be replaced; remove it or give another --out"
+        )
+    if earlier:
+        return
+    for end in beside:
+        near = path.with_name(path.stem + end)
+        if near.exists():
+            raise RecordError(
+                f"{near} exists, and the {what}'s {end} file would replace it (it is written "
+                f"beside --out {path}): remove it or give another --out"
+            )
+
+
+def _is_report(path: Path, keys: Sequence[str]) -> bool:
+    """Whether ``path`` holds a JSON object with every one of ``keys``."""
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return isinstance(obj, dict) and all(k in obj for k in keys)
 
 
 def refuse_folder_output(path: PathLike, example: str = "out.jsonl") -> None:

@@ -275,10 +275,12 @@ def detect_files(
     import sys
     from pathlib import Path
 
-    from favakit.records import refuse_folder_output
+    from favakit.eval.report import REPORT_FILES
+    from favakit.records import refuse_folder_output, refuse_replacing_other
 
     if out is not None:
         refuse_folder_output(out, "report.json")  # before the work, not after it
+        refuse_replacing_other(out, ["per_type"], "detection report", REPORT_FILES)
     gold, pred = _numbered_rows(gold_path), _numbered_rows(pred_path)
     for rows in (gold, pred):
         _check_ids(rows)

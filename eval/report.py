@@ -12,7 +12,7 @@ from typing import Any
 
 from favakit.tags import ERROR_TYPES
 
-__all__ = ["bar_chart", "edit_gain_markdown", "write_report"]
+__all__ = ["REPORT_FILES", "bar_chart", "edit_gain_markdown", "write_report"]
 
 log = logging.getLogger(__name__)
 
@@ -121,6 +121,10 @@ def _markdown_to_html(md: str) -> str:
             out.append(f"<p>{html.escape(line.replace('**', ''))}</p>")
     flush()
     return "\n".join(out)
+
+
+#: the files :func:`write_report` and its chart write beside a report's ``OUT.json``
+REPORT_FILES = (".md", ".html", ".png")
 
 
 def write_report(out: Path, markdown: str, charts: Sequence[Path] = (), title: str = "") -> None:

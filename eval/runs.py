@@ -31,6 +31,7 @@ from favakit.records import (
     refuse_folder_output,
     refuse_output_in_use,
     refuse_output_over_input,
+    refuse_replacing_other,
     valid_rows,
 )
 from favakit.spec import ClientSpec
@@ -285,6 +286,13 @@ def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> _Wor
     input, judge or editor) refuses unfinished work rather than mix its rows into a result."""
     refuse_folder_output(out, "result.json")
     refuse_output_over_input(out, {"--input": opts.input, "--kb": opts.kb, "--cache": opts.cache})
+    if command == "edit-gain":
+        from favakit.eval.report import REPORT_FILES
+
+        refuse_replacing_other(out, ["gain", "usage"], "editing-gain result",
+                               [*REPORT_FILES, ".edits.png"])  # fmt: skip
+    else:
+        refuse_replacing_other(out, ["score", "usage"], "FActScore result")
     work = work_path(out)
     refuse_output_in_use(work)  # another run on this --out, now
     noted = work.with_suffix(".json")

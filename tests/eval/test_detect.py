@@ -171,6 +171,30 @@ def test_an_out_that_is_a_folder_is_refused_before_the_work(tmp_path: Path) -> N
         detect_files(str(tmp_path / "g.jsonl"), str(tmp_path / "missing.jsonl"), out=str(tmp_path))
 
 
+def test_an_out_that_is_another_file_is_refused_and_an_earlier_report_replaced(
+    tmp_path: Path,
+) -> None:
+    """`--out train.jsonl` replaced a training file, and `--out notes.json` the user's notes.md."""
+    from favakit.eval.detect import detect_files
+    from favakit.records import RecordError
+
+    gold, pred = tmp_path / "g.jsonl", tmp_path / "p.jsonl"
+    gold.write_text(json.dumps(GOLD_A) + "\n")
+    pred.write_text(json.dumps(PRED_A) + "\n")
+    with pytest.raises(RecordError, match=r"g.jsonl exists and is no detection report"):
+        detect_files(str(gold), str(pred), out=str(gold))
+    (tmp_path / "notes.md").write_text("# mine\n")
+    with pytest.raises(RecordError, match=r"notes.md exists, and the detection report's .md"):
+        detect_files(str(gold), str(pred), out=str(tmp_path / "notes.json"))
+    with pytest.raises(RecordError, match=r"names the .html file written beside"):
+        detect_files(str(gold), str(pred), out=str(tmp_path / "r.html"))
+    assert (tmp_path / "notes.md").read_text() == "# mine\n" and gold.read_text().startswith("{")
+    report = tmp_path / "report.json"
+    for _ in range(2):  # made, then made again over itself and the files beside it
+        assert detect_files(str(gold), str(pred), out=str(report))["n"] == 1
+    assert (tmp_path / "report.md").exists()
+
+
 def test_every_bad_prediction_and_every_missing_one_is_counted(tmp_path: Path) -> None:
     from favakit.eval.detect import detect_files
 

@@ -159,6 +159,17 @@ def test_unfinished_work_resumes_only_under_its_own_settings(kb: Path, tmp_path:
         _work_file(out, "factscore", opts)
     with pytest.raises(RecordError, match="is a folder"):
         _work_file(tmp_path, "factscore", opts)
+    # a file that is no earlier result was replaced by the result (a training file, say)
+    mine = tmp_path / "train.jsonl"
+    mine.write_text('{"prompt": "p", "completion": "c"}\n')
+    with pytest.raises(RecordError, match="exists and is no FActScore result"):
+        _work_file(mine, "factscore", opts)
+    (tmp_path / "gain.md").write_text("# notes\n")  # edit-gain writes its .md beside its --out
+    with pytest.raises(RecordError, match=r"gain.md exists, and the editing-gain result's .md"):
+        _work_file(tmp_path / "gain.json", "edit-gain", opts)
+    out.write_text(json.dumps({"score": 0.5, "usage": {}}))  # an earlier result: replaced
+    inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": "Ada was born in 1815."}) + "\n")
+    assert _work_file(out, "factscore", opts).path == work.path
 
 
 def test_topics_the_kb_lacks_are_named_before_any_model(kb: Path, tmp_path: Path) -> None:
