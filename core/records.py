@@ -54,6 +54,7 @@ __all__ = [
     "refuse_output_in_use",
     "refuse_output_over_input",
     "refuse_replacing_other",
+    "refuse_replacing_rows",
     "replace_folder",
     "settle_folder",
     "share_like_open",
@@ -610,6 +611,24 @@ def refuse_replacing_other(
                 f"{near} exists, and the {what}'s {end} file would replace it (it is written "
                 f"beside --out {path}): remove it or give another --out"
             )
+
+
+def refuse_replacing_rows(out: PathLike, kind: type[Record]) -> None:
+    """Refuse an ``out`` JSONL file whose rows are not ``kind``'s (their ``schema``), which
+    writing ``kind`` rows to it would replace: an empty file, or an earlier output, is fine."""
+    path = Path(out)
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        with path.open(encoding="utf-8") as fh:
+            first = json.loads(fh.readline())
+    except (OSError, UnicodeDecodeError, ValueError):
+        first = None
+    if not (isinstance(first, dict) and first.get("schema") == kind.schema()):
+        raise RecordError(
+            f"--out {path} exists and holds no {kind.schema()} rows: it would be replaced; "
+            "remove it or give another --out"
+        )
 
 
 def _is_report(path: Path, keys: Sequence[str]) -> bool:

@@ -19,6 +19,7 @@ from favakit.records import (
     TrainExample,
     numbered_jsonl,
     refuse_folder_output,
+    refuse_replacing_rows,
     write_jsonl_atomic,
 )
 from favakit.tags import ERROR_TYPES, TagParseError, parse, parse_lenient
@@ -31,6 +32,7 @@ def convert_fava_rows(
 ) -> dict[str, Any]:
     """Convert a FAVA training JSONL file; returns counts and the first problems found."""
     refuse_folder_output(out, "fava_favakit.jsonl")  # before the rows are read, not after
+    refuse_replacing_rows(out, TrainExample)
     kept: list[TrainExample] = []
     counts: Counter[str] = Counter()
     repairs: Counter[str] = Counter()

@@ -65,3 +65,20 @@ def test_an_out_that_is_a_folder_is_refused_before_the_rows_are_read(tmp_path: P
 
     with pytest.raises(RecordError, match=r"is a folder: the output is a file, such as .*fava_fav"):
         convert_fava_rows(tmp_path / "not-read.jsonl", tmp_path)
+
+
+def test_an_out_of_other_rows_is_refused_and_an_earlier_conversion_replaced(tmp_path: Path) -> None:
+    """An existing file was replaced by the converted rows, whatever it held."""
+    from favakit.records import RecordError
+
+    src = tmp_path / "fava.jsonl"
+    src.write_text(json.dumps({"prompt": build_prompt(TEXT, ["x"], template="fava"),
+                               "completion": GOOD}) + "\n")  # fmt: skip
+    mine = tmp_path / "claims.jsonl"
+    mine.write_text(json.dumps({"text": TEXT, "label": "supported"}) + "\n")
+    with pytest.raises(RecordError, match=r"claims.jsonl exists and holds no train_example/1 "):
+        convert_fava_rows(src, mine)
+    assert json.loads(mine.read_text())["label"] == "supported"
+    out = tmp_path / "out.jsonl"
+    for _ in range(2):  # written, then written again over itself
+        assert convert_fava_rows(src, out)["counts"] == {"kept": 1}
