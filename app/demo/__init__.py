@@ -54,6 +54,45 @@ def demo_texts() -> list[dict[str, Any]]:
 CHUNK = 8  # texts edited together (the in-process batch), between progress lines
 
 
+#: what the demo writes into its folder
+DEMO_FILES = ("kb.db", "bm25", "edits.jsonl", "edits.html", "demo.json")
+
+
+def _refuse_a_folder_not_the_demos(folder: Path) -> None:
+    """The demo's ``--out`` holds nothing of the demo's names, or an earlier demo's: ``--out
+    runs`` replaced a user's own ``runs/kb.db`` with the demo's 30 articles."""
+    from favakit.errors import UsageError
+
+    kb = folder / "kb.db"
+    if kb.exists():
+        if not _is_demo_kb(kb):
+            raise UsageError(
+                f"--out {folder} holds a kb.db that is not the demo's, which the demo would "
+                f"replace: give another --out, such as {folder / 'demo'}"
+            )
+        return
+    theirs = [name for name in DEMO_FILES if (folder / name).exists()]
+    if theirs:
+        raise UsageError(
+            f"--out {folder} holds {', '.join(theirs)}, which the demo would replace, and no demo "
+            f"knowledge source: give another --out, such as {folder / 'demo'}"
+        )
+
+
+def _is_demo_kb(path: Path) -> bool:
+    """Whether ``path`` is a knowledge source of the demo's articles (an earlier demo's)."""
+    from favakit.errors import FavakitError
+    from favakit.retrieval.kb import KnowledgeSource
+
+    wanted = {json.loads(line)["title"] for line in _data("kb.jsonl").read_text().splitlines()
+              if line.strip()}  # fmt: skip
+    try:
+        with KnowledgeSource(path) as kb:
+            return set(kb.titles()) == wanted
+    except FavakitError:
+        return False
+
+
 def build_demo_knowledge(folder: Path) -> tuple[Path, Path, int, int]:
     """The demo's knowledge source (``kb.db``) and BM25 index (``bm25/``) in ``folder``, built
     afresh each run, so a second ``make demo`` rebuilds the first one's index instead of stopping
@@ -116,6 +155,8 @@ def run_demo(
 
         raise UsageError("--model and --adapter name the generative editor's model; --backend "
                          "encoder runs the encoder detector (--detector names another)")  # fmt: skip
+    if Path(out_dir).is_dir():
+        _refuse_a_folder_not_the_demos(Path(out_dir))
     folder = output_folder(out_dir)
     color = out.isatty() if color is None else color
     t0 = time.perf_counter()

@@ -55,3 +55,30 @@ def test_the_encoder_demo_refuses_a_generative_model_it_would_ignore(tmp_path: P
     with pytest.raises(UsageError, match="--backend encoder runs the encoder detector"):
         run_demo(tmp_path / "demo", backend="encoder", adapter="some/adapter")
     assert not (tmp_path / "demo").exists()  # refused before anything was written
+
+
+def test_the_demo_leaves_a_folder_of_other_files_as_it_was(tmp_path: Path) -> None:
+    """`--out runs` replaced a user's own runs/kb.db with the demo's 30 articles."""
+    from favakit.demo import _refuse_a_folder_not_the_demos, build_demo_knowledge
+    from favakit.errors import UsageError
+    from favakit.retrieval.kb import build_kb
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    build_kb(_one_article(tmp_path), mine / "kb.db")
+    before = (mine / "kb.db").read_bytes()
+    with pytest.raises(UsageError, match="holds a kb.db that is not the demo's"):
+        run_demo(mine, backend="encoder", limit=1)
+    assert (mine / "kb.db").read_bytes() == before
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "edits.jsonl").write_text("{}\n")
+    with pytest.raises(UsageError, match=r"holds edits.jsonl, which the demo would replace"):
+        run_demo(tmp_path / "notes", backend="encoder", limit=1)
+    build_demo_knowledge(tmp_path / "demo")  # an earlier demo's folder is the demo's again
+    _refuse_a_folder_not_the_demos(tmp_path / "demo")
+
+
+def _one_article(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs.jsonl"
+    docs.write_text(json.dumps({"title": "Mine", "text": "My own article."}) + "\n")
+    return docs
