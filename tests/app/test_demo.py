@@ -67,7 +67,7 @@ def test_the_demo_leaves_a_folder_of_other_files_as_it_was(tmp_path: Path) -> No
     mine.mkdir()
     build_kb(_one_article(tmp_path), mine / "kb.db")
     before = (mine / "kb.db").read_bytes()
-    with pytest.raises(UsageError, match="holds a kb.db that is not the demo's"):
+    with pytest.raises(UsageError, match=r"holds a kb\.db that is not the demo's"):
         run_demo(mine, backend="encoder", limit=1)
     assert (mine / "kb.db").read_bytes() == before
     (tmp_path / "notes").mkdir()
