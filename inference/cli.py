@@ -175,6 +175,7 @@ def _edit(args: argparse.Namespace) -> int:
     if args.output and args.format == "html":  # the page is written below, not by run_rows
         refuse_folder_output(args.output, "edits.html")
         refuse_output_over_input(args.output, {"--input": args.input, "--kb": args.kb})
+        _refuse_replacing_another_page(Path(args.output))
     elif args.output:  # rows written as they come: stopped part way, it says what it kept
         args.on_interrupt = lambda: kept_note(args.output, "the results made so far")
     # one text is one item to a bar over rows: what the editor and the gate do within it shows
@@ -204,6 +205,20 @@ def _edit(args: argparse.Namespace) -> int:
         print(f"favakit edit: warning: {bare} text(s) had {NO_EVIDENCE}", file=sys.stderr)
     print(views.summary(results), file=sys.stderr)
     return 0
+
+
+def _refuse_replacing_another_page(path: Path) -> None:
+    """``--format html --output FILE``: FILE new, empty, or an earlier page of favakit's edits
+    (which it replaces); a page of the user's own was replaced without a word."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    with path.open("rb") as fh:
+        head = fh.read(400).decode("utf-8", "replace")
+    if not (head.startswith("<!doctype html>") and "<title>favakit" in head):
+        raise UsageError(
+            f"--output {path} exists and is no page of favakit's edits: it would be replaced; "
+            "remove it or give another --output"
+        )
 
 
 def configure_edit(parser: argparse.ArgumentParser) -> None:

@@ -407,6 +407,23 @@ def test_the_html_page_goes_into_a_folder_not_made_yet(tmp_path: Path) -> None:
     assert got.returncode == 0, got.stderr[-800:]
     assert page.read_text(encoding="utf-8").lstrip().lower().startswith("<!doctype html")
     assert [p.name for p in page.parent.iterdir()] == ["edits.html"]  # no temporary file left
+    again = favakit("edit", "The Eiffel Tower is in Berlin.", "--evidence", "It is in Paris.",
+                    "--backend", "encoder", "--gate", "off", "--format", "html",
+                    "--output", str(page))  # fmt: skip
+    assert again.returncode == 0, again.stderr[-800:]  # an earlier page of edits: replaced
+
+
+def test_a_page_of_the_user_s_own_is_not_replaced_by_the_edits_page(tmp_path: Path) -> None:
+    from favakit.inference.cli import _refuse_replacing_another_page
+    from favakit.inference.views import html_page
+
+    mine = tmp_path / "index.html"
+    mine.write_text("<!doctype html><title>my notes</title>")
+    with pytest.raises(UsageError, match=r"index.html exists and is no page of favakit's edits"):
+        _refuse_replacing_another_page(mine)
+    mine.write_text(html_page([]))  # favakit's own page, made before: replaced
+    _refuse_replacing_another_page(mine)
+    _refuse_replacing_another_page(tmp_path / "new.html")
 
 
 def test_verify_refuses_the_editor_s_options_for_a_judge_that_does_not_read_them(
