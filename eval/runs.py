@@ -160,6 +160,10 @@ class Scorer:
             raise UsageError("--checker is for --judge checker or cascade")
         if opts.chat and self.kind in VERIFIER_JUDGES:
             raise UsageError("--chat is for --judge llm")
+        if opts.cache and self.kind in VERIFIER_JUDGES and not opts.spec.names_model:
+            raise UsageError(f"--cache keeps the answers of --judge verifier, llm or editor (and "
+                             f"of a --model splitting facts), not of --judge {self.kind}: leave "
+                             "it out")  # fmt: skip
         self.retriever = TopicRetriever(opts.kb, method=opts.retrieval, k=opts.k)
         kb = self.retriever.kb
         missing = sorted({r["topic"] for r in self.rows if kb.resolve(r["topic"]) is None})
