@@ -160,10 +160,6 @@ class Scorer:
             raise UsageError("--checker is for --judge checker or cascade")
         if opts.chat and self.kind in VERIFIER_JUDGES:
             raise UsageError("--chat is for --judge llm")
-        if opts.cache and self.kind in VERIFIER_JUDGES and not opts.spec.names_model:
-            raise UsageError(f"--cache keeps the answers of --judge verifier, llm or editor (and "
-                             f"of a --model splitting facts), not of --judge {self.kind}: leave "
-                             "it out")  # fmt: skip
         self.retriever = TopicRetriever(opts.kb, method=opts.retrieval, k=opts.k)
         kb = self.retriever.kb
         missing = sorted({r["topic"] for r in self.rows if kb.resolve(r["topic"]) is None})
@@ -367,12 +363,23 @@ def _finish(out: Path, work: Path, result: dict[str, Any], summary: dict[str, An
     print(f"wrote {out}; usage {json.dumps(result['usage'])}", file=sys.stderr)
 
 
+def _refuse_an_unused_cache(opts: ScoreOptions) -> None:
+    """``factscore --cache`` where nothing would go into it: a checker, cascade or Qwen judge
+    keeps no answers there, and rule-split facts ask no model (it ran, the cache empty). In
+    ``edit-gain`` the cache keeps the editor's answers, so it is never unused there."""
+    judge = fact_judge(opts)
+    if opts.cache and judge in VERIFIER_JUDGES and not opts.spec.names_model:
+        raise UsageError(f"--cache keeps the answers of --judge verifier, llm or editor (and of "
+                         f"a --model splitting facts), not of --judge {judge}: leave it out")  # fmt: skip
+
+
 def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, Any]:
     """FActScore of ``opts.input``, written to ``opts.out``; returns (and prints) the summary.
     With ``ray`` the responses are scored by a pool of workers, each with its own judge."""
     from favakit.eval.factscore import aggregate, agreement
 
     out = Path(opts.out)
+    _refuse_an_unused_cache(opts)
     work = _work_file(out, "factscore", opts)  # before the judge loads
     sc = Scorer(opts, models=ray is None)
     _say_missing_base(opts, "factscore")

@@ -190,7 +190,7 @@ def test_topics_the_kb_lacks_are_named_before_any_model(kb: Path, tmp_path: Path
 def test_a_cache_no_answer_would_go_into_is_refused(kb: Path, tmp_path: Path) -> None:
     """`--judge checker --cache c.db` ran, and the cache stayed empty without a word."""
     from favakit.errors import UsageError
-    from favakit.eval.runs import ScoreOptions, Scorer
+    from favakit.eval.runs import ScoreOptions, factscore
 
     inp = tmp_path / "in.jsonl"
     inp.write_text(json.dumps({"topic": "Ada Lovelace", "output": "Ada was born in 1815."}) + "\n")
@@ -198,8 +198,8 @@ def test_a_cache_no_answer_would_go_into_is_refused(kb: Path, tmp_path: Path) ->
                         judge="checker", cache=str(tmp_path / "c.db"))  # fmt: skip
     with pytest.raises(UsageError, match=r"--cache keeps the answers of --judge verifier, llm or "
                                          r"editor .*not of --judge checker"):  # fmt: skip
-        Scorer(opts, models=False)
-    assert not (tmp_path / "c.db").exists()
+        factscore(opts)
+    assert not (tmp_path / "c.db").exists() and not (tmp_path / "fs.json").exists()
 
 
 def test_bad_response_rows_are_named_by_their_lines(tmp_path: Path) -> None:
