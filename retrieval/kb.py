@@ -368,10 +368,8 @@ def read_documents(
         for i, obj in enumerate(data):
             if kind == "hotpot" or (isinstance(obj, dict) and "context" in obj):
                 ctx = obj.get("context") if isinstance(obj, dict) else None
-                if not isinstance(ctx, dict) or "title" not in ctx or "sentences" not in ctx:
-                    raise UsageError(f"{p}[{i}]: expected 'context' with 'title' and 'sentences'")
-                for title, sents in zip(ctx["title"], ctx["sentences"], strict=True):
-                    yield str(title), "".join(sents), False
+                for title, text in _hotpot_paragraphs(ctx, f"{p}[{i}]"):
+                    yield title, text, False
             else:
                 title, text = _doc(obj, f"{p}[{i}]")
                 yield title, text, False
@@ -387,6 +385,34 @@ def read_documents(
                 if text.startswith('"') and text.endswith('"'):
                     text = text[1:-1]
                 yield title, text, True
+
+
+def _hotpot_paragraphs(ctx: Any, where: str) -> list[tuple[str, str]]:
+    """A HotpotQA record's ``context`` as (title, text) paragraphs, in either form it comes in:
+    the released files' ``[[title, [sentence, ...]], ...]`` or the datasets library's
+    ``{"title": [...], "sentences": [[...], ...]}``. Sentences keep their own spacing."""
+    if isinstance(ctx, dict) and "title" in ctx and "sentences" in ctx:
+        titles, sentences = ctx["title"], ctx["sentences"]
+        if not (isinstance(titles, list) and isinstance(sentences, list)
+                and len(titles) == len(sentences)):  # fmt: skip
+            raise UsageError(f"{where}: 'context' needs as many 'title's as 'sentences' lists")
+        pairs = list(zip(titles, sentences, strict=True))
+    elif isinstance(ctx, list) and all(isinstance(c, list) and len(c) == 2 for c in ctx):
+        pairs = [(c[0], c[1]) for c in ctx]
+    else:
+        raise UsageError(
+            f"{where}: expected 'context' as [[title, [sentence, ...]], ...] (HotpotQA's files) "
+            "or {'title': [...], 'sentences': [[...], ...]}"
+        )
+    paragraphs = []
+    for n, (title, sents) in enumerate(pairs):
+        if not isinstance(title, str) or not (
+            isinstance(sents, list) and all(isinstance(x, str) for x in sents)
+        ):
+            raise UsageError(f"{where}: context paragraph {n}: expected a title and a list of "
+                             "sentence strings")  # fmt: skip
+        paragraphs.append((title, "".join(sents)))
+    return paragraphs
 
 
 @dataclass

@@ -134,6 +134,20 @@ def test_other_formats(tmp_path: Path) -> None:
     assert (stats.documents, stats.duplicates) == (2, 1)
     with KnowledgeSource(tmp_path / "hp.db") as kb:
         assert kb.get("A") == ["A one. A two."]
+    # HotpotQA's own files keep each paragraph as [title, [sentence, ...]]: they were refused
+    released = [{"question": "q1", "context": [["A", ["A one.", " A two."]], ["B", ["B one."]]]}]
+    hotpot.write_text(json.dumps(released), encoding="utf-8")
+    assert build_kb(hotpot, tmp_path / "released.db").documents == 2
+    with KnowledgeSource(tmp_path / "released.db") as kb:
+        assert kb.get("A") == ["A one. A two."]
+    for context, said in (
+        ({"title": ["A", "B"], "sentences": [["x."]]}, "as many 'title's as 'sentences'"),
+        ([["A", "not a list"]], "context paragraph 0: expected a title and a list"),
+        (3, r"expected 'context' as \[\[title"),
+    ):  # a traceback each (zip's ValueError, join's TypeError) or the one form named
+        hotpot.write_text(json.dumps([{"context": context}]), encoding="utf-8")
+        with pytest.raises(UsageError, match=said):
+            build_kb(hotpot, tmp_path / "bad.db")
 
     listing = tmp_path / "list.json"
     listing.write_text(
