@@ -25,6 +25,7 @@ __all__ = [
     "positive_int",
     "probability",
     "share",
+    "url",
     "weights",
 ]
 
@@ -141,3 +142,16 @@ def weights(value: str) -> list[float]:
             f"{value!r}: each weight a finite number of 0 or more, and one above 0"
         )
     return numbers
+
+
+def url(value: str) -> str:
+    """An OpenAI-compatible server's address: ``http(s)://host[:port]/...``."""
+    from urllib.parse import urlsplit
+
+    given(value)
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an http(s) address: give one such as http://127.0.0.1:8000/v1"
+        )
+    return value.strip()

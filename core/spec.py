@@ -18,7 +18,7 @@ import argparse
 from dataclasses import dataclass, replace
 from typing import Any
 
-from favakit.cli_args import device, given, positive_int
+from favakit.cli_args import device, given, positive_int, url
 from favakit.devices import check_device_name
 
 __all__ = ["BACKENDS", "DTYPES", "ClientSpec", "add_model_options"]
@@ -63,6 +63,9 @@ class ClientSpec:
             value = getattr(self, name)
             if value is not None and not value.strip():
                 raise ValueError(f"{name} is empty: give None for none")
+        if self.endpoint is not None and not self.endpoint.startswith(("http://", "https://")):
+            raise ValueError(f"endpoint {self.endpoint!r} is not an http(s) address, such as "
+                             "http://127.0.0.1:8000/v1")  # fmt: skip
         if self.model and not self.model.strip():
             raise ValueError("model is blank: give '' (or leave it out) for the shipped model")
 
@@ -119,7 +122,7 @@ def add_model_options(
     )  # fmt: skip
     g.add_argument(
         f"{p}endpoint" if prefix else "--llm-endpoint",
-        type=given,
+        type=url,
         default=None,
         metavar="URL",
         help="generate through an OpenAI-compatible server (vllm serve, favakit serve-llm)",

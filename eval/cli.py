@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from favakit.cli_args import positive_int
+from favakit.cli_args import non_negative, positive_int
 from favakit.distributed import add_ray_options, ray_options
 from favakit.inference.options import (
     add_gate_options,
@@ -155,7 +155,7 @@ def _scorer_options(f: argparse.ArgumentParser, out_help: str) -> None:
     )  # fmt: skip
     add_model_options(f, title="judge model", max_batch=None)
     f.add_argument("--chat", action="store_true", help="ask the judge through its chat template")
-    f.add_argument("--gamma", type=float, default=10.0, help="length penalty (0: none)")
+    f.add_argument("--gamma", type=non_negative, default=10.0, help="length penalty (0: none)")
     f.add_argument("--demos", action="append", default=None, help="FActScore demos JSON")
     f.add_argument(
         "--facts",

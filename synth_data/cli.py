@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from favakit.cli_args import changed_options, non_negative_int, positive_int, probability
+from favakit.cli_args import changed_options, non_negative_int, positive_int, probability, url
 from favakit.distributed import add_ray_options
 from favakit.errors import UsageError
 
@@ -168,6 +168,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--variants", type=int, default=8, help="at most this many examples per passage")
     p.add_argument(
         "--llm-endpoint",
+        type=url,
         default=None,
         help="OpenAI-compatible server for llm/mix, e.g. http://127.0.0.1:8000/v1",
     )

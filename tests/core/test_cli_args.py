@@ -19,6 +19,7 @@ from favakit.cli_args import (
     positive_int,
     probability,
     share,
+    url,
     weights,
 )
 
@@ -66,6 +67,14 @@ def test_weights_are_finite_not_negative_and_not_all_zero() -> None:
     for bad in ("", "x", "1,", "1,-1", "0,0", "inf", "nan", "1;2"):
         with pytest.raises(argparse.ArgumentTypeError):
             weights(bad)
+
+
+def test_an_endpoint_is_an_http_address() -> None:
+    assert url("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+    assert url(" https://api.example.com/v1 ") == "https://api.example.com/v1"
+    for bad in ("", "notaurl", "localhost:8000", "ftp://x/v1", "http://", "127.0.0.1:8000/v1"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            url(bad)
 
 
 def test_given_keeps_a_name_and_refuses_a_blank_one() -> None:
@@ -156,6 +165,13 @@ def test_counts_sizes_and_ports_are_refused_before_anything_runs(
         (["synth", "run", "--kb", "a", "--out", "b", "--llm-model", ""],
          "argument --llm-model: is empty"),
         (["search", "--index", "a", "x", "--weights", "1,-1"], "argument --weights: '1,-1': each"),
+        # an address without its scheme failed later, as an "unknown url type"
+        (["edit", "x", "--llm-endpoint", "localhost:8000"], "argument --llm-endpoint: "
+         "'localhost:8000' is not an http(s) address"),
+        (["synth", "run", "--kb", "a", "--out", "b", "--llm-endpoint", "ftp://x/v1"],
+         "argument --llm-endpoint: 'ftp://x/v1' is not"),
+        (["eval", "factscore", "--input", "a", "--kb", "b", "--out", "c", "--gamma", "-1"],
+         "argument --gamma: -1: give a finite number of 0 or more"),
     ):  # fmt: skip
         with pytest.raises(SystemExit) as stop:
             main(args)

@@ -17,6 +17,7 @@ from favakit.spec import ClientSpec
         ({"device": "gpu"}, "'gpu' is not a device"),
         ({"adapter": ""}, "adapter is empty: give None for none"),
         ({"endpoint": " "}, "endpoint is empty"),
+        ({"endpoint": "localhost:8000"}, "endpoint 'localhost:8000' is not an http"),
         ({"model": "  "}, "model is blank: give '' .* for the shipped model"),
     ],
 )
