@@ -58,6 +58,7 @@ __all__ = [
     "replace_folder",
     "settle_folder",
     "share_like_open",
+    "some_names",
     "sqlite_tables",
     "valid_rows",
     "write_jsonl_atomic",
@@ -559,6 +560,13 @@ def output_folder(
     return folder
 
 
+def some_names(names: Iterable[str], most: int = 4) -> str:
+    """``names`` sorted, for a message: the first ``most`` and how many more."""
+    names = sorted(names)
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return ", ".join(names[:most]) + more
+
+
 def model_output_folder(out: PathLike, source: PathLike) -> Path:
     """``out`` made, as the folder a model is written into from ``source`` (a merge, a packing):
     new, empty, or a model folder whose model it replaces. A folder of other files is refused,
@@ -572,8 +580,7 @@ def model_output_folder(out: PathLike, source: PathLike) -> Path:
     if folder.is_dir() and any(folder.iterdir()):
         weights = [*folder.glob("model*.safetensors"), *folder.glob("pytorch_model*.bin")]
         if not ((folder / "config.json").exists() and weights):
-            others = sorted(p.name for p in folder.iterdir())
-            shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" * (len(others) > 4))
+            shown = some_names(p.name for p in folder.iterdir())
             raise RecordError(
                 f"--out {folder} holds other files ({shown}) and no model: a model is written "
                 f"into a folder of its own; give a new one, such as {folder / 'model'}"

@@ -39,7 +39,7 @@ from favakit.config import changed_settings
 from favakit.deps import is_available, require
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
-from favakit.records import atomic_open, output_folder, share_like_open
+from favakit.records import atomic_open, output_folder, share_like_open, some_names
 from favakit.retrieval.kb import KnowledgeSource
 
 __all__ = [
@@ -282,14 +282,14 @@ def _refuse_a_folder_of_other_files(folder: Path) -> None:
     synthesis run, ``runs/`` itself) had the index's files written in among them."""
     if not folder.is_dir():
         return
-    others = sorted(
+    others = [
         p.name for p in folder.iterdir()
         if p.name not in _INDEX_FILES and not (p.name.startswith(".") and p.name.endswith(".tmp"))
-    )  # fmt: skip
+    ]  # fmt: skip
     if others:
-        shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" if len(others) > 4 else "")
         raise UsageError(
-            f"--out {folder} holds other files ({shown}): an index is a folder of its own; "
+            f"--out {folder} holds other files ({some_names(others)}): an index is a folder of "
+            "its own; "
             f"give a new one, such as {folder / 'index'}"
         )
 

@@ -42,6 +42,7 @@ def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool
     folder) starts at step 0 and says so. A folder of other files (a synthesis run, say), with
     no ``config.yaml`` of a run, is refused: the run's files were written in among them."""
     from favakit.errors import UsageError
+    from favakit.records import some_names
 
     if checkpointed:
         if not resume:
@@ -55,11 +56,10 @@ def check_run_folder(out: Path, finished: bool, checkpointed: bool, resume: bool
                " replace its model)" if resume else "")  # fmt: skip
         raise UsageError(f"{out} holds a finished run; give another --out (output_dir){why}")
     if out.is_dir() and not (out / "config.yaml").exists():
-        others = sorted(p.name for p in out.iterdir())
+        others = [p.name for p in out.iterdir()]
         if others:
-            shown = ", ".join(others[:4]) + (f" and {len(others) - 4} more" * (len(others) > 4))
             raise UsageError(
-                f"{out} holds other files ({shown}) and no run of favakit train (its "
+                f"{out} holds other files ({some_names(others)}) and no run of favakit train (its "
                 "config.yaml): a run is a folder of its own; give a new --out (output_dir)"
             )
     if resume:
