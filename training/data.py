@@ -9,6 +9,7 @@ are never cut, and examples that cannot fit are dropped and counted.
 
 from __future__ import annotations
 
+import logging
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +18,9 @@ from favakit.errors import UsageError
 from favakit.prompts import fewest_references_dropped
 from favakit.records import valid_rows
 
-__all__ = ["EncodedSet", "collate", "encode_rows", "load_rows", "pack"]
+__all__ = ["EncodedSet", "check_held_out", "collate", "encode_rows", "load_rows", "pack"]
+
+log = logging.getLogger(__name__)
 
 IGNORE = -100
 
@@ -50,6 +53,23 @@ def load_rows(path: str, limit: int = 0) -> list[dict[str, str]]:
     if not rows:
         raise UsageError(f"{path} holds no training rows")
     return rows
+
+
+def check_held_out(train_rows: list[dict[str, str]], val_rows: list[dict[str, str]]) -> None:
+    """``data.validation_file``'s rows against the training rows: refused where every one is a
+    training row (the same file given twice: its loss would say nothing of new text), a warning
+    where some are."""
+    seen = {(r["prompt"], r["completion"]) for r in train_rows}
+    shared = sum((r["prompt"], r["completion"]) in seen for r in val_rows)
+    if val_rows and shared == len(val_rows):
+        raise UsageError(
+            f"data.validation_file: its {len(val_rows)} row(s) are all training rows, so its "
+            "loss says nothing of new text: give held-out rows, or leave it out to hold out "
+            "data.validation_fraction of the training file"
+        )
+    if shared:
+        log.warning("data.validation_file: %d of its %d rows are training rows too",
+                    shared, len(val_rows))  # fmt: skip
 
 
 def _encode(tokenizer: Any, prompt: str, completion: str) -> tuple[list[int], list[int]]:

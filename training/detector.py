@@ -175,7 +175,7 @@ def train_detector(
     """Train, tune the thresholds, save a detector folder; returns a summary."""
     torch = require("torch", "train", "training the detector")
     transformers = require("transformers", "train", "training the detector")
-    from favakit.training.data import load_rows
+    from favakit.training.data import check_held_out, load_rows
 
     validate_config(cfg)
     if not cfg.data.train_file:
@@ -185,6 +185,7 @@ def train_detector(
     rows = load_rows(cfg.data.train_file, cfg.data.limit)
     train_rows, tune_rows = split_by_title(rows, cfg.data.validation_fraction, cfg.seed)
     val_rows = load_rows(cfg.data.validation_file) if cfg.data.validation_file else []
+    check_held_out(rows, val_rows)
     out = Path(cfg.output_dir)
     ckpt = out / runtime.CHECKPOINT_DIR
     runtime.check_run_folder(out, (out / "summary.json").exists(), (ckpt / "state.pt").exists(),

@@ -37,6 +37,7 @@ from favakit.training import runtime
 from favakit.training.config import TrainConfig, validate_config
 from favakit.training.data import (
     EncodedSet,
+    check_held_out,
     collate,
     encode_rows,
     load_rows,
@@ -410,6 +411,7 @@ def _setup(cfg: TrainConfig, resume: bool) -> _Run:
     rows = load_rows(cfg.data.train_file, cfg.data.limit)
     if cfg.data.validation_file:
         train_rows, val_rows = rows, load_rows(cfg.data.validation_file)
+        check_held_out(train_rows, val_rows)
     else:
         train_rows, val_rows = split_validation(rows, cfg.data.validation_fraction, cfg.seed)
     acc = _accelerator(cfg)

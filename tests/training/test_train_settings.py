@@ -294,3 +294,16 @@ def test_a_row_with_an_empty_completion_is_refused(tmp_path: Path) -> None:
     )  # fmt: skip
     with pytest.raises(UsageError, match=r"rows.jsonl:2: 'completion' is empty"):
         load_rows(str(rows))
+
+
+def test_a_validation_file_of_training_rows_is_refused(caplog: pytest.LogCaptureFixture) -> None:
+    """The training file given again as data.validation_file trained and reported a validation
+    loss on the very rows it trained on."""
+    from favakit.training.data import check_held_out
+
+    rows = [{"prompt": f"p{i}", "completion": f"c{i}"} for i in range(4)]
+    with pytest.raises(UsageError, match=r"its 2 row\(s\) are all training rows"):
+        check_held_out(rows, rows[:2])
+    check_held_out(rows, [rows[0], {"prompt": "new", "completion": "c"}])
+    assert "1 of its 2 rows are training rows too" in caplog.text
+    check_held_out(rows, [])  # no validation file
