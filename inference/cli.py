@@ -151,9 +151,7 @@ def _edit(args: argparse.Namespace) -> int:
     if (args.text is None) == (args.input is None):
         raise UsageError("give either TEXT or --input FILE.jsonl")
     if args.text == "-":  # `model ... | favakit edit -`, `favakit edit - < answer.txt`
-        args.text = sys.stdin.read()
-        if not args.text.strip():
-            raise UsageError("TEXT '-' reads the text from standard input, and it was empty")
+        args.text = _standard_input("TEXT", "text")
     evidence = _given_evidence(args, "TEXT")
     one = {"text": args.text, "topic": args.topic, "evidence": evidence}
     rows = _rows(args.text, args.input, lambda: EditRequest.from_row(one, "TEXT"),
@@ -205,6 +203,22 @@ def _edit(args: argparse.Namespace) -> int:
         print(f"favakit edit: warning: {bare} text(s) had {NO_EVIDENCE}", file=sys.stderr)
     print(views.summary(results), file=sys.stderr)
     return 0
+
+
+def _standard_input(name: str, what: str) -> str:
+    """The text piped in for ``name`` ``-``: UTF-8, or UTF-16 with its byte-order mark (as
+    Windows' PowerShell pipes text); anything else, or nothing, is refused by name."""
+    from favakit.records import document_text
+
+    raw = getattr(sys.stdin, "buffer", None)  # None: a stream of text already (a test's)
+    try:
+        text = sys.stdin.read() if raw is None else document_text(raw.read())
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{name} '-': standard input is not UTF-8 text (byte {exc.start}); "
+                         "re-encode it as UTF-8") from None  # fmt: skip
+    if not text.strip():
+        raise UsageError(f"{name} '-' reads the {what} from standard input, and it was empty")
+    return text
 
 
 def _refuse_replacing_another_page(path: Path) -> None:
@@ -345,9 +359,7 @@ def _verify(args: argparse.Namespace) -> int:
     if (args.claim is None) == (args.input is None):
         raise UsageError("give either a CLAIM (with --evidence) or --input FILE.jsonl")
     if args.claim == "-":  # `favakit verify - --evidence-file source.md < answer.txt`
-        args.claim = sys.stdin.read()
-        if not args.claim.strip():
-            raise UsageError("CLAIM '-' reads the claim from standard input, and it was empty")
+        args.claim = _standard_input("CLAIM", "claim")
     one = {"text": args.claim, "evidence": _given_evidence(args, "CLAIM")}
     rows = _rows(args.claim, args.input, lambda: EditRequest.from_claim(one), read_claims, "verify")
     if args.cites:  # the marks of the citation every row's evidence backs, unless it names its own

@@ -353,6 +353,14 @@ def test_verify_takes_the_claim_as_edit_takes_its_text(
     monkeypatch.setattr(sys, "stdin", io.StringIO("Rome is in Spain.\n"))
     assert main(["verify", "-", *judge, "--evidence", "Rome is the capital of Italy."]) == 0
     assert json.loads(capsys.readouterr().out)["supported"] is False
+    # piped as UTF-16 with its mark (Windows' PowerShell): it was read as a lone surrogate
+    piped = io.TextIOWrapper(io.BytesIO("Rome is in Spain.\n".encode("utf-16")))
+    monkeypatch.setattr(sys, "stdin", piped)
+    assert main(["verify", "-", *judge, "--evidence", "Rome is the capital of Italy."]) == 0
+    assert json.loads(capsys.readouterr().out)["supported"] is False
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"\xc3\x28 Rome")))
+    assert main(["verify", "-", *judge, "--evidence", "Rome is the capital of Italy."]) == 2
+    assert "standard input is not UTF-8 text (byte 0)" in capsys.readouterr().err
     for argv, said in [
         (["verify", "x", "--claim", "y"], "give the claim once: as CLAIM or as --claim, not both"),
         (["verify", "x", "--input", "rows.jsonl"], "give either a CLAIM (with --evidence) or"),
