@@ -26,8 +26,10 @@ def _read_input(name: str) -> str:
         except OSError as exc:
             raise UsageError(f"cannot read {name!r}: {exc.strerror}") from None
         where = repr(name)
+    from favakit.records import document_text
+
     try:
-        text = data.decode("utf-8")
+        text = document_text(data)  # UTF-8, or UTF-16 with its byte-order mark
     except UnicodeDecodeError as exc:
         raise UsageError(
             f"{where} is not UTF-8 text (byte {exc.start}); re-encode it as UTF-8"

@@ -65,6 +65,14 @@ def test_version() -> None:
     assert run("--version").stdout.strip() == f"favakit {__version__}"
 
 
+def test_tags_read_utf16_and_a_utf8_mark_from_standard_input() -> None:
+    """UTF-16 (PowerShell's pipe) was refused as not UTF-8, and UTF-8's mark was kept as text."""
+    for data in (ENTITY.encode("utf-16"), b"\xef\xbb\xbf" + ENTITY.encode()):
+        assert run("tags", "original", stdin=data).stdout == "It was written by Andy Weir.\n"
+    bad = run("tags", "original", stdin=b"\xc3\x28")
+    assert bad.returncode == 2 and "standard input is not UTF-8 text (byte 0)" in bad.stderr
+
+
 def test_acceptance_example_strip_original_spans() -> None:
     assert run("tags", "strip", stdin=ENTITY).stdout == "It was written by Lester del Rey.\n"
     original = run("tags", "original", stdin=ENTITY).stdout
