@@ -18,6 +18,7 @@ __all__ = [
     "changed_options",
     "device",
     "given",
+    "is_http_address",
     "non_negative",
     "non_negative_int",
     "port",
@@ -144,13 +145,18 @@ def weights(value: str) -> list[float]:
     return numbers
 
 
-def url(value: str) -> str:
-    """An OpenAI-compatible server's address: ``http(s)://host[:port]/...``."""
+def is_http_address(value: str) -> bool:
+    """Whether ``value`` is an ``http(s)://host[:port]/...`` address."""
     from urllib.parse import urlsplit
 
-    given(value)
     parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def url(value: str) -> str:
+    """An OpenAI-compatible server's address (:func:`is_http_address`)."""
+    given(value)
+    if not is_http_address(value):
         raise argparse.ArgumentTypeError(
             f"{value!r} is not an http(s) address: give one such as http://127.0.0.1:8000/v1"
         )

@@ -18,7 +18,7 @@ import argparse
 from dataclasses import dataclass, replace
 from typing import Any
 
-from favakit.cli_args import device, given, positive_int, url
+from favakit.cli_args import device, given, is_http_address, positive_int, url
 from favakit.devices import check_device_name
 
 __all__ = ["BACKENDS", "DTYPES", "ClientSpec", "add_model_options"]
@@ -63,7 +63,7 @@ class ClientSpec:
             value = getattr(self, name)
             if value is not None and not value.strip():
                 raise ValueError(f"{name} is empty: give None for none")
-        if self.endpoint is not None and not self.endpoint.startswith(("http://", "https://")):
+        if self.endpoint is not None and not is_http_address(self.endpoint):
             raise ValueError(f"endpoint {self.endpoint!r} is not an http(s) address, such as "
                              "http://127.0.0.1:8000/v1")  # fmt: skip
         if self.model and not self.model.strip():

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from favakit.config import changed_settings
 from favakit.distributed import RayOptions, map_chunks_in_order
 from favakit.errors import UsageError
+from favakit.eval.report import REPORT_FILES
 from favakit.inference.editor import GenerativeEditor
 from favakit.inference.judges import EditorJudge, Judge, VerifierJudge
 from favakit.records import (
@@ -281,18 +282,20 @@ def work_path(out: str | Path) -> Path:
     return out.with_name(out.name + ".partial.jsonl")
 
 
+#: each command's result: the keys that tell an earlier one, in words, the files beside it
+_RESULTS: dict[str, tuple[tuple[str, ...], str, tuple[str, ...]]] = {
+    "factscore": (("score", "usage"), "FActScore result", ()),
+    "edit-gain": (("gain", "usage"), "editing-gain result", (*REPORT_FILES, ".edits.png")),
+}
+
+
 def _work_file(out: Path, command: str, opts: ScoreOptions, **more: Any) -> _Work:
     """The work of a run writing ``out``, checked: a run under other settings (another command,
     input, judge or editor) refuses unfinished work rather than mix its rows into a result."""
     refuse_folder_output(out, "result.json")
     refuse_output_over_input(out, {"--input": opts.input, "--kb": opts.kb, "--cache": opts.cache})
-    if command == "edit-gain":
-        from favakit.eval.report import REPORT_FILES
-
-        refuse_replacing_other(out, ["gain", "usage"], "editing-gain result",
-                               [*REPORT_FILES, ".edits.png"])  # fmt: skip
-    else:
-        refuse_replacing_other(out, ["score", "usage"], "FActScore result")
+    result_keys, what, beside = _RESULTS[command]
+    refuse_replacing_other(out, result_keys, what, beside)
     work = work_path(out)
     refuse_output_in_use(work)  # another run on this --out, now
     noted = work.with_suffix(".json")

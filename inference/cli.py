@@ -224,11 +224,13 @@ def _standard_input(name: str, what: str) -> str:
 def _refuse_replacing_another_page(path: Path) -> None:
     """``--format html --output FILE``: FILE new, empty, or an earlier page of favakit's edits
     (which it replaces); a page of the user's own was replaced without a word."""
+    from favakit.inference.views import is_edits_page
+
     if not path.is_file() or path.stat().st_size == 0:
         return
     with path.open("rb") as fh:
-        head = fh.read(400).decode("utf-8", "replace")
-    if not (head.startswith("<!doctype html>") and "<title>favakit" in head):
+        start = fh.read(200).decode("utf-8", "replace")
+    if not is_edits_page(start):
         raise UsageError(
             f"--output {path} exists and is no page of favakit's edits: it would be replaced; "
             "remove it or give another --output"

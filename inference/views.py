@@ -9,7 +9,7 @@ from typing import Any
 
 from favakit.tags import ERROR_TYPES
 
-__all__ = ["ansi", "html_page", "plain", "summary"]
+__all__ = ["ansi", "html_page", "is_edits_page", "plain", "summary"]
 
 # one colour per error type, in ERROR_TYPES order (ANSI codes, and CSS for the page)
 _ANSI = dict(zip(ERROR_TYPES, ("31", "35", "33", "36", "34", "32"), strict=True))
@@ -92,6 +92,11 @@ def plain(result: Mapping[str, Any]) -> str:
     return ansi(result, color=False)
 
 
+def is_edits_page(start: str) -> bool:
+    """Whether a file that begins with ``start`` is a page :func:`html_page` wrote."""
+    return start.startswith(_PAGE_START + "favakit")
+
+
 def _html_result(result: Mapping[str, Any]) -> str:
     body = []
     for piece in _pieces(result):
@@ -130,14 +135,16 @@ def _html_result(result: Mapping[str, Any]) -> str:
     )
 
 
+_PAGE_START = "<!doctype html><html><head><meta charset='utf-8'><title>"
+
+
 def html_page(results: Sequence[Mapping[str, Any]], title: str = "favakit edits") -> str:
     """One self-contained page (no scripts, no external files) for a list of results."""
     legend = " ".join(
         f'<span class="edit" style="background:{c}">{t}</span>' for t, c in _CSS.items()
     )
     return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(title)}</title><style>"
+        f"{_PAGE_START}{html.escape(title)}</title><style>"
         "body{font:16px/1.6 system-ui,sans-serif;max-width:60em;margin:2em auto;padding:0 1em}"
         ".edit{border-radius:3px;padding:0 2px}del{color:#a00}ins{color:#070;text-decoration:none;"
         "font-weight:600;margin-left:2px}sup{font-size:60%;color:#555;margin-left:1px}"
