@@ -16,16 +16,29 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from favakit.cli_args import device, given, is_http_address, positive_int, url
 from favakit.devices import check_device_name
 
-__all__ = ["BACKENDS", "DTYPES", "ClientSpec", "add_model_options"]
+__all__ = ["BACKENDS", "DTYPES", "ClientSpec", "add_model_options", "written_as_a_path"]
 
 #: where generation runs: vLLM or transformers in this process (auto: vLLM when installed)
 BACKENDS = ("auto", "vllm", "hf")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
+def written_as_a_path(name: str) -> bool:
+    """A model name written as a path, not a Hub id ``NAME`` or ``ORG/NAME``: when it does not
+    exist on this machine, say so at once, not after the Hub client's retries (about 50 s
+    offline) and its "Repo id must be in the form" error."""
+    return (
+        name.startswith(("/", ".", "~"))
+        or name.count("/") > 1
+        or name.endswith((".gguf", ".safetensors", ".bin", ".json"))
+        or ("/" in name and Path(name.split("/", 1)[0]).is_dir())  # runs/typo: a local folder
+    )
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from favakit.devices import torch_device
 from favakit.errors import UsageError
 from favakit.inference.lora_merge import merge_plain_lora
 from favakit.records import model_output_folder, share_like_open
+from favakit.spec import written_as_a_path
 from favakit.split_parts import (
     already_joined,
     cache_dir,
@@ -182,16 +183,6 @@ def model_label(spec: str, adapter: str | None = None) -> str:
     return f"{base}+{name}" if base else name
 
 
-def _looks_local(spec: str) -> bool:
-    """A spec written as a path (not a Hub id ``org/name``): it must exist on this machine."""
-    return (
-        spec.startswith(("/", ".", "~"))
-        or spec.count("/") > 1  # a Hub id is NAME or ORG/NAME
-        or spec.endswith((".gguf", ".safetensors", ".bin", ".json"))
-        or ("/" in spec and Path(spec.split("/", 1)[0]).is_dir())  # runs/typo: a local folder
-    )
-
-
 def _package_file(module: str, name: str) -> Path:
     spec = importlib.util.find_spec(module)
     if spec is None or not spec.submodule_search_locations:
@@ -229,7 +220,7 @@ def resolve_model(spec: str, adapter: str | None = None) -> str:
     local = Path(spec).expanduser()
     if local.exists():
         return str(local)
-    if _looks_local(spec):  # fail now, not after the Hub client's retries (about 50 s offline)
+    if written_as_a_path(spec):
         raise UsageError(f"model path {spec!r} does not exist")
     return spec
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from favakit.deps import require
 from favakit.devices import torch_device
 from favakit.errors import UsageError
+from favakit.spec import written_as_a_path
 from favakit.text import tokenizer_lock
 
 if TYPE_CHECKING:
@@ -179,6 +180,15 @@ PRESETS: dict[str, EncoderPreset] = {
 
 def resolve_encoder(name_or_path: str) -> EncoderPreset:
     """A preset by name, or a plain folder/Hub id (mean pooling, no normalization)."""
+    if (
+        name_or_path not in PRESETS
+        and written_as_a_path(name_or_path)
+        and not Path(name_or_path).expanduser().exists()
+    ):
+        raise UsageError(
+            f"encoder {name_or_path!r}: no such folder (an encoder is a preset: "
+            f"{', '.join(PRESETS)}; a model folder; or a Hub id)"
+        )
     preset = PRESETS.get(name_or_path) or EncoderPreset(
         name_or_path, name_or_path, normalize=False, max_length=512
     )

@@ -40,6 +40,7 @@ from favakit.deps import is_available, require
 from favakit.distributed import RayOptions, map_in_order
 from favakit.errors import UsageError
 from favakit.records import atomic_open, output_folder, share_like_open, some_names
+from favakit.retrieval.encoder import resolve_encoder
 from favakit.retrieval.kb import KnowledgeSource
 
 __all__ = [
@@ -322,8 +323,10 @@ def build_index(
     i_shard, n_shards = shard or (0, 1)
     if not 0 <= i_shard < n_shards:
         raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
-    if kind != "bm25" and Path(encoder).is_dir():
-        encoder = str(Path(encoder).resolve())  # the index must find its encoder from anywhere
+    if kind != "bm25":
+        resolve_encoder(encoder)  # a missing folder or package is named before any work
+        if Path(encoder).is_dir():
+            encoder = str(Path(encoder).resolve())  # the index must find its encoder from anywhere
     _refuse_a_folder_of_other_files(Path(out))
     folder = output_folder(out)
     if (folder / "meta.json").exists():
@@ -349,7 +352,8 @@ def build_index(
             shards_dir = folder / SHARDS_DIR
             shards_dir.mkdir(exist_ok=True)
             cfg_path = shards_dir / "config.json"
-            if cfg_path.exists():
+            # settings left by a run that embedded nothing (its encoder failed to load) bind nothing
+            if cfg_path.exists() and any(shards_dir.glob("emb-*.npy")):
                 said = changed_settings(json.loads(cfg_path.read_text()), enc_cfg)
                 if said:
                     raise UsageError(
@@ -398,8 +402,6 @@ def build_index(
             vectors = np.concatenate(
                 [np.load(shards_dir / f"emb-{k:06d}.npy") for k in range(todo_total)]
             )
-            from favakit.retrieval.encoder import resolve_encoder
-
             preset = resolve_encoder(encoder)
             encoder_name, normalize = preset.name, preset.normalize
             dim = int(vectors.shape[1])

@@ -190,3 +190,20 @@ def test_index_and_kb_builds_given_no_options_are_never_refused() -> None:
     args = parser.parse_args(["build", "--kb", "k.db", "--out", "o", "--kind", "bm25"])
     assert changed_options(args, [(f"--{d}", d, None) for d in
                                   ("encoder", "shard_size", "shard", "batch_size", "device")]) == []  # fmt: skip
+
+
+def test_index_build_names_a_missing_encoder_folder_before_any_work(
+    corpus_jsonl: Path, tmp_path: Path
+) -> None:
+    """A mistyped encoder folder went to the Hub client: "Repo id must be in the form ..." (or
+    about 50 s of retries offline for runs/typo), and left shards/config.json behind."""
+    kb = tmp_path / "kb.db"
+    assert (
+        favakit("kb", "build", "--input", str(corpus_jsonl), "--out", str(kb), "-q").returncode == 0
+    )
+    missing = tmp_path / "models" / "enc"
+    proc = favakit("index", "build", "--kb", str(kb), "--out", str(tmp_path / "ix"),
+                   "--encoder", str(missing))  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert f"encoder '{missing}': no such folder (an encoder is a preset: minilm," in proc.stderr
+    assert not (tmp_path / "ix").exists()

@@ -142,3 +142,21 @@ def test_resume_with_other_settings_is_refused(
         build_index(kb, out, encoder=str(tiny_encoder), shard_size=5)
     cfg = json.loads((out / "shards" / "config.json").read_text())
     assert cfg["shard_size"] == 2
+
+
+def test_a_build_that_embedded_nothing_binds_no_settings(
+    corpus_jsonl: Path, tiny_encoder: Path, tmp_path: Path
+) -> None:
+    """An encoder that fails to load left shards/config.json naming it, and every rerun with a
+    working encoder was refused until the user found and deleted that file."""
+    kb = tmp_path / "kb.db"
+    build_kb(corpus_jsonl, kb, max_tokens=12)
+    out = tmp_path / "idx"
+    broken = tmp_path / "not-an-encoder"
+    broken.mkdir()
+    (broken / "config.json").write_text("{}")
+    with pytest.raises(Exception):  # noqa: B017 - whatever transformers raises for a bad folder
+        build_index(kb, out, encoder=str(broken), shard_size=2)
+    assert not list((out / "shards").glob("emb-*.npy"))
+    meta = build_index(kb, out, encoder=str(tiny_encoder), shard_size=2)
+    assert meta is not None and meta["count"] > 0
