@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from favakit.cli_args import non_negative, positive, positive_int
 from favakit.deps import require
 from favakit.errors import FavakitError, UsageError
 
@@ -53,6 +54,17 @@ class RayOptions:
     workers: int | None = None  # actors in the pool (default: what the cluster's CPUs/GPUs fit)
     gpus_per_worker: float = 0.0
     cpus_per_worker: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.address.strip():
+            raise UsageError("RayOptions.address: give auto, local or a cluster address")
+        if self.workers is not None and self.workers < 1:
+            raise UsageError(f"RayOptions.workers {self.workers}: expected at least 1")
+        if not (self.gpus_per_worker >= 0 and self.cpus_per_worker > 0):  # NaN fails both
+            raise UsageError(
+                f"RayOptions: gpus_per_worker {self.gpus_per_worker} must be >= 0 and "
+                f"cpus_per_worker {self.cpus_per_worker} > 0"
+            )
 
 
 def parse_shard(value: str | None) -> tuple[int, int] | None:
@@ -81,32 +93,43 @@ def add_ray_options(parser: argparse.ArgumentParser) -> None:
     )
     g.add_argument(
         "--workers",
-        type=int,
+        type=positive_int,
         default=None,
         help="with --ray: actors holding the model (default: as many as the cluster's CPUs, or "
         "GPUs with --gpus-per-worker, fit)",
     )
     g.add_argument(
-        "--gpus-per-worker", type=float, default=0.0, help="with --ray: GPUs per actor (e.g. 1)"
+        "--gpus-per-worker",
+        type=non_negative,
+        default=None,
+        help="with --ray: GPUs per actor (e.g. 1; default 0)",
     )
-    g.add_argument("--cpus-per-worker", type=float, default=1.0, help="with --ray: CPUs per actor")
+    g.add_argument(
+        "--cpus-per-worker",
+        type=positive,
+        default=None,
+        help="with --ray: CPUs per actor (default 1)",
+    )
+
+
+#: the flags that only mean something with --ray
+_RAY_ONLY = ("workers", "gpus_per_worker", "cpus_per_worker")
 
 
 def ray_options(args: argparse.Namespace) -> RayOptions | None:
     """The parsed ``--ray`` flags, checked; None without ``--ray``."""
     address = getattr(args, "ray", None)
     if not address:
-        if getattr(args, "workers", None) is not None:
-            raise UsageError("--workers needs --ray (auto, local or a cluster address)")
+        given = [name for name in _RAY_ONLY if getattr(args, name, None) is not None]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise UsageError(f"{flag} needs --ray (auto, local or a cluster address)")
         return None
     if getattr(args, "shard", None):
         raise UsageError("--shard and --ray split the work in two different ways: give one")
-    workers = args.workers
-    if workers is not None and workers < 1:
-        raise UsageError(f"--workers {workers}: expected at least 1")
-    if args.gpus_per_worker < 0 or args.cpus_per_worker <= 0:
-        raise UsageError("--gpus-per-worker must be >= 0 and --cpus-per-worker > 0")
-    return RayOptions(address, workers, args.gpus_per_worker, args.cpus_per_worker)
+    gpus = 0.0 if args.gpus_per_worker is None else args.gpus_per_worker
+    cpus = 1.0 if args.cpus_per_worker is None else args.cpus_per_worker
+    return RayOptions(address, args.workers, gpus, cpus)
 
 
 def _init(ray: Any, address: str) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from favakit.cli import main
 from favakit.distributed import RayOptions, map_chunks_in_order, map_in_order
+from favakit.errors import UsageError
 
 RAY = RayOptions("local", workers=2)
 
@@ -174,6 +175,50 @@ def test_ray_flags_are_checked_and_a_workers_error_reads_as_one_line(
     assert f"favakit edit: error: model path '{missing}' does not exist" in capsys.readouterr().err
     with pytest.raises(RuntimeError, match="0 results for 1 items"):
         list(map_in_order([1], lambda: lambda xs: [], None, 1))
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        # were run without Ray, the flag dropped without a word
+        (["--gpus-per-worker", "1"], "--gpus-per-worker needs --ray (auto, local or a cluster"),
+        (["--cpus-per-worker", "2"], "--cpus-per-worker needs --ray (auto, local or a cluster"),
+        # refused when the flags were read, with every other value (argparse types now)
+        (
+            ["--ray", "local", "--gpus-per-worker", "-1"],
+            "--gpus-per-worker: -1: give a finite number of 0 or more",
+        ),
+        (
+            ["--ray", "local", "--cpus-per-worker", "0"],
+            "--cpus-per-worker: 0: give a finite number above 0",
+        ),
+        (["--ray", "local", "--workers", "0"], "--workers: 0: give a whole number of 1 or more"),
+    ],
+)
+def test_ray_flags_without_ray_or_out_of_range_are_refused_before_any_work(
+    flags: list[str], said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "ix"
+    try:  # argparse's own refusals exit; favakit's return 2
+        code = main(["index", "build", "--kb", str(tmp_path / "kb.db"), "--out", str(out), *flags])
+    except SystemExit as stop:
+        code = stop.code
+    assert code == 2
+    assert said in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_ray_options_from_code_are_checked_as_the_flags_are() -> None:
+    """The checks lived in the flag reader only: RayOptions("local", workers=0) went to Ray."""
+    with pytest.raises(UsageError, match=r"RayOptions.workers 0: expected at least 1"):
+        RayOptions("local", workers=0)
+    with pytest.raises(UsageError, match=r"gpus_per_worker -1 must be >= 0"):
+        RayOptions("local", gpus_per_worker=-1)
+    with pytest.raises(UsageError, match=r"cpus_per_worker nan > 0"):
+        RayOptions("local", cpus_per_worker=float("nan"))
+    with pytest.raises(UsageError, match="give auto, local or a cluster address"):
+        RayOptions(" ")
+    assert RayOptions("auto", workers=2, gpus_per_worker=0.5).gpus_per_worker == 0.5
 
 
 def test_results_come_a_chunk_at_a_time_in_input_order() -> None:
