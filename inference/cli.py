@@ -152,6 +152,10 @@ def _edit(args: argparse.Namespace) -> int:
         raise UsageError("give either TEXT or --input FILE.jsonl")
     if args.text == "-":  # `model ... | favakit edit -`, `favakit edit - < answer.txt`
         args.text = _standard_input("TEXT", "text")
+    if args.input is not None and args.topic is not None:
+        raise UsageError('--topic goes with TEXT; the rows of --input carry their own ("topic")')
+    if args.text is not None and args.limit:
+        raise UsageError("--limit counts the rows of --input; one TEXT is one text")
     evidence = _given_evidence(args, "TEXT")
     one = {"text": args.text, "topic": args.topic, "evidence": evidence}
     rows = _rows(args.text, args.input, lambda: EditRequest.from_row(one, "TEXT"),

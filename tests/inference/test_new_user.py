@@ -469,3 +469,24 @@ def test_edit_refuses_options_that_its_other_choices_would_ignore(
     done = favakit("edit", "The Eiffel Tower is in Berlin.", "--evidence",
                    "The Eiffel Tower is in Paris.", *flags)  # fmt: skip
     assert done.returncode == 2 and said in done.stderr, done.stderr
+
+
+def test_edit_refuses_topic_with_input_and_limit_with_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`edit --input rows.jsonl --topic X` ran with the rows' own topics and `edit TEXT --limit
+    2` with one text, the flag dropped without a word (each is "with TEXT" / "with --input")."""
+    from favakit.cli import main
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"text": "x", "evidence": ["y"]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    for args, said in (
+        (["--input", str(rows), "--output", str(out), "--topic", "Paris"],
+         '--topic goes with TEXT; the rows of --input carry their own ("topic")'),
+        (["Paris is in Germany.", "--limit", "2"],
+         "--limit counts the rows of --input; one TEXT is one text"),
+    ):  # fmt: skip
+        assert main(["edit", *args, "--backend", "encoder", "--gate", "off"]) == 2
+        assert said in capsys.readouterr().err
+    assert not out.exists()
