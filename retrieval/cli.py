@@ -221,6 +221,8 @@ def _search(args: argparse.Namespace) -> int:
         raise UsageError("give either QUERY or --queries FILE.jsonl")
     if args.query is not None and not args.query.strip():  # an unset shell variable, say
         raise UsageError("the QUERY is empty: give the words to search for")
+    if args.query is not None and args.batch_size is not None:
+        raise UsageError("--batch-size groups the rows of --queries; one QUERY is one search")
 
     def query_row(row: dict[str, Any], lineno: int, where: str) -> tuple[Any, str]:
         if not isinstance(row.get("query"), str):
@@ -249,7 +251,7 @@ def _search(args: argparse.Namespace) -> int:
         if not hits:  # BM25 finds nothing where no word of the query is in the index
             print(f"favakit search: no passage matches {args.query!r}", file=sys.stderr)
         return 0
-    batch = args.batch_size
+    batch = args.batch_size or 64
     for start in range(0, len(rows), batch):
         chunk = rows[start : start + batch]
         for (rid, _), hits in zip(
@@ -286,7 +288,10 @@ def configure_search(parser: argparse.ArgumentParser) -> None:
         help="also fuse in articles whose title occurs in the query",
     )
     parser.add_argument(
-        "--batch-size", type=positive_int, default=64, help="queries encoded together"
+        "--batch-size",
+        type=positive_int,
+        default=None,
+        help="with --queries: queries searched together (default 64)",
     )
     parser.add_argument(
         "--device",

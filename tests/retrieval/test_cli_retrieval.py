@@ -63,6 +63,14 @@ def test_bad_queries_are_named_before_the_index_loads(tmp_path: Path) -> None:
     assert 'q.jsonl:2: expected {"id", "query"}' in got.stderr and "q.jsonl:3" in got.stderr
 
 
+def test_search_refuses_a_batch_size_for_one_query(tmp_path: Path) -> None:
+    """`search QUERY --batch-size 4` searched without a word about the flag, which groups the
+    rows of --queries; refused before the index loads."""
+    got = favakit("search", "--index", str(tmp_path / "no-index"), "lava", "--batch-size", "4")
+    assert got.returncode == 2, got.stderr
+    assert "--batch-size groups the rows of --queries; one QUERY is one search" in got.stderr
+
+
 def test_kb_build_shows_plain_progress_lines_when_stderr_is_not_a_terminal(
     corpus_jsonl: Path, tmp_path: Path
 ) -> None:
