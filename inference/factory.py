@@ -463,6 +463,12 @@ def open_verifier(
     for name, value in (("checker", checker), ("detector", detector)):
         if value is not None and not value.strip():  # else the default, without a word
             raise UsageError(f"{name} is empty: give a shipped name or a folder (None: default)")
+    if checker is not None and kind not in ("checker", "cascade"):
+        raise UsageError(f"checker {checker!r} names the encoder of the checker and cascade "
+                         f"judges; the {kind} judge reads none")  # fmt: skip
+    if detector is not None and kind in ("verifier", "llm", "qwen"):
+        raise UsageError(f"detector {detector!r} names the encoder of the checker, encoder and "
+                         f"editor judges; the {kind} judge reads none")  # fmt: skip
     if kind == "verifier":
         return _trained_verifier(spec, chunk_words, threshold, style)
     if kind == "llm":
@@ -538,6 +544,13 @@ def _llm_judge(
     return LLMVerifier(judge)
 
 
+#: a :class:`ClientSpec`'s fields that only an LLM reads: (field, flag, value when unset)
+_LLM_FIELDS = (
+    ("model", "model", ""), ("adapter", "adapter", None), ("endpoint", "llm-endpoint", None),
+    ("api_key", "llm-api-key", None), ("backend", "backend", "auto"), ("dtype", "dtype", "auto"),
+)  # fmt: skip
+
+
 def _checker_judge(
     kind: str, spec: ClientSpec, named: str | None, threshold: float | None
 ) -> Verifier:
@@ -546,6 +559,13 @@ def _checker_judge(
     its band the judge it names, loaded once a claim reaches it."""
     from favakit.inference.checker import Checker, CheckerVerifier, checker_folder
 
+    if kind == "checker":  # an encoder of its own: a model named for it would go unused
+        unread = [f"{field} (--{flag})" for field, flag, unset in _LLM_FIELDS
+                  if getattr(spec, field) != unset]  # fmt: skip
+        if unread:
+            raise UsageError(f"{', '.join(unread)}: the checker judge is an encoder of its own "
+                             "and reads no LLM (another checker: --checker DIR); these are for "
+                             "the cascade, qwen, verifier, llm and editor judges")  # fmt: skip
     folder = checker_folder(named or ("mpnet" if kind == "cascade" else "auto"))
     first = CheckerVerifier(Checker(folder, device=spec.device), threshold)
     if kind == "checker":

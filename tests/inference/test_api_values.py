@@ -23,3 +23,27 @@ def test_open_verifier_refuses_a_blank_checker() -> None:
     for name in ("checker", "detector"):
         with pytest.raises(UsageError, match=f"{name} is empty"):
             open_verifier("checker", **{name: ""})
+
+
+def test_a_judge_refuses_the_models_it_would_not_read() -> None:
+    """`verify --judge checker --model smollm2` (or --llm-endpoint, --backend hf, --dtype, an
+    api key) ran the checker, the model never loaded; `--judge qwen --checker mpnet` ran Qwen
+    alone. Each is refused before any model loads."""
+    from favakit import ClientSpec
+
+    for spec, field in (
+        (ClientSpec(model="smollm2"), r"model \(--model\)"),
+        (ClientSpec(endpoint="http://127.0.0.1:9/v1"), r"endpoint \(--llm-endpoint\)"),
+        (ClientSpec(backend="hf"), r"backend \(--backend\)"),
+        (ClientSpec(dtype="float32"), r"dtype \(--dtype\)"),
+        (ClientSpec(api_key="k"), r"api_key \(--llm-api-key\)"),
+    ):
+        with pytest.raises(UsageError, match=field + ": the checker judge is an encoder of its"):
+            open_verifier("checker", spec)
+    for kind in ("qwen", "verifier", "llm", "encoder", "editor"):
+        with pytest.raises(UsageError, match=f"the {kind} judge reads none"):
+            open_verifier(kind, checker="mpnet")
+    for kind in ("qwen", "verifier", "llm"):
+        with pytest.raises(UsageError, match=f"detector 'd' names the encoder of the checker, "
+                                             f"encoder and editor judges; the {kind} judge"):  # fmt: skip
+            open_verifier(kind, detector="d")
