@@ -291,6 +291,7 @@ def _serve(args: argparse.Namespace) -> int:
         allowed_hosts,
         api_key,
         http_limits,
+        keyless_note,
         require_free_port,
         run_server,
     )
@@ -321,6 +322,9 @@ def _serve(args: argparse.Namespace) -> int:
         hosts=allowed_hosts(args.host, args.allow_host),
     )  # fmt: skip
     print(f"favakit serve: http://{args.host}:{args.port} (docs at /docs)", file=sys.stderr)
+    note = keyless_note(args.host, key)
+    if note:
+        print(f"favakit serve: {note}", file=sys.stderr)
     run_server(app, args.host, args.port, limits.http, graceful_s=args.timeout)
     return 0
 

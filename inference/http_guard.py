@@ -98,6 +98,27 @@ def api_key(args: argparse.Namespace) -> str | None:
     return args.api_key or os.environ.get("FAVAKIT_API_KEY") or None
 
 
+def is_loopback(bind: str) -> bool:
+    """Whether a server bound to ``bind`` is reachable from this machine only."""
+    bind = bind.strip("[]").lower()
+    try:
+        return ipaddress.ip_address(bind).is_loopback
+    except ValueError:
+        return bind == "localhost"
+
+
+def keyless_note(bind: str, key: str | None) -> str | None:
+    """What to tell the person starting a server that anyone on the network may use: bound
+    beyond loopback with no key. None where a key is asked or only this machine can reach it."""
+    if key is not None or is_loopback(bind):
+        return None
+    where = "every address of this machine" if bind.strip("[]") in ("0.0.0.0", "::", "") else bind
+    return (
+        f"warning: listening on {where} with no API key: anyone who can reach it can use "
+        "the model; give --api-key KEY (or set FAVAKIT_API_KEY), or bind 127.0.0.1"
+    )
+
+
 def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> frozenset[str] | None:
     """The ``Host`` names a server bound to ``bind`` answers (None: any). Bound to loopback:
     the loopback names; bound to one address: that address too; bound to every address
@@ -109,11 +130,7 @@ def allowed_hosts(bind: str, extra: Iterable[str] = ()) -> frozenset[str] | None
     bind = bind.strip("[]").lower()
     if bind in ("0.0.0.0", "::", ""):
         return frozenset(names) if names else None
-    try:
-        loopback = ipaddress.ip_address(bind).is_loopback
-    except ValueError:
-        loopback = bind == "localhost"
-    return frozenset({bind, *names, *(LOOPBACK_NAMES if loopback else ())})
+    return frozenset({bind, *names, *(LOOPBACK_NAMES if is_loopback(bind) else ())})
 
 
 def host_name(header: str) -> str:

@@ -28,6 +28,7 @@ def _serve_llm(args: argparse.Namespace) -> int:
         allowed_hosts,
         api_key,
         http_limits,
+        keyless_note,
         require_free_port,
     )
     from favakit.inference.llm_server import serve_hf
@@ -53,6 +54,9 @@ def _serve_llm(args: argparse.Namespace) -> int:
         raise UsageError(f"{', '.join(given)}: options of the {other} backend, and this server "
                          f"runs {backend}{picked}")  # fmt: skip
     print(f"favakit serve-llm: backend {backend} (asked: {args.backend})", file=sys.stderr)
+    note = keyless_note(args.host, key)
+    if note:
+        print(f"favakit serve-llm: {note}", file=sys.stderr)
     if backend == "hf":
         return serve_hf(
             spec, args.host, args.port, key, args.batch_window_ms, args.timeout,

@@ -21,7 +21,14 @@ from typing import Any
 import pytest
 
 from favakit.inference.editor import GenerativeEditor
-from favakit.inference.http_guard import INTERNAL, HttpLimits, allowed_hosts, host_name
+from favakit.inference.http_guard import (
+    INTERNAL,
+    HttpLimits,
+    allowed_hosts,
+    host_name,
+    is_loopback,
+    keyless_note,
+)
 from favakit.inference.server import ServeLimits, create_editor_app
 from favakit.llm import FunctionClient, GenerationParams
 
@@ -434,3 +441,17 @@ def test_an_empty_api_key_is_refused_before_any_model_loads(
     monkeypatch.setenv("FAVAKIT_API_KEY", "from-env")
     assert api_key(argparse.Namespace(api_key=None)) == "from-env"
     assert api_key(argparse.Namespace(api_key="given")) == "given"
+
+
+def test_a_server_open_to_the_network_without_a_key_is_named() -> None:
+    """`favakit serve --host 0.0.0.0` (or serve-llm) without a key started without a word that
+    anyone who can reach the machine may use the model."""
+    for bind in ("127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "LOCALHOST"):
+        assert is_loopback(bind) and keyless_note(bind, None) is None, bind
+    for bind in ("0.0.0.0", "::", "192.168.1.5", "myhost"):
+        assert not is_loopback(bind)
+        assert keyless_note(bind, "k") is None  # a key is asked
+        note = keyless_note(bind, None)
+        assert note is not None and "with no API key: anyone who can reach it" in note
+    assert "on every address of this machine" in (keyless_note("0.0.0.0", None) or "")
+    assert "on 192.168.1.5 with no API key" in (keyless_note("192.168.1.5", None) or "")
