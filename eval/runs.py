@@ -152,10 +152,18 @@ class Scorer:
             ("--method d-factscore", opts.method == "d-factscore"),
         ) if asked]  # fmt: skip
         if self.kind in VERIFIER_JUDGES and asks_lm and not opts.spec.names_model:
+            instead = [f"leave out {need}" for need in asks_lm if need != "--facts llm"]
+            if "--facts llm" in asks_lm:
+                instead.insert(0, "give --facts rules or --use-atomic-facts")
             raise UsageError(
                 f"{' and '.join(asks_lm)} ask(s) a language model, and --judge {self.kind} is "
-                "none: name one with --model or --llm-endpoint, or give --facts rules or "
-                "--use-atomic-facts"
+                f"none: name one with --model or --llm-endpoint, or {', or '.join(instead)}"
+            )
+        if self.kind in VERIFIER_JUDGES and not asks_lm and opts.spec.names_model:
+            raise UsageError(
+                f"--model, --adapter and --llm-endpoint name the model that splits facts (--facts "
+                f"llm), decontextualizes them or runs d-factscore; --judge {self.kind} judges "
+                "with its own, and nothing here asks a language model: leave them out"
             )
         if opts.checker and self.kind not in ("checker", "cascade"):
             raise UsageError("--checker is for --judge checker or cascade")

@@ -303,6 +303,12 @@ def test_a_named_checker_judges_where_no_model_is_named(kb: Path, tmp_path: Path
         (["--use-atomic-facts", "--demos", str(demos)],
          "with --use-atomic-facts no model splits them, so --demos would change nothing"),
         (["--facts", "rules", "--demos", str(demos)], "with --facts rules no model splits them"),
+        # the model went unused without a word (usage: 0 calls)
+        (["--facts", "rules", "--judge", "checker", "--model", "smollm2"],
+         "--judge checker judges with its own, and nothing here asks a language model: leave"),
+        # it said "or give --facts rules", which was given
+        (["--facts", "rules", "--judge", "checker", "--method", "d-factscore"],
+         "is none: name one with --model or --llm-endpoint, or leave out --method d-factscore"),
     ):  # fmt: skip
         bad = subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=120)
         assert bad.returncode == 2 and message in bad.stderr, bad.stderr
