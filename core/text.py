@@ -297,21 +297,28 @@ def _cut_word(word: str, budget: int, count: Counter) -> list[str]:
     return pieces
 
 
-def _split_long(sentence: str, budget: int, count: Counter) -> list[str]:
-    """Cut a sentence longer than the budget into word runs that fit."""
+def _split_long(sentence: str, budget: int, count: Counter, additive: bool = False) -> list[str]:
+    """Cut a sentence longer than the budget into word runs that fit. ``additive``: ``count``
+    of words joined by spaces is the sum of their counts, so a run's count is kept as it grows
+    (a 10,000-word unpunctuated dump is read in one pass, not counted again at every word)."""
     pieces: list[str] = []
     current: list[str] = []
+    used = 0
     for word in sentence.split():
-        if count(word) > budget:  # a single "word" over budget (a URL, a formula): hard cut
+        n = count(word)
+        if n > budget:  # a single "word" over budget (a URL, a formula): hard cut
             if current:
                 pieces.append(" ".join(current))
-                current = []
+                current, used = [], 0
             pieces.extend(_cut_word(word, budget, count))
             continue
-        if current and count(" ".join([*current, word])) > budget:
+        if current and (
+            used + n > budget if additive else count(" ".join([*current, word])) > budget
+        ):
             pieces.append(" ".join(current))
-            current = []
+            current, used = [], 0
         current.append(word)
+        used += n
     if current:
         pieces.append(" ".join(current))
     return pieces
@@ -335,7 +342,11 @@ def pack_passages(
         used = 0
         for sentence in split_sentences(section):
             n = count(sentence)
-            pieces = [sentence] if n <= max_tokens else _split_long(sentence, max_tokens, count)
+            pieces = (
+                [sentence]
+                if n <= max_tokens
+                else _split_long(sentence, max_tokens, count, additive)
+            )
             for piece in pieces:
                 n = count(piece)
                 over = used + n > max_tokens or (

@@ -13,6 +13,9 @@ Parts (each prints one JSON object per measurement; all of them go to --out):
   side in one process.
 * ``ann``: flat vs IVF vs HNSW (and the numpy fallback) on synthetic clustered vectors: build
   time, single-query latency p50/p99, recall@10 against exact search.
+* ``pack`` (not in the default parts): ``kb build``'s passage packing of unpunctuated articles
+  (a lower-cased dump reads as one sentence an article), favakit's counter kept as a running sum
+  against the same counter recounted at every word, side by side; the passages must be equal.
 """
 
 from __future__ import annotations
@@ -209,6 +212,21 @@ def bench_ann(n: int, dim: int, n_queries: int, dataset: str) -> None:
             )
 
 
+def bench_pack(articles: int, words: int) -> None:
+    from favakit.text import count_tokens, pack_passages
+
+    texts = [" ".join(f"word{(i + j) % 500}" for j in range(words)) for i in range(articles)]
+    timed: dict[str, float] = {}
+    packed: dict[str, list[list[str]]] = {}
+    for name, count in (("running count", count_tokens), ("recounted", lambda t: count_tokens(t))):
+        start = time.perf_counter()
+        packed[name] = [pack_passages(t, 256, count=count) for t in texts]
+        timed[name] = time.perf_counter() - start
+    assert packed["running count"] == packed["recounted"]
+    emit(part="pack", articles=articles, words_each=words, seconds=timed,
+         speedup=round(timed["recounted"] / timed["running count"], 1))  # fmt: skip
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -222,6 +240,8 @@ def main() -> int:
     ap.add_argument("--ann-n", type=int, default=100_000)
     ap.add_argument("--ann-dim", type=int, default=384)
     ap.add_argument("--ann-queries", type=int, default=1000)
+    ap.add_argument("--pack-articles", type=int, default=600)
+    ap.add_argument("--pack-words", type=int, default=300)
     ap.add_argument("--out", type=Path, default=None, help="write all results here as JSON")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -239,6 +259,8 @@ def main() -> int:
     if "ann" in parts:
         for dataset in ("embedding-like", "isotropic-clusters"):
             bench_ann(args.ann_n, args.ann_dim, args.ann_queries, dataset)
+    if "pack" in parts:
+        bench_pack(args.pack_articles, args.pack_words)
     if args.out:
         args.out.write_text(json.dumps(RESULTS, indent=1) + "\n")
     return 0
