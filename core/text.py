@@ -129,11 +129,13 @@ def tokenizer_lock(tokenizer: Any) -> threading.RLock:
 
 
 def tokenizer_counter(tokenizer: Any) -> Counter:
-    """Exact counts from a Hugging Face tokenizer (special tokens excluded); thread-safe."""
+    """Exact counts from a Hugging Face tokenizer (special tokens excluded); thread-safe. A
+    text longer than the tokenizer's model reads is counted without its warning ("... will
+    result in indexing errors"): it is counted, not fed to a model."""
 
     def count(text: str) -> int:
         with tokenizer_lock(tokenizer):
-            return len(tokenizer(text, add_special_tokens=False)["input_ids"])
+            return len(tokenizer(text, add_special_tokens=False, verbose=False)["input_ids"])
 
     return count
 

@@ -134,6 +134,32 @@ def test_tokenizer_counter_gives_exact_budgets(tiny_encoder) -> None:  # type: i
     assert all(count(p) <= 6 for p in passages) and len(passages) == 3
 
 
+def test_tokenizer_counter_counts_long_texts_without_the_models_warning(tiny_encoder) -> None:  # type: ignore[no-untyped-def]
+    """`kb build --tokenizer minilm` printed transformers' "Token indices sequence length is
+    longer than the specified maximum ... will result in indexing errors": nothing is indexed."""
+    import logging
+
+    from transformers import AutoTokenizer
+
+    from favakit.text import tokenizer_counter
+
+    said: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            said.append(record.getMessage())
+
+    tokenizer = AutoTokenizer.from_pretrained(tiny_encoder)
+    tokenizer.model_max_length = 4
+    library, keep = logging.getLogger("transformers"), Keep()
+    library.addHandler(keep)
+    try:
+        assert tokenizer_counter(tokenizer)("Saturn is a planet . Titan is its moon .") == 10
+    finally:
+        library.removeHandler(keep)
+    assert not any("indexing errors" in line for line in said), said
+
+
 def test_word_changes_name_each_changed_run_with_the_originals_words() -> None:
     original = "The firm did not raise prices in 2021, said Smith."
     edited = "The firm did raise prices sharply in 2019, said Smith."
