@@ -284,8 +284,13 @@ class Detector:
             if s < 0:
                 continue
             e, pos = s + len(sent), s + len(sent)
-            with tokenizer_lock(self.tokenizer):
-                n = len(self.tokenizer.tokenize(sent))
+            n = self._tokens(sent)
+            if n > budget:  # a sentence too long for a window: runs of its words that fit
+                if cur:
+                    out.append(cur)
+                    cur, cur_tokens = None, 0
+                out.extend(self._word_runs(text, s, e, budget))
+                continue
             if cur and cur_tokens + n > budget:
                 out.append(cur)
                 cur, cur_tokens = None, 0
@@ -294,6 +299,36 @@ class Detector:
         if cur:
             out.append(cur)
         return out or [(0, len(text))]
+
+    def _tokens(self, text: str) -> int:
+        with tokenizer_lock(self.tokenizer):
+            return len(self.tokenizer.tokenize(text))
+
+    def _word_runs(self, text: str, start: int, end: int, budget: int) -> list[tuple[int, int]]:
+        """``text[start:end]`` (one sentence over ``budget`` tokens) as runs of whole words of at
+        most ``budget`` tokens each; a word over the budget (a long URL) is cut every ``budget``
+        characters, no more tokens than characters. A 3,000-word text with no full stop was a
+        truncation error ("Sequence to truncate too short")."""
+        runs: list[tuple[int, int]] = []
+        cur: tuple[int, int] | None = None
+        used = 0
+        for word in re.finditer(r"\S+", text[start:end]):
+            s, e = start + word.start(), start + word.end()
+            n = self._tokens(word.group())
+            if n > budget:
+                if cur:
+                    runs.append(cur)
+                    cur, used = None, 0
+                runs.extend((k, min(k + budget, e)) for k in range(s, e, budget))
+                continue
+            if cur and used + n > budget:
+                runs.append(cur)
+                cur, used = None, 0
+            cur = (cur[0], e) if cur else (s, e)
+            used += n
+        if cur:
+            runs.append(cur)
+        return runs
 
     def _evidence_for(self, window: str, evidence: Sequence[str]) -> str:
         ranked = sorted(evidence, key=lambda p: -_words_share(window, p))

@@ -398,3 +398,23 @@ def test_an_edit_changes_the_text_or_is_flagged_on_every_backend(tiny_detector: 
         (span,) = align(text, output, keep_bare=keep_bare)[0].edits
         assert span.get("flagged", False) == (span["right"] == span["wrong"]), (output, span)
         assert (span["right"] != span["wrong"]) == ("1879" in output)
+
+
+def test_a_text_with_a_sentence_longer_than_the_encoder_reads_is_windowed(
+    tiny_detector: Path,
+) -> None:
+    """A text whose one sentence (no full stop, or a long URL) is longer than the encoder's
+    length ended in the tokenizer's "Truncation error: Sequence to truncate too short" (the
+    evidence was cut to nothing and the text still did not fit). It is read in runs of words,
+    a word over the budget cut by characters, every window within the encoder's length."""
+    detector = Detector(tiny_detector, device="cpu")  # max_length 128: windows of 64 tokens
+    words = " ".join(f"Lava{k} flows" for k in range(150))  # one sentence, far over 128
+    text = f"Saturn has rings. {words} and {'x' * 400} too. Titan is a moon."
+    windows = detector._windows(text)
+    assert len(windows) > 3 and windows[0] == (0, len("Saturn has rings."))
+    for s, e in windows:
+        assert detector._tokens(text[s:e]) <= 64, text[s:e][:60]
+    covered = "".join(text[s:e] for s, e in windows)
+    assert "".join(covered.split()) == "".join(text.split())  # every character, once
+    (result,) = detector.edit_many([{"text": text, "evidence": ["Saturn has rings. " * 40]}])
+    assert result["original"] == text
