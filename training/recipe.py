@@ -434,6 +434,9 @@ def _setup(cfg: TrainConfig, resume: bool) -> _Run:
     val_set = encode_rows(tokenizer, val_rows, cfg.data.max_length)
     if acc.is_main_process:
         warn_if_cut(train_set, val_set, len(train_rows) + len(val_rows), cfg.data.max_length)
+        if not val_set.examples and (cfg.data.validation_file or cfg.data.validation_fraction):
+            log.warning("no validation examples (%s): the run reports no validation loss",
+                        _why_no_validation(cfg, len(train_rows), len(val_rows)))  # fmt: skip
     examples = (
         pack(train_set.examples, cfg.data.max_length) if cfg.data.packing else train_set.examples
     )
@@ -568,6 +571,15 @@ def step_seconds(recent: collections.deque[float]) -> float:
     return sum(steps) / len(steps) if steps else 0.0
 
 
+def _why_no_validation(cfg: TrainConfig, train_rows: int, val_rows: int) -> str:
+    if val_rows:
+        return (f"each of the {val_rows} validation row(s) is longer than data.max_length="
+                f"{cfg.data.max_length}")  # fmt: skip
+    if cfg.data.validation_file:
+        return f"{cfg.data.validation_file} holds no rows"
+    return f"{train_rows} row(s) are too few to hold any out; give data.validation_file"
+
+
 def warn_if_cut(train_set: EncodedSet, val_set: EncodedSet, rows: int, max_length: int) -> None:
     """Say before training starts how many examples do not fit ``max_length`` tokens, and the
     setting that keeps them whole (the counts are also in summary.json)."""
@@ -618,11 +630,11 @@ def _step(run: _Run, micro_batches: list[list[int]]) -> float:
 def _periodic_evaluation(run: _Run) -> dict[str, Any]:
     """Validation loss, and detection quality of ``eval_generate`` generated rows."""
     cfg = run.cfg
-    out: dict[str, Any] = {
-        "val_loss": round(
+    out: dict[str, Any] = {}
+    if run.val_set.examples:  # none held out: no validation loss (it was logged as NaN)
+        out["val_loss"] = round(
             _evaluate(run.model, run.val_set.examples, cfg, run.pad, run.device, run.bf16), 5
         )
-    }
     if cfg.eval_generate and not _sharded(run.acc):
         out.update(
             _detection_quality(
@@ -638,7 +650,11 @@ def _periodic_evaluation(run: _Run) -> dict[str, Any]:
 def _final_evaluation(run: _Run) -> dict[str, Any]:
     """The run's summary: the final validation loss beside the losses and speed of the loop."""
     cfg, history = run.cfg, run.history
-    final_val = _evaluate(run.model, run.val_set.examples, cfg, run.pad, run.device, run.bf16)
+    final_val = (
+        round(_evaluate(run.model, run.val_set.examples, cfg, run.pad, run.device, run.bf16), 5)
+        if run.val_set.examples
+        else None  # summary.json was written with NaN, which is not JSON
+    )
     first_val = next((h["val_loss"] for h in history if "val_loss" in h), None)
     final = run.out / ("adapter" if cfg.method in ("lora", "qlora") else "model")
     precision = "bf16" if run.bf16 else ("bf16 base, fp32 adapter" if run.base_bf16 else "fp32")
@@ -653,7 +669,7 @@ def _final_evaluation(run: _Run) -> dict[str, Any]:
         "first_loss": history[0]["loss"] if history else None,
         "last_loss": history[-1]["loss"] if history else None,
         "first_val_loss": first_val,
-        "final_val_loss": round(final_val, 5),
+        "final_val_loss": final_val,
         "tokens_per_s": runtime.rate(run.tokens_seen, run.seconds),
         "tokens_per_s_after_first_step": run.steady,
         "peak_memory_mb": runtime.peak_memory_mb(run.device),
@@ -697,6 +713,11 @@ def _record_base(adapter: Path, model: str) -> None:
 
 
 def _model_card(cfg: TrainConfig, summary: dict[str, Any]) -> str:
+    validation = (
+        f"{summary['first_val_loss']} -> {summary['final_val_loss']}"
+        if summary["validation_examples"]
+        else "none (no validation examples)"
+    )
     return (
         f"# favakit editor ({cfg.method})\n\n"
         f"Base model: `{cfg.model}`. Trained with favakit's recipe to tag hallucinated spans with "
@@ -708,7 +729,7 @@ def _model_card(cfg: TrainConfig, summary: dict[str, Any]) -> str:
         f"{cfg.warmup_ratio}, batch {cfg.batch_size} x {cfg.grad_accum}, {summary['precision']}\n"
         f"- LoRA: r={cfg.lora.r}, alpha={cfg.lora.alpha}, dropout={cfg.lora.dropout}\n"
         f"- loss: {summary['first_loss']} -> {summary['last_loss']}; validation loss "
-        f"{summary['first_val_loss']} -> {summary['final_val_loss']}\n"
+        f"{validation}\n"
         f"- speed: {summary['tokens_per_s']} tokens/s on {summary['device']}, peak memory "
         f"{summary['peak_memory_mb']} MB\n\n"
         "Load with `peft.PeftModel.from_pretrained(base, this_folder)` or serve with "

@@ -310,3 +310,23 @@ def test_too_few_examples_for_one_optimizer_step_are_refused_not_looped_on(
         train(_cfg(tiny_llama, few, tmp_path / "run", *settings, "grad_accum=4"))
     done = train(_cfg(tiny_llama, few, tmp_path / "run2", *settings, "grad_accum=2"))
     assert done["steps"] == 2
+
+
+def test_a_run_with_nothing_held_out_reports_no_validation_loss_and_says_why(
+    tiny_llama: Path, rows_file: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """One row (validation_fraction 0.2 holds none out) wrote `"final_val_loss": NaN` into
+    summary.json, which JSON readers refuse, and said nothing of the missing validation."""
+    one = tmp_path / "one.jsonl"
+    one.write_text(rows_file.read_text().splitlines(keepends=True)[0])
+    with caplog.at_level("WARNING", logger="favakit"):
+        done = train(_cfg(tiny_llama, one, tmp_path / "run", "batch_size=1", "max_steps=2",
+                          "grad_accum=1", "eval_every=1"))  # fmt: skip
+    assert done["validation_examples"] == 0 and done["final_val_loss"] is None
+    summary = (tmp_path / "run" / "summary.json").read_text()
+    assert json.loads(summary, parse_constant=lambda c: pytest.fail(f"{c} in summary.json"))
+    logged = [json.loads(line) for line in (tmp_path / "run" / "train_log.jsonl").open()]
+    assert logged and not any("val_loss" in r for r in logged)
+    assert "no validation examples (1 row(s) are too few to hold any out" in caplog.text
+    card = (Path(done["output"]) / "README.md").read_text()
+    assert "validation loss none (no validation examples)" in card
