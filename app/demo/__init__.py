@@ -136,6 +136,7 @@ def run_demo(
     for module, extra in (("torch", "train"), ("transformers", "train"), ("numpy", "retrieval")):
         require(module, extra, "the demo")
     from favakit.contracts import Editor
+    from favakit.errors import UsageError
     from favakit.eval.detect import annotated_from_row, detection_report
     from favakit.eval.factscore import aggregate
     from favakit.inference import views
@@ -151,10 +152,11 @@ def run_demo(
     from favakit.text import split_sentences
 
     if backend == "encoder" and (model or adapter):
-        from favakit.errors import UsageError
-
         raise UsageError("--model and --adapter name the generative editor's model; --backend "
                          "encoder runs the encoder detector (--detector names another)")  # fmt: skip
+    if backend != "encoder" and detector is not None:  # refused before the knowledge source
+        raise UsageError(f"--detector {detector}: a detector serves --backend encoder; the "
+                         "demo's generative editor reads none")  # fmt: skip
     if Path(out_dir).is_dir():
         _refuse_a_folder_not_the_demos(Path(out_dir))
     folder = output_folder(out_dir)

@@ -55,6 +55,11 @@ def test_the_encoder_demo_refuses_a_generative_model_it_would_ignore(tmp_path: P
     with pytest.raises(UsageError, match="--backend encoder runs the encoder detector"):
         run_demo(tmp_path / "demo", backend="encoder", adapter="some/adapter")
     assert not (tmp_path / "demo").exists()  # refused before anything was written
+    # the other way round: refused only after the knowledge source and index were built, and
+    # named the cascade editor, which the demo does not offer
+    with pytest.raises(UsageError, match="a detector serves --backend encoder; the demo's gen"):
+        run_demo(tmp_path / "demo", detector="some/detector")
+    assert not (tmp_path / "demo").exists()
 
 
 def test_the_demo_leaves_a_folder_of_other_files_as_it_was(tmp_path: Path) -> None:
