@@ -11,6 +11,7 @@ from typing import Any, Literal
 from favakit.config import list_presets, load_config
 from favakit.devices import DEVICE_FORMS, check_device_name
 from favakit.errors import UsageError
+from favakit.records import refuse_measuring_set
 
 __all__ = [
     "DataConfig",
@@ -210,6 +211,7 @@ def _check_data(cfg: TrainConfig, key: str) -> None:
             raise UsageError(f"data.{key}: {name}: no such file")
         if path.is_dir():
             raise UsageError(f"data.{key}: {name} is a folder: give a JSONL file")
+        refuse_measuring_set(path)  # refused by --dry-run too, not once the model has loaded
 
 
 def presets() -> list[str]:

@@ -298,6 +298,9 @@ def test_train_dry_run_refuses_the_data_files_the_run_would_refuse(
     a few seconds later. Each task's data settings, the checker's lists and globs too."""
     good = tmp_path / "pairs.jsonl"
     good.write_text("{}\n")
+    (tmp_path / "eval").mkdir()  # a measuring-only set: refused by the run, not by --dry-run
+    held = tmp_path / "eval" / "test.jsonl"
+    held.write_text("{}\n")
     refused = [
         ("tiny_cpu", f"data.train_file={tmp_path / 'none.jsonl'}",
          f"data.train_file: {tmp_path / 'none.jsonl'}: no such file"),
@@ -307,6 +310,12 @@ def test_train_dry_run_refuses_the_data_files_the_run_would_refuse(
          f"data.train_file: '{tmp_path / 'x*.jsonl'}' matches no file"),
         ("minilm_checker", f"data.validation_file={tmp_path / 'dev.jsonl'}",
          f"data.validation_file: {tmp_path / 'dev.jsonl'}: no such file"),
+        ("minilm_checker", f"data.train_file={good},{tmp_path}/eval/*.jsonl",
+         f"{held} is in a measuring-only folder (eval/): favakit never trains, tunes thresholds "
+         "or picks checkpoints on it (../shared/data/real/SOURCES.md)"),
+        ("tiny_cpu", f"data.validation_file={held}",
+         f"{held} is in a measuring-only folder (eval/): favakit never trains, tunes thresholds "
+         "or picks checkpoints on it (../shared/data/real/SOURCES.md)"),
     ]  # fmt: skip
     for preset, setting, message in refused:
         assert main(["train", "--config", preset, setting, "--dry-run"]) == 2, setting
