@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -243,6 +243,36 @@ def _words_share(a: str, b: str) -> int:
     return len(wa & {w.group().lower() for w in _words(b) if len(w.group()) > 2})
 
 
+def _runs_within(
+    units: Sequence[tuple[int, int]],
+    budget: int,
+    tokens: Callable[[int, int], int],
+    split: Callable[[int, int], list[tuple[int, int]]],
+) -> list[tuple[int, int]]:
+    """Consecutive ``(start, end)`` units joined into runs of at most ``budget`` tokens
+    (``tokens(start, end)``); a unit over the budget stands alone, as ``split(start, end)``
+    cuts it."""
+    runs: list[tuple[int, int]] = []
+    cur: tuple[int, int] | None = None
+    used = 0
+    for s, e in units:
+        n = tokens(s, e)
+        if n > budget:
+            if cur:
+                runs.append(cur)
+                cur, used = None, 0
+            runs.extend(split(s, e))
+            continue
+        if cur and used + n > budget:
+            runs.append(cur)
+            cur, used = None, 0
+        cur = (cur[0], e) if cur else (s, e)
+        used += n
+    if cur:
+        runs.append(cur)
+    return runs
+
+
 class Detector:
     """A trained detector folder: the encoder (full weights, or a LoRA adapter over its base),
     its tokenizer, and ``detector.json`` (labels, per-type thresholds, lengths)."""
@@ -272,33 +302,22 @@ class Detector:
 
     # -- spans ----------------------------------------------------------------------------
     def _windows(self, text: str) -> list[tuple[int, int]]:
-        """Windows of whole sentences whose tokens fit half the encoder's length."""
+        """Windows of whole sentences whose tokens fit half the encoder's length; a sentence
+        longer than that is read in runs of its words (:meth:`_word_runs`)."""
         from favakit.text import split_sentences
 
         budget = self.max_length // 2
-        out: list[tuple[int, int]] = []
-        cur: tuple[int, int] | None = None
-        cur_tokens, pos = 0, 0
+        sentences: list[tuple[int, int]] = []
+        pos = 0
         for sent in split_sentences(text):
             s = text.find(sent, pos)
             if s < 0:
                 continue
-            e, pos = s + len(sent), s + len(sent)
-            n = self._tokens(sent)
-            if n > budget:  # a sentence too long for a window: runs of its words that fit
-                if cur:
-                    out.append(cur)
-                    cur, cur_tokens = None, 0
-                out.extend(self._word_runs(text, s, e, budget))
-                continue
-            if cur and cur_tokens + n > budget:
-                out.append(cur)
-                cur, cur_tokens = None, 0
-            cur = (cur[0], e) if cur else (s, e)
-            cur_tokens += n
-        if cur:
-            out.append(cur)
-        return out or [(0, len(text))]
+            pos = s + len(sent)
+            sentences.append((s, pos))
+        runs = _runs_within(sentences, budget, lambda s, e: self._tokens(text[s:e]),
+                            lambda s, e: self._word_runs(text, s, e, budget))  # fmt: skip
+        return runs or [(0, len(text))]
 
     def _tokens(self, text: str) -> int:
         with tokenizer_lock(self.tokenizer):
@@ -309,26 +328,9 @@ class Detector:
         most ``budget`` tokens each; a word over the budget (a long URL) is cut every ``budget``
         characters, no more tokens than characters. A 3,000-word text with no full stop was a
         truncation error ("Sequence to truncate too short")."""
-        runs: list[tuple[int, int]] = []
-        cur: tuple[int, int] | None = None
-        used = 0
-        for word in re.finditer(r"\S+", text[start:end]):
-            s, e = start + word.start(), start + word.end()
-            n = self._tokens(word.group())
-            if n > budget:
-                if cur:
-                    runs.append(cur)
-                    cur, used = None, 0
-                runs.extend((k, min(k + budget, e)) for k in range(s, e, budget))
-                continue
-            if cur and used + n > budget:
-                runs.append(cur)
-                cur, used = None, 0
-            cur = (cur[0], e) if cur else (s, e)
-            used += n
-        if cur:
-            runs.append(cur)
-        return runs
+        words = [(start + m.start(), start + m.end()) for m in re.finditer(r"\S+", text[start:end])]
+        return _runs_within(words, budget, lambda s, e: self._tokens(text[s:e]),
+                            lambda s, e: [(k, min(k + budget, e)) for k in range(s, e, budget)])  # fmt: skip
 
     def _evidence_for(self, window: str, evidence: Sequence[str]) -> str:
         ranked = sorted(evidence, key=lambda p: -_words_share(window, p))
