@@ -544,11 +544,9 @@ def _llm_judge(
     return LLMVerifier(judge)
 
 
-#: a :class:`ClientSpec`'s fields that only an LLM reads: (field, flag, value when unset)
-_LLM_FIELDS = (
-    ("model", "model", ""), ("adapter", "adapter", None), ("endpoint", "llm-endpoint", None),
-    ("api_key", "llm-api-key", None), ("backend", "backend", "auto"), ("dtype", "dtype", "auto"),
-)  # fmt: skip
+#: a :class:`ClientSpec`'s fields that only an LLM reads, and their flags
+_LLM_FIELDS = {"model": "--model", "adapter": "--adapter", "endpoint": "--llm-endpoint",
+               "api_key": "--llm-api-key", "backend": "--backend", "dtype": "--dtype"}  # fmt: skip
 
 
 def _checker_judge(
@@ -560,8 +558,9 @@ def _checker_judge(
     from favakit.inference.checker import Checker, CheckerVerifier, checker_folder
 
     if kind == "checker":  # an encoder of its own: a model named for it would go unused
-        unread = [f"{field} (--{flag})" for field, flag, unset in _LLM_FIELDS
-                  if getattr(spec, field) != unset]  # fmt: skip
+        unset = ClientSpec()
+        unread = [f"{field} ({flag})" for field, flag in _LLM_FIELDS.items()
+                  if getattr(spec, field) != getattr(unset, field)]  # fmt: skip
         if unread:
             raise UsageError(f"{', '.join(unread)}: the checker judge is an encoder of its own "
                              "and reads no LLM (another checker: --checker DIR); these are for "

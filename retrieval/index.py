@@ -324,9 +324,9 @@ def build_index(
     if not 0 <= i_shard < n_shards:
         raise UsageError(f"--shard {i_shard}/{n_shards}: expected i/n with 0 <= i < n")
     if kind != "bm25":
-        resolve_encoder(encoder)  # a missing folder or package is named before any work
         if Path(encoder).is_dir():
             encoder = str(Path(encoder).resolve())  # the index must find its encoder from anywhere
+        preset = resolve_encoder(encoder)  # a missing folder or package is named before any work
     _refuse_a_folder_of_other_files(Path(out))
     folder = output_folder(out)
     if (folder / "meta.json").exists():
@@ -402,7 +402,6 @@ def build_index(
             vectors = np.concatenate(
                 [np.load(shards_dir / f"emb-{k:06d}.npy") for k in range(todo_total)]
             )
-            preset = resolve_encoder(encoder)
             encoder_name, normalize = preset.name, preset.normalize
             dim = int(vectors.shape[1])
             index = make_vector_index(vectors, kind, backend=backend, nlist=nlist)
