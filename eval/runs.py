@@ -195,8 +195,11 @@ class Scorer:
         self.client: LLMClient | None = None
         kind = self.kind
         if kind in VERIFIER_JUDGES:
-            # the verifier's own model; a named model is the facts' (--facts llm)
+            # the verifier's own model; a named model is the facts' (--facts llm), and so are
+            # --backend and --dtype then: without one they are the cascade's and qwen's LLM's
             spec = ClientSpec(device=opts.spec.device, max_batch=opts.spec.max_batch)
+            if kind != "checker" and not opts.spec.names_model:
+                spec = spec.with_(backend=opts.spec.backend, dtype=opts.spec.dtype)
             self.judge = VerifierJudge(open_verifier(
                 kind, spec, chunk_words=opts.chunk_words, threshold=opts.threshold,
                 style=opts.prompt_style, checker=opts.checker,
@@ -384,6 +387,19 @@ def _refuse_an_unused_cache(opts: ScoreOptions) -> None:
                          f"a --model splitting facts), not of --judge {judge}: leave it out")  # fmt: skip
 
 
+def _refuse_unread_model_flags(opts: ScoreOptions) -> None:
+    """``factscore --judge checker --dtype bfloat16`` with no model named: nothing reads them
+    (the checker is an encoder of its own). In ``edit-gain`` they are the editor's too."""
+    if fact_judge(opts) != "checker" or opts.spec.names_model:
+        return
+    given = [flag for flag, value in (("--dtype", opts.spec.dtype),
+                                      ("--backend", opts.spec.backend)) if value != "auto"]  # fmt: skip
+    if given:
+        raise UsageError(f"{' and '.join(given)}: the checker judge is an encoder of its own and "
+                         "reads no language model; they are for --judge cascade, qwen, llm, "
+                         "verifier and editor, or the --model that splits facts")  # fmt: skip
+
+
 def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, Any]:
     """FActScore of ``opts.input``, written to ``opts.out``; returns (and prints) the summary.
     With ``ray`` the responses are scored by a pool of workers, each with its own judge."""
@@ -391,6 +407,7 @@ def factscore(opts: ScoreOptions, ray: RayOptions | None = None) -> dict[str, An
 
     out = Path(opts.out)
     _refuse_an_unused_cache(opts)
+    _refuse_unread_model_flags(opts)
     work = _work_file(out, "factscore", opts)  # before the judge loads
     sc = Scorer(opts, models=ray is None)
     _say_missing_base(opts, "factscore")

@@ -306,6 +306,10 @@ def test_a_named_checker_judges_where_no_model_is_named(kb: Path, tmp_path: Path
         # the model went unused without a word (usage: 0 calls)
         (["--facts", "rules", "--judge", "checker", "--model", "smollm2"],
          "--judge checker judges with its own, and nothing here asks a language model: leave"),
+        # the judge's own model's flags with no model named: the checker reads none (they
+        # were dropped without a word, and the cascade's and qwen's LLM never saw them)
+        (["--use-atomic-facts", "--judge", "checker", "--dtype", "bfloat16"],
+         "--dtype: the checker judge is an encoder of its own and reads no language model"),
         # it said "or give --facts rules", which was given
         (["--facts", "rules", "--judge", "checker", "--method", "d-factscore"],
          "is none: name one with --model or --llm-endpoint, or leave out --method d-factscore"),
