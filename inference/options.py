@@ -187,6 +187,9 @@ def editor_settings(args: argparse.Namespace) -> EditorSettings:
     if given and editor_kind(args) == "encoder":
         raise UsageError(f"{', '.join(given)}: options of the generative editor, and --backend "
                          "encoder generates nothing (--backend cascade does)")  # fmt: skip
+    if args.k is not None and not args.index:  # evidence given by hand is read whole
+        raise UsageError("-k is how many passages --index retrieves per text: give --index DIR "
+                         "(with --kb), or leave -k out")  # fmt: skip
     shipped = not (args.model or args.adapter or args.llm_endpoint)
     return EditorSettings(
         template=args.template,

@@ -438,6 +438,11 @@ def test_verify_refuses_the_editor_s_options_for_a_judge_that_does_not_read_them
     assert done.returncode == 2
     assert ("--max-new-tokens, --no-copy-guard: options of the generative editor, for --judge "
             "editor; --judge checker does not read them") in done.stderr  # fmt: skip
+    # -k with no index to retrieve from (the claim was judged against nothing, -k unread)
+    done = favakit("verify", "--claim", "It is in Paris.", "--judge", "checker", "--checker",
+                   missing, "-k", "3")  # fmt: skip
+    assert done.returncode == 2
+    assert "-k is how many passages --index retrieves per text" in done.stderr, done.stderr
     import argparse
 
     from favakit.inference.options import add_editor_options, editing_options_given
@@ -461,6 +466,8 @@ def test_verify_refuses_the_editor_s_options_for_a_judge_that_does_not_read_them
          "--gate-threshold, --gate-flags: options of the gate, and --gate off has none"),
         (["--detector", "inference/default_detector"],  # the generative editor, the default
          "a detector serves the encoder and cascade editors (--backend encoder or cascade)"),
+        # evidence given by hand is read whole: -k (passages retrieved) was dropped
+        (["-k", "3"], "-k is how many passages --index retrieves per text: give --index DIR"),
     ],
 )  # fmt: skip
 def test_edit_refuses_options_that_its_other_choices_would_ignore(
