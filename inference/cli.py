@@ -93,11 +93,16 @@ def _given_evidence(args: argparse.Namespace, one: str) -> list[Any] | None:
     """The evidence given on the command line for the one text or claim (``one`` names its
     flag): each ``--evidence`` a passage, then each ``--evidence-file`` one passage titled by
     its file's name (a Markdown file read as its prose); None where none is given. Refused with
-    ``--input``, whose rows carry their own."""
+    ``--input``, whose rows carry their own, and with ``--index``, which would not be asked."""
     files = args.evidence_file or []
     if args.input is not None and (args.evidence or files):
         raise UsageError(f"--evidence and --evidence-file go with {one}; the rows of --input "
                          'carry their own ("evidence": [...])')  # fmt: skip
+    if args.index and (args.evidence or files):  # the index would be loaded and never asked
+        flags = " and ".join(f for f, v in (("--evidence", args.evidence),
+                                            ("--evidence-file", files)) if v)  # fmt: skip
+        raise UsageError(f"{flags}: {one}'s evidence, read instead of the passages --index "
+                         "would retrieve: give one or the other")  # fmt: skip
     passages: list[Any] = [*(args.evidence or []), *(_evidence_file(f) for f in files)]
     return passages or None
 

@@ -468,6 +468,9 @@ def test_verify_refuses_the_editor_s_options_for_a_judge_that_does_not_read_them
          "a detector serves the encoder and cascade editors (--backend encoder or cascade)"),
         # evidence given by hand is read whole: -k (passages retrieved) was dropped
         (["-k", "3"], "-k is how many passages --index retrieves per text: give --index DIR"),
+        # and an index given beside it was loaded and never asked
+        (["--index", "runs/no-such-index"],
+         "--evidence: TEXT's evidence, read instead of the passages --index would retrieve"),
     ],
 )  # fmt: skip
 def test_edit_refuses_options_that_its_other_choices_would_ignore(
