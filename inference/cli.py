@@ -210,8 +210,21 @@ def _edit(args: argparse.Namespace) -> int:
     bare = sum(1 for res in results if NO_EVIDENCE in res.get("warnings", []))
     if bare:
         print(f"favakit edit: warning: {bare} text(s) had {NO_EVIDENCE}", file=sys.stderr)
+    _say_not_english(results, "edit", "text")
     print(views.summary(results), file=sys.stderr)
     return 0
+
+
+def _say_not_english(results: list[dict[str, Any]], command: str, item: str) -> None:
+    """Where more than one result of a run was read in another language than English, say how
+    many at the end (each one's warnings say what told)."""
+    from favakit.language import NOT_ENGLISH
+
+    other = sum(any(NOT_ENGLISH in str(w) for w in r.get("warnings", [])) for r in results)
+    if other > 1 or (other and len(results) > 1):
+        print(f"favakit {command}: warning: {other} {item}(s), or their evidence, do not read "
+              "as English (each one's warnings say what told): favakit's models were trained "
+              "on English text", file=sys.stderr)  # fmt: skip
 
 
 def _standard_input(name: str, what: str) -> str:
@@ -414,6 +427,7 @@ def _verify(args: argparse.Namespace) -> int:
     bare = sum(NO_EVIDENCE_CLAIM in v.get("warnings", []) for v in verdicts)
     if bare:
         print(f"favakit verify: warning: {bare} claim(s) had {NO_EVIDENCE_CLAIM}", file=sys.stderr)
+    _say_not_english(verdicts, "verify", "claim")
     cut = sum(any(TOKEN_LIMIT_NOTE.search(w) for w in v.get("warnings", [])) for v in verdicts)
     if cut:
         print(f"favakit verify: note: {cut} claim(s) were read cut short at the checker's token "

@@ -153,6 +153,7 @@ from favakit.inference.gate_words import (
     without_layout,
 )
 from favakit.inference.word_fix import word_fixes
+from favakit.language import language_note
 
 __all__ = [
     "FLAG_SPANS", "GateSettings", "GatedEditor", "JudgeScorer", "SentenceScorer", "check_edits",
@@ -286,4 +287,13 @@ class GatedEditor:
             cited = [bare_denials_flagged(r) for r in cited]
         # a gated result names its gate beside its editor, as `favakit edit` announces it: an
         # output resumed with the gate turned off (or another judge) is then refused, not mixed
-        return [{**without_layout(r), "model": self.model} for r in cited]
+        return [_noting_language({**without_layout(r), "model": self.model}) for r in cited]
+
+
+def _noting_language(result: EditResult) -> EditResult:
+    """``result`` with a warning where its text or evidence does not read as English
+    (:func:`~favakit.language.language_note`): the editor and the checker were trained on
+    English."""
+    evidence = [str(e.get("text", "")) for e in result.get("evidence") or []]
+    note = language_note(result["original"], evidence)
+    return {**result, "warnings": [*result.get("warnings", []), note]} if note else result

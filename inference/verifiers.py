@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING
 from favakit.citations import cited_reading
 from favakit.contracts import EditInput, Editor, EditRequest, Verdict, Verifier, as_claim, as_claims
 from favakit.inference.judges import Check, Judge
+from favakit.language import language_note
 from favakit.llm import LLMClient
 
 if TYPE_CHECKING:
@@ -238,7 +239,16 @@ def judged_where_evidence(
     P 0.88, before session 76)."""
     asked = [r for r in requests if r.evidence]
     judged = iter(judge(asked) if asked else [])
-    return [next(judged) if r.evidence else _no_evidence_verdict(model) for r in requests]
+    verdicts = [next(judged) if r.evidence else _no_evidence_verdict(model) for r in requests]
+    return [_noting_language(v, r) for v, r in zip(verdicts, requests, strict=True)]
+
+
+def _noting_language(verdict: Verdict, request: EditRequest) -> Verdict:
+    """``verdict`` with a warning where its claim or evidence does not read as English
+    (:func:`~favakit.language.language_note`): every judge was trained, or is asked, in
+    English."""
+    note = language_note(request.text, [e.text for e in request.evidence or []], "claim")
+    return {**verdict, "warnings": [*verdict.get("warnings", []), note]} if note else verdict
 
 
 def _no_evidence_verdict(model: str) -> Verdict:
