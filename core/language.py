@@ -39,8 +39,8 @@ _ENGLISH_WORDS = (
 _ENGLISH = frozenset(_ENGLISH_WORDS.split())
 
 #: frequent words of each language that are no English word, written in lower case as running
-#: text writes them; the particles that open names alone ("de", "van", "von", "da", "del",
-#: "di", "du", "le", "y") are left out
+#: text writes them; the particles of names ("de", "van", "von", "da", "del", "di", "du",
+#: "le", "y") are left out, and "la" of "Oscar de la Renta" is one word of the two needed
 _OTHER = {
     lang: frozenset(words.split()) - _ENGLISH
     for lang, words in {
@@ -77,8 +77,8 @@ def _script(letter: str) -> str:
 def other_language(text: str, min_words: int = 4) -> str | None:
     """What tells that ``text`` is not English, else None: its script, where most of its letters
     are of one other than Latin (``"Cyrillic letters"``), or the words of another language it
-    uses (``"words such as 'ist', 'von', 'die'"``; which language is not said: "en" is Spanish,
-    French and Dutch). A text of fewer than ``min_words`` words in Latin letters is left
+    uses (``"words such as 'ist', 'die'"``; which language is not said: "la" is French, Spanish
+    and Italian). A text of fewer than ``min_words`` words in Latin letters is left
     alone."""
     scripts = Counter(_script(c) for c in text if c.isalpha() and not c.isascii())
     scripts["LATIN"] += sum(c.isascii() and c.isalpha() for c in text)
