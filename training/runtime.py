@@ -135,21 +135,32 @@ def tensorboard_writer(out: Path) -> Any:
 
 
 def log_record(path: Path, writer: Any, record: dict[str, Any]) -> None:
+    """Append ``record`` to ``train_log.jsonl``, say it on the log (a training step's loss,
+    rate and time left; a checker's development split, its figure and threshold) and give
+    its scalars to TensorBoard's ``writer`` where there is one."""
     with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(record) + "\n")
-    eta = record.get("eta_s")
-    log.info(
-        "step %s loss %.4f%s%s%s",
-        record["step"],
-        record["loss"],
-        f" val {record['val_loss']:.4f}" if "val_loss" in record else "",
-        f" | {record['tokens_per_s']:.0f} tokens/s" if record.get("tokens_per_s") else "",
-        f" | ETA {eta // 3600:d}h{eta % 3600 // 60:02d}m{eta % 60:02d}s" if eta is not None else "",
-    )
+    log.info("step %s %s", record["step"], _said(record))
     if writer is not None:
         for key in ("loss", "val_loss", "lr", "val_exact_match", "val_macro_f1", "val_binary_f1"):
             if key in record:
                 writer.add_scalar(key, record[key], record["step"])
+
+
+def _said(record: dict[str, Any]) -> str:
+    """A record of :func:`log_record` as its log line says it (after the step)."""
+    if "dev_mean_balanced_accuracy" in record:  # a checker's development split, measured
+        score = record["dev_mean_balanced_accuracy"]
+        return "development split: " + ("cannot be measured (one label)" if score is None else
+                f"mean balanced accuracy {score:.4f} at threshold {record['threshold']}")  # fmt: skip
+    eta = record.get("eta_s")
+    return "".join((
+        f"loss {record['loss']:.4f}",
+        f" val {record['val_loss']:.4f}" if "val_loss" in record else "",
+        f" | {record['tokens_per_s']:.0f} tokens/s" if record.get("tokens_per_s") else "",
+        f" | {record['examples_per_s']:.1f} examples/s" if record.get("examples_per_s") else "",
+        f" | ETA {eta // 3600:d}h{eta % 3600 // 60:02d}m{eta % 60:02d}s" if eta is not None else "",
+    ))  # fmt: skip
 
 
 def peak_memory_mb(device: str) -> float:

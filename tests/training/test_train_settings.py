@@ -307,3 +307,28 @@ def test_a_validation_file_of_training_rows_is_refused(caplog: pytest.LogCapture
     check_held_out(rows, [rows[0], {"prompt": "new", "completion": "c"}])
     assert "1 of its 2 rows are training rows too" in caplog.text
     check_held_out(rows, [])  # no validation file
+
+
+def test_a_checker_s_log_says_its_rate_and_its_development_figure(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A checker's run logged its development split as a second "step N loss X" line (the last
+    batch's loss, another number than the step's mean just above it) and never said the figure
+    it chooses its checkpoint by; its examples/s went unsaid."""
+    import logging
+
+    from favakit.training.runtime import log_record
+
+    path = tmp_path / "train_log.jsonl"
+    with caplog.at_level(logging.INFO, logger="favakit.training.recipe"):
+        log_record(path, None, {"step": 3, "loss": 0.9476, "examples_per_s": 35.2, "eta_s": 75})
+        log_record(path, None, {"step": 3, "dev_mean_balanced_accuracy": 0.7512,
+                                "threshold": 0.42, "loss": 0.8632})  # fmt: skip
+        log_record(path, None, {"step": 6, "dev_mean_balanced_accuracy": None,
+                                "threshold": 0.5, "loss": 0.5})  # fmt: skip
+    assert caplog.messages == [
+        "step 3 loss 0.9476 | 35.2 examples/s | ETA 0h01m15s",
+        "step 3 development split: mean balanced accuracy 0.7512 at threshold 0.42",
+        "step 6 development split: cannot be measured (one label)",
+    ]
+    assert [json.loads(line)["step"] for line in path.read_text().splitlines()] == [3, 3, 6]
