@@ -171,7 +171,7 @@ def _edit(args: argparse.Namespace) -> int:
     words = sum(len(r.text.split()) for _, r in rows)
     note = None
     if not (args.llm_endpoint or cuda_available()):
-        note = cost_note(len(rows), kind, words, native_bf16=cpu_has_bf16())
+        note = cost_note(len(rows), kind, words, native_bf16=cpu_has_bf16(), gate=_gate_judge(args))
     if note:
         print(f"favakit edit: {note}", file=sys.stderr)
     if args.gate == "auto":
@@ -213,6 +213,17 @@ def _edit(args: argparse.Namespace) -> int:
     _say_not_english(results, "edit", "text")
     print(views.summary(results), file=sys.stderr)
     return 0
+
+
+def _gate_judge(args: argparse.Namespace) -> str | None:
+    """The judge of ``--gate`` (``auto`` resolved as the editor resolves it), or None: off."""
+    if args.gate == "off":
+        return None
+    if args.gate == "auto":
+        from favakit.inference.factory import auto_gate
+
+        return auto_gate()
+    return str(args.gate)
 
 
 def _say_not_english(results: list[dict[str, Any]], command: str, item: str) -> None:

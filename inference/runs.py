@@ -221,7 +221,11 @@ class _NoBar:
 
 
 #: Seconds per text of about 125 words with its evidence, on the 2-core CPU machine, batched
-#: (docs/benchmarks.md, "The shipped encoder detector beside the generative editor").
+#: (docs/benchmarks.md, "The shipped encoder detector beside the generative editor"). The
+#: generative and cascade editors were measured without the gate, before session 88's faster
+#: decoding; with the default gate they have taken about as long since (the demo's texts 4.2 s
+#: each, a 1,062-word text 50-57 s, on a CPU with native bf16), so their figures stand for a
+#: gated run. The encoder's is the detector alone: its gate adds :data:`GATE_SECONDS_PER_TEXT`.
 CPU_SECONDS_PER_TEXT = {"generative": 4.4, "cascade": 3.5, "encoder": 0.05}
 
 
@@ -234,20 +238,47 @@ TEXT_WORDS = 125
 #: AVX512-BF16 (docs/benchmarks.md, session 89; the encoder, in int8, is left as it is)
 FP32_SLOWER = 3.0
 
+#: Seconds the gate's judge adds to each text of the encoder editor, in fp32 on a 2-core
+#: AVX2-only CPU: 8 texts of ~72 words with ~220 words of evidence took 0.1 s each ungated,
+#: 0.4 s behind the MiniLM checker, 2.4 s behind mpnet and 16.4 s behind the cascade (its Qwen
+#: judge asked about the sentences mpnet is unsure of; docs/benchmarks.md, session 96). The
+#: tuned Qwen judge alone as the gate is counted as the cascade, a floor; a checker folder as
+#: mpnet.
+GATE_SECONDS_PER_TEXT = {"checker": 0.3, "mpnet": 2.3, "cascade": 16.3}
 
-def cost_note(texts: int, kind: str, words: int = 0, native_bf16: bool = True) -> str | None:
+#: How many times faster each gate runs on a CPU with native bf16 (the MiniLM checker 24 ->
+#: 40 claims/s, mpnet 3.3 -> 7.0, the Qwen judge as :data:`FP32_SLOWER` says; docs/benchmarks.md)
+GATE_BF16_FASTER = {"checker": 1.65, "mpnet": 2.1, "cascade": FP32_SLOWER}
+
+
+def gate_cost(gate: str | None, native_bf16: bool = True) -> float:
+    """Seconds the gate ``gate`` (a judge as ``--gate`` names it, ``auto`` resolved; None: no
+    gate) adds per text of the encoder editor on a 2-core CPU (:data:`GATE_SECONDS_PER_TEXT`)."""
+    if gate is None:
+        return 0.0
+    judge = gate if gate in GATE_SECONDS_PER_TEXT else "cascade" if gate == "qwen" else "mpnet"
+    return GATE_SECONDS_PER_TEXT[judge] / (GATE_BF16_FASTER[judge] if native_bf16 else 1.0)
+
+
+def cost_note(
+    texts: int, kind: str, words: int = 0, native_bf16: bool = True, gate: str | None = None
+) -> str | None:
     """What a run of ``texts`` texts of ``words`` words in all with an in-process editor of
     ``kind`` will take on a CPU (``native_bf16``: one that multiplies bf16 natively, else
     :data:`FP32_SLOWER` times as long), and the faster ways, said before it starts; None where
-    it is quick anyway. A long text costs at least as the texts of :data:`TEXT_WORDS` words it
-    holds (it counted as one: a pasted document of 1,000 words ran 80 s with nothing said), and
-    is said from a floor of 20 s, since it costs more than its words say."""
+    it is quick anyway. ``gate``: the encoder editor's gate, whose judge costs it far more than
+    the encoder itself (:func:`gate_cost`; the other editors' figures stand for a gated run).
+    A long text costs at least as the texts of :data:`TEXT_WORDS` words it holds (it counted
+    as one: a pasted document of 1,000 words ran 80 s with nothing said), and is said from a
+    floor of 20 s, since it costs more than its words say."""
     from favakit.progress import duration
 
     per = CPU_SECONDS_PER_TEXT.get(kind)
     fp32 = not native_bf16 and kind != "encoder"  # the encoder runs in int8 either way
     if per is not None and fp32:
         per *= FP32_SLOWER
+    if per is not None and kind == "encoder":
+        per += gate_cost(gate, native_bf16)
     units = max(texts, words / TEXT_WORDS)
     # a long text's windows each read their own evidence, and the gate reads each sentence
     # against all of it: 1,000 words of the demo's articles took 80 s, 1,062 words with four
@@ -261,17 +292,24 @@ def cost_note(texts: int, kind: str, words: int = 0, native_bf16: bool = True) -
     at_least = "at least " if long else ""
     if long:
         what += f" of {words:,} words"
-    cpu = "a 2-core CPU without native bf16" if fp32 else "a 2-core CPU"
+    cpu = "a 2-core CPU without native bf16" if not native_bf16 else "a 2-core CPU"
+    editor = f"the {kind} editor" + (
+        f" behind the {gate} gate" if kind == "encoder" and gate else ""
+    )
     note = (
-        f"{what}: on {cpu} the {kind} editor takes about {per:g} s per text of "
+        f"{what}: on {cpu} {editor} takes about {per:.2g} s per text of "
         f"~{TEXT_WORDS} words (docs/benchmarks.md), so {at_least}about {duration(units * per)}"
     )
+    quick = CPU_SECONDS_PER_TEXT["encoder"] + gate_cost("checker", native_bf16)
     if kind != "encoder":
-        note += "; faster: --backend encoder (about 0.05 s per text), a GPU" + (
+        note += f"; faster: --backend encoder --gate checker (about {quick:.1g} s per text), a GPU"
+        note += (
             ", a vLLM server (--llm-endpoint), or --limit N to try a few first"
             if texts > 1
             else " or a vLLM server (--llm-endpoint)"
         )
+    elif gate not in (None, "checker"):
+        note += f"; faster: --gate checker (about {quick:.1g} s per text) or --gate off"
     return note
 
 
