@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING
 from favakit.citations import cited_reading
 from favakit.contracts import EditInput, Editor, EditRequest, Verdict, Verifier, as_claim, as_claims
 from favakit.inference.judges import Check, Judge
-from favakit.language import language_note
+from favakit.language import NOT_ENGLISH, language_note
 from favakit.llm import LLMClient
 
 if TYPE_CHECKING:
@@ -189,7 +189,8 @@ class EditorVerifier:
         from favakit.inference.editor import NO_EVIDENCE
 
         out: list[Verdict] = []
-        for result in self.editor.edit_many(as_claims(claims)):
+        requests = as_claims(claims)
+        for request, result in zip(requests, self.editor.edit_many(requests), strict=True):
             bare = NO_EVIDENCE in result.get("warnings", [])  # checked against nothing
             supported = not result["edits"] and not bare
             if bare:
@@ -199,9 +200,10 @@ class EditorVerifier:
             else:
                 score = 1.0 if supported else 0.0
             verdict: Verdict = {"supported": supported, "score": score, "judge": self.model}
-            if result.get("warnings"):
-                verdict["warnings"] = list(result["warnings"])
-            out.append(verdict)
+            said = [w for w in result.get("warnings", []) if NOT_ENGLISH not in w]  # the text's
+            if said:
+                verdict["warnings"] = said
+            out.append(_noting_language(verdict, request))  # said of the claim, as every judge
         return out
 
 

@@ -35,3 +35,23 @@ def test_every_judge_s_verdict_and_the_gate_s_edits_carry_the_note(
     assert "favakit verify: warning: 1 claim(s), or their evidence, do not read as English" in (
         capsys.readouterr().err
     )
+
+
+@pytest.mark.slow
+def test_the_editor_as_judge_says_it_of_the_claim() -> None:
+    """`verify --judge encoder`: the shipped detector (a real model, ungated) as the judge."""
+    from favakit.inference.factory import open_verifier
+    from favakit.spec import ClientSpec
+
+    verifier = open_verifier("encoder", ClientSpec(device="cpu"))
+    german, english = verifier.verify([
+        {"text": "Berlin ist die Hauptstadt von Deutschland.",
+         "evidence": ["Die Hauptstadt Deutschlands ist Berlin."]},
+        {"text": "Berlin is the capital of Germany.",
+         "evidence": ["Berlin is the capital of Germany."]},
+    ])  # fmt: skip
+    assert [w for w in german.get("warnings", []) if NOT_ENGLISH in w] == [
+        "the claim does not read as English (words such as 'ist', 'die'): favakit's models were "
+        "trained on English text, and what they say of other languages is untested"
+    ]
+    assert not any(NOT_ENGLISH in w for w in english.get("warnings", []))
