@@ -227,12 +227,12 @@ def _gate_judge(args: argparse.Namespace) -> str | None:
 
 
 def _say_not_english(results: list[dict[str, Any]], command: str, item: str) -> None:
-    """Where more than one result of a run was read in another language than English, say how
-    many at the end (each one's warnings say what told)."""
+    """Where a run of several results read some in another language than English, say how
+    many at the end (each one's warnings say what told; one result says it in its own)."""
     from favakit.language import NOT_ENGLISH
 
     other = sum(any(NOT_ENGLISH in str(w) for w in r.get("warnings", [])) for r in results)
-    if other > 1 or (other and len(results) > 1):
+    if other and len(results) > 1:
         print(f"favakit {command}: warning: {other} {item}(s), or their evidence, do not read "
               "as English (each one's warnings say what told): favakit's models were trained "
               "on English text", file=sys.stderr)  # fmt: skip
