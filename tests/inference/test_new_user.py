@@ -277,11 +277,13 @@ def test_verify_reads_a_claim_without_evidence_against_the_knowledge_source(
     blank = favakit("verify", "--claim", claim, "--checker", "checker", "--evidence", "   ")
     assert blank.returncode == 0, blank.stderr  # blank evidence is no evidence, and says so
     assert json.loads(blank.stdout)["warnings"][-1].startswith("no evidence: the claim was")
-    # evidence given with the claim is used as it is: no retrieval, nothing listed
+    # evidence given with the one claim would be read instead of the index, which would be
+    # loaded and never asked: refused (it was used as it is, the index unread)
     given = favakit("verify", "--claim", claim, "--checker", "checker", "--evidence",
                     "Pierre Curie was a French physicist.", "--kb", str(tmp_path / "kb.db"),
                     "--index", str(tmp_path / "bm25"))  # fmt: skip
-    assert json.loads(given.stdout)["supported"] and "evidence" not in json.loads(given.stdout)
+    assert given.returncode == 2
+    assert "--evidence: CLAIM's evidence, read instead of the passages --index" in given.stderr
 
 
 @pytest.mark.slow
